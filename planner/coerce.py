@@ -1,0 +1,161 @@
+"""Excel-shaped arguments to clean Python values, shared by every adapter (xlwings desktop, Lite, formulas).
+
+Excel hands a function a scalar, ``None`` for an empty cell, a 1-D or 2-D list for a range, and numbers typed as
+text. :func:`call_sheet_function` turns those into what the declared :class:`~planner.registry.Arg` kinds promise,
+applies the documented defaults for empty cells, and, when an element-wise argument receives a whole column, calls
+the function once per row and returns a column (a list of one-element rows) that Excel spills.
+A planner error becomes its one-line message, which is what the cell shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from planner.errors import ArgumentError, PlannerError
+from planner.registry import SheetFunction
+
+Grid = list[list[Any]]
+
+
+def is_range(value: Any) -> bool:
+    """True for anything list- or array-shaped (not a string)."""
+    return not isinstance(value, (str, bytes)) and hasattr(value, "__iter__")
+
+
+def to_grid(value: Any) -> Grid:
+    """A scalar, a 1-D sequence or a 2-D sequence (or numpy array) as a 2-D list of rows."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if not is_range(value):
+        return [[value]]
+    rows = list(value)
+    if not rows:
+        return []
+    if all(is_range(r) for r in rows):
+        return [list(r.tolist() if hasattr(r, "tolist") else r) for r in rows]
+    return [[v] for v in rows]
+
+
+def flatten(value: Any) -> list[Any]:
+    """All cells of a range, row by row."""
+    return [v for row in to_grid(value) for v in row]
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value.strip() == "")
+
+
+def coerce_scalar(kind: str, name: str, value: Any) -> Any:
+    """One cell value as the kind promises; ``None`` stays ``None`` (the caller applies the default)."""
+    if _is_empty(value):
+        return None
+    if hasattr(value, "item") and not is_range(value):  # numpy scalar
+        value = value.item()
+    if kind == "number":
+        if isinstance(value, bool):
+            raise ArgumentError(name, value, "a number")
+        if isinstance(value, (int, float)):
+            return value
+        if isinstance(value, str):
+            text = value.strip().replace(",", "").replace("_", "")
+            percent = text.endswith("%")
+            try:
+                number = float(text[:-1] if percent else text)
+            except ValueError:
+                raise ArgumentError(name, value, "a number") from None
+            return number / 100 if percent else number
+        raise ArgumentError(name, value, "a number")
+    if kind == "text":
+        if isinstance(value, float) and value.is_integer():
+            return str(int(value))
+        return str(value).strip()
+    if kind == "flag":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, (int, float)):
+            return bool(value)
+        text = str(value).strip().lower()
+        if text in ("true", "yes", "y", "1"):
+            return True
+        if text in ("false", "no", "n", "0"):
+            return False
+        raise ArgumentError(name, value, "TRUE or FALSE")
+    raise AssertionError(kind)
+
+
+def coerce_sequence(kind: str, name: str, value: Any) -> list[Any]:
+    """A whole range as a flat list; empty cells are dropped only at the end (trailing blanks of a column)."""
+    scalar_kind = "number" if kind == "numbers" else "text"
+    cells = [coerce_scalar(scalar_kind, name, v) for v in flatten(value)]
+    while cells and cells[-1] is None:
+        cells.pop()
+    return cells
+
+
+def _column_length(spec: SheetFunction, raw: Sequence[Any]) -> int | None:
+    lengths = set()
+    for arg, value in zip(spec.args, raw):
+        if arg.elementwise and is_range(value):
+            cells = flatten(value)
+            if len(cells) != 1:
+                lengths.add(len(cells))
+    if not lengths:
+        return None
+    if len(lengths) > 1:
+        raise ArgumentError("ranges", sorted(lengths), "ranges of one length (one row per route)")
+    return lengths.pop()
+
+
+def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
+    """Coerce one call's arguments (scalars only) and fill defaults; raise ArgumentError for a missing one."""
+    if len(raw) > len(spec.args):
+        raise ArgumentError(spec.name, len(raw), f"at most {len(spec.args)} arguments")
+    values: list[Any] = []
+    for i, arg in enumerate(spec.args):
+        value = raw[i] if i < len(raw) else None
+        if arg.elementwise:
+            cell = flatten(value)[0] if is_range(value) else value
+            v = coerce_scalar(arg.kind, arg.name, cell)
+        else:
+            v = coerce_sequence(arg.kind, arg.name, value)
+            v = v if v else None
+        if v is None:
+            if not arg.optional:
+                raise ArgumentError(arg.name, None, "a value (the cell is empty)")
+            v = arg.default
+        values.append(v)
+    # Drop trailing defaults so the implementation sees its own defaults (identical by construction).
+    return values
+
+
+def call_sheet_function(spec: SheetFunction, *raw: Any, errors_as_text: bool = True) -> Any:
+    """Call ``spec`` with Excel-shaped arguments.
+
+    Returns a scalar for scalar arguments, or a column (list of one-element rows) when an element-wise argument
+    received a multi-cell range. With ``errors_as_text`` a :class:`PlannerError` becomes its message (the cell text);
+    otherwise it propagates (the formulas adapter turns it into ``#VALUE!``).
+    """
+    n = _column_length(spec, raw)
+    if n is None:
+        return _call_one(spec, raw, errors_as_text)
+    column = []
+    for row in range(n):
+        row_args = []
+        for arg, value in zip(spec.args, raw):
+            if arg.elementwise and is_range(value):
+                cells = flatten(value)
+                row_args.append(cells[row] if len(cells) > 1 else cells[0])
+            else:
+                row_args.append(value)
+        column.append([_call_one(spec, row_args, errors_as_text)])
+    return column
+
+
+def _call_one(spec: SheetFunction, raw: Sequence[Any], errors_as_text: bool) -> Any:
+    try:
+        return spec.impl(*prepare_args(spec, raw))
+    except PlannerError as exc:
+        if errors_as_text:
+            return str(exc)
+        raise

@@ -1,0 +1,79 @@
+"""Exceptions of the sizing core.
+
+Every exception carries the offending values as attributes and renders a short, one-line message: in Excel that
+message is exactly what the cell shows, so it must name the argument, what was given and what is allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class PlannerError(ValueError):
+    """Base class of every error the planner raises on purpose."""
+
+
+class ArgumentError(PlannerError):
+    """An argument is missing, of the wrong type, or outside what is allowed.
+
+    Example::
+
+        >>> str(ArgumentError("kv_dtype", "fp9", "one of auto, bf16, fp16, fp8, int8"))
+        "kv_dtype: got 'fp9', expected one of auto, bf16, fp16, fp8, int8"
+    """
+
+    def __init__(self, argument: str, given: object, allowed: str) -> None:
+        self.argument = argument
+        self.given = given
+        self.allowed = allowed
+        super().__init__(f"{argument}: got {given!r}, expected {allowed}")
+
+
+class UnknownNameError(ArgumentError):
+    """A catalog name (model, GPU, provider, dtype, engine) that is not known."""
+
+    def __init__(self, argument: str, given: object, known: Iterable[str]) -> None:
+        names = sorted(set(known))
+        shown = ", ".join(names[:12]) + (f" (+{len(names) - 12} more)" if len(names) > 12 else "")
+        self.known = tuple(names)
+        super().__init__(argument, given, f"one of {shown}")
+
+
+def check_number(
+    argument: str,
+    value: object,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    exclusive_minimum: bool = False,
+    integer: bool = False,
+) -> float:
+    """Return ``value`` as a float, or raise :class:`ArgumentError` naming ``argument``.
+
+    Booleans are refused (Excel's TRUE is not a quantity); NaN and infinities are refused.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ArgumentError(argument, value, "a number")
+    number = float(value)
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ArgumentError(argument, value, "a finite number")
+    if integer and number != int(number):
+        raise ArgumentError(argument, value, "a whole number")
+    if minimum is not None:
+        if exclusive_minimum and number <= minimum:
+            raise ArgumentError(argument, value, f"a number > {_fmt(minimum)}")
+        if not exclusive_minimum and number < minimum:
+            raise ArgumentError(argument, value, f"a number >= {_fmt(minimum)}")
+    if maximum is not None and number > maximum:
+        low = "" if minimum is None else f"{_fmt(minimum)} {'<' if exclusive_minimum else '<='} x <= "
+        raise ArgumentError(argument, value, f"a number {low or '<= '}{_fmt(maximum)}".replace("<= <=", "<="))
+    return number
+
+
+def check_fraction(argument: str, value: object, *, allow_zero: bool = True) -> float:
+    """Return ``value`` as a fraction in [0, 1] (or (0, 1] with ``allow_zero=False``)."""
+    return check_number(argument, value, minimum=0.0, maximum=1.0, exclusive_minimum=not allow_zero)
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(x)

@@ -1,0 +1,191 @@
+"""The one function registry.
+
+Each spreadsheet function is declared exactly once, in :mod:`planner.functions`, with :func:`sheet_function`:
+its name, its positional arguments (with unit, kind, default and help), its return unit, a one-line summary and a
+worked example. Everything else is generated from :data:`REGISTRY`:
+
+- :mod:`planner.udfs` (the xlwings add-in module), and the xlwings Lite bundle in ``addin/lite/``;
+- the headless recompute's registration with the ``formulas`` library, under every spelling in :func:`spellings`;
+- ``docs/functions.md`` and ``planner functions``.
+
+So Excel and CI can never disagree: they call the same Python object with the same coerced arguments
+(:func:`planner.coerce.call_sheet_function`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+ARG_KINDS = ("number", "text", "flag", "numbers", "texts")
+"""``number``/``text``/``flag`` take one cell (a whole column makes the call element-wise and returns a column);
+``numbers``/``texts`` take a whole range as one sequence (e.g. the utilizations of ``BINDING_CONSTRAINT``)."""
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Arg:
+    """One positional argument of a spreadsheet function."""
+
+    name: str
+    unit: str
+    help: str
+    kind: str = "number"
+    default: Any = REQUIRED
+
+    def __post_init__(self) -> None:
+        if self.kind not in ARG_KINDS:
+            raise ValueError(f"Arg {self.name}: kind {self.kind!r} is not one of {ARG_KINDS}")
+        if not self.help.strip():
+            raise ValueError(f"Arg {self.name}: help text is required")
+
+    @property
+    def optional(self) -> bool:
+        return self.default is not REQUIRED
+
+    @property
+    def elementwise(self) -> bool:
+        return self.kind in ("number", "text", "flag")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SheetFunction:
+    """A registered spreadsheet function: metadata plus the Python implementation."""
+
+    name: str
+    summary: str
+    args: tuple[Arg, ...]
+    returns: str
+    category: str
+    example: str
+    impl: Callable[..., Any]
+    returns_kind: str = "number"  # "number" | "text"
+    formula_ids: tuple[str, ...] = ()
+
+    @property
+    def signature(self) -> str:
+        """``NAME(a, b, [c])`` as Excel's function wizard shows it."""
+        parts = [f"[{a.name}]" if a.optional else a.name for a in self.args]
+        return f"{self.name}({', '.join(parts)})"
+
+    @property
+    def description(self) -> str:
+        """The function-wizard description (Excel keeps 255 characters)."""
+        text = f"{self.summary} Returns {self.returns}."
+        return text if len(text) <= 255 else text[:252] + "..."
+
+    def arg_help(self, arg: Arg) -> str:
+        """The argument help as the function wizard shows it (Excel keeps 255 characters)."""
+        text = f"{arg.help} [{arg.unit}]" + ("" if not arg.optional else f" (optional, default {arg.default!r})")
+        return text if len(text) <= 255 else text[:252] + "..."
+
+
+REGISTRY: dict[str, SheetFunction] = {}
+
+NAMESPACE = "XLWINGS"
+"""The Office.js namespace xlwings Server uses by default."""
+
+SUBNAMESPACE = "PLAN"
+
+
+def spellings(name: str) -> tuple[str, ...]:
+    """Every spelling under which a saved workbook may store a call to ``name`` (upper case).
+
+    - ``NAME``: classic xlwings UDFs (VBA wrappers in the ``.xlsm``) and xlwings Lite;
+    - ``XLWINGS.NAME`` and ``XLWINGS.PLAN.NAME``: Office.js custom functions of xlwings Server (default namespace,
+      and our sub-namespace);
+    - ``_XLDUDF_XLWINGS_NAME`` and ``_XLDUDF_XLWINGS_PLAN_NAME``: how Excel stores an Office.js custom function in the
+      file (``_xldudf_<NAMESPACE>_<NAME>``);
+    - ``_XLUDF.NAME``: the prefix Excel writes for a UDF that it could not resolve when saving.
+
+    >>> spellings("CAPACITY_RPM")[:2]
+    ('CAPACITY_RPM', 'XLWINGS.CAPACITY_RPM')
+    """
+    n = name.upper()
+    return (
+        n,
+        f"{NAMESPACE}.{n}",
+        f"{NAMESPACE}.{SUBNAMESPACE}.{n}",
+        f"_XLDUDF_{NAMESPACE}_{n}",
+        f"_XLDUDF_{NAMESPACE}_{SUBNAMESPACE}_{n}",
+        f"_XLUDF.{n}",
+    )
+
+
+def alias_table() -> dict[str, str]:
+    """Map every spelling (upper case) to the registry name it stands for."""
+    return {spelling: name for name in REGISTRY for spelling in spellings(name)}
+
+
+def canonical_name(spelling: str) -> str | None:
+    """The registry name behind any spelling, or ``None`` when it is not one of ours."""
+    return alias_table().get(spelling.upper())
+
+
+def sheet_function(
+    *,
+    summary: str,
+    args: tuple[Arg, ...] | list[Arg],
+    returns: str,
+    category: str,
+    example: str,
+    returns_kind: str = "number",
+    formula_ids: tuple[str, ...] = (),
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare a spreadsheet function. The decorated function's name is the spreadsheet name (UPPER_CASE).
+
+    The implementation's positional parameters must match ``args`` one for one (same names, same order, same
+    defaults), so that ``planner.functions.NAME(...)`` takes exactly the arguments Excel passes.
+    """
+
+    def register(impl: Callable[..., Any]) -> Callable[..., Any]:
+        name = impl.__name__
+        if name != name.upper():
+            raise ValueError(f"{name}: spreadsheet function names are UPPER_CASE")
+        if name in REGISTRY:
+            raise ValueError(f"{name}: declared twice")
+        params = list(inspect.signature(impl).parameters.values())
+        declared = tuple(args)
+        if [p.name for p in params] != [a.name for a in declared]:
+            raise ValueError(f"{name}: parameters {[p.name for p in params]} != declared {[a.name for a in declared]}")
+        for p, a in zip(params, declared):
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                raise ValueError(f"{name}.{p.name}: spreadsheet functions take positional arguments only")
+            has_default = p.default is not p.empty
+            if has_default != a.optional or (has_default and p.default != a.default):
+                raise ValueError(f"{name}.{p.name}: default differs from the declaration")
+        seen_optional = False
+        for a in declared:
+            if seen_optional and not a.optional:
+                raise ValueError(f"{name}.{a.name}: a required argument follows an optional one")
+            seen_optional = seen_optional or a.optional
+        REGISTRY[name] = SheetFunction(
+            name=name,
+            summary=summary,
+            args=declared,
+            returns=returns,
+            category=category,
+            example=example,
+            impl=impl,
+            returns_kind=returns_kind,
+            formula_ids=formula_ids,
+        )
+        return impl
+
+    return register
+
+
+def load() -> dict[str, SheetFunction]:
+    """Import the declarations and return the registry (idempotent)."""
+    from planner import functions  # noqa: F401  (importing declares the functions)
+
+    return REGISTRY
