@@ -1,0 +1,236 @@
+"""Cost (formulas C1, C2, C4, C6 of the reference set): API cost with prompt caching, self-hosted $/Mtok, break-even.
+
+Prices are USD per million tokens (``usd_per_mtok_*``), as provider price pages and
+:class:`planner.specs.ProviderLimits` give them; multiply a per-token price (LiteLLM's ``input_cost_per_token``) by
+1e6 to get one. Input-token accounting follows :mod:`planner.demand`: ``avg_input_tokens`` is the whole prompt,
+``cache_hit_rate`` the fraction read from cache, ``cache_write_tokens`` the part of the rest written to cache.
+"""
+
+from __future__ import annotations
+
+from planner.demand import DAYS_PER_MONTH, check_cache_write_tokens, requests_per_month
+from planner.errors import ArgumentError, check_fraction, check_number
+
+TOKENS_PER_MTOK = 1e6
+SECONDS_PER_HOUR = 3600.0
+HOURS_PER_MONTH = 24 * DAYS_PER_MONTH
+"""730.5: the hours in an average month (365.25 * 24 / 12)."""
+
+
+def _price(argument: str, value: float | None) -> float:
+    return check_number(argument, value, minimum=0)
+
+
+def api_cost_per_request_usd(
+    avg_input_tokens: float,
+    avg_output_tokens: float,
+    usd_per_mtok_input: float,
+    usd_per_mtok_output: float,
+    cache_hit_rate: float = 0.0,
+    usd_per_mtok_cached_input: float = 0.0,
+    cache_write_tokens: float = 0.0,
+    usd_per_mtok_cache_write: float = 0.0,
+) -> float:
+    """API cost of one request with prompt caching (C1).
+
+    ``cost = [p_in * (I*(1-h) - w) + p_read * I*h + p_write * w + p_out * O] / 1e6``, where ``I*(1-h) - w`` is the
+    uncached input that is not written to cache, ``w`` the cache-write tokens and ``I*h`` the cache reads.
+
+    Reference: C1, LiteLLM price map fields ``input_cost_per_token``, ``cache_read_input_token_cost``,
+    ``cache_creation_input_token_cost``, ``output_cost_per_token``; OpenRouter prompt-caching documentation.
+
+    Claude Sonnet (input 3, cache write 3.75, cache read 0.30, output 15 USD/Mtok): a 10,000-token prompt with 80 %
+    read from cache, 1,000 tokens written, 500 output tokens costs 1.665 cents:
+
+    >>> round(api_cost_per_request_usd(10_000, 500, 3, 15, 0.8, 0.3, 1000, 3.75), 8)
+    0.01665
+    >>> api_cost_per_request_usd(1_000_000, 0, 3, 15)  # a million uncached input tokens: the input price
+    3.0
+    """
+    o = check_number("avg_output_tokens", avg_output_tokens, minimum=0)
+    i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
+    h = check_fraction("cache_hit_rate", cache_hit_rate)
+    w = check_cache_write_tokens(i, h, cache_write_tokens)
+    p_in = _price("usd_per_mtok_input", usd_per_mtok_input)
+    p_out = _price("usd_per_mtok_output", usd_per_mtok_output)
+    p_read = _price("usd_per_mtok_cached_input", usd_per_mtok_cached_input)
+    p_write = _price("usd_per_mtok_cache_write", usd_per_mtok_cache_write)
+    uncached_plain = max(0.0, i * (1.0 - h) - w)
+    usd = p_in * uncached_plain + p_read * i * h + p_write * w + p_out * o
+    return usd / TOKENS_PER_MTOK
+
+
+def monthly_cost_usd(
+    cost_per_request_usd: float,
+    *,
+    avg_qps: float | None = None,
+    requests_per_month_count: float | None = None,
+    days_per_month: float = DAYS_PER_MONTH,
+) -> float:
+    """Monthly API cost: ``cost_per_request * requests_per_month`` (C1 times volume).
+
+    Give exactly one of ``avg_qps`` (then ``requests = 86,400 * days_per_month * avg_qps``, 30.4375 days by
+    default) or ``requests_per_month_count``.
+
+    Reference: C1; volume from D1 over a month.
+
+    >>> round(monthly_cost_usd(0.002, avg_qps=1), 2)  # 2,629,800 requests at 0.2 cents
+    5259.6
+    >>> monthly_cost_usd(0.002, requests_per_month_count=1_000_000)
+    2000.0
+    """
+    c = check_number("cost_per_request_usd", cost_per_request_usd, minimum=0)
+    if (avg_qps is None) == (requests_per_month_count is None):
+        raise ArgumentError("avg_qps", avg_qps, "exactly one of avg_qps or requests_per_month")
+    if requests_per_month_count is not None:
+        n = check_number("requests_per_month", requests_per_month_count, minimum=0)
+    else:
+        n = requests_per_month(avg_qps, days_per_month)  # type: ignore[arg-type]
+    return c * n
+
+
+def cache_savings_per_request_usd(
+    avg_input_tokens: float,
+    cache_hit_rate: float,
+    usd_per_mtok_input: float,
+    usd_per_mtok_cached_input: float,
+    cache_write_tokens: float = 0.0,
+    usd_per_mtok_cache_write: float = 0.0,
+) -> float:
+    """What prompt caching saves per request against sending every input token uncached (C1 with and without h).
+
+    ``saving = [(p_in - p_read) * I*h - (p_write - p_in) * w] / 1e6``; negative when writes cost more than reads
+    save. Output cost is unchanged by caching and cancels.
+
+    Reference: C1 (difference of the cost with ``h, w`` and with ``h = w = 0``). ***Derived.***
+
+    Sonnet prices, 10,000-token prompts, 80 % read, 1,000 written: 2.085 cents saved per request.
+
+    >>> round(cache_savings_per_request_usd(10_000, 0.8, 3, 0.3, 1000, 3.75), 8)
+    0.02085
+    """
+    i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
+    h = check_fraction("cache_hit_rate", cache_hit_rate)
+    w = check_cache_write_tokens(i, h, cache_write_tokens)
+    p_in = _price("usd_per_mtok_input", usd_per_mtok_input)
+    p_read = _price("usd_per_mtok_cached_input", usd_per_mtok_cached_input)
+    p_write = _price("usd_per_mtok_cache_write", usd_per_mtok_cache_write)
+    return ((p_in - p_read) * i * h - (p_write - p_in) * w) / TOKENS_PER_MTOK
+
+
+def cache_breakeven_reuse(usd_per_mtok_input: float, usd_per_mtok_cache_write: float,
+                          usd_per_mtok_cached_input: float) -> float:
+    """Uses per cache write (the write plus the reads) above which caching a prefix pays (C2).
+
+    Caching pays when ``p_write + (r - 1) * p_read < r * p_in``, so the break-even use count is
+    ``r* = (p_write - p_read) / (p_in - p_read)`` (at least 1: a write that is never read again costs
+    ``p_write - p_in`` extra).
+
+    Reference: C2. ***Derived from C1.***
+
+    Anthropic 5-minute cache (write 1.25x, read 0.1x): a prefix pays from 1.28 uses, i.e. with one read per write.
+
+    >>> round(cache_breakeven_reuse(3, 3.75, 0.3), 4)
+    1.2778
+    """
+    p_in = _price("usd_per_mtok_input", usd_per_mtok_input)
+    p_write = _price("usd_per_mtok_cache_write", usd_per_mtok_cache_write)
+    p_read = _price("usd_per_mtok_cached_input", usd_per_mtok_cached_input)
+    if p_read >= p_in:
+        raise ArgumentError("usd_per_mtok_cached_input", usd_per_mtok_cached_input,
+                            f"a price below the input price {p_in:g} (else caching never pays)")
+    return max(1.0, (p_write - p_read) / (p_in - p_read))
+
+
+def cache_breakeven_hit_rate(usd_per_mtok_input: float, usd_per_mtok_cache_write: float,
+                             usd_per_mtok_cached_input: float) -> float:
+    """Hit rate among the uses of a cached prefix above which paying for cache writes pays (C2).
+
+    With ``r`` uses per write the hit rate is ``h = (r - 1) / r``; at the break-even ``r*`` of
+    :func:`cache_breakeven_reuse` this is ``h* = (p_write - p_in) / (p_write - p_read)`` (0 when writes cost no
+    more than plain input).
+
+    Reference: C2. ***Derived from C1.***
+
+    Anthropic Sonnet, 5-minute cache (input 3e-6, write 3.75e-6, read 3e-7 USD per token): 21.7 %.
+
+    >>> round(cache_breakeven_hit_rate(3, 3.75, 0.3), 4)
+    0.2174
+    >>> cache_breakeven_hit_rate(3, 6, 0.3) > cache_breakeven_hit_rate(3, 3.75, 0.3)  # 1-hour writes cost 2x
+    True
+    """
+    r = cache_breakeven_reuse(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input)
+    return (r - 1.0) / r
+
+
+def selfhost_usd_per_mtok(usd_per_gpu_hour: float, tokens_per_s: float, gpus: float = 1) -> float:
+    """Self-hosted cost per million tokens (C4): ``$/Mtok = 1e6 * gpus * $/GPU-h / (3600 * tokens_per_s)``.
+
+    ``tokens_per_s`` is the throughput the ``gpus`` deliver together *at the latency SLO* (P8), not the peak.
+
+    Reference: C4, cli99/llm-analysis (``1000 * $/h * N_gpu / 3600 / tokens_per_s`` per 1k tokens); NVIDIA TCO blog.
+
+    Two H100s at 3 USD/h each serving 920 tokens/s (the NIM Llama-3.3-70B fp8 plateau): 1.81 USD per Mtok.
+
+    >>> round(selfhost_usd_per_mtok(3.0, 920, 2), 4)
+    1.8116
+    """
+    p = check_number("usd_per_gpu_hour", usd_per_gpu_hour, minimum=0)
+    t = check_number("tokens_per_s", tokens_per_s, minimum=0, exclusive_minimum=True)
+    g = check_number("gpus", gpus, minimum=0, exclusive_minimum=True)
+    return TOKENS_PER_MTOK * g * p / (SECONDS_PER_HOUR * t)
+
+
+def selfhost_monthly_usd(usd_per_gpu_hour: float, gpus: float, hours_per_month: float = HOURS_PER_MONTH) -> float:
+    """Monthly cost of an always-on self-hosted fleet: ``gpus * $/GPU-h * hours_per_month`` (730.5 h by default).
+
+    Reference: C4/C5 (rented GPUs; owned hardware adds capex, hosting and power, C5).
+
+    >>> selfhost_monthly_usd(2.0, 8)
+    11688.0
+    """
+    p = check_number("usd_per_gpu_hour", usd_per_gpu_hour, minimum=0)
+    g = check_number("gpus", gpus, minimum=0)
+    h = check_number("hours_per_month", hours_per_month, minimum=0)
+    return p * g * h
+
+
+def blended_usd_per_mtok(avg_input_tokens: float, avg_output_tokens: float, usd_per_mtok_input: float,
+                         usd_per_mtok_output: float) -> float:
+    """Token-weighted API price (C6): ``blended = (I * p_in_eff + O * p_out) / (I + O)``.
+
+    ``p_in_eff`` is the effective input price after caching (:func:`api_cost_per_request_usd` over input only).
+
+    Reference: C6, llmtco.com; kickllm.
+
+    >>> blended_usd_per_mtok(3000, 1000, 3, 15)
+    6.0
+    """
+    i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
+    o = check_number("avg_output_tokens", avg_output_tokens, minimum=0)
+    p_in = _price("usd_per_mtok_input", usd_per_mtok_input)
+    p_out = _price("usd_per_mtok_output", usd_per_mtok_output)
+    if i + o == 0:
+        raise ArgumentError("avg_input_tokens", avg_input_tokens, "input + output tokens > 0")
+    return (i * p_in + o * p_out) / (i + o)
+
+
+def breakeven_mtok_per_month(selfhost_usd_per_month: float, avg_input_tokens: float, avg_output_tokens: float,
+                             usd_per_mtok_input: float, usd_per_mtok_output: float) -> float:
+    """Monthly API volume (million tokens) at which self-hosting costs the same (C6):
+    ``Mtok/month* = self_host_monthly / blended``.
+
+    Above this volume self-hosting is cheaper, provided the fleet actually carries it (check P8 capacity).
+
+    Reference: C6, llmtco.com; kickllm.
+
+    An 11,688 USD/month fleet against a 6 USD/Mtok blended API price breaks even at 1,948 Mtok per month:
+
+    >>> breakeven_mtok_per_month(11_688, 3000, 1000, 3, 15)
+    1948.0
+    """
+    m = check_number("selfhost_usd_per_month", selfhost_usd_per_month, minimum=0)
+    blended = blended_usd_per_mtok(avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output)
+    if blended == 0:
+        raise ArgumentError("usd_per_mtok_input", usd_per_mtok_input, "prices with a blended price > 0")
+    return m / blended
