@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 
-from planner.errors import ArgumentError, check_number
+from planner.errors import ArgumentError, UnknownNameError, check_number
+from planner.specs import ProviderLimits
 
 LIMIT_NAMES = ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd")
 """The limits :class:`planner.specs.ProviderLimits` can carry, per minute or per day."""
@@ -76,3 +77,27 @@ def keys_needed_all(demands: list[float], limits_per_key: list[float], target_ut
         keys_needed(d, lim, target_utilization) for d, lim in zip(demands, limits_per_key) if lim is not None
     ]
     return max(counts, default=1)
+
+
+LIMIT_FIELDS = {**{name: name for name in LIMIT_NAMES}, "window_s": "window_s"}
+"""Names :func:`limit_value` accepts (lower case) and the :class:`~planner.specs.ProviderLimits` field each reads."""
+
+
+def limit_value(limits: ProviderLimits, limit_name: str) -> float:
+    """One limit of a provider tier by name (``rpm``, ``tpm``, ``itpm``, ``otpm``, ``rpd``, ``tpd``, ``window_s``).
+
+    Case-insensitive. A limit the provider does not set raises :class:`ArgumentError` listing those it does set.
+
+    >>> from planner.specs import ProviderLimits
+    >>> tier = ProviderLimits(provider="p", tier="t", model="m", rpm=50, itpm=30_000, source="s", as_of="2026")
+    >>> limit_value(tier, "ITPM")
+    30000.0
+    """
+    key = str(limit_name).strip().lower()
+    if key not in LIMIT_FIELDS:
+        raise UnknownNameError("limit_name", limit_name, LIMIT_FIELDS)
+    value = getattr(limits, LIMIT_FIELDS[key])
+    if value is None:
+        set_here = [n for n in LIMIT_FIELDS if getattr(limits, LIMIT_FIELDS[n]) is not None]
+        raise ArgumentError("limit_name", limit_name, f"a limit {limits.key} sets: {', '.join(set_here)}")
+    return float(value)

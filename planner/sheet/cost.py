@@ -1,0 +1,238 @@
+"""Spreadsheet functions for cost: API cost with prompt caching, cache break-even, self-hosted $/Mtok."""
+
+from __future__ import annotations
+
+from planner import cost
+from planner.demand import DAYS_PER_MONTH
+from planner.registry import Arg, sheet_function
+from planner.sheet.demand import AVG_INPUT, AVG_OUTPUT
+
+P_IN = Arg(name="usd_per_mtok_input", unit="USD/Mtok", help="Price of uncached input tokens")
+P_OUT = Arg(name="usd_per_mtok_output", unit="USD/Mtok", help="Price of output tokens")
+P_READ = Arg(
+    name="usd_per_mtok_cached_input", unit="USD/Mtok", help="Price of input tokens read from the prompt cache"
+)
+P_WRITE = Arg(
+    name="usd_per_mtok_cache_write", unit="USD/Mtok", help="Price of input tokens written to the prompt cache"
+)
+HIT_RATE = Arg(
+    name="cache_hit_rate", unit="fraction", help="Fraction of input tokens read from the prompt cache (0-1)"
+)
+WRITE_TOKENS = Arg(
+    name="cache_write_tokens",
+    unit="tokens",
+    help="Input tokens per request written to the cache (part of the non-read input; 0 if none)",
+)
+AVG_QPS = Arg(name="avg_qps", unit="req/s", help="Average requests per second over the month")
+DAYS = Arg(name="days_per_month", unit="days", help="Days in the month", default=DAYS_PER_MONTH)
+
+
+@sheet_function(
+    summary="One price of a provider tier from the catalog, in USD per million tokens: input, cached_input, "
+    "cache_write or output.",
+    args=(
+        Arg(name="provider", unit="name", kind="text", help="Provider in the catalog (e.g. anthropic)"),
+        Arg(name="tier", unit="name", kind="text", help="Usage tier of the provider"),
+        Arg(name="model", unit="name", kind="text", help="Model or model class the price applies to"),
+        Arg(name="price_name", unit="name", kind="text", help="input, cached_input (cache_read), cache_write, output"),
+    ),
+    returns="USD/Mtok",
+    category="Cost",
+    example='=PROVIDER_PRICE("anthropic", "tier-4", "claude-sonnet", "cache_write")',
+    formula_ids=("C1",),
+)
+def PROVIDER_PRICE(provider, tier, model, price_name):
+    from planner import catalog
+
+    return cost.price_value(catalog.get_provider_limits(provider, tier, model), price_name)
+
+
+@sheet_function(
+    summary="API cost of one request: uncached input, cache reads, cache writes and output at their prices "
+    "(cache writes are part of the non-read input).",
+    args=(AVG_INPUT, AVG_OUTPUT, HIT_RATE, WRITE_TOKENS, P_IN, P_READ, P_WRITE, P_OUT),
+    returns="USD/request",
+    category="Cost",
+    example="=API_COST_PER_REQUEST(10000, 500, 0.8, 1000, 3, 0.3, 3.75, 15) -> 0.01665",
+    formula_ids=("C1",),
+)
+def API_COST_PER_REQUEST(
+    avg_input_tokens,
+    avg_output_tokens,
+    cache_hit_rate,
+    cache_write_tokens,
+    usd_per_mtok_input,
+    usd_per_mtok_cached_input,
+    usd_per_mtok_cache_write,
+    usd_per_mtok_output,
+):
+    return cost.api_cost_per_request_usd(
+        avg_input_tokens,
+        avg_output_tokens,
+        usd_per_mtok_input,
+        usd_per_mtok_output,
+        cache_hit_rate,
+        usd_per_mtok_cached_input,
+        cache_write_tokens,
+        usd_per_mtok_cache_write,
+    )
+
+
+@sheet_function(
+    summary="Monthly API cost of a route: API_COST_PER_REQUEST x requests per month from the average QPS "
+    "(86,400 x 30.4375 days, or the days given).",
+    args=(AVG_QPS, AVG_INPUT, AVG_OUTPUT, HIT_RATE, WRITE_TOKENS, P_IN, P_READ, P_WRITE, P_OUT, DAYS),
+    returns="USD/month",
+    category="Cost",
+    example="=API_COST_MONTHLY(1, 10000, 500, 0.8, 1000, 3, 0.3, 3.75, 15) -> 43786.17",
+    formula_ids=("C1",),
+)
+def API_COST_MONTHLY(
+    avg_qps,
+    avg_input_tokens,
+    avg_output_tokens,
+    cache_hit_rate,
+    cache_write_tokens,
+    usd_per_mtok_input,
+    usd_per_mtok_cached_input,
+    usd_per_mtok_cache_write,
+    usd_per_mtok_output,
+    days_per_month=DAYS_PER_MONTH,
+):
+    per_request = cost.api_cost_per_request_usd(
+        avg_input_tokens,
+        avg_output_tokens,
+        usd_per_mtok_input,
+        usd_per_mtok_output,
+        cache_hit_rate,
+        usd_per_mtok_cached_input,
+        cache_write_tokens,
+        usd_per_mtok_cache_write,
+    )
+    return cost.monthly_cost_usd(per_request, avg_qps=avg_qps, days_per_month=days_per_month)
+
+
+@sheet_function(
+    summary="Monthly cost of a number of requests (e.g. a forecast): cost per request x requests per month.",
+    args=(
+        Arg(name="cost_per_request_usd", unit="USD/request", help="Cost of one request (API_COST_PER_REQUEST)"),
+        Arg(name="requests_per_month", unit="req/month", help="Requests in the month"),
+    ),
+    returns="USD/month",
+    category="Cost",
+    example="=API_COST_FOR_REQUESTS(0.002, 1000000) -> 2000",
+    formula_ids=("C1",),
+)
+def API_COST_FOR_REQUESTS(cost_per_request_usd, requests_per_month):
+    return cost.monthly_cost_usd(cost_per_request_usd, requests_per_month_count=requests_per_month)
+
+
+@sheet_function(
+    summary="What prompt caching saves per month against sending every input token uncached (negative when "
+    "cache writes cost more than reads save).",
+    args=(AVG_QPS, AVG_INPUT, HIT_RATE, WRITE_TOKENS, P_IN, P_READ, P_WRITE, DAYS),
+    returns="USD/month",
+    category="Cost",
+    example="=CACHE_SAVINGS_MONTHLY(1, 10000, 0.8, 1000, 3, 0.3, 3.75) -> 54831.33",
+    formula_ids=("C1",),
+)
+def CACHE_SAVINGS_MONTHLY(
+    avg_qps,
+    avg_input_tokens,
+    cache_hit_rate,
+    cache_write_tokens,
+    usd_per_mtok_input,
+    usd_per_mtok_cached_input,
+    usd_per_mtok_cache_write,
+    days_per_month=DAYS_PER_MONTH,
+):
+    return cost.cache_savings_monthly_usd(
+        avg_qps,
+        avg_input_tokens,
+        cache_hit_rate,
+        usd_per_mtok_input,
+        usd_per_mtok_cached_input,
+        cache_write_tokens,
+        usd_per_mtok_cache_write,
+        days_per_month,
+    )
+
+
+@sheet_function(
+    summary="Hit rate among the uses of a cached prefix above which paying for cache writes pays: "
+    "(p_write - p_in) / (p_write - p_read).",
+    args=(P_IN, P_WRITE, P_READ),
+    returns="fraction",
+    category="Cost",
+    example="=CACHE_BREAKEVEN_HIT_RATE(3, 3.75, 0.3) -> 0.2174",
+    formula_ids=("C2",),
+)
+def CACHE_BREAKEVEN_HIT_RATE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input):
+    return cost.cache_breakeven_hit_rate(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input)
+
+
+@sheet_function(
+    summary="Uses per cache write (the write plus its reads) above which caching a prefix pays: "
+    "(p_write - p_read) / (p_in - p_read), at least 1.",
+    args=(P_IN, P_WRITE, P_READ),
+    returns="uses per write",
+    category="Cost",
+    example="=CACHE_BREAKEVEN_REUSE(3, 3.75, 0.3) -> 1.2778",
+    formula_ids=("C2",),
+)
+def CACHE_BREAKEVEN_REUSE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input):
+    return cost.cache_breakeven_reuse(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input)
+
+
+GPU_HOUR = Arg(name="usd_per_gpu_hour", unit="USD/GPU-h", help="Price of one GPU-hour (on-demand or reserved)")
+
+
+@sheet_function(
+    summary="Self-hosted cost per million tokens: 1e6 x GPUs x $/GPU-hour / (3600 x tokens/s delivered at the SLO).",
+    args=(
+        GPU_HOUR,
+        Arg(name="tokens_per_s", unit="tokens/s", help="Tokens per second the GPUs deliver together at the SLO"),
+        Arg(name="gpus", unit="count", help="GPUs behind that throughput", default=1),
+    ),
+    returns="USD/Mtok",
+    category="Cost",
+    example="=SELFHOST_USD_PER_MTOK(3, 920, 2) -> 1.8116",
+    formula_ids=("C4",),
+)
+def SELFHOST_USD_PER_MTOK(usd_per_gpu_hour, tokens_per_s, gpus=1):
+    return cost.selfhost_usd_per_mtok(usd_per_gpu_hour, tokens_per_s, gpus)
+
+
+@sheet_function(
+    summary="Monthly cost of an always-on self-hosted fleet: GPUs x $/GPU-hour x 730.5 hours.",
+    args=(GPU_HOUR, Arg(name="gpus", unit="count", help="GPUs in the fleet")),
+    returns="USD/month",
+    category="Cost",
+    example="=SELFHOST_USD_MONTHLY(2, 8) -> 11688",
+    formula_ids=("C4", "C5"),
+)
+def SELFHOST_USD_MONTHLY(usd_per_gpu_hour, gpus):
+    return cost.selfhost_monthly_usd(usd_per_gpu_hour, gpus)
+
+
+@sheet_function(
+    summary="Monthly API volume (million tokens) at which self-hosting costs the same: self-host monthly cost / "
+    "blended API price.",
+    args=(
+        Arg(name="selfhost_usd_per_month", unit="USD/month", help="Monthly cost of the fleet (SELFHOST_USD_MONTHLY)"),
+        AVG_INPUT,
+        AVG_OUTPUT,
+        Arg(name="usd_per_mtok_input", unit="USD/Mtok", help="Effective input price after caching"),
+        P_OUT,
+    ),
+    returns="Mtok/month",
+    category="Cost",
+    example="=BREAKEVEN_MTOK_MONTHLY(11688, 3000, 1000, 3, 15) -> 1948",
+    formula_ids=("C6",),
+)
+def BREAKEVEN_MTOK_MONTHLY(
+    selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output
+):
+    return cost.breakeven_mtok_per_month(
+        selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output
+    )
