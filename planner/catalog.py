@@ -264,9 +264,7 @@ def _weight_dtype(cfg: Mapping[str, Any]) -> str:
         if bits in (4, 8):
             return f"int{bits}"
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16").lower()
-    return {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "float": "fp32"}.get(
-        dtype, dtype
-    )
+    return {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "float": "fp32"}.get(dtype, dtype)
 
 
 def model_from_config(config: Mapping[str, Any], *, name: str, source: str, as_of: str = "undated") -> ModelSpec:
@@ -500,6 +498,10 @@ def gpus() -> tuple[GpuSpec, ...]:
 # ----------------------------------------------------------------------------------------------- providers
 
 
+def _opt_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
 def _normalize_tier(tier: object) -> str:
     if isinstance(tier, bool):
         return str(tier)
@@ -520,9 +522,9 @@ def _providers() -> tuple[tuple[ProviderLimits, ...], dict[str, str], dict[tuple
     specs: list[ProviderLimits] = []
     index: dict[tuple[str, str, str], ProviderLimits] = {}
     for entry in data["limits"]:
-        fields = {k: entry.get(k) for k in ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd")}
+        fields = {k: _opt_float(entry.get(k)) for k in ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd")}
         prices = {
-            k: entry.get(k)
+            k: _opt_float(entry.get(k))
             for k in (
                 "usd_per_mtok_input",
                 "usd_per_mtok_cached_input",
@@ -538,6 +540,7 @@ def _providers() -> tuple[tuple[ProviderLimits, ...], dict[str, str], dict[tuple
             cached_reads_count_itpm=bool(entry["cached_reads_count_itpm"]),
             reserves_max_tokens=bool(entry["reserves_max_tokens"]),
             window_s=float(entry["window_s"]),
+            output_token_weight=float(entry.get("output_token_weight", 1.0)),
             **prices,
             notes=tuple(entry.get("notes", ())),
             source=entry["source"],
@@ -567,6 +570,11 @@ def get_provider_limits(provider: str, tier: str | int, model: str) -> ProviderL
     prov = provider_index[normalize_name(provider)]
     tier_key = _normalize_tier(tier)
     tiers = {_normalize_tier(s.tier) for s in specs if s.provider == prov}
+    if not tiers:
+        with_limits = sorted({s.provider for s in specs})
+        raise ArgumentError(
+            "provider", provider, "a provider with tier limits in the catalog: " + ", ".join(with_limits)
+        )
     if tier_key not in tiers:
         raise UnknownNameError("tier", tier, tiers)
     if not isinstance(model, str):

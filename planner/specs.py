@@ -107,7 +107,8 @@ class ProviderLimits:
     Counting rules:
     - ``cached_reads_count_itpm``: cached (prefix-cache read) input tokens count toward ITPM/TPM;
     - ``reserves_max_tokens``: admission counts input + ``max_tokens`` rather than actual output;
-    - ``window_s``: the enforcement window behind a per-minute limit (60, 10 or 1 second).
+    - ``window_s``: the enforcement window behind a per-minute limit (60, 10 or 1 second);
+    - ``output_token_weight``: quota tokens one output token consumes toward TPM (AWS Bedrock, Claude 3.7+: 5).
     Prices are USD per million tokens.
     """
 
@@ -123,6 +124,7 @@ class ProviderLimits:
     cached_reads_count_itpm: bool = True
     reserves_max_tokens: bool = False
     window_s: float = 60.0
+    output_token_weight: float = 1.0
     usd_per_mtok_input: float | None = None
     usd_per_mtok_cached_input: float | None = None
     usd_per_mtok_cache_write: float | None = None
