@@ -1,0 +1,397 @@
+"""The Excel add-in, minus Excel: the call wrapper every UDF uses, the generators of ``planner/udfs.py`` and of the
+xlwings Lite bundle, and the pure logic behind ``planner addin`` (xlwings configuration, environment checks, the
+remaining manual steps).
+
+Everything Excel sees is generated from the registry (:func:`planner.registry.load`), so the add-in can never
+disagree with the headless recompute: both call :func:`planner.coerce.call_sheet_function` on the same declaration.
+Regenerate the checked-in files after adding a function::
+
+    .venv/bin/python -m planner.addin --write
+
+``tests/test_udfs.py`` and ``tests/test_lite.py`` fail when a checked-in file is not what the generator gives.
+This module does not import xlwings (only :mod:`planner.udfs` and the Lite bundle do).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import os
+import re
+import sys
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planner.coerce import call_sheet_function
+from planner.registry import SheetFunction, load
+
+PACKAGE = "llm-capacity-planner"
+UDF_MODULE = "planner.udfs"
+MESSAGE_LIMIT = 255
+"""Excel shows at most 255 characters of a UDF's text result in the formula bar without truncation issues."""
+
+XLWINGS_SUPPORTED = ("0.37.8", "0.38")
+"""The xlwings range of ``pyproject.toml`` (>= first, < second)."""
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+UDFS_PATH = REPO_ROOT / "planner" / "udfs.py"
+LITE_DIR = REPO_ROOT / "addin" / "lite"
+CONF_PATH = REPO_ROOT / "addin" / "xlwings.conf"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The call every generated UDF makes
+
+
+def excel_call(spec: SheetFunction, *raw: Any) -> Any:
+    """Call ``spec`` with the values Excel passed and return what the cell shows.
+
+    Planner errors become their one-line message (:func:`call_sheet_function` with ``errors_as_text``). Any other
+    exception also becomes a short message, naming the argument at fault where the traceback shows it, so a cell
+    never shows a traceback. xlwings' classic VBA wrapper would otherwise show the whole Python error text, and
+    Office.js (xlwings Lite) would show ``#VALUE!``.
+
+    >>> from planner.registry import load
+    >>> excel_call(load()["CAPACITY_RPM"], [[25]])
+    1500.0
+    >>> excel_call(load()["CAPACITY_RPM"], [["lots"]])
+    "peak_qps: got 'lots', expected a number"
+    """
+    try:
+        return call_sheet_function(spec, *raw, errors_as_text=True)
+    except Exception as exc:  # noqa: BLE001  (the cell must show a message, whatever went wrong)
+        return unexpected_error_message(spec, exc)
+
+
+def unexpected_error_message(spec: SheetFunction, exc: BaseException) -> str:
+    """``NAME: ZeroDivisionError: division by zero (check avg_output_tokens)``, at most 255 characters.
+
+    The argument is taken from the exception's ``argument`` attribute when it has one, otherwise from the innermost
+    line of planner code in the traceback that mentions one of the function's argument names.
+    """
+    suspects = _suspect_arguments(spec, exc)
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = f"{spec.name}: {type(exc).__name__}" + (f": {detail}" if detail else "")
+    if suspects:
+        text += f" (check {', '.join(suspects)})"
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
+
+
+def _suspect_arguments(spec: SheetFunction, exc: BaseException) -> list[str]:
+    names = [a.name for a in spec.args]
+    argument = getattr(exc, "argument", None)
+    if isinstance(argument, str) and argument in names:
+        return [argument]
+    planner_dir = str(Path(__file__).resolve().parent)
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if not str(Path(frame.filename).resolve()).startswith(planner_dir) or frame.filename == __file__:
+            continue
+        line = frame.line or ""
+        found = [n for n in names if re.search(rf"\b{re.escape(n)}\b", line)]
+        if found:
+            return found
+    return [n for n in names if re.search(rf"\b{re.escape(n)}\b", str(exc))]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Generators
+
+
+def _registry(registry: Mapping[str, SheetFunction] | None) -> list[SheetFunction]:
+    reg = load() if registry is None else registry
+    return [reg[name] for name in sorted(reg)]
+
+
+def _params(spec: SheetFunction) -> str:
+    return ", ".join(f"{a.name}=None" if a.optional else a.name for a in spec.args)
+
+
+def _call(spec: SheetFunction) -> str:
+    return ", ".join([f"_REGISTRY[{spec.name!r}]", *(a.name for a in spec.args)])
+
+
+def _docstring(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    return f'"""{escaped}"""'
+
+
+UDFS_HEADER = '''# ruff: noqa: E501  (generated: one line per decorator keeps the file diffable)
+"""The xlwings add-in module (``UDF Modules`` = ``planner.udfs``): one Excel function per registry entry.
+
+GENERATED by ``planner.addin.udfs_source()`` from the function registry: do not edit by hand. Regenerate with
+``python -m planner.addin --write``; ``tests/test_udfs.py`` fails when this file is not current.
+
+- ``@xw.func(category=...)``: the function-wizard category; the docstring is the function-wizard description.
+- ``@xw.arg(name, ndim=2, err_to_str=True, doc=...)`` for every argument: the argument help; every range arrives
+  as a 2-D list (a single cell as ``[[value]]``), and an error cell as its text (``"#N/A"``), so it is refused with
+  a message instead of being taken for an empty cell and its default.
+- No ``@xw.ret``: a result is one value, or a column (a list of one-element rows) that Excel 365 spills natively;
+  ``expand="table"`` is the legacy pre-365 mechanism that xlwings advises against.
+- Positional parameters only (xlwings rejects keyword-only ones); optional ones default to ``None``, which
+  ``planner.coerce`` replaces with the documented default, exactly as for an empty cell.
+
+On Linux and macOS the xlwings decorators are no-ops, so this module imports and runs anywhere (that is how the
+tests call it); on Windows, Excel's "Import Functions" reads the metadata they attach.
+"""
+
+from __future__ import annotations
+
+import xlwings as xw
+
+from planner.addin import excel_call
+from planner.registry import load
+
+_REGISTRY = load()
+'''
+
+
+def udfs_source(registry: Mapping[str, SheetFunction] | None = None) -> str:
+    """The text of ``planner/udfs.py`` for the current registry."""
+    out = [UDFS_HEADER]
+    for spec in _registry(registry):
+        out.append("")
+        out.append("")
+        out.append(f"@xw.func(category={spec.category!r})")
+        for arg in spec.args:
+            out.append(f"@xw.arg({arg.name!r}, ndim=2, err_to_str=True, doc={spec.arg_help(arg)!r})")
+        out.append(f"def {spec.name}({_params(spec)}):")
+        out.append(f"    {_docstring(spec.description)}")
+        out.append(f"    return excel_call({_call(spec)})")
+    return "\n".join(out) + "\n"
+
+
+LITE_HEADER = '''# ruff: noqa: E501  (generated: one line per decorator keeps the file diffable)
+"""llm-capacity-planner for xlwings Lite: paste this into the workbook's main.py (xlwings Lite editor).
+
+GENERATED by ``planner.addin.lite_main_source()`` from the function registry: do not edit by hand. Get a fresh
+copy with ``planner addin --lite-dir DIR``; ``tests/test_lite.py`` fails when the checked-in copy is not current.
+
+The functions come from the ``llm-capacity-planner`` package that requirements.txt installs; nothing is copied
+here, so Lite computes exactly what the desktop add-in and the headless recompute compute.
+``@arg(..., ndim=2)`` makes every argument a 2-D list; an empty cell arrives as ``None`` and takes the documented
+default. A problem comes back as a one-line message in the cell.
+"""
+
+from xlwings import arg, func
+
+from planner.addin import excel_call
+from planner.registry import load
+
+_REGISTRY = load()
+'''
+
+
+def lite_main_source(registry: Mapping[str, SheetFunction] | None = None) -> str:
+    """The text of ``addin/lite/main.py`` for the current registry."""
+    out = [LITE_HEADER]
+    for spec in _registry(registry):
+        out.append("")
+        out.append("")
+        out.append("@func")
+        for arg in spec.args:
+            out.append(f"@arg({arg.name!r}, ndim=2, doc={spec.arg_help(arg)!r})")
+        out.append(f"def {spec.name}({_params(spec)}):")
+        out.append(f"    {_docstring(spec.description)}")
+        out.append(f"    return excel_call({_call(spec)})")
+    return "\n".join(out) + "\n"
+
+
+def package_version() -> str:
+    """The installed version of this package (what the Lite requirements pin)."""
+    return importlib.metadata.version(PACKAGE)
+
+
+def lite_requirements_source(requirement: str | None = None) -> str:
+    """The text of ``addin/lite/requirements.txt``: the package, pinned to this version unless a line is given
+    (for example the URL of a wheel you host yourself)."""
+    line = requirement or f"{PACKAGE}=={package_version()}"
+    return f"{line}\n"
+
+
+def config_settings(interpreter: str | None = None, platform: str | None = None) -> dict[str, str]:
+    """The xlwings settings the add-in needs: ``UDF MODULES``, plus the interpreter for this platform when given."""
+    settings = {"UDF MODULES": UDF_MODULE}
+    if interpreter:
+        key = "INTERPRETER_MAC" if (platform or sys.platform).startswith("darwin") else "INTERPRETER_WIN"
+        settings[key] = interpreter
+    return settings
+
+
+def config_text(settings: Mapping[str, str]) -> str:
+    """``"KEY","VALUE"`` lines, the only syntax xlwings' config reader accepts (no comments)."""
+    return "".join(f'"{key}","{value}"\n' for key, value in settings.items())
+
+
+_CONF_LINE = re.compile(r'^\s*"([^"]*)"\s*,\s*"([^"]*)"\s*$')
+
+
+def merge_config(existing: str, settings: Mapping[str, str]) -> str:
+    """Set ``settings`` in an existing xlwings.conf text, keeping every other line (a licence key, a conda env)."""
+    wanted = {k.upper(): (k, v) for k, v in settings.items()}
+    lines: list[str] = []
+    for line in existing.splitlines():
+        match = _CONF_LINE.match(line)
+        if match and match.group(1).upper() in wanted:
+            key, value = wanted.pop(match.group(1).upper())
+            lines.append(f'"{key}","{value}"')
+        elif line.strip():
+            lines.append(line)
+    lines += [f'"{key}","{value}"' for key, value in wanted.values()]
+    return "\n".join(lines) + "\n"
+
+
+def user_config_path() -> Path:
+    """Where xlwings reads the user configuration: ``~/.xlwings/xlwings.conf``."""
+    return Path.home() / ".xlwings" / "xlwings.conf"
+
+
+def write_config(path: Path, settings: Mapping[str, str]) -> str:
+    """Write (or update) the xlwings configuration at ``path``; return the text written."""
+    existing = path.read_text(encoding="utf-8") if path.is_file() else ""
+    text = merge_config(existing, settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return text
+
+
+def write_lite_bundle(directory: Path, requirement: str | None = None) -> list[Path]:
+    """Write ``main.py`` and ``requirements.txt`` of the Lite bundle into ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    main, reqs = directory / "main.py", directory / "requirements.txt"
+    main.write_text(lite_main_source(), encoding="utf-8")
+    reqs.write_text(lite_requirements_source(requirement), encoding="utf-8")
+    return [main, reqs]
+
+
+def generated_files() -> dict[Path, str]:
+    """Every checked-in generated file and the text it must have."""
+    return {
+        UDFS_PATH: udfs_source(),
+        LITE_DIR / "main.py": lite_main_source(),
+        LITE_DIR / "requirements.txt": lite_requirements_source(),
+        CONF_PATH: config_text(config_settings()),
+    }
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Environment checks and the remaining steps
+
+
+@dataclass(frozen=True, kw_only=True)
+class Check:
+    """One line of the ``planner addin`` report; ``ok=False`` is a finding (exit code 1)."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+
+def check_environment(platform: str | None = None) -> list[Check]:
+    """Python version, platform, xlwings version, ``planner.udfs`` importable and complete, registry size."""
+    platform = platform or sys.platform
+    checks = [
+        Check(
+            name="python",
+            ok=sys.version_info >= (3, 10),
+            detail=f"{sys.version.split()[0]} at {sys.executable}",
+        )
+    ]
+    if platform.startswith("win"):
+        checks.append(Check(name="platform", ok=True, detail="Windows: classic xlwings UDFs are supported"))
+    elif platform.startswith("darwin"):
+        checks.append(
+            Check(
+                name="platform",
+                ok=True,
+                detail="macOS: classic xlwings UDFs are Windows-only; use the xlwings Lite bundle (addin/lite/)",
+            )
+        )
+    else:
+        checks.append(
+            Check(
+                name="platform",
+                ok=True,
+                detail=f"{platform}: no desktop Excel here; the configuration and Lite bundle can still be prepared",
+            )
+        )
+    try:
+        version = importlib.metadata.version("xlwings")
+        low, high = (_version_tuple(v) for v in XLWINGS_SUPPORTED)
+        ok = low <= _version_tuple(version) < high
+        checks.append(
+            Check(
+                name="xlwings",
+                ok=ok,
+                detail=version + ("" if ok else f" (supported: >={XLWINGS_SUPPORTED[0]},<{XLWINGS_SUPPORTED[1]})"),
+            )
+        )
+    except importlib.metadata.PackageNotFoundError:
+        checks.append(Check(name="xlwings", ok=False, detail="not installed: pip install 'xlwings>=0.37.8,<0.38'"))
+    registry = load()
+    checks.append(Check(name="registry", ok=bool(registry), detail=f"{len(registry)} functions"))
+    try:
+        udfs = importlib.import_module(UDF_MODULE)
+        exposed = {n for n in registry if callable(getattr(udfs, n, None))}
+        missing = sorted(set(registry) - exposed)
+        checks.append(
+            Check(
+                name=UDF_MODULE,
+                ok=not missing,
+                detail=f"importable, {len(exposed)} of {len(registry)} functions"
+                + (f"; missing {', '.join(missing)} (run python -m planner.addin --write)" if missing else ""),
+            )
+        )
+    except Exception as exc:  # noqa: BLE001  (report any import failure as a finding)
+        checks.append(Check(name=UDF_MODULE, ok=False, detail=f"not importable: {type(exc).__name__}: {exc}"))
+    return checks
+
+
+def remaining_steps(platform: str | None = None, config_written: Path | None = None) -> list[str]:
+    """What the user still has to do in Excel, in order."""
+    platform = platform or sys.platform
+    conf = str(config_written) if config_written else "~/.xlwings/xlwings.conf (planner addin --user-config)"
+    if platform.startswith("darwin"):
+        return [
+            "Classic xlwings UDFs run on Windows only. On macOS use xlwings Lite (free, also for commercial use):",
+            "In Excel: Home > Add-ins, search 'xlwings', Add (installs xlwings Lite).",
+            "Open the template, open the xlwings Lite pane, paste addin/lite/requirements.txt into the"
+            " requirements.txt tab and addin/lite/main.py into main.py (or run planner addin --lite-dir DIR).",
+            "Wait for the install to finish in the Output pane; restart xlwings Lite if it asks; the functions"
+            " (e.g. =CAPACITY_RPM(25)) are then available in every cell.",
+        ]
+    return [
+        f"pip install {PACKAGE} into the Python that Excel will use (the interpreter in {conf}).",
+        "xlwings addin install   (copies the xlwings add-in into Excel's XLSTART folder).",
+        "Excel: File > Options > Trust Center > Trust Center Settings > Macro Settings >"
+        " tick 'Trust access to the VBA project object model' (needed by Import Functions).",
+        f"Check the configuration: UDF Modules = {UDF_MODULE} (written to {conf}).",
+        "Open the capacity-plan template, then on the xlwings ribbon tab click 'Import Functions'.",
+        "Save the workbook as .xlsm (Excel Macro-Enabled Workbook): a .xlsx drops the VBA wrappers (#NAME?).",
+        "Type =CAPACITY_RPM(25) in a cell: it shows 1500.",
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m planner.addin --write`` rewrites the generated files; ``--check`` reports stale ones."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    stale = [path for path, text in generated_files().items() if not path.is_file() or path.read_text() != text]
+    if "--write" in args:
+        for path, text in generated_files().items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {os.path.relpath(path, REPO_ROOT)}")
+        return 0
+    for path in stale:
+        print(f"stale: {os.path.relpath(path, REPO_ROOT)}")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
