@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planner import coerce
 from planner.coerce import call_sheet_function
 from planner.registry import SheetFunction, load
 
@@ -70,7 +71,8 @@ def unexpected_error_message(spec: SheetFunction, exc: BaseException) -> str:
     """``NAME: ZeroDivisionError: division by zero (check avg_output_tokens)``, at most 255 characters.
 
     The argument is taken from the exception's ``argument`` attribute when it has one, otherwise from the innermost
-    line of planner code in the traceback that mentions one of the function's argument names.
+    line of the traceback (outside this module and :mod:`planner.coerce`) that mentions one of the function's
+    argument names, otherwise from the exception text.
     """
     suspects = _suspect_arguments(spec, exc)
     detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
@@ -85,9 +87,9 @@ def _suspect_arguments(spec: SheetFunction, exc: BaseException) -> list[str]:
     argument = getattr(exc, "argument", None)
     if isinstance(argument, str) and argument in names:
         return [argument]
-    planner_dir = str(Path(__file__).resolve().parent)
+    adapters = {Path(__file__).resolve(), Path(coerce.__file__).resolve()}
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if not str(Path(frame.filename).resolve()).startswith(planner_dir) or frame.filename == __file__:
+        if Path(frame.filename).resolve() in adapters:
             continue
         line = frame.line or ""
         found = [n for n in names if re.search(rf"\b{re.escape(n)}\b", line)]

@@ -7,6 +7,7 @@ Every command's help ends with an example; ``tests/test_cli_help.py`` checks tha
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -38,6 +39,71 @@ def functions_cmd(fmt: str) -> None:
     from planner.docs import functions_markdown, functions_text
 
     click.echo(functions_markdown() if fmt == "markdown" else functions_text(), nl=False)
+
+
+@cli.command("addin")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write (or update) an xlwings.conf at this path, e.g. next to the workbook.",
+)
+@click.option("--user-config", is_flag=True, help="Write (or update) ~/.xlwings/xlwings.conf, the user configuration.")
+@click.option(
+    "--interpreter",
+    help="Python that Excel should start (INTERPRETER_WIN / INTERPRETER_MAC); default: this Python on Windows/macOS.",
+)
+@click.option(
+    "--lite-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the xlwings Lite bundle (main.py, requirements.txt) into this directory.",
+)
+@click.option(
+    "--lite-requirement", help="The requirements.txt line for Lite (default: the package pinned to this version)."
+)
+def addin_cmd(
+    config_path: Path | None,
+    user_config: bool,
+    interpreter: str | None,
+    lite_dir: Path | None,
+    lite_requirement: str | None,
+) -> None:
+    """Prepare the Excel add-in as far as possible without Excel: write the xlwings configuration
+    (UDF Modules = planner.udfs), check the environment, write the xlwings Lite bundle, and print the steps that
+    remain to be done in Excel. Exit 0 when every check passes, 1 when one fails, 2 when a file cannot be written.
+
+    Example: planner addin --config ./xlwings.conf --lite-dir ./lite
+    """
+    from planner import addin
+
+    if interpreter is None and sys.platform.startswith(("win", "darwin")):
+        interpreter = sys.executable
+    settings = addin.config_settings(interpreter)
+    written: Path | None = None
+    targets = [p for p in (config_path, addin.user_config_path() if user_config else None) if p is not None]
+    try:
+        for target in targets:
+            addin.write_config(target, settings)
+            click.echo(f"wrote {target}")
+            written = target
+        if lite_dir is not None:
+            for path in addin.write_lite_bundle(lite_dir, lite_requirement):
+                click.echo(f"wrote {path}")
+    except OSError as exc:
+        fail(f"{exc.filename or ''}: {exc.strerror or exc}")
+    if not targets:
+        click.echo("xlwings configuration (not written; use --config PATH or --user-config):")
+        click.echo(addin.config_text(settings), nl=False)
+    click.echo("")
+    checks = addin.check_environment()
+    for check in checks:
+        click.echo(f"[{'ok' if check.ok else 'FAIL'}] {check.name}: {check.detail}")
+    click.echo("")
+    click.echo("Remaining steps in Excel:")
+    for number, step in enumerate(addin.remaining_steps(config_written=written), start=1):
+        click.echo(f"  {number}. {step}")
+    if not all(check.ok for check in checks):
+        sys.exit(1)
 
 
 def main() -> None:
