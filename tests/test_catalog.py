@@ -416,3 +416,17 @@ def test_spec_fields_are_filled_from_data():
     for spec in catalog.models():
         assert spec.source and spec.as_of and spec.params_total >= spec.params_active > 0
         assert spec.num_attention_heads % spec.num_key_value_heads == 0, spec.name
+
+
+@pytest.mark.parametrize("name", ["gpt-oss-120b", "gpt-oss-20b"])
+def test_gpt_oss_checkpoint_bytes_agree_with_mxfp4_estimate(name):
+    """checkpoint_bytes (model card) ~ experts x 4.25 bits (MXFP4, sizing-formulas M1) + the rest in BF16."""
+    spec = catalog.get_model(name)
+    cfg = catalog.model_entry(name)["config"]
+    d, f = cfg["hidden_size"], cfg["intermediate_size"]
+    expert_params = cfg["num_hidden_layers"] * cfg["num_local_experts"] * (3 * d * f + 2 * f + d)
+    total, _ = catalog.estimate_params(cfg)
+    estimate_bytes = expert_params * 4.25 / 8 + (total - expert_params) * 2
+    assert spec.checkpoint_bytes is not None
+    assert abs(spec.checkpoint_bytes / estimate_bytes - 1) < 0.03
+    assert catalog.get_model("llama-3.1-8b").checkpoint_bytes is None
