@@ -106,6 +106,26 @@ def addin_cmd(
         sys.exit(1)
 
 
+@cli.command("size")
+@click.argument("scenario", type=click.Path(dir_okay=False), required=False)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def size_cmd(scenario: str | None, fmt: str) -> None:
+    """Size a plan written as a TOML scenario: per route, demand, the utilization of every limit, KV fit, the
+    binding constraint and headroom. Without SCENARIO, sizes the bundled seed scenario.
+
+    Example: planner size samples/seed.toml --format json
+    """
+    from planner.scenario import load_scenario
+    from planner.sizing import bundled_scenario_path, render_text, size_scenario
+
+    try:
+        report = size_scenario(load_scenario(scenario or bundled_scenario_path()))
+    except PlannerError as exc:
+        fail(str(exc))
+        return
+    click.echo(report.to_json() if fmt == "json" else render_text(report))
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
