@@ -108,6 +108,11 @@ def _num_experts(cfg: Mapping[str, Any]) -> int | None:
     return None
 
 
+def _top_k(cfg: Mapping[str, Any]) -> int | None:
+    """Experts per token (gpt-oss also spells it ``experts_per_token``)."""
+    return _opt_int(cfg, "num_experts_per_tok", minimum=1) or _opt_int(cfg, "experts_per_token", minimum=1)
+
+
 def _tied(cfg: Mapping[str, Any]) -> bool:
     if "tie_word_embeddings" in cfg and cfg["tie_word_embeddings"] is not None:
         return bool(cfg["tie_word_embeddings"])
@@ -219,7 +224,7 @@ def estimate_params(config: Mapping[str, Any]) -> tuple[float, float]:
     moe_layers: set[int] = set()
     moe_total = moe_active = 0
     if experts and experts > 1:
-        top_k = _opt_int(cfg, "num_experts_per_tok", minimum=1) or 1
+        top_k = _top_k(cfg) or 1
         ffn = _opt_int(cfg, "moe_intermediate_size", minimum=1) or inter
         expert = 3 * d * ffn
         if model_type == "gpt_oss":
@@ -275,7 +280,7 @@ def model_from_config(config: Mapping[str, Any], *, name: str, source: str, as_o
     experts), gpt-oss, Gemma-2/3 (``text_config`` nesting, ``layer_types``, ``sliding_window_pattern``), Phi-3/4 and
     Llama-4. ``head_dim`` absent means ``hidden_size / num_attention_heads``; for MLA ``head_dim`` is the query/key
     head size ``qk_nope_head_dim + qk_rope_head_dim`` and ``v_head_dim`` the value head size. Parameter counts are
-    taken from the config when it states them (``num_parameters``), else estimated by :func:`estimate_params`.
+    estimated by :func:`estimate_params` (the catalog replaces them with published counts where it has them).
 
     >>> spec = model_from_config({"model_type": "mistral", "num_hidden_layers": 32, "num_attention_heads": 32,
     ...     "num_key_value_heads": 8, "hidden_size": 4096, "intermediate_size": 14336, "vocab_size": 32000,
@@ -305,12 +310,7 @@ def model_from_config(config: Mapping[str, Any], *, name: str, source: str, as_o
     layer_types, window = _layer_types(cfg, layers)
     experts = _num_experts(cfg)
     moe = bool(experts and experts > 1)
-    if isinstance(cfg.get("num_parameters"), (int, float)) and not isinstance(cfg.get("num_parameters"), bool):
-        total = active = float(cfg["num_parameters"])
-        basis = "config num_parameters"
-    else:
-        total, active = estimate_params(cfg)
-        basis = "estimated from config by planner.catalog.estimate_params"
+    total, active = estimate_params(cfg)
     return ModelSpec(
         name=name,
         hf_id=cfg.get("_name_or_path") or None,
@@ -330,10 +330,10 @@ def model_from_config(config: Mapping[str, Any], *, name: str, source: str, as_o
         sliding_window=window,
         layer_types=layer_types,
         num_experts=experts if moe else None,
-        num_experts_per_tok=_opt_int(cfg, "num_experts_per_tok", minimum=1) if moe else None,
+        num_experts_per_tok=_top_k(cfg) if moe else None,
         params_total=total,
         params_active=active,
-        params_basis=basis,
+        params_basis="estimated from config by planner.catalog.estimate_params",
         weight_dtype=_weight_dtype(cfg),
         family=str(cfg.get("model_type", "")),
         source=source,
@@ -419,7 +419,8 @@ def _gpus() -> tuple[tuple[GpuSpec, ...], dict[str, GpuSpec]]:
 
 
 def _looks_like_path(text: str) -> bool:
-    return text.endswith(".json") or os.sep in text or "\\" in text or text.startswith(".") or text.startswith("~")
+    """A file-system path rather than a name (a Hugging Face id ``org/name`` is a name unless it exists on disk)."""
+    return text.lower().endswith(".json") or os.path.isabs(text) or text.startswith((".", "~", "\\"))
 
 
 def _model_from_path(text: str) -> ModelSpec:
@@ -454,7 +455,7 @@ def get_model(name_or_path: str | ModelSpec) -> ModelSpec:
     if found is not None:
         return found
     text = name_or_path.strip()
-    if _looks_like_path(text) or Path(text).expanduser().exists():
+    if Path(text).expanduser().exists() or _looks_like_path(text):
         return _model_from_path(text)
     raise UnknownNameError("model", name_or_path, (s.name for s in specs))
 

@@ -267,6 +267,8 @@ def test_unknown_names_give_one_line_errors():
     assert "llama-3.1-70b" in err.value.known
     with pytest.raises(UnknownNameError, match=r"^gpu: got 'H900', expected one of a10, a100-40gb-sxm"):
         catalog.get_gpu("H900")
+    with pytest.raises(UnknownNameError, match=r"^model: got 'Qwen/Qwen9-1B', expected one of deepseek-r1"):
+        catalog.get_model("Qwen/Qwen9-1B")  # an unknown Hugging Face id is a name, not a path
     with pytest.raises(ArgumentError, match=r"^model: got '/nonexistent/config.json', expected a catalog model"):
         catalog.get_model("/nonexistent/config.json")
     with pytest.raises(ArgumentError, match=r"^gpu: got 3, expected a catalog GPU name"):
