@@ -1,0 +1,400 @@
+"""Build the capacity-plan template and filled sample plans: spec -> xlsx (via :mod:`planner.xlsx_writer`) -> cached
+values (evaluated by :func:`planner.template_spec.evaluate_plan`, written with :mod:`planner.ooxml` when it is
+available, else by :func:`patch_cached_values`).
+
+- :func:`build_template` writes ``capacity-plan.xlsm``: empty input tables, catalog sheets filled from the bundled
+  catalog, every formula with its cached value;
+- :func:`build_sample` writes a filled plan from a scenario TOML file (:mod:`planner.scenario`).
+
+Output is reproducible byte for byte.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from planner import template_spec as ts
+from planner.errors import ArgumentError
+from planner.xlsx_writer import (
+    CellSpec,
+    ChartSpec,
+    CondFormatSpec,
+    SheetSpec,
+    TableSpec,
+    ValidationSpec,
+    WorkbookSpec,
+    normalize_zip,
+    write_workbook,
+)
+
+TEMPLATE_FILENAME = "capacity-plan.xlsm"
+
+INPUT_FILL = "FFF2CC"  # light yellow: type here
+FORMULA_FILL = "EDEDED"  # grey: computed, locked
+RED = "F8CBAD"
+AMBER = "FFE699"
+ORANGE = "F4B183"
+
+README_LINES: tuple[tuple[str, str], ...] = (
+    ("title", "LLM inference capacity plan"),
+    ("", f"Template {ts.TEMPLATE_ID}, version {ts.TEMPLATE_VERSION} (defined names PLANNER_TEMPLATE_ID, "
+         "PLANNER_TEMPLATE_VERSION)."),
+    ("", "Yellow cells are inputs. Grey cells are formulas: they are locked (sheet protection without password)."),
+    ("head", "How to fill it"),
+    ("", "1. Plan: name, policy utilization threshold, monthly growth, average-to-peak ratio for monthly cost."),
+    ("", "2. Providers: one row per provider API backend (provider, tier, model): rate limits per key, counting "
+         "rules, prices per million tokens, number of keys or deployments."),
+    ("", "3. Fleet: one row per self-hosted fleet: model and GPU from the catalog sheets, TP, replicas, "
+         "gpu_memory_utilization, KV dtype, engine."),
+    ("", "4. Routes: one row per route or surface: kind, peak QPS, average input/output tokens, p95 context, "
+         "max_tokens, prefix-cache hit rate, TTFT/TPOT SLO, backend and failover backend."),
+    ("", "5. Read Results and Summary. Formulas call the planner functions (xlwings add-in in Excel, the same "
+         "Python functions headless in CI); values are cached in the file, so any reader shows numbers."),
+    ("head", "What each section means (the method)"),
+    ("", "Demand (D1-D4): requests and tokens per minute at peak; counted input tokens depend on prefix caching "
+         "and the provider's counting rule; reserved max_tokens count where the provider reserves them."),
+    ("", "Provider limits: utilization = demand / (limit x keys) for RPM, TPM, ITPM, OTPM."),
+    ("", "GPU memory (M2-M11): KV bytes per request at p95 context, requests that fit one replica; KV util = "
+         "in-flight requests at peak (Little's law, P7) / (max concurrency x replicas)."),
+    ("", "Decode time (P1-P2): TPOT at the peak batch per replica, against the TPOT SLO."),
+    ("", "Cost (C1): monthly API cost with and without prefix caching; fleet cost from GPU-hours."),
+    ("", "Decision (C7-C8): the binding constraint is the highest utilization; headroom multiple = how much demand "
+         "may grow before it reaches 1; months to breach at the plan's growth; failover moves the route onto its "
+         "failover backend and checks it stays <= 1."),
+    ("", "A utilization above 1 is red; the binding constraint of each route is highlighted on Summary."),
+    ("head", "Where the method comes from"),
+    ("", "Formula IDs refer to docs/functions.md and the project's sizing-formula reference (vLLM V1 memory "
+         "accounting, provider rate-limit documentation, Little's law, memory-bound decode)."),
+    ("", "Catalog sheets (GPUs, Models) are editable facts with source and as-of; dropdowns are fed from them."),
+)
+
+
+def _fmt_validation(col: ts.Column) -> tuple[str, str, str | None, str | None] | None:
+    """(type, formula1, formula2, operator) for a numeric column."""
+    if col.kind != "number" or (col.minimum is None and col.maximum is None):
+        return None
+    kind = "whole" if col.integer else "decimal"
+
+    def fmt(x: float) -> str:
+        return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+    if col.minimum is not None and col.maximum is not None:
+        return kind, fmt(col.minimum), fmt(col.maximum), "between"
+    if col.minimum is not None:
+        return kind, fmt(col.minimum), None, "greaterThanOrEqual"
+    return kind, fmt(col.maximum), None, "lessThanOrEqual"
+
+
+def _choices_ref(choices: str) -> str:
+    if choices in ts.LISTS:
+        t = ts.LISTS_TABLE
+        c = t.letter(choices)
+        return f"Lists!${c}${t.first_row}:${c}${t.first_row + len(ts.LISTS[choices]) - 1}"
+    table_name, key = choices.split(".")
+    t = ts.table(table_name)
+    c = t.letter(key)
+    return f"{t.sheet}!${c}${t.first_row}:${c}${t.last_row}"
+
+
+def _add_table(sheet: SheetSpec, t: ts.Table, values: Mapping[tuple[str, str], Any]) -> None:
+    if t.title:
+        sheet.cells[f"{ts.col_letter(t.first_col)}1"] = CellSpec(value=t.title, bold=True, size=14)
+    if t.note:
+        sheet.cells[f"{ts.col_letter(t.first_col)}2"] = CellSpec(value=t.note, italic=True)
+    fixed = ts.fixed_cells()
+    for j, col in enumerate(t.columns):
+        letter = ts.col_letter(t.first_col + j)
+        sheet.cells[f"{letter}{t.header_row}"] = CellSpec(value=col.header, bold=True, wrap=True)
+        sheet.widths[letter] = col.width
+        for i in range(t.rows):
+            addr = f"{letter}{t.first_row + i}"
+            if col.formula is not None:
+                sheet.cells[addr] = CellSpec(value="=" + col.formula.render(i), number_format=col.number_format,
+                                             fill=FORMULA_FILL)
+                continue
+            key = (t.sheet, addr)
+            is_fixed = key in fixed
+            v = fixed[key] if is_fixed else values.get(key)
+            sheet.cells[addr] = CellSpec(
+                value=v,
+                number_format=col.number_format,
+                locked=is_fixed,
+                fill=None if is_fixed else INPUT_FILL,
+            )
+        if col.formula is None and t is not ts.LISTS_TABLE:
+            rng = f"{letter}{t.first_row}:{letter}{t.last_row}"
+            if t is ts.PLAN and col.key != "value":
+                continue
+            if col.choices:
+                sheet.validations.append(ValidationSpec(
+                    sqref=rng, type="list", formula1=_choices_ref(col.choices),
+                    prompt=col.help, error=f"{col.header}: pick a value from the list"))
+            else:
+                numeric = _fmt_validation(col)
+                if numeric:
+                    kind, f1, f2, op = numeric
+                    allowed = f"between {f1} and {f2}" if f2 else f"{'>=' if op.startswith('greater') else '<='} {f1}"
+                    sheet.validations.append(ValidationSpec(
+                        sqref=rng, type=kind, formula1=f1, formula2=f2, operator=op, prompt=col.help,
+                        error=f"{col.header}: a {'whole ' if col.integer else ''}number {allowed}"))
+    sheet.tables.append(TableSpec(name=t.name, ref=t.ref))
+
+
+def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[str, str], Any]) -> WorkbookSpec:
+    """The workbook description: template layout, input ``values`` and (for the totals) formulas."""
+    sheets: dict[str, SheetSpec] = {name: SheetSpec(name=name) for name in ts.SHEET_ORDER}
+    readme = sheets["ReadMe"]
+    for i, (style, text) in enumerate(README_LINES, start=1):
+        readme.cells[f"A{i}"] = CellSpec(value=text, bold=style in ("title", "head"),
+                                         size=16 if style == "title" else (12 if style == "head" else None))
+    readme.widths["A"] = 140
+    readme.tab_color = "1F4E78"
+    for t in ts.TABLES:
+        _add_table(sheets[t.sheet], t, values)
+    for name in ("Plan", "Routes", "Providers", "Fleet", "GPUs", "Models"):
+        sheets[name].tab_color = "FFC000"
+        sheets[name].freeze = "B4" if name != "Plan" else None
+    for name in ("Results", "Summary"):
+        sheets[name].tab_color = "70AD47"
+    sheets["Results"].freeze = "B4"
+    # Plan settings: numeric validation per setting row
+    plan = sheets["Plan"]
+    plan.validations = []
+    for i, (name, _unit, help_text, opts) in enumerate(ts.PLAN_SETTINGS):
+        if "minimum" in opts:
+            addr = ts.PLAN.cell("value", i)
+            plan.validations.append(ValidationSpec(
+                sqref=addr, type="decimal", formula1=repr(float(opts["minimum"])),
+                formula2=repr(float(opts["maximum"])), operator="between", prompt=help_text,
+                error=f"{name}: a number between {opts['minimum']} and {opts['maximum']}"))
+    # Results and Summary: red over 1, status colours, binding constraint highlighted
+    res = ts.RESULTS
+    util_cols = [res.letter(k) for k in (*ts.UTILIZATION_KEYS, "failover_util", "max_util")]
+    for c in util_cols:
+        sheets["Results"].cond_formats.append(CondFormatSpec(
+            sqref=f"{c}{res.first_row}:{c}{res.last_row}", formula=f'AND(ISNUMBER({c}{res.first_row}),'
+            f'{c}{res.first_row}>1)', fill=RED, color="9C0006"))
+    summ = ts.SUMMARY
+    first_u, last_u = summ.letter(ts.UTILIZATION_KEYS[0]), summ.letter(ts.UTILIZATION_KEYS[-1])
+    r0 = summ.first_row
+    for k in ts.UTILIZATION_KEYS:
+        c = summ.letter(k)
+        rng = f"{c}{r0}:{c}{summ.last_row}"
+        sheets["Summary"].cond_formats.append(CondFormatSpec(
+            sqref=rng, formula=f"AND(ISNUMBER({c}{r0}),{c}{r0}>1)", fill=RED, color="9C0006"))
+        sheets["Summary"].cond_formats.append(CondFormatSpec(
+            sqref=rng, formula=f"AND(ISNUMBER({c}{r0}),{c}{r0}>0,{c}{r0}=MAX(${first_u}{r0}:${last_u}{r0}))",
+            fill=ORANGE))
+    for sheet_name, t in (("Results", res), ("Summary", summ)):
+        c = t.letter("status")
+        rng = f"{c}{t.first_row}:{c}{t.last_row}"
+        sheets[sheet_name].cond_formats.append(CondFormatSpec(sqref=rng, formula=f'{c}{t.first_row}="BREACH"',
+                                                              fill=RED, color="9C0006"))
+        sheets[sheet_name].cond_formats.append(CondFormatSpec(sqref=rng, formula=f'{c}{t.first_row}="WARN"',
+                                                              fill=AMBER))
+    c = summ.letter("binding_constraint")
+    sheets["Summary"].cond_formats.append(CondFormatSpec(
+        sqref=f"{c}{r0}:{c}{summ.last_row}", formula=f'{c}{r0}<>""', fill=ORANGE))
+    # Summary totals and chart
+    s = sheets["Summary"]
+    s.cells[f"{ts.TOTALS_COL_LABEL}{ts.TOTALS_FIRST_ROW - 1}"] = CellSpec(value="Plan totals", bold=True)
+    for i, (label, _key, expr, fmt) in enumerate(ts.TOTALS):
+        row = ts.TOTALS_FIRST_ROW + i
+        s.cells[f"{ts.TOTALS_COL_LABEL}{row}"] = CellSpec(value=label, bold=True)
+        s.cells[f"{ts.TOTALS_COL_VALUE}{row}"] = CellSpec(value="=" + expr.render(0), number_format=fmt,
+                                                          fill=FORMULA_FILL)
+    s.widths[ts.TOTALS_COL_LABEL] = 34
+    s.widths[ts.TOTALS_COL_VALUE] = 16
+    s.cells["A2"] = CellSpec(value=f"Template {ts.TEMPLATE_ID} v{ts.TEMPLATE_VERSION}. Red: utilization over 1. "
+                             "Orange: the binding constraint of the route.", italic=True)
+    n_routes = sum(1 for i in range(ts.ROUTE_ROWS) if cached.get(("Results", res.cell("route", i))) not in
+                   (None, "")) or ts.ROUTE_ROWS
+    s.charts.append(ChartSpec(
+        title="Utilization per constraint per route (1.0 = at the limit)",
+        anchor=f"A{summ.last_row + 3}",
+        categories=(summ.first_col, r0, r0 + n_routes - 1),
+        series=tuple((summ.first_col + summ.index(k), summ.header_row, r0 + n_routes - 1)
+                     for k in ts.UTILIZATION_KEYS),
+        y_title="utilization [x]",
+    ))
+    for name in ("ReadMe",):
+        sheets[name].protect = True
+    return WorkbookSpec(
+        sheets=[sheets[n] for n in ts.SHEET_ORDER],
+        defined_names={k: f'"{v}"' for k, v in ts.TEMPLATE_NAMES.items()},
+        title=f"{ts.TEMPLATE_ID} {ts.TEMPLATE_VERSION}",
+    )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Input cells from the catalog and from a scenario
+
+
+def catalog_inputs() -> dict[tuple[str, str], Any]:
+    """GPUs and Models sheets filled from the bundled catalog."""
+    from planner import catalog
+
+    out: dict[tuple[str, str], Any] = {}
+    gpus = catalog.gpus()[: ts.GPU_ROWS]
+    for i, g in enumerate(gpus):
+        row = {
+            "name": g.name,
+            "display_name": g.display_name,
+            "hbm_gib": round(g.hbm_gib, 2),
+            "mem_bw_gb_s": g.mem_bw_bytes_per_s / 1e9,
+            "bf16_tflops": g.bf16_flops_per_s / 1e12,
+            "fp8_tflops": None if g.fp8_flops_per_s is None else g.fp8_flops_per_s / 1e12,
+            "usd_per_gpu_hour": g.usd_per_gpu_hour,
+            "source": g.source,
+            "as_of": g.as_of,
+        }
+        for k, v in row.items():
+            out[(ts.GPUS.sheet, ts.GPUS.cell(k, i))] = v
+    for i, m in enumerate(catalog.models()[: ts.MODEL_ROWS]):
+        row = {
+            "name": m.name,
+            "hf_id": m.hf_id,
+            "attention": m.attention,
+            "layers": m.num_hidden_layers,
+            "kv_heads": m.num_key_value_heads,
+            "head_dim": m.head_dim,
+            "sliding_window": m.sliding_window,
+            "params_total_b": round(m.params_total / 1e9, 3),
+            "params_active_b": round(m.params_active / 1e9, 3),
+            "max_context": m.max_position_embeddings,
+            "source": m.source,
+            "as_of": m.as_of,
+        }
+        for k, v in row.items():
+            out[(ts.MODELS.sheet, ts.MODELS.cell(k, i))] = v
+    return out
+
+
+def _put(out: dict, t: ts.Table, i: int, row: Mapping[str, Any]) -> None:
+    for k, v in row.items():
+        if v is not None:
+            out[(t.sheet, t.cell(k, i))] = float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+
+def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
+    """The template's input cells for a :class:`planner.scenario.Scenario` (provider limits from the catalog
+    unless the scenario overrides them)."""
+    from planner import catalog
+
+    for name, n, limit in (("routes", len(scenario.routes), ts.ROUTE_ROWS),
+                           ("providers", len(scenario.providers), ts.PROVIDER_ROWS),
+                           ("fleets", len(scenario.fleets), ts.FLEET_ROWS)):
+        if n > limit:
+            raise ArgumentError(f"{scenario.path}: {name}", n, f"at most {limit} entries (template rows)")
+    out: dict[tuple[str, str], Any] = {}
+    p = scenario.plan
+    settings = {"name": p.name, "utilization_threshold": p.utilization_threshold,
+                "monthly_growth": p.monthly_growth, "avg_to_peak_ratio": p.avg_to_peak_ratio}
+    for i, (name, *_rest) in enumerate(ts.PLAN_SETTINGS):
+        out[(ts.PLAN.sheet, ts.PLAN.cell("value", i))] = settings[name]
+    for i, b in enumerate(scenario.providers):
+        lim = catalog.get_provider_limits(b.provider, b.tier, b.model)
+        row: dict[str, Any] = {"name": b.name, "provider": b.provider, "tier": b.tier, "model": b.model,
+                               "keys": b.keys}
+        for k in ("rpm", "tpm", "itpm", "otpm", "cached_reads_count_itpm", "reserves_max_tokens",
+                  "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_cache_write",
+                  "usd_per_mtok_output"):
+            own = getattr(b, k)
+            row[k] = own if own is not None else getattr(lim, k)
+        _put(out, ts.PROVIDERS, i, row)
+    for i, f in enumerate(scenario.fleets):
+        _put(out, ts.FLEET, i, {
+            "name": f.name, "model": f.model, "gpu": f.gpu, "tp": f.tp, "replicas": f.replicas,
+            "gpu_memory_utilization": f.gpu_memory_utilization, "kv_dtype": f.kv_dtype, "engine": f.engine,
+            "usd_per_gpu_hour": f.usd_per_gpu_hour, "mbu": f.mbu,
+        })
+    for i, r in enumerate(scenario.routes):
+        ctx = r.p95_context_tokens if r.p95_context_tokens is not None else r.avg_input_tokens + r.avg_output_tokens
+        _put(out, ts.ROUTES, i, {
+            "name": r.name, "kind": r.kind, "peak_qps": r.peak_qps, "avg_input_tokens": r.avg_input_tokens,
+            "avg_output_tokens": r.avg_output_tokens, "p95_context_tokens": ctx,
+            "max_tokens": r.max_tokens if r.max_tokens is not None else r.avg_output_tokens * 4,
+            "cache_hit_rate": r.cache_hit_rate, "cache_write_tokens": r.cache_write_tokens,
+            "ttft_slo_s": r.ttft_slo_s if r.ttft_slo_s is not None else 2.0,
+            "tpot_slo_s": r.tpot_slo_s if r.tpot_slo_s is not None else 0.1,
+            "backend": r.backend, "failover": r.failover,
+        })
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Writing
+
+
+def _cell_xml_value(v: Any) -> tuple[str | None, str]:
+    """(t attribute, text) of a cached value."""
+    if isinstance(v, ts.XlError):
+        return "e", str(v)
+    if isinstance(v, bool):
+        return "b", "1" if v else "0"
+    if isinstance(v, (int, float)):
+        return None, repr(float(v)) if not float(v).is_integer() else str(int(v))
+    return "str", "" if v is None else str(v)
+
+
+def _xml_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_CELL = re.compile(r'<c r="([A-Z]+[0-9]+)"([^>]*)><f>(.*?)</f><v\s*/>(</c>)', re.S)
+
+
+def patch_cached_values(data: bytes, values: Mapping[tuple[str, str], Any], sheet_order: list[str]) -> bytes:
+    """Insert cached ``<v>`` values into the formula cells openpyxl wrote (``<f>..</f><v />``)."""
+    src = zipfile.ZipFile(io.BytesIO(data))
+    by_sheet: dict[str, dict[str, Any]] = {}
+    for (sheet, cell), v in values.items():
+        by_sheet.setdefault(sheet, {})[cell] = v
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = src.read(info.filename)
+            m = re.fullmatch(r"xl/worksheets/sheet(\d+)\.xml", info.filename)
+            if m:
+                sheet = sheet_order[int(m.group(1)) - 1]
+                cells = by_sheet.get(sheet, {})
+
+                def repl(mo: re.Match[str], cells: dict[str, Any] = cells) -> str:
+                    addr, attrs, formula, end = mo.groups()
+                    if addr not in cells:
+                        return mo.group(0)
+                    t, text = _cell_xml_value(cells[addr])
+                    attrs = re.sub(r'\st="[^"]*"', "", attrs) + (f' t="{t}"' if t else "")
+                    return f'<c r="{addr}"{attrs}><f>{formula}</f><v>{_xml_escape(text)}</v>{end}'
+
+                body = _CELL.sub(repl, body.decode("utf-8")).encode("utf-8")
+            dst.writestr(info, body)
+    return normalize_zip(buf.getvalue())
+
+
+def write_plan(inputs: Mapping[tuple[str, str], Any], path: str | Path) -> Path:
+    """Write a plan workbook (template layout + ``inputs``) with cached values for every formula."""
+    values = {**catalog_inputs(), **inputs}
+    cached = ts.evaluate_plan(values)
+    out = write_workbook(workbook_spec(values, cached), path, macro_enabled=True)
+    out.write_bytes(patch_cached_values(out.read_bytes(), cached, list(ts.SHEET_ORDER)))
+    return out
+
+
+def build_template(directory: str | Path = "templates") -> Path:
+    """Write the empty template ``capacity-plan.xlsm`` into ``directory``."""
+    return write_plan({(ts.PLAN.sheet, ts.PLAN.cell("value", i)): opts.get("default")
+                       for i, (_n, _u, _h, opts) in enumerate(ts.PLAN_SETTINGS) if "default" in opts},
+                      Path(directory) / TEMPLATE_FILENAME)
+
+
+def build_sample(scenario_path: str | Path, out: str | Path) -> Path:
+    """Write the filled plan of a scenario TOML file to ``out``."""
+    from planner.scenario import load_scenario
+
+    return write_plan(scenario_inputs(load_scenario(scenario_path)), out)
