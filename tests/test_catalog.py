@@ -384,6 +384,7 @@ def test_provider_limits_reference_values():
     assert (gpt.usd_per_mtok_input, gpt.usd_per_mtok_cached_input, gpt.usd_per_mtok_output) == (2.0, 0.5, 8.0)
     assert catalog.get_provider_limits("openai", "1", "gpt-4o-mini").rpd == 10_000
     flash = catalog.get_provider_limits("Gemini", "Tier 1", "gemini-2.5-flash")
+    assert catalog.get_provider_limits("google", 1.0, "GEMINI-2.5-FLASH") is flash  # Excel hands tiers as floats
     assert (flash.rpm, flash.itpm, flash.tpm, flash.rpd) == (1000, 1_000_000, None, 10_000)
     bedrock = catalog.get_provider_limits("bedrock", "default-cross-region", "claude-sonnet-4.6")
     assert bedrock.output_token_weight == 5 and bedrock.reserves_max_tokens and bedrock.tpm == 6_000_000
@@ -432,3 +433,10 @@ def test_gpt_oss_checkpoint_bytes_agree_with_mxfp4_estimate(name):
     assert spec.checkpoint_bytes is not None
     assert abs(spec.checkpoint_bytes / estimate_bytes - 1) < 0.03
     assert catalog.get_model("llama-3.1-8b").checkpoint_bytes is None
+
+
+def test_docstring_examples_hold():
+    import doctest
+
+    result = doctest.testmod(catalog)
+    assert result.failed == 0 and result.attempted >= 10
