@@ -126,6 +126,51 @@ def size_cmd(scenario: str | None, fmt: str) -> None:
     click.echo(report.to_json() if fmt == "json" else render_text(report))
 
 
+@cli.group("template")
+def template_group() -> None:
+    """Build the capacity-plan template workbook, or a filled plan from a scenario file.
+
+    Example: planner template build -o templates
+    """
+
+
+@template_group.command("build")
+@click.option("-o", "--output", "directory", type=click.Path(file_okay=False), default="templates",
+              show_default=True, help="Directory to write capacity-plan.xlsm into.")
+def template_build_cmd(directory: str) -> None:
+    """Write the empty capacity-plan template (.xlsm) with cached values for every formula.
+
+    Example: planner template build -o templates
+    """
+    from planner.template import build_template
+
+    try:
+        path = build_template(directory)
+    except (PlannerError, OSError) as exc:
+        fail(str(exc))
+        return
+    click.echo(str(path))
+
+
+@template_group.command("sample")
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False), required=True,
+              help="Workbook to write (.xlsm).")
+def template_sample_cmd(scenario: str, out: str) -> None:
+    """Write a filled plan workbook from a TOML scenario (routes, providers, fleets), with cached values.
+
+    Example: planner template sample samples/seed.toml -o samples/seed.xlsm
+    """
+    from planner.template import build_sample
+
+    try:
+        path = build_sample(scenario, out)
+    except (PlannerError, OSError) as exc:
+        fail(str(exc))
+        return
+    click.echo(str(path))
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
