@@ -103,3 +103,12 @@ def test_console_script(tmp_path: Path) -> None:
 def test_generated_files_are_current() -> None:
     result = subprocess.run([sys.executable, "-m", "planner.addin"], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+
+
+def test_excel_docs_list_every_spelling() -> None:
+    from planner.registry import spellings
+
+    text = (addin.REPO_ROOT / "docs" / "excel.md").read_text(encoding="utf-8")
+    for spelling in spellings("CAPACITY_TPM"):
+        assert f"`{spelling}`" in text
+    assert "img/excel-routes.png" in text and (addin.REPO_ROOT / "docs" / "img" / "excel-routes.png").is_file()
