@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import importlib.util
 import os
 import re
 import sys
@@ -295,8 +296,20 @@ def _version_tuple(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
 
 
-def check_environment(platform: str | None = None) -> list[Check]:
-    """Python version, platform, xlwings version, ``planner.udfs`` importable and complete, registry size."""
+def read_config(path: Path) -> dict[str, str]:
+    """The ``"KEY","VALUE"`` pairs of an xlwings.conf (keys upper case); empty when the file does not exist."""
+    if not path.is_file():
+        return {}
+    pairs = (_CONF_LINE.match(line) for line in path.read_text(encoding="utf-8").splitlines())
+    return {m.group(1).upper(): m.group(2) for m in pairs if m}
+
+
+def check_environment(platform: str | None = None, config: Path | None = None) -> list[Check]:
+    """Python version, platform, xlwings version, ``planner.udfs`` importable and complete, registry size, and
+    whether the xlwings configuration (``config``, default the user configuration) names ``planner.udfs``.
+
+    A missing configuration is a finding only on Windows, the one platform where classic UDFs run.
+    """
     platform = platform or sys.platform
     checks = [
         Check(
@@ -336,6 +349,22 @@ def check_environment(platform: str | None = None) -> list[Check]:
         )
     except importlib.metadata.PackageNotFoundError:
         checks.append(Check(name="xlwings", ok=False, detail="not installed: pip install 'xlwings>=0.37.8,<0.38'"))
+    config = config or user_config_path()
+    modules = read_config(config).get("UDF MODULES", "")
+    configured = UDF_MODULE in [m.strip() for m in modules.split(";")]
+    checks.append(
+        Check(
+            name="config",
+            ok=configured or not platform.startswith("win"),
+            detail=f"{config}: "
+            + (f"UDF MODULES = {modules}" if configured else "no UDF MODULES = planner.udfs yet (--user-config)"),
+        )
+    )
+    if platform.startswith("win"):
+        has_com = importlib.util.find_spec("pythoncom") is not None
+        checks.append(
+            Check(name="pywin32", ok=has_com, detail="installed" if has_com else "missing: pip install pywin32")
+        )
     registry = load()
     checks.append(Check(name="registry", ok=bool(registry), detail=f"{len(registry)} functions"))
     try:

@@ -95,7 +95,7 @@ def addin_cmd(
         click.echo("xlwings configuration (not written; use --config PATH or --user-config):")
         click.echo(addin.config_text(settings), nl=False)
     click.echo("")
-    checks = addin.check_environment()
+    checks = addin.check_environment(config=written)
     for check in checks:
         click.echo(f"[{'ok' if check.ok else 'FAIL'}] {check.name}: {check.detail}")
     click.echo("")

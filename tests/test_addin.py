@@ -84,11 +84,18 @@ def test_macos_steps_point_to_lite() -> None:
     assert any("xlwings addin install" in s for s in addin.remaining_steps("win32"))
 
 
-def test_environment_checks() -> None:
-    checks = {c.name: c for c in addin.check_environment("win32")}
-    assert set(checks) == {"python", "platform", "xlwings", "registry", "planner.udfs"}
+def test_environment_checks(tmp_path: Path) -> None:
+    conf = tmp_path / "xlwings.conf"
+    checks = {c.name: c for c in addin.check_environment("win32", conf)}
+    assert set(checks) == {"python", "platform", "xlwings", "config", "pywin32", "registry", "planner.udfs"}
     assert checks["xlwings"].detail.startswith(xlwings.__version__) and checks["xlwings"].ok
     assert checks["registry"].detail == f"{len(addin.load())} functions"
+    assert not checks["config"].ok  # Windows without UDF MODULES is a finding
+    assert not checks["pywin32"].ok  # no pywin32 on this Linux machine
+    assert addin.check_environment("linux", conf)[2].name == "xlwings"
+    assert {c.name: c.ok for c in addin.check_environment("linux", conf)}["config"]  # informational off Windows
+    addin.write_config(conf, addin.config_settings())
+    assert {c.name: c for c in addin.check_environment("win32", conf)}["config"].ok
 
 
 def test_console_script(tmp_path: Path) -> None:
