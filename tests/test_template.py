@@ -224,3 +224,9 @@ def libreoffice_text(path: Path, tmp_path: Path) -> str:
     if shutil.which("pdftotext") is None:
         return pdf.read_bytes().decode("latin-1")
     return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout
+
+
+def test_docs_describe_the_current_contract() -> None:
+    doc = (ROOT / "docs" / "template.md").read_text(encoding="utf-8")
+    assert ts.contract_markdown() in doc, "docs/template.md is stale: paste template_spec.contract_markdown()"
+    assert ts.TEMPLATE_VERSION in doc and ts.TEMPLATE_ID in doc
