@@ -297,3 +297,40 @@ def test_unexpected_exception_is_a_short_message_naming_the_argument() -> None:
     assert addin.excel_call(spec, [[3]], [[None]]) == 3.0
     message = addin.excel_call(spec, [[3]], [[0]])
     assert message.startswith("SCALE: ZeroDivisionError: ") and message.endswith("(check b)")
+
+
+# --- names Excel and VBA accept ----------------------------------------------------------------------------------
+
+VBA_RESERVED = set(
+    """and as attribute boolean byref byte byval call case cbool cbyte ccur cdate cdbl cdec cint clng clnglng clngptr
+    close const csng cstr currency cvar date decimal declare defbool defbyte defcur defdate defdbl defint deflng
+    deflnglng deflngptr defobj defsng defstr defvar dim do double each else elseif empty end endif enum eqv erase error
+    event exit false for friend function get global gosub goto if imp implements in input integer is let lib like line
+    local long longlong longptr loop lset me mod new next not nothing null on open option optional or paramarray
+    preserve print private property ptrsafe public put raiseevent redim rem resume return rset seek select set single
+    static step stop string sub then to true type typeof until variant wend while with withevents write xor""".split()
+)
+WRAPPER_NAMES = {"array", "application", "xlpy", "thisworkbook", "activeworkbook", "err", "range"}
+"""Names the xlwings VBA wrapper uses inside every function: a parameter of that name would shadow them. (The
+wrapper's line label ``failed:`` is left out: VBA keeps line labels apart from variables, unverified here.)"""
+
+
+def test_argument_names_are_valid_vba_parameters() -> None:
+    function_names = {name.lower() for name in REGISTRY}
+    for spec in SPECS:
+        for arg in spec.args:
+            name = arg.name.lower()
+            assert re.fullmatch(r"[a-z][a-z0-9_]{0,254}", name), f"{spec.name}.{arg.name}"
+            assert name not in VBA_RESERVED | WRAPPER_NAMES, f"{spec.name}.{arg.name} is a VBA keyword or wrapper name"
+            assert name not in function_names, f"{spec.name}.{arg.name} is also a function name"
+
+
+def test_function_names_are_not_cell_references_or_excel_built_ins() -> None:
+    import formulas
+
+    built_ins = {name.upper() for name in formulas.get_functions()}
+    for name in REGISTRY:
+        assert re.fullmatch(r"[A-Z][A-Z0-9_.]*", name)
+        assert not re.fullmatch(r"[A-Z]{1,3}[0-9]{1,7}", name), f"{name} looks like a cell reference"
+        assert not re.fullmatch(r"R[0-9]*C[0-9]*", name), f"{name} looks like an R1C1 reference"
+        assert name not in built_ins, f"{name} is an Excel built-in function"
