@@ -334,3 +334,11 @@ def test_function_names_are_not_cell_references_or_excel_built_ins() -> None:
         assert not re.fullmatch(r"[A-Z]{1,3}[0-9]{1,7}", name), f"{name} looks like a cell reference"
         assert not re.fullmatch(r"R[0-9]*C[0-9]*", name), f"{name} looks like an R1C1 reference"
         assert name not in built_ins, f"{name} is an Excel built-in function"
+
+
+def test_numpy_arrays_are_ranges_too() -> None:
+    import numpy as np
+
+    column = np.array([[10.0], [20.0]])
+    assert udfs.CAPACITY_TPM(column, np.array([[2000.0]]), 500) == udfs.CAPACITY_TPM([[10], [20]], [[2000]], [[500]])
+    assert udfs.CAPACITY_TPM(column, 2000, 500)[1] == [planner.functions.CAPACITY_TPM(20, 2000, 500)]
