@@ -1,0 +1,228 @@
+"""The checks of one workbook. Each check *yields* findings and never raises; :func:`validate_file` turns anything
+unexpected into a ``validator-crash`` finding so a batch never stops.
+
+Order: file and hostile-content checks, template identity, structure (sheets, tables, columns), inputs, formulas
+(fingerprint against the template), then the fast path (:mod:`planner.validate.fastpath`): recompute every formula
+cell in Python and compare with the cached values, and the policy checks on the recomputed results.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from planner import template_spec as ts
+from planner.validate.findings import STALE_ABS_TOL, STALE_REL_TOL
+from planner.validate.rawbook import Problem, RawBook, XlErrorValue, read_raw
+from planner.validate.report import Finding, Report, finding, sort_findings
+
+SUPPORTED_VERSIONS = (ts.TEMPLATE_VERSION,)
+
+_DDE = re.compile(r"""(?:^|[=(,+\-*/&\s])(?:'[^']*'|[A-Za-z0-9_.]+)\|'?[^'!]*'?!""")
+_EXTERNAL = re.compile(r"""\[\d+\]|\[[^\]]+\.(?:xlsx|xlsm|xls|xlsb|csv)\]|'?(?:https?|file|ftp)://""", re.I)
+
+
+def _strings_removed(text: str) -> str:
+    return re.sub(r'"(?:[^"]|"")*"', '""', text)
+
+
+def check_hostile(book: RawBook) -> Iterator[Finding]:
+    """External links, DDE formulas, macros."""
+    for part in book.external_links:
+        yield finding("external-link", f"the workbook links to an external source ({part}); it is never followed",
+                      actual=part)
+    for (sheet, cell), text in book.formulas.items():
+        bare = _strings_removed(text)
+        if _DDE.search(bare):
+            yield finding("dde-formula", "DDE / command formula; never evaluated", sheet=sheet, cell=cell,
+                          actual=text[:200])
+        elif _EXTERNAL.search(bare):
+            yield finding("external-link", "formula refers to another workbook; the reference is never followed",
+                          sheet=sheet, cell=cell, actual=text[:200])
+    if book.has_vba:
+        yield finding("macro-present", "the workbook carries a VBA project; macros are never executed")
+
+
+def _name_value(book: RawBook, name: str) -> str | None:
+    raw = book.defined_names.get(name)
+    if raw is None:
+        return None
+    raw = raw.strip()
+    return raw[1:-1].replace('""', '"') if raw.startswith('"') and raw.endswith('"') else raw
+
+
+def check_template(book: RawBook) -> Iterator[Finding]:
+    tid = _name_value(book, "PLANNER_TEMPLATE_ID")
+    if tid != ts.TEMPLATE_ID:
+        yield finding("not-our-template", "not the capacity-plan template (defined name PLANNER_TEMPLATE_ID)",
+                      expected=ts.TEMPLATE_ID, actual=tid)
+        return
+    version = _name_value(book, "PLANNER_TEMPLATE_VERSION")
+    if version not in SUPPORTED_VERSIONS:
+        yield finding("unsupported-template-version", "template version not supported by this planner "
+                      "(defined name PLANNER_TEMPLATE_VERSION)", expected=", ".join(SUPPORTED_VERSIONS),
+                      actual=version)
+
+
+def check_structure(book: RawBook) -> Iterator[Finding]:
+    present = set(book.sheets)
+    for name in ts.SHEET_ORDER:
+        if name not in present:
+            yield finding("missing-sheet", f"sheet {name} is missing", sheet=name, expected=name, actual=None)
+    for t in ts.TABLES:
+        if t.sheet not in present:
+            continue
+        raw = book.tables.get(t.name)
+        if raw is None:
+            yield finding("missing-table", f"Excel Table {t.name} is missing", sheet=t.sheet,
+                          cell=t.ref.split(":")[0], expected=f"{t.name} {t.ref}", actual=None)
+            continue
+        if raw.sheet != t.sheet or raw.ref != t.ref:
+            yield finding("missing-table", f"Excel Table {t.name} does not cover its template range",
+                          sheet=t.sheet, cell=t.ref.split(":")[0], expected=f"{t.sheet}!{t.ref}",
+                          actual=f"{raw.sheet}!{raw.ref}")
+        for j, col in enumerate(t.columns):
+            cell = f"{ts.col_letter(t.first_col + j)}{t.header_row}"
+            got = book.values.get((t.sheet, cell))
+            listed = raw.columns[j] if j < len(raw.columns) else None
+            if got != col.header and listed != col.header:
+                yield finding("missing-column", f"column {col.header!r} of {t.name} is missing or renamed",
+                              sheet=t.sheet, cell=cell, expected=col.header, actual=got)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+
+
+def _column_values(book: RawBook, ref: str) -> set[str]:
+    table_name, key = ref.split(".")
+    t = ts.table(table_name)
+    out = set()
+    for i in range(t.rows):
+        v = book.values.get((t.sheet, t.cell(key, i)))
+        if isinstance(v, str) and v:
+            out.add(v.lower())
+    return out
+
+
+def _check_value(book: RawBook, sheet: str, cell: str, label: str, v: Any, *, kind: str, required: bool,
+                 minimum: float | None, maximum: float | None, integer: bool, choices: str | None
+                 ) -> Iterator[Finding]:
+    if v is None or (isinstance(v, str) and not v.strip()):
+        if required:
+            yield finding("input-missing", f"{label} is required on a row in use", sheet=sheet, cell=cell,
+                          expected="a value", actual=None)
+        return
+    if isinstance(v, XlErrorValue):
+        yield finding("input-wrong-type", f"{label} holds an Excel error", sheet=sheet, cell=cell,
+                      expected=kind, actual=str(v))
+        return
+    if kind == "number":
+        if not _is_number(v):
+            yield finding("input-wrong-type", f"{label} must be a number", sheet=sheet, cell=cell,
+                          expected="a number", actual=v)
+            return
+        x = float(v)
+        if integer and not x.is_integer():
+            yield finding("input-wrong-type", f"{label} must be a whole number", sheet=sheet, cell=cell,
+                          expected="a whole number", actual=v)
+        if (minimum is not None and x < minimum) or (maximum is not None and x > maximum):
+            lo = "-inf" if minimum is None else f"{minimum:g}"
+            hi = "inf" if maximum is None else f"{maximum:g}"
+            yield finding("input-out-of-range", f"{label} is out of range", sheet=sheet, cell=cell,
+                          expected=f"{lo} <= x <= {hi}", actual=v)
+        return
+    if kind == "flag":
+        if not (isinstance(v, bool) or (isinstance(v, str) and v.strip().upper() in ts.FLAGS)):
+            yield finding("input-wrong-type", f"{label} must be TRUE or FALSE", sheet=sheet, cell=cell,
+                          expected="TRUE or FALSE", actual=v)
+        return
+    if choices:
+        allowed = ({x.lower() for x in ts.LISTS[choices]} if choices in ts.LISTS
+                   else _column_values(book, choices))
+        if str(v).strip().lower() not in allowed:
+            shown = ", ".join(sorted(allowed)[:8]) + (" ..." if len(allowed) > 8 else "")
+            yield finding("input-wrong-type", f"{label} is not one of the allowed values", sheet=sheet, cell=cell,
+                          expected=f"one of {shown}", actual=v)
+
+
+def check_inputs(book: RawBook) -> Iterator[Finding]:
+    for i, (name, unit, _help, opts) in enumerate(ts.PLAN_SETTINGS):
+        cell = ts.PLAN.cell("value", i)
+        yield from _check_value(book, ts.PLAN.sheet, cell, f"Plan setting {name} [{unit}]",
+                                book.values.get((ts.PLAN.sheet, cell)), kind=opts.get("kind", "number"),
+                                required=True, minimum=opts.get("minimum"), maximum=opts.get("maximum"),
+                                integer=False, choices=None)
+    for t in ts.INPUT_TABLES:
+        if t is ts.PLAN:
+            continue
+        first = t.columns[0]
+        for i in range(t.rows):
+            key_value = book.values.get((t.sheet, t.cell(first.key, i)))
+            in_use = not (key_value is None or (isinstance(key_value, str) and not key_value.strip()))
+            if not in_use:
+                continue
+            for col in t.columns[1:]:
+                cell = t.cell(col.key, i)
+                yield from _check_value(book, t.sheet, cell, f"{t.name} {col.header}", book.values.get((t.sheet, cell)),
+                                        kind=col.kind, required=col.required, minimum=col.minimum,
+                                        maximum=col.maximum, integer=col.integer, choices=col.choices)
+
+
+def values_equal(cached: Any, recomputed: Any) -> bool:
+    """Tolerance: numbers within ``1e-9 + 1e-9 * |recomputed|``; text/flags/errors identical; empty == ""."""
+    if cached is None:
+        cached = ""
+    if recomputed is None:
+        recomputed = ""
+    if isinstance(recomputed, bool) or isinstance(cached, bool):
+        return isinstance(recomputed, bool) and isinstance(cached, bool) and recomputed == cached
+    if _is_number(cached) and _is_number(recomputed):
+        return abs(float(cached) - float(recomputed)) <= STALE_ABS_TOL + STALE_REL_TOL * abs(float(recomputed))
+    if isinstance(cached, str) and isinstance(recomputed, str):
+        return str(cached) == str(recomputed)
+    return False
+
+
+def validate_book(book: RawBook, path: str) -> Report:
+    """Every check of a workbook already read."""
+    from planner.validate.fastpath import check_formulas_and_values
+
+    out: list[Finding] = [finding(p.code, p.message, sheet=p.sheet, cell=p.cell, expected=p.expected,
+                                  actual=p.actual) for p in book.problems]
+    out += check_hostile(book)
+    template = list(check_template(book))
+    out += template
+    version = _name_value(book, "PLANNER_TEMPLATE_VERSION")
+    if template:
+        return Report(path=path, template_version=version, findings=sort_findings(out), engine="none")
+    structure = list(check_structure(book))
+    out += structure
+    if structure or book.problems:
+        return Report(path=path, template_version=version, findings=sort_findings(out), engine="none")
+    out += check_inputs(book)
+    engine = "fast"
+    for f in check_formulas_and_values(book):
+        if f.code == "formula-changed":
+            engine = "fast+cached"
+        out.append(f)
+    return Report(path=path, template_version=version, findings=sort_findings(out), engine=engine)
+
+
+def validate_file(path: str) -> Report:
+    """Validate one workbook on disk; never raises (except ``MemoryError``, which the batch turns into a finding)."""
+    try:
+        try:
+            book = read_raw(path)
+        except Problem as p:
+            return Report(path=path, engine="none", findings=(finding(p.code, p.message, sheet=p.sheet, cell=p.cell,
+                                                                       expected=p.expected, actual=p.actual),))
+        return validate_book(book, path)
+    except MemoryError:
+        raise
+    except RecursionError:
+        return Report(path=path, engine="none", findings=(finding("oversized-part", "formulas nest too deeply"),))
+    except Exception as exc:  # noqa: BLE001  (a batch never stops for one file)
+        return Report(path=path, engine="none",
+                      findings=(finding("validator-crash", f"{type(exc).__name__}: {exc}"),))
