@@ -79,12 +79,17 @@ def keys_needed_all(demands: list[float], limits_per_key: list[float], target_ut
     return max(counts, default=1)
 
 
-LIMIT_FIELDS = {**{name: name for name in LIMIT_NAMES}, "window_s": "window_s"}
+LIMIT_FIELDS = {
+    **{name: name for name in LIMIT_NAMES},
+    "window_s": "window_s",
+    "output_token_weight": "output_token_weight",
+}
 """Names :func:`limit_value` accepts (lower case) and the :class:`~planner.specs.ProviderLimits` field each reads."""
 
 
 def limit_value(limits: ProviderLimits, limit_name: str) -> float:
-    """One limit of a provider tier by name (``rpm``, ``tpm``, ``itpm``, ``otpm``, ``rpd``, ``tpd``, ``window_s``).
+    """One limit of a provider tier by name: ``rpm``, ``tpm``, ``itpm``, ``otpm``, ``rpd``, ``tpd``, or the counting
+    parameters ``window_s`` (enforcement window) and ``output_token_weight`` (quota burned per output token, D3).
 
     Case-insensitive. A limit the provider does not set raises :class:`ArgumentError` listing those it does set.
 

@@ -38,7 +38,7 @@ DAYS = Arg(name="days_per_month", unit="days", help="Days in the month", default
     ),
     returns="USD/Mtok",
     category="Cost",
-    example='=PROVIDER_PRICE("anthropic", "tier-4", "claude-sonnet", "cache_write")',
+    example='=PROVIDER_PRICE("anthropic", "tier-4", "claude-sonnet-4.5", "cache_write") -> 3.75',
     formula_ids=("C1",),
 )
 def PROVIDER_PRICE(provider, tier, model, price_name):

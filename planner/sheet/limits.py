@@ -8,7 +8,7 @@ from planner.registry import Arg, sheet_function
 DEMAND = Arg(name="demand", unit="per min or per day", help="Demand in the limit's unit (e.g. CAPACITY_ITPM)")
 PROVIDER = Arg(name="provider", unit="name", kind="text", help="Provider in the catalog (e.g. anthropic)")
 TIER = Arg(name="tier", unit="name", kind="text", help="Usage tier of the provider (e.g. tier-4)")
-MODEL = Arg(name="model", unit="name", kind="text", help="Model or model class the limits apply to")
+MODEL = Arg(name="model", unit="name", kind="text", help="Model the limits apply to (e.g. claude-sonnet-4.5)")
 
 
 @sheet_function(
@@ -72,7 +72,8 @@ def AZURE_RPM_LIMIT(tpm_limit, rpm_per_1000_tpm=6.0):
 
 
 @sheet_function(
-    summary="One rate limit of a provider tier from the catalog: rpm, tpm, itpm, otpm, rpd, tpd or window_s.",
+    summary="One rate limit of a provider tier from the catalog: rpm, tpm, itpm, otpm, rpd, tpd, window_s (s) or "
+    "output_token_weight (quota units per output token).",
     args=(
         PROVIDER,
         TIER,
@@ -81,12 +82,12 @@ def AZURE_RPM_LIMIT(tpm_limit, rpm_per_1000_tpm=6.0):
             name="limit_name",
             unit="name",
             kind="text",
-            help="rpm, tpm, itpm, otpm (per minute), rpd, tpd (per day) or window_s (enforcement window)",
+            help="rpm, tpm, itpm, otpm (per minute), rpd, tpd (per day), window_s or output_token_weight",
         ),
     ),
     returns="the limit's unit (per min, per day, or s)",
     category="Limits",
-    example='=PROVIDER_LIMIT("anthropic", "tier-4", "claude-sonnet", "itpm")',
+    example='=PROVIDER_LIMIT("anthropic", "tier-4", "claude-sonnet-4.5", "itpm") -> 2000000',
 )
 def PROVIDER_LIMIT(provider, tier, model, limit_name):
     from planner import catalog
