@@ -142,6 +142,7 @@ def _add_table(sheet: SheetSpec, t: ts.Table, values: Mapping[tuple[str, str], A
                     sheet.validations.append(ValidationSpec(
                         sqref=rng, type=kind, formula1=f1, formula2=f2, operator=op, prompt=col.help,
                         error=f"{col.header}: a {'whole ' if col.integer else ''}number {allowed}"))
+    sheet.heights[t.header_row] = 45
     sheet.tables.append(TableSpec(name=t.name, ref=t.ref))
 
 
@@ -398,3 +399,32 @@ def build_sample(scenario_path: str | Path, out: str | Path) -> Path:
     from planner.scenario import load_scenario
 
     return write_plan(scenario_inputs(load_scenario(scenario_path)), out)
+
+
+def render_summary_png(workbook: str | Path, png: str | Path, *, dpi: int = 80) -> Path:
+    """Render the Summary sheet of ``workbook`` through LibreOffice headless (PDF, one page per sheet) and
+    pdftoppm into ``png``. Needs ``soffice`` and ``pdftoppm`` on PATH."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    pdftoppm = shutil.which("pdftoppm")
+    if soffice is None or pdftoppm is None:
+        raise ArgumentError("render", "soffice/pdftoppm", "LibreOffice and poppler-utils installed")
+    page = ts.SHEET_ORDER.index(ts.SUMMARY.sheet) + 1
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [soffice, "--headless", "--norestore", f"-env:UserInstallation=file://{tmp}/profile", "--convert-to",
+             'pdf:calc_pdf_Export:{"SinglePageSheets":{"type":"boolean","value":"true"}}', "--outdir", tmp,
+             str(workbook)],
+            check=True, capture_output=True, timeout=180,
+        )
+        pdf = Path(tmp) / (Path(workbook).stem + ".pdf")
+        stem = Path(tmp) / "page"
+        subprocess.run([pdftoppm, "-f", str(page), "-l", str(page), "-r", str(dpi), "-png", "-singlefile",
+                        str(pdf), str(stem)], check=True, capture_output=True, timeout=120)
+        out = Path(png)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(stem.with_suffix(".png"), out)
+    return out

@@ -88,6 +88,7 @@ class SheetSpec:
     name: str
     cells: dict[str, CellSpec] = field(default_factory=dict)
     widths: dict[str, float] = field(default_factory=dict)
+    heights: dict[int, float] = field(default_factory=dict)
     tables: list[TableSpec] = field(default_factory=list)
     validations: list[ValidationSpec] = field(default_factory=list)
     cond_formats: list[CondFormatSpec] = field(default_factory=list)
@@ -127,6 +128,8 @@ def _build(spec: WorkbookSpec, macro_enabled: bool) -> Workbook:
                 cell.protection = Protection(locked=False)
         for col, width in s.widths.items():
             ws.column_dimensions[col].width = width
+        for row, height in s.heights.items():
+            ws.row_dimensions[row].height = height
         for t in s.tables:
             xt = XlTable(displayName=t.name, ref=t.ref)
             xt.tableStyleInfo = TableStyleInfo(name=t.style, showRowStripes=True)
