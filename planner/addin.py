@@ -14,6 +14,7 @@ This module does not import xlwings (only :mod:`planner.udfs` and the Lite bundl
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.metadata
 import importlib.util
@@ -28,6 +29,7 @@ from typing import Any
 
 from planner import coerce
 from planner.coerce import call_sheet_function
+from planner.errors import PlannerError
 from planner.registry import SheetFunction, load
 
 PACKAGE = "llm-capacity-planner"
@@ -63,9 +65,37 @@ def excel_call(spec: SheetFunction, *raw: Any) -> Any:
     "peak_qps: got 'lots', expected a number"
     """
     try:
-        return call_sheet_function(spec, *raw, errors_as_text=True)
+        return call_sheet_function(_guarded(spec), *raw, errors_as_text=True)
     except Exception as exc:  # noqa: BLE001  (the cell must show a message, whatever went wrong)
         return unexpected_error_message(spec, exc)
+
+
+class UnexpectedError(PlannerError):
+    """A non-planner exception inside a function, carried as its short cell message (so that, in a column call,
+    only that row shows the message and the other rows keep their results)."""
+
+
+_GUARDED: dict[int, tuple[SheetFunction, SheetFunction]] = {}
+
+
+def _guarded(spec: SheetFunction) -> SheetFunction:
+    """``spec`` with an implementation that turns any non-planner exception into :class:`UnexpectedError`."""
+    cached = _GUARDED.get(id(spec))
+    if cached is not None and cached[0] is spec:
+        return cached[1]
+    impl = spec.impl
+
+    def guarded_impl(*args: Any) -> Any:
+        try:
+            return impl(*args)
+        except PlannerError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise UnexpectedError(unexpected_error_message(spec, exc)) from exc
+
+    guarded = dataclasses.replace(spec, impl=guarded_impl)
+    _GUARDED[id(spec)] = (spec, guarded)
+    return guarded
 
 
 def unexpected_error_message(spec: SheetFunction, exc: BaseException) -> str:

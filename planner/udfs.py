@@ -245,10 +245,10 @@ def MONTHS_TO_BREACH(utilization, monthly_growth_rate):
 @xw.func(category='Limits')
 @xw.arg('provider', ndim=2, err_to_str=True, doc='Provider in the catalog (e.g. anthropic) [name]')
 @xw.arg('tier', ndim=2, err_to_str=True, doc='Usage tier of the provider (e.g. tier-4) [name]')
-@xw.arg('model', ndim=2, err_to_str=True, doc='Model or model class the limits apply to [name]')
-@xw.arg('limit_name', ndim=2, err_to_str=True, doc='rpm, tpm, itpm, otpm (per minute), rpd, tpd (per day) or window_s (enforcement window) [name]')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model the limits apply to (e.g. claude-sonnet-4.5) [name]')
+@xw.arg('limit_name', ndim=2, err_to_str=True, doc='rpm, tpm, itpm, otpm (per minute), rpd, tpd (per day), window_s or output_token_weight [name]')
 def PROVIDER_LIMIT(provider, tier, model, limit_name):
-    """One rate limit of a provider tier from the catalog: rpm, tpm, itpm, otpm, rpd, tpd or window_s. Returns the limit's unit (per min, per day, or s)."""
+    """One rate limit of a provider tier from the catalog: rpm, tpm, itpm, otpm, rpd, tpd, window_s (s) or output_token_weight (quota units per output token). Returns the limit's unit (per min, per day, or s)."""
     return excel_call(_REGISTRY['PROVIDER_LIMIT'], provider, tier, model, limit_name)
 
 

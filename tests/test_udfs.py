@@ -297,6 +297,8 @@ def test_unexpected_exception_is_a_short_message_naming_the_argument() -> None:
     assert addin.excel_call(spec, [[3]], [[None]]) == 3.0
     message = addin.excel_call(spec, [[3]], [[0]])
     assert message.startswith("SCALE: ZeroDivisionError: ") and message.endswith("(check b)")
+    column = addin.excel_call(spec, [[3], [4]], [[0], [None]])  # only the failing row shows the message
+    assert column == [[message], [4.0]]
 
 
 # --- names Excel and VBA accept ----------------------------------------------------------------------------------

@@ -236,10 +236,10 @@ def MONTHS_TO_BREACH(utilization, monthly_growth_rate):
 @func
 @arg('provider', ndim=2, doc='Provider in the catalog (e.g. anthropic) [name]')
 @arg('tier', ndim=2, doc='Usage tier of the provider (e.g. tier-4) [name]')
-@arg('model', ndim=2, doc='Model or model class the limits apply to [name]')
-@arg('limit_name', ndim=2, doc='rpm, tpm, itpm, otpm (per minute), rpd, tpd (per day) or window_s (enforcement window) [name]')
+@arg('model', ndim=2, doc='Model the limits apply to (e.g. claude-sonnet-4.5) [name]')
+@arg('limit_name', ndim=2, doc='rpm, tpm, itpm, otpm (per minute), rpd, tpd (per day), window_s or output_token_weight [name]')
 def PROVIDER_LIMIT(provider, tier, model, limit_name):
-    """One rate limit of a provider tier from the catalog: rpm, tpm, itpm, otpm, rpd, tpd or window_s. Returns the limit's unit (per min, per day, or s)."""
+    """One rate limit of a provider tier from the catalog: rpm, tpm, itpm, otpm, rpd, tpd, window_s (s) or output_token_weight (quota units per output token). Returns the limit's unit (per min, per day, or s)."""
     return excel_call(_REGISTRY['PROVIDER_LIMIT'], provider, tier, model, limit_name)
 
 
