@@ -171,6 +171,69 @@ def template_sample_cmd(scenario: str, out: str) -> None:
     click.echo(str(path))
 
 
+@cli.command("validate")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "csv"]), default="text",
+              show_default=True, help="text: one grep-able line per finding; json, junit (CI dashboards), csv.")
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False), default=None,
+              help="Write the report to this file instead of standard output.")
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@click.option("--severity", "severities", multiple=True, metavar="CODE=LEVEL",
+              help="Override a finding's severity (error, warning, info, off); repeatable.")
+@click.option("--config", "config", type=click.Path(dir_okay=False), default=None,
+              help="TOML file with a [severity] table of CODE = LEVEL.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Time limit per workbook [s].")
+@click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True,
+              help="Memory limit per workbook [MiB].")
+def validate_cmd(paths: tuple[str, ...], fmt: str, out: str | None, strict: bool, severities: tuple[str, ...],
+                 config: str | None, jobs: int, timeout_s: float, memory_mib: int) -> None:
+    """Validate submitted plan workbooks (files or folders): template, inputs, formulas, cached values, policy.
+
+    Exit 0 when every plan is valid, 1 when a finding has error severity (or warning with --strict), 2 when the
+    tool could not run. Finding codes: docs/findings.md.
+
+    Example: planner validate samples/ --format junit -o validate.xml
+    """
+    from planner.validate.batch import Limits, expand_paths, validate_paths
+    from planner.validate.findings import load_config, parse_severity_overrides
+    from planner.validate.report import RENDERERS
+
+    try:
+        overrides = load_config(config) if config else {}
+        overrides.update(parse_severity_overrides(severities))
+    except PlannerError as exc:
+        fail(str(exc))
+    files = expand_paths(paths)
+    if not files:
+        fail(f"no .xlsx/.xlsm workbooks under {', '.join(paths)}")
+    show_bar = sys.stdout.isatty() and sys.stderr.isatty() and len(files) > 1
+    limits = Limits(timeout_s=timeout_s, memory_mib=memory_mib)
+    try:
+        if show_bar:
+            with click.progressbar(length=len(files), label="validating", file=sys.stderr) as bar:
+                result = validate_paths(files, jobs=jobs, limits=limits, severity=overrides, strict=strict,
+                                        on_report=lambda _r: bar.update(1))
+        else:
+            result = validate_paths(files, jobs=jobs, limits=limits, severity=overrides, strict=strict)
+        text = RENDERERS[fmt](result)
+    except OSError as exc:
+        fail(f"could not run the validation: {exc}")
+    if out:
+        try:
+            with open(out, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            fail(f"--output {out}: {exc.strerror}")
+        if fmt != "text":
+            click.echo(RENDERERS["text"](result).splitlines()[-1], err=True)
+    else:
+        click.echo(text, nl=False)
+    sys.exit(result.exit_code)
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
