@@ -183,7 +183,7 @@ _REGISTRY = load()
 
 def udfs_source(registry: Mapping[str, SheetFunction] | None = None) -> str:
     """The text of ``planner/udfs.py`` for the current registry."""
-    out = [UDFS_HEADER]
+    out = [UDFS_HEADER.rstrip("\n")]
     for spec in _registry(registry):
         out.append("")
         out.append("")
@@ -219,7 +219,7 @@ _REGISTRY = load()
 
 def lite_main_source(registry: Mapping[str, SheetFunction] | None = None) -> str:
     """The text of ``addin/lite/main.py`` for the current registry."""
-    out = [LITE_HEADER]
+    out = [LITE_HEADER.rstrip("\n")]
     for spec in _registry(registry):
         out.append("")
         out.append("")

@@ -27,7 +27,6 @@ from planner.registry import load
 _REGISTRY = load()
 
 
-
 @xw.func(category='Demand')
 @xw.arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
 @xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')

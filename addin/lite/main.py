@@ -18,7 +18,6 @@ from planner.registry import load
 _REGISTRY = load()
 
 
-
 @func
 @arg('peak_qps', ndim=2, doc='Requests per second at the peak [req/s]')
 @arg('avg_input_tokens', ndim=2, doc='Average input (prompt) tokens per request, cached or not [tokens]')
