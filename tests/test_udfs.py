@@ -203,9 +203,7 @@ def example_args(spec: SheetFunction) -> list[typing.Any] | None:
 
 EXAMPLES = [(spec, example_args(spec)) for spec in SPECS]
 SCALAR_EXAMPLES = [
-    (spec, args)
-    for spec, args in EXAMPLES
-    if args is not None and all(a.elementwise for a in spec.args[: len(args)])
+    (spec, args) for spec, args in EXAMPLES if args is not None and all(a.elementwise for a in spec.args[: len(args)])
 ]
 
 
