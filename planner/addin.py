@@ -18,6 +18,7 @@ import dataclasses
 import importlib
 import importlib.metadata
 import importlib.util
+import inspect
 import os
 import re
 import sys
@@ -401,12 +402,19 @@ def check_environment(platform: str | None = None, config: Path | None = None) -
         udfs = importlib.import_module(UDF_MODULE)
         exposed = {n for n in registry if callable(getattr(udfs, n, None))}
         missing = sorted(set(registry) - exposed)
+        changed = sorted(
+            n
+            for n in exposed
+            if list(inspect.signature(getattr(udfs, n)).parameters) != [a.name for a in registry[n].args]
+        )
+        problems = [f"missing {', '.join(missing)}"] if missing else []
+        problems += [f"arguments differ for {', '.join(changed)}"] if changed else []
         checks.append(
             Check(
                 name=UDF_MODULE,
-                ok=not missing,
+                ok=not problems,
                 detail=f"importable, {len(exposed)} of {len(registry)} functions"
-                + (f"; missing {', '.join(missing)} (run python -m planner.addin --write)" if missing else ""),
+                + (f"; {'; '.join(problems)} (regenerate: python -m planner.addin --write)" if problems else ""),
             )
         )
     except Exception as exc:  # noqa: BLE001  (report any import failure as a finding)
