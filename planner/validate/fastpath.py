@@ -60,10 +60,16 @@ def _norm_code(code: str, aliases: dict[str, str]) -> str:
 
 @lru_cache(maxsize=1)
 def compiled() -> tuple[list[tuple[str, str, Any, int]], dict[tuple[str, str], str], dict[tuple[str, str], Any]]:
-    """Per process, once: the template's formula cells in evaluation order, their normalised texts, fixed cells."""
+    """Per process, once: the template's formula cells in evaluation order, their texts, fixed cells."""
     cells = ts.formula_cells()
-    expected = {(s, c): normalize_formula("=" + e.render(r)) for s, c, e, r in cells}
+    expected = {(s, c): "=" + e.render(r) for s, c, e, r in cells}
     return cells, expected, ts.fixed_cells()
+
+
+@lru_cache(maxsize=1)
+def fingerprints() -> dict[tuple[str, str], str]:
+    """The normalised template formula of every formula cell."""
+    return {k: normalize_formula(v) for k, v in compiled()[1].items()}
 
 
 def evaluate(book: RawBook, keep: dict[tuple[str, str], Any]) -> dict[tuple[str, str], Any]:
@@ -100,6 +106,7 @@ def check_formulas_and_values(book: RawBook) -> Iterator[Finding]:
     from planner.validate.checks import values_equal
 
     cells, expected, _fixed = compiled()
+    prints = fingerprints()
     keep: dict[tuple[str, str], Any] = {}
     skip: set[tuple[str, str]] = set()
     for sheet, cell, _e, _r in cells:
@@ -109,12 +116,12 @@ def check_formulas_and_values(book: RawBook) -> Iterator[Finding]:
             keep[key] = book.values.get(key)
             skip.add(key)
             yield finding("formula-overwritten", "template formula replaced by a typed value", sheet=sheet,
-                          cell=cell, expected="=" + expected[key], actual=_show(book.values.get(key)))
-        elif normalize_formula(text) != expected[key]:
+                          cell=cell, expected=expected[key], actual=_show(book.values.get(key)))
+        elif text != expected[key] and normalize_formula(text) != prints[key]:
             keep[key] = book.values.get(key)
             skip.add(key)
             yield finding("formula-changed", "template formula edited", sheet=sheet, cell=cell,
-                          expected="=" + expected[key], actual=text)
+                          expected=expected[key], actual=text)
     recomputed = evaluate(book, keep)
     for sheet, cell, _e, _r in cells:
         key = (sheet, cell)

@@ -185,7 +185,11 @@ def _sheet_cells(book: RawBook, root: Any, sheet: str, strings: list[str]) -> No
                     col, row = split_cell(ref)
                     ftext = shift_formula(master, col - mc, row - mr)
             book.formulas[(sheet, ref)] = "=" + ftext
-        v = c.find(f"{NS_MAIN}v")
+        v = None
+        for cand in c.iterfind(f"{NS_MAIN}v"):  # the first <v> with text (tolerates an empty <v /> before it)
+            if cand.text is not None:
+                v = cand
+                break
         value: Any = None
         if t == "inlineStr":
             is_ = c.find(f"{NS_MAIN}is")
