@@ -11,9 +11,6 @@ Output is reproducible byte for byte.
 
 from __future__ import annotations
 
-import io
-import re
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -332,58 +329,20 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
 # Writing
 
 
-def _cell_xml_value(v: Any) -> tuple[str | None, str]:
-    """(t attribute, text) of a cached value."""
-    if isinstance(v, ts.XlError):
-        return "e", str(v)
-    if isinstance(v, bool):
-        return "b", "1" if v else "0"
-    if isinstance(v, (int, float)):
-        return None, repr(float(v)) if not float(v).is_integer() else str(int(v))
-    return "str", "" if v is None else str(v)
-
-
-def _xml_escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-_CELL = re.compile(r'<c r="([A-Z]+[0-9]+)"([^>]*)><f>(.*?)</f><v\s*/>(</c>)', re.S)
-
-
-def patch_cached_values(data: bytes, values: Mapping[tuple[str, str], Any], sheet_order: list[str]) -> bytes:
-    """Insert cached ``<v>`` values into the formula cells openpyxl wrote (``<f>..</f><v />``)."""
-    src = zipfile.ZipFile(io.BytesIO(data))
-    by_sheet: dict[str, dict[str, Any]] = {}
-    for (sheet, cell), v in values.items():
-        by_sheet.setdefault(sheet, {})[cell] = v
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            body = src.read(info.filename)
-            m = re.fullmatch(r"xl/worksheets/sheet(\d+)\.xml", info.filename)
-            if m:
-                sheet = sheet_order[int(m.group(1)) - 1]
-                cells = by_sheet.get(sheet, {})
-
-                def repl(mo: re.Match[str], cells: dict[str, Any] = cells) -> str:
-                    addr, attrs, formula, end = mo.groups()
-                    if addr not in cells:
-                        return mo.group(0)
-                    t, text = _cell_xml_value(cells[addr])
-                    attrs = re.sub(r'\st="[^"]*"', "", attrs) + (f' t="{t}"' if t else "")
-                    return f'<c r="{addr}"{attrs}><f>{formula}</f><v>{_xml_escape(text)}</v>{end}'
-
-                body = _CELL.sub(repl, body.decode("utf-8")).encode("utf-8")
-            dst.writestr(info, body)
-    return normalize_zip(buf.getvalue())
-
-
 def write_plan(inputs: Mapping[tuple[str, str], Any], path: str | Path) -> Path:
     """Write a plan workbook (template layout + ``inputs``) with cached values for every formula."""
+    import tempfile
+
+    from planner.ooxml import write_cached_values
+
     values = {**catalog_inputs(), **inputs}
     cached = ts.evaluate_plan(values)
-    out = write_workbook(workbook_spec(values, cached), path, macro_enabled=True)
-    out.write_bytes(patch_cached_values(out.read_bytes(), cached, list(ts.SHEET_ORDER)))
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        bare = write_workbook(workbook_spec(values, cached), Path(tmp) / out.name, macro_enabled=True)
+        write_cached_values(bare, out, cached)
+    out.write_bytes(normalize_zip(out.read_bytes()))
     return out
 
 

@@ -217,7 +217,8 @@ def write_workbook(spec: WorkbookSpec, path: str | Path, *, macro_enabled: bool 
 
 
 def normalize_zip(data: bytes) -> bytes:
-    """The same zip with fixed member timestamps and attributes, in the original member order."""
+    """The same zip with fixed member timestamps and attributes, in the original member order (and without the
+    empty ``<v />`` openpyxl writes into formula cells)."""
     src = zipfile.ZipFile(io.BytesIO(data))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst:
@@ -225,5 +226,9 @@ def normalize_zip(data: bytes) -> bytes:
             member = zipfile.ZipInfo(info.filename, date_time=ZIP_TIME)
             member.compress_type = zipfile.ZIP_DEFLATED
             member.external_attr = 0o600 << 16
-            dst.writestr(member, src.read(info.filename))
+            body = src.read(info.filename)
+            if info.filename.startswith("xl/worksheets/"):
+                # openpyxl writes an empty cached value as "<v />"; drop it, a formula cell needs no <v> at all
+                body = body.replace(b"<v />", b"")
+            dst.writestr(member, body)
     return buf.getvalue()
