@@ -1,0 +1,167 @@
+"""Cost (C1, C2, C4, C6): API cost with prompt caching, cache break-even, self-hosted $/Mtok, break-even volume."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from planner import catalog, cost, functions
+from planner.errors import ArgumentError, UnknownNameError
+
+PER_TOKEN_TO_PER_MTOK = 1e6
+SONNET_INPUT, SONNET_WRITE_5M, SONNET_WRITE_1H, SONNET_READ = 3e-6, 3.75e-6, 6e-6, 3e-7  # USD/token, reference §5
+
+prices = st.floats(min_value=0.01, max_value=100, allow_nan=False)
+tokens = st.floats(min_value=0, max_value=2e5, allow_nan=False)
+fraction = st.floats(min_value=0, max_value=1, allow_nan=False)
+
+
+class TestReferencePrices:
+    def test_catalog_sonnet_prices_match_the_reference(self):
+        """Anthropic Sonnet: input 3e-6, cache write 3.75e-6, cache read 3e-7 USD per token (LiteLLM price map)."""
+        p = [functions.PROVIDER_PRICE("anthropic", "tier-4", "claude-sonnet-4.5", name) / PER_TOKEN_TO_PER_MTOK
+             for name in ("input", "cache_write", "cached_input")]
+        assert p == pytest.approx([SONNET_INPUT, SONNET_WRITE_5M, SONNET_READ])
+
+    def test_anthropic_ratios(self):
+        """C1 ratios: write 1.25x input (5 min), read 0.1x input."""
+        assert SONNET_WRITE_5M / SONNET_INPUT == pytest.approx(1.25)
+        assert SONNET_READ / SONNET_INPUT == pytest.approx(0.1)
+
+    def test_unknown_price_name(self):
+        with pytest.raises(UnknownNameError, match="^price_name: got 'batch'"):
+            functions.PROVIDER_PRICE("anthropic", "tier-4", "claude-sonnet-4.5", "batch")
+
+    def test_price_the_catalog_lacks(self):
+        """Gemini lists no cache-write price: the message says which prices it lists."""
+        with pytest.raises(ArgumentError, match="^price_name: got 'cache_write', expected a price gemini/"):
+            functions.PROVIDER_PRICE("gemini", "tier-1", "gemini-2.5-pro", "cache_write")
+
+
+class TestApiCost:
+    def test_worked_example(self):
+        """10,000 in (80 % read, 1,000 written), 500 out at Sonnet prices:
+        (3x1,000 + 0.3x8,000 + 3.75x1,000 + 15x500) / 1e6 = 0.01665 USD."""
+        assert functions.API_COST_PER_REQUEST(10_000, 500, 0.8, 1000, 3, 0.3, 3.75, 15) == pytest.approx(0.01665)
+
+    def test_no_cache_is_plain_price(self):
+        assert functions.API_COST_PER_REQUEST(1_000_000, 1_000_000, 0, 0, 3, 0.3, 3.75, 15) == pytest.approx(18)
+
+    def test_zero_tokens_cost_nothing(self):
+        assert functions.API_COST_PER_REQUEST(0, 0, 0, 0, 3, 0.3, 3.75, 15) == 0
+
+    def test_too_many_write_tokens(self):
+        with pytest.raises(ArgumentError, match="^cache_write_tokens: got 3000"):
+            functions.API_COST_PER_REQUEST(10_000, 0, 0.8, 3000, 3, 0.3, 3.75, 15)
+
+    def test_monthly_from_average_qps(self):
+        """30.4375 days x 86,400 s = 2,629,800 requests per month at 1 req/s."""
+        per_request = functions.API_COST_PER_REQUEST(10_000, 500, 0.8, 1000, 3, 0.3, 3.75, 15)
+        assert functions.API_COST_MONTHLY(1, 10_000, 500, 0.8, 1000, 3, 0.3, 3.75, 15) == pytest.approx(
+            per_request * 2_629_800
+        )
+        assert functions.API_COST_MONTHLY(1, 10_000, 500, 0.8, 1000, 3, 0.3, 3.75, 15, 30) == pytest.approx(
+            per_request * 2_592_000
+        )
+
+    def test_monthly_from_request_count(self):
+        assert functions.API_COST_FOR_REQUESTS(0.002, 1_000_000) == pytest.approx(2000)
+
+    def test_monthly_needs_exactly_one_volume(self):
+        with pytest.raises(ArgumentError, match="^avg_qps: got None, expected exactly one"):
+            cost.monthly_cost_usd(0.01)
+
+    def test_missing_cache_price_defaults_to_the_input_price(self):
+        """In Python a cache price may be left out: reads then cost like uncached input (no discount assumed)."""
+        assert cost.api_cost_per_request_usd(1000, 0, 3, 15, 0.5) == pytest.approx(0.003)
+
+    @given(tokens, tokens, fraction, fraction, prices, prices)
+    def test_more_hits_never_cost_more_when_reads_are_cheaper(self, i, o, h1, h2, p_in, p_out):
+        lo, hi = sorted((h1, h2))
+        p_read = p_in / 10
+        high = cost.api_cost_per_request_usd(i, o, p_in, p_out, hi, p_read)
+        low = cost.api_cost_per_request_usd(i, o, p_in, p_out, lo, p_read)
+        assert high <= low * (1 + 1e-12) + 1e-15
+
+
+class TestCacheSavings:
+    def test_worked_example(self):
+        """(3 - 0.3) x 8,000 - (3.75 - 3) x 1,000 = 20,850 per Mtok: 0.02085 USD per request, x 2,629,800."""
+        assert cost.cache_savings_per_request_usd(10_000, 0.8, 3, 0.3, 1000, 3.75) == pytest.approx(0.02085)
+        assert functions.CACHE_SAVINGS_MONTHLY(1, 10_000, 0.8, 1000, 3, 0.3, 3.75) == pytest.approx(0.02085 * 2_629_800)
+
+    def test_writes_without_reads_lose_money(self):
+        assert functions.CACHE_SAVINGS_MONTHLY(1, 10_000, 0, 10_000, 3, 0.3, 3.75) < 0
+
+    @given(tokens, tokens, fraction, fraction, prices, st.floats(min_value=0, max_value=1))
+    def test_savings_are_the_cost_difference(self, i, o, h, write_share, p_in, read_ratio):
+        """Congruence: savings = cost without cache - cost with cache (C1 twice)."""
+        w = i * (1 - h) * write_share
+        p_read, p_write = p_in * read_ratio, p_in * 1.25
+        with_cache = cost.api_cost_per_request_usd(i, o, p_in, 15, h, p_read, w, p_write)
+        without = cost.api_cost_per_request_usd(i, o, p_in, 15)
+        saving = cost.cache_savings_per_request_usd(i, h, p_in, p_read, w, p_write)
+        assert saving == pytest.approx(without - with_cache, rel=1e-9, abs=1e-12)
+
+
+class TestCacheBreakEven:
+    def test_sonnet_five_minute_cache(self):
+        """C2 at Sonnet prices: h* = (3.75 - 3) / (3.75 - 0.3) = 0.2174; r* = 3.45 / 2.7 = 1.278 uses."""
+        h = functions.CACHE_BREAKEVEN_HIT_RATE(SONNET_INPUT * 1e6, SONNET_WRITE_5M * 1e6, SONNET_READ * 1e6)
+        assert h == pytest.approx(0.75 / 3.45)
+        assert functions.CACHE_BREAKEVEN_REUSE(3, 3.75, 0.3) == pytest.approx(3.45 / 2.7)
+
+    def test_one_hour_cache_needs_more_hits(self):
+        """2x write price (1 h TTL): h* = 3 / 5.7."""
+        assert functions.CACHE_BREAKEVEN_HIT_RATE(3, 6, 0.3) == pytest.approx(3 / 5.7)
+
+    def test_free_writes_always_pay(self):
+        """OpenAI-style caching (writes at the input price): any hit pays."""
+        assert functions.CACHE_BREAKEVEN_HIT_RATE(2, 2, 0.5) == 0
+
+    def test_reads_not_cheaper_never_pay(self):
+        with pytest.raises(ArgumentError, match="^usd_per_mtok_cached_input: got 3"):
+            functions.CACHE_BREAKEVEN_HIT_RATE(3, 3.75, 3)
+
+    @given(prices, st.floats(min_value=1, max_value=3), st.floats(min_value=0, max_value=0.9))
+    def test_break_even_reuse_equalizes_cost(self, p_in, write_ratio, read_ratio):
+        """At r* uses one write plus r*-1 reads cost as much as r* uncached sends (C2 equality)."""
+        p_write, p_read = p_in * write_ratio, p_in * read_ratio
+        r = cost.cache_breakeven_reuse(p_in, p_write, p_read)
+        assume(r > 1)
+        assert p_write + (r - 1) * p_read == pytest.approx(r * p_in)
+        h = cost.cache_breakeven_hit_rate(p_in, p_write, p_read)
+        assert h == pytest.approx((r - 1) / r)
+
+
+class TestSelfHost:
+    def test_reference_formula(self):
+        """C4: 2 GPUs x 3 USD/h at 920 tokens/s: 1e6 x 6 / (3600 x 920) = 1.8116 USD/Mtok."""
+        assert functions.SELFHOST_USD_PER_MTOK(3, 920, 2) == pytest.approx(1e6 * 6 / (3600 * 920))
+
+    def test_catalog_gpu_price(self):
+        """With a catalog GPU price, 1,000 tokens/s on one GPU costs price/3.6 per Mtok."""
+        gpu = next(g for g in catalog.gpus() if g.usd_per_gpu_hour)
+        assert functions.SELFHOST_USD_PER_MTOK(gpu.usd_per_gpu_hour, 1000) == pytest.approx(gpu.usd_per_gpu_hour / 3.6)
+
+    def test_zero_throughput_is_refused(self):
+        with pytest.raises(ArgumentError, match="^tokens_per_s: got 0, expected a number > 0$"):
+            functions.SELFHOST_USD_PER_MTOK(3, 0)
+
+    @given(prices, st.floats(min_value=1, max_value=1e6), st.integers(min_value=1, max_value=64))
+    def test_round_trip_to_monthly_cost(self, price, tps, gpus):
+        """$/Mtok x Mtok served in a month = the fleet's monthly cost (C4 and monthly GPU-hours agree)."""
+        per_mtok = cost.selfhost_usd_per_mtok(price, tps, gpus)
+        mtok_month = tps * 3600 * cost.HOURS_PER_MONTH / 1e6
+        assert per_mtok * mtok_month == pytest.approx(cost.selfhost_monthly_usd(price, gpus))
+
+    def test_break_even_volume(self):
+        """C6: 8 GPUs at 2 USD/h (11,688 USD/month) vs a 6 USD/Mtok blend (3:1 input:output at 3/15)."""
+        monthly = functions.SELFHOST_USD_MONTHLY(2, 8)
+        assert monthly == pytest.approx(11_688)
+        assert functions.BREAKEVEN_MTOK_MONTHLY(monthly, 3000, 1000, 3, 15) == pytest.approx(1948)
+
+    def test_break_even_needs_tokens(self):
+        with pytest.raises(ArgumentError, match="^avg_input_tokens: got 0"):
+            functions.BREAKEVEN_MTOK_MONTHLY(1000, 0, 0, 3, 15)
