@@ -175,21 +175,23 @@ def test_import_functions_vba_wraps_every_function(windows_udfs: types.SimpleNam
 
 # --- Excel-shaped calls give the core's numbers -----------------------------------------------------------------
 
-_LITERAL = re.compile(r'\s*("(?:[^"]|"")*"|TRUE|FALSE|-?[\d.]+(?:[eE][-+]?\d+)?%?)\s*(?:,|$)', re.I)
+_LITERAL = re.compile(r'\s*("(?:[^"]|"")*"|TRUE|FALSE|-?[\d.]+(?:[eE][-+]?\d+)?%?|\{[^}]*\})\s*(?:,|$)', re.I)
 
 
-def example_args(spec: SheetFunction) -> list[typing.Any] | None:
-    """The literal arguments of the registry example (``=NAME(10, "x", TRUE) -> ...``); None if it uses cells."""
-    match = re.match(rf"=\s*{spec.name}\((.*)\)\s*(?:->|$)", spec.example.strip(), flags=re.I)
-    if not match:
-        return None
-    text, values, pos = match.group(1), [], 0
+def _literals(text: str) -> list[typing.Any] | None:
+    values: list[typing.Any] = []
+    pos = 0
     while pos < len(text):
         token = _LITERAL.match(text, pos)
         if not token:
             return None
         lit = token.group(1)
-        if lit.startswith('"'):
+        if lit.startswith("{"):  # an array constant {a,b,c}: one row, as Excel passes it
+            inner = _literals(lit[1:-1])
+            if inner is None or any(isinstance(v, list) for v in inner):
+                return None
+            values.append(inner)
+        elif lit.startswith('"'):
             values.append(lit[1:-1].replace('""', '"'))
         elif lit.upper() in ("TRUE", "FALSE"):
             values.append(lit.upper() == "TRUE")
@@ -201,14 +203,27 @@ def example_args(spec: SheetFunction) -> list[typing.Any] | None:
     return values
 
 
+def example_args(spec: SheetFunction) -> list[typing.Any] | None:
+    """The literal arguments of the registry example (``=NAME(10, "x", {1,2}) -> ...``); None if it uses cells."""
+    match = re.match(rf"=\s*{spec.name}\((.*)\)\s*(?:->|$)", spec.example.strip(), flags=re.I)
+    if not match:
+        return None
+    values = _literals(match.group(1))
+    if values is None or len(values) > len(spec.args):
+        return None
+    if any(isinstance(v, list) != (not a.elementwise) for a, v in zip(spec.args, values)):
+        return None  # a range given where one value is expected, or the reverse
+    return values
+
+
 EXAMPLES = [(spec, example_args(spec)) for spec in SPECS]
-SCALAR_EXAMPLES = [
-    (spec, args) for spec, args in EXAMPLES if args is not None and all(a.elementwise for a in spec.args[: len(args)])
-]
+LITERAL_EXAMPLES = [(spec, args) for spec, args in EXAMPLES if args is not None]
+SCALAR_EXAMPLES = [(spec, args) for spec, args in LITERAL_EXAMPLES if all(a.elementwise for a in spec.args)]
 
 
 def test_most_examples_are_callable_literally() -> None:
-    assert len(SCALAR_EXAMPLES) >= len(SPECS) // 2
+    assert len(LITERAL_EXAMPLES) >= min(5, len(SPECS))
+    assert len(LITERAL_EXAMPLES) >= len(SPECS) // 2
 
 
 def _core(spec: SheetFunction, args: list[typing.Any]) -> typing.Any:
@@ -219,25 +234,33 @@ def _core(spec: SheetFunction, args: list[typing.Any]) -> typing.Any:
         return str(exc)
 
 
+def _as_text(value: typing.Any) -> typing.Any:
+    return repr(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+
+
 def _excel_shaped(spec: SheetFunction, args: list[typing.Any]) -> list[typing.Any]:
-    """Every value as a single-cell 2-D list, numbers typed as text, and missing optional arguments as empty cells."""
+    """Every value as Excel passes it with ``ndim=2`` (a single cell ``[[v]]``, an array constant or a row
+    ``[[a, b, c]]``), numbers typed as text, and missing optional arguments as empty cells."""
     shaped = []
     for arg, value in zip(spec.args, args):
-        if arg.kind == "number" and isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = repr(value)
-        shaped.append([[value]])
+        if isinstance(value, list):
+            shaped.append([[_as_text(v) for v in value]] if arg.kind == "numbers" else [value])
+        else:
+            shaped.append([[_as_text(value) if arg.kind == "number" else value]])
     shaped += [[[None]] for _ in spec.args[len(args) :]]
     return shaped
 
 
-@pytest.mark.parametrize("spec,args", SCALAR_EXAMPLES, ids=[s.name for s, _ in SCALAR_EXAMPLES])
+@pytest.mark.parametrize("spec,args", LITERAL_EXAMPLES, ids=[s.name for s, _ in LITERAL_EXAMPLES])
 def test_excel_shaped_call_equals_core(spec: SheetFunction, args: list[typing.Any]) -> None:
     expected = _core(spec, args)
     udf = getattr(udfs, spec.name)
     assert udf(*_excel_shaped(spec, args)) == expected
-    assert udf(*[[[v]] for v in args]) == expected
+    assert udf(*[[v] if isinstance(v, list) else [[v]] for v in args]) == expected
     # 1-D lists (what xlwings passes for a row without ndim=2) and bare scalars also work.
     assert udf(*args) == expected
+    if any(isinstance(v, list) for v in args):  # a range given as a column instead of a row
+        assert udf(*[[[x] for x in v] if isinstance(v, list) else v for v in args]) == expected
 
 
 @pytest.mark.parametrize("spec,args", SCALAR_EXAMPLES, ids=[s.name for s, _ in SCALAR_EXAMPLES])
