@@ -23,6 +23,33 @@ _DDE = re.compile(r"""(?:^|[=(,+\-*/&\s])(?:'[^']*'|[A-Za-z0-9_.]+)\|'?[^'!]*'?!
 _EXTERNAL = re.compile(r"""\[\d+\]|\[[^\]]+\.(?:xlsx|xlsm|xls|xlsb|csv)\]|'?(?:https?|file|ftp)://""", re.I)
 
 
+_WHOLE = re.compile(r"(?<![A-Za-z0-9_.])\$?[A-Z]{1,3}:\$?[A-Z]{1,3}(?![A-Za-z0-9_(])"
+                    r"|(?<![A-Za-z0-9_.$])\$?\d+:\$?\d+(?![\d.])")
+
+
+def _balanced(text: str) -> bool:
+    """Quotes closed and parentheses balanced (outside strings and quoted sheet names)."""
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "\"'":
+            j = text.find(ch, i + 1)
+            while j != -1 and j + 1 < n and text[j + 1] == ch:
+                j = text.find(ch, j + 2)
+            if j == -1:
+                return False
+            i = j + 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+        i += 1
+    return depth == 0
+
+
 def _strings_removed(text: str) -> str:
     return re.sub(r'"(?:[^"]|"")*"', '""', text)
 
@@ -40,6 +67,12 @@ def check_hostile(book: RawBook) -> Iterator[Finding]:
         elif _EXTERNAL.search(bare):
             yield finding("external-link", "formula refers to another workbook; the reference is never followed",
                           sheet=sheet, cell=cell, actual=text[:200])
+        elif not _balanced(text):
+            yield finding("unparsable-formula", "formula cannot be parsed (unbalanced quotes or parentheses)",
+                          sheet=sheet, cell=cell, actual=text[:200])
+        elif _WHOLE.search(bare):
+            yield finding("oversized-part", "formula uses a whole-column or whole-row range; never evaluated",
+                          sheet=sheet, cell=cell, expected="a bounded range", actual=text[:200])
     if book.has_vba:
         yield finding("macro-present", "the workbook carries a VBA project; macros are never executed")
 
@@ -85,8 +118,9 @@ def check_structure(book: RawBook) -> Iterator[Finding]:
         for j, col in enumerate(t.columns):
             cell = f"{ts.col_letter(t.first_col + j)}{t.header_row}"
             got = book.values.get((t.sheet, cell))
-            listed = raw.columns[j] if j < len(raw.columns) else None
-            if got != col.header and listed != col.header:
+            if got is None:  # no header cell: the table's own column list
+                got = raw.columns[j] if j < len(raw.columns) else None
+            if got != col.header:
                 yield finding("missing-column", f"column {col.header!r} of {t.name} is missing or renamed",
                               sheet=t.sheet, cell=cell, expected=col.header, actual=got)
 
