@@ -6,3 +6,7 @@ functions are declared once in :mod:`planner.sheet` and exposed as :mod:`planner
 """
 
 __version__ = "0.1.0"
+
+from planner.engines import kv_capacity  # noqa: E402
+
+__all__ = ["kv_capacity"]
