@@ -1160,18 +1160,56 @@ def table(name: str) -> Table:
     raise KeyError(name)
 
 
+def _references(expr: Expr) -> set[tuple[str, str]]:
+    """(table name, column key) pairs an expression reads."""
+    if isinstance(expr, (Ref, Cells)):
+        keys = {expr.first, expr.last} if isinstance(expr, Cells) else {expr.key}
+        if isinstance(expr, Cells) and expr.last is not None:
+            t = expr.table
+            i, j = t.index(expr.first), t.index(expr.last)
+            keys = {c.key for c in t.columns[i : j + 1]}
+        return {(expr.table.name, k) for k in keys if k is not None}
+    if isinstance(expr, At):
+        return {(expr.table.name, expr.key)}
+    return set().union(*(_references(c) for c in expr.children()))
+
+
+def _column_order() -> list[tuple[Table, Column]]:
+    """Formula columns in dependency order (a column after every column it reads)."""
+    nodes = {(t.name, c.key): (t, c) for t in FORMULA_TABLES for c in t.columns if c.formula is not None}
+    order: list[tuple[Table, Column]] = []
+    state: dict[tuple[str, str], int] = {}
+
+    def visit(node: tuple[str, str]) -> None:
+        if state.get(node) == 2:
+            return
+        if state.get(node) == 1:
+            raise ValueError(f"circular reference through {node}")
+        state[node] = 1
+        t, c = nodes[node]
+        assert c.formula is not None
+        for dep in sorted(_references(c.formula)):
+            if dep in nodes and dep != node:
+                visit(dep)
+        state[node] = 2
+        order.append((t, c))
+
+    for node in nodes:
+        visit(node)
+    return order
+
+
 def formula_cells() -> list[tuple[str, str, Expr, int]]:
     """Every formula cell of the template, in evaluation order: ``(sheet, cell, expr, data_row)``.
 
-    Tables are evaluated column by column, so a column may use whole earlier columns (SUMIFS for failover).
+    Columns come in dependency order and each column is evaluated for all rows, so a column may use whole
+    columns computed before it (SUMIFS for failover).
     """
     out: list[tuple[str, str, Expr, int]] = []
-    for t in FORMULA_TABLES:
-        for c in t.columns:
-            if c.formula is None:
-                continue
-            for i in range(t.rows):
-                out.append((t.sheet, t.cell(c.key, i), c.formula, i))
+    for t, c in _column_order():
+        assert c.formula is not None
+        for i in range(t.rows):
+            out.append((t.sheet, t.cell(c.key, i), c.formula, i))
     for i, (_label, _key, expr, _fmt) in enumerate(TOTALS):
         out.append((SUMMARY.sheet, f"{TOTALS_COL_VALUE}{TOTALS_FIRST_ROW + i}", expr, 0))
     return out
