@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import openpyxl
@@ -75,3 +76,17 @@ def test_seed_has_the_seed_shape() -> None:
     assert agent_tokens > 20 * results["chat"]["tpm_demand"] / results["chat"]["rpm_demand"]
     # prefix caching lowers the agent's monthly cost
     assert results["agent"]["cost_monthly_usd"] < results["agent"]["cost_monthly_no_cache_usd"]
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed")
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda p: p.stem)
+def test_sample_opens_in_libreoffice_and_shows_cached_values(scenario: Path, tmp_path: Path) -> None:
+    from test_template import libreoffice_text
+
+    text = libreoffice_text(SAMPLES / f"{scenario.stem}.xlsm", tmp_path)
+    results = _results(SAMPLES / f"{scenario.stem}.xlsm")
+    for route, row in results.items():
+        assert route in text
+        assert str(row["binding_constraint"]) in text
+    for bad in ("Err:", "#NAME?", "#VALUE!", "#DIV/0!"):
+        assert bad not in text, bad
