@@ -1,0 +1,294 @@
+"""The catalogue is closed, documented, and every code is produced by a real workbook on disk."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from validate_support import (
+    ROOT,
+    add_part,
+    cell_xml,
+    plan_bytes,
+    replace_cell,
+    sheet_part,
+    table_part,
+    write,
+)
+
+from planner import template_spec as ts
+from planner.registry import load
+from planner.validate.batch import Limits, validate_paths
+from planner.validate.checks import validate_file
+from planner.validate.findings import CATALOGUE, catalogue_markdown, parse_severity_overrides
+from planner.validate.make_invalid import edit_part
+
+R = ts.RESULTS
+ROUTE = ts.ROUTES
+
+
+def test_docs_findings_md_is_the_catalogue() -> None:
+    assert (ROOT / "docs" / "findings.md").read_text() == catalogue_markdown()
+
+
+def test_codes_are_kebab_case_with_known_family_and_severity() -> None:
+    for code, k in CATALOGUE.items():
+        assert re.fullmatch(r"[a-z]+(-[a-z]+)*", code), code
+        assert k.severity in ("error", "warning", "info")
+        assert k.family in ("file", "template", "structure", "input", "formula", "output", "policy", "hostile")
+
+
+def test_severity_overrides_are_checked() -> None:
+    assert parse_severity_overrides(["stale-value=WARNING"]) == {"stale-value": "warning"}
+    with pytest.raises(ValueError, match="no-such-code"):
+        parse_severity_overrides(["no-such-code=error"])
+    with pytest.raises(ValueError, match="fatal"):
+        parse_severity_overrides(["stale-value=fatal"])
+
+
+def rows(path: str) -> set[tuple[str, str, str]]:
+    """``(sheet, cell, code)`` rows of a workbook's report: compared as data, not prose."""
+    return {(f.sheet or "", f.cell or "", f.code) for f in validate_file(path).findings}
+
+
+def codes(path: str) -> set[str]:
+    return {c for _s, _c, c in rows(path)}
+
+
+def test_valid_plan_has_no_findings(tmp_path: Path) -> None:
+    report = validate_file(write(tmp_path, "ok.xlsm", plan_bytes()))
+    assert report.findings == () and report.valid() and report.template_version == ts.TEMPLATE_VERSION
+
+
+def test_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "folder.xlsx").mkdir()
+    assert codes(str(tmp_path / "folder.xlsx")) == {"unreadable"}
+    assert codes(str(tmp_path / "absent.xlsx")) == {"unreadable"}
+
+
+def test_not_a_workbook(tmp_path: Path) -> None:
+    assert codes(write(tmp_path, "a.xlsx", b"route,qps\nchat,1\n")) == {"not-a-workbook"}
+    assert codes(write(tmp_path, "b.xlsx", add_part(b"", "hello.txt", b"hi") if False else _zip_without_workbook())) \
+        == {"not-a-workbook"}
+
+
+def _zip_without_workbook() -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("word/document.xml", "<w/>")
+    return buf.getvalue()
+
+
+def test_not_our_template(tmp_path: Path) -> None:
+    data = edit_part(plan_bytes(), "xl/workbook.xml", lambda x: x.replace(ts.TEMPLATE_ID, "other/budget"))
+    assert codes(write(tmp_path, "t.xlsm", data)) == {"not-our-template"}
+
+
+def test_unsupported_template_version(tmp_path: Path) -> None:
+    data = edit_part(plan_bytes(), "xl/workbook.xml", lambda x: x.replace(f'"{ts.TEMPLATE_VERSION}"', '"9.9.9"'))
+    report = validate_file(write(tmp_path, "v.xlsm", data))
+    assert {f.code for f in report.findings} == {"unsupported-template-version"}
+    assert report.template_version == "9.9.9"
+
+
+def test_missing_sheet(tmp_path: Path) -> None:
+    data = edit_part(plan_bytes(), "xl/workbook.xml", lambda x: x.replace('name="Fleet"', 'name="Fleet2"'))
+    assert ("Fleet", "", "missing-sheet") in rows(write(tmp_path, "s.xlsm", data))
+
+
+def test_missing_table(tmp_path: Path) -> None:
+    data = plan_bytes()
+    part = table_part(data, ROUTE.name)
+    data = edit_part(data, part, lambda x: x.replace(f'ref="{ROUTE.ref}"', 'ref="A3:M5"'))
+    assert rows(write(tmp_path, "t.xlsm", data)) == {(ROUTE.sheet, ROUTE.ref.split(":")[0], "missing-table")}
+
+
+def test_missing_column(tmp_path: Path) -> None:
+    addr = f"{ROUTE.letter('peak_qps')}{ROUTE.header_row}"
+    data = replace_cell(plan_bytes(), ROUTE.sheet, addr, f'<c r="{addr}" t="inlineStr"><is><t>QPS</t></is></c>')
+    assert rows(write(tmp_path, "c.xlsm", data)) == {(ROUTE.sheet, addr, "missing-column")}
+
+
+def test_input_missing(tmp_path: Path) -> None:
+    key = (ROUTE.sheet, ROUTE.cell("kind", 0))
+    assert (key[0], key[1], "input-missing") in rows(write(tmp_path, "m.xlsm", plan_bytes(drop=(key,))))
+
+
+def test_input_wrong_type(tmp_path: Path) -> None:
+    key = (ROUTE.sheet, ROUTE.cell("peak_qps", 1))
+    found = rows(write(tmp_path, "w.xlsm", plan_bytes({key: "lots"})))
+    assert (key[0], key[1], "input-wrong-type") in found
+    kind = (ROUTE.sheet, ROUTE.cell("kind", 0))
+    assert (kind[0], kind[1], "input-wrong-type") in rows(write(tmp_path, "k.xlsm", plan_bytes({kind: "urgent"})))
+
+
+def test_input_out_of_range_and_excel_error_value(tmp_path: Path) -> None:
+    key = (ROUTE.sheet, ROUTE.cell("cache_hit_rate", 0))
+    found = rows(write(tmp_path, "r.xlsm", plan_bytes({key: 1.5})))
+    assert (key[0], key[1], "input-out-of-range") in found
+    assert any(code == "excel-error-value" and sheet == R.sheet for sheet, _c, code in found)
+
+
+def test_formula_overwritten(tmp_path: Path) -> None:
+    addr = R.cell("rpm_demand", 0)
+    data = plan_bytes()
+    xml = cell_xml(data, R.sheet, addr)
+    data = replace_cell(data, R.sheet, addr, re.sub(r"<f>.*?</f>", "", xml))
+    assert rows(write(tmp_path, "o.xlsm", data)) == {(R.sheet, addr, "formula-overwritten")}
+
+
+def test_formula_changed(tmp_path: Path) -> None:
+    addr = R.cell("rpm_demand", 0)
+    data = plan_bytes()
+    xml = cell_xml(data, R.sheet, addr)
+    data = replace_cell(data, R.sheet, addr, re.sub(r"</f>", "*1</f>", xml))
+    assert rows(write(tmp_path, "f.xlsm", data)) == {(R.sheet, addr, "formula-changed")}
+
+
+def test_formula_respelled_is_not_changed(tmp_path: Path) -> None:
+    """Office.js spelling and blanks do not change the fingerprint."""
+    addr = R.cell("rpm_demand", 0)
+    data = plan_bytes()
+    xml = cell_xml(data, R.sheet, addr)
+    data = replace_cell(data, R.sheet, addr, xml.replace("CAPACITY_RPM(", "_xldudf_XLWINGS_CAPACITY_RPM( "))
+    assert rows(write(tmp_path, "f.xlsm", data)) == set()
+
+
+def test_stale_value(tmp_path: Path) -> None:
+    addr = R.cell("cost_monthly_usd", 0)
+    data = plan_bytes()
+    xml = cell_xml(data, R.sheet, addr)
+    data = replace_cell(data, R.sheet, addr, re.sub(r"<v>[^<]*</v>", "<v>1234.5</v>", xml))
+    report = validate_file(write(tmp_path, "s.xlsm", data))
+    assert {(f.sheet, f.cell, f.code) for f in report.findings} == {(R.sheet, addr, "stale-value")}
+    assert report.findings[0].actual == 1234.5
+
+
+def test_within_tolerance_is_not_stale(tmp_path: Path) -> None:
+    from planner.validate.checks import values_equal
+
+    assert values_equal(1e6 * (1 + 5e-10), 1e6) and not values_equal(1e6 * (1 + 5e-9), 1e6)
+    assert values_equal(None, "") and not values_equal("OK", "ok") and not values_equal(True, 1.0)
+
+
+def test_missing_cached_value(tmp_path: Path) -> None:
+    addr = R.cell("rpm_demand", 0)
+    data = plan_bytes()
+    xml = cell_xml(data, R.sheet, addr)
+    data = replace_cell(data, R.sheet, addr, re.sub(r"<v>[^<]*</v>", "", xml))
+    assert rows(write(tmp_path, "m.xlsm", data)) == {(R.sheet, addr, "missing-cached-value")}
+
+
+def test_utilization_over_threshold_and_no_failover_headroom(tmp_path: Path) -> None:
+    key = (ROUTE.sheet, ROUTE.cell("peak_qps", 0))
+    found = rows(write(tmp_path, "p.xlsm", plan_bytes({key: float(_base(key)) * 1.4})))
+    assert found == {(R.sheet, R.cell("max_util", 0), "utilization-over-threshold"),
+                     (R.sheet, R.cell("failover_util", 0), "no-failover-headroom")}
+
+
+def _base(key: tuple[str, str]) -> float:
+    from validate_support import base_inputs
+
+    return base_inputs()[key]
+
+
+FLEET_FUNCTIONS = {"KV_BYTES_PER_REQUEST", "MAX_CONCURRENCY", "TPOT_S"}
+needs_fleet = pytest.mark.skipif(not FLEET_FUNCTIONS <= set(load()),
+                                 reason="the KV/decode spreadsheet functions are not registered yet")
+
+
+@needs_fleet
+def test_kv_does_not_fit_and_slo_not_met(tmp_path: Path) -> None:
+    from planner.scenario import load_scenario
+    from planner.template import scenario_inputs, write_plan
+
+    inputs = scenario_inputs(load_scenario(ROOT / "samples" / "selfhost-kv.toml"))
+    inputs[(ROUTE.sheet, ROUTE.cell("peak_qps", 0))] = float(inputs[(ROUTE.sheet, ROUTE.cell("peak_qps", 0))]) * 50
+    inputs[(ROUTE.sheet, ROUTE.cell("tpot_slo_s", 0))] = 0.0001
+    path = write_plan(inputs, tmp_path / "kv.xlsm")
+    found = rows(str(path))
+    assert (R.sheet, R.cell("kv_util", 0), "kv-does-not-fit") in found
+    assert (R.sheet, R.cell("tpot_util", 0), "slo-not-met") in found
+
+
+def test_macro_present_is_info(tmp_path: Path) -> None:
+    report = validate_file(write(tmp_path, "m.xlsm", add_part(plan_bytes(), "xl/vbaProject.bin", b"\xd0\xcf\x11\xe0")))
+    assert [(f.code, f.severity) for f in report.findings] == [("macro-present", "info")] and report.valid()
+
+
+def _set_formula(tmp_path: Path, name: str, formula: str) -> set[tuple[str, str, str]]:
+    addr = R.cell("rpm_demand", 0)
+    data = plan_bytes()
+    xml = cell_xml(data, R.sheet, addr)
+    data = replace_cell(data, R.sheet, addr, re.sub(r"<f>.*?</f>", f"<f>{formula}</f>", xml))
+    return rows(write(tmp_path, name, data))
+
+
+def test_external_link(tmp_path: Path) -> None:
+    assert (R.sheet, R.cell("rpm_demand", 0), "external-link") in _set_formula(
+        tmp_path, "e.xlsm", "'[budget.xlsx]Sheet1'!A1")
+    data = edit_part(plan_bytes(), "xl/_rels/workbook.xml.rels", lambda x: x.replace(
+        "</Relationships>", '<Relationship Id="rIdX" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+        'relationships/externalLink" Target="externalLinks/externalLink1.xml"/></Relationships>'))
+    assert ("", "", "external-link") in rows(write(tmp_path, "e2.xlsm", data))
+
+
+def test_dde_formula(tmp_path: Path) -> None:
+    assert (R.sheet, R.cell("rpm_demand", 0), "dde-formula") in _set_formula(tmp_path, "d.xlsm", "cmd|'/c calc'!A1")
+
+
+def test_unparsable_formula(tmp_path: Path) -> None:
+    assert (R.sheet, R.cell("rpm_demand", 0), "unparsable-formula") in _set_formula(tmp_path, "u.xlsm", "SUM((1,2)")
+
+
+def test_whole_column_range_is_oversized(tmp_path: Path) -> None:
+    assert (R.sheet, R.cell("rpm_demand", 0), "oversized-part") in _set_formula(tmp_path, "w.xlsm", "SUM(A:A)")
+
+
+def test_zip_bomb(tmp_path: Path) -> None:
+    data = add_part(plan_bytes(), "xl/media/blob.bin", b"\0" * (4 * 1024 * 1024))
+    assert codes(write(tmp_path, "z.xlsm", data)) == {"zip-bomb"}
+
+
+def test_xml_attack(tmp_path: Path) -> None:
+    bomb = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>'
+            '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+            '<row r="1"><c r="A1" t="str"><v>&lol2;</v></c></row></sheetData></worksheet>')
+    data = edit_part(plan_bytes(), sheet_part("ReadMe"), lambda _x: bomb)
+    assert ("ReadMe", "", "xml-attack") in rows(write(tmp_path, "x.xlsm", data))
+
+
+def test_validator_crash_is_a_report(tmp_path: Path) -> None:
+    """A corrupt shared formula (a cell reference that is not one) ends in a report, not a traceback."""
+    addr = R.cell("rpm_demand", 0)
+    data = plan_bytes()
+    xml = cell_xml(data, R.sheet, addr)
+    bad = xml.replace(f'r="{addr}"', 'r="C0x"').replace("<f>", '<f t="shared" si="0">')
+    nxt = R.cell("rpm_demand", 1)
+    data = replace_cell(data, R.sheet, addr, bad)
+    data = replace_cell(data, R.sheet, nxt, f'<c r="{nxt}"><f t="shared" si="0"/><v>1</v></c>')
+    assert "validator-crash" in codes(write(tmp_path, "c.xlsm", data))
+
+
+def test_timeout_and_memory_limit(tmp_path: Path) -> None:
+    path = write(tmp_path, "ok.xlsm", plan_bytes())
+    slow = validate_paths([path], limits=Limits(timeout_s=0.0001, memory_mib=1024))
+    assert [f.code for f in slow.reports[0].findings] == ["timeout"]
+    cells = "".join(f'<row r="{r}"><c r="A{r}"><v>{r}</v></c><c r="B{r}"><v>{r}</v></c></row>'
+                    for r in range(1, 200_001))
+    big = ('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+           f"{cells}</sheetData></worksheet>")
+    hungry = write(tmp_path, "big.xlsm", edit_part(plan_bytes(), sheet_part("ReadMe"), lambda _x: big))
+    tight = validate_paths([hungry, path], limits=Limits(timeout_s=60, memory_mib=40))
+    assert [f.code for f in tight.reports[0].findings] == ["memory-limit"]
+    assert tight.reports[1].findings == ()  # the next workbook is validated normally
+
+
+def test_every_code_is_tested() -> None:
+    text = Path(__file__).read_text()
+    untested = [c for c in CATALOGUE if f'"{c}"' not in text]
+    assert untested == []
