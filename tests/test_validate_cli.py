@@ -1,0 +1,146 @@
+"""The real ``planner validate`` command: formats, exit codes, severity overrides, batches."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from validate_support import ROOT, plan_bytes, write
+
+from planner import template_spec as ts
+from planner.validate.batch import validate_paths
+from planner.validate.make_invalid import EXPECTED_CODES, make_invalid
+from planner.validate.report import finding_line
+
+PLANNER = str(Path(sys.executable).with_name("planner"))
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PLANNER, "validate", *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def plans(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("plans")
+    write(d, "good.xlsm", plan_bytes())
+    make_invalid(ROOT / "samples" / "bulk-tpm.toml", d / "invalid")
+    return d
+
+
+def test_json_output_equals_the_library_report(plans: Path) -> None:
+    proc = run(str(plans), "--format", "json", "--jobs", "2")
+    assert proc.returncode == 1, proc.stderr
+    library = validate_paths([str(plans)], isolate=False).as_dict()
+    assert json.loads(proc.stdout) == library
+    assert set(library) == {"valid", "reports"}
+    for r in library["reports"]:
+        assert set(r) == {"path", "valid", "template_version", "findings"}
+        for f in r["findings"]:
+            assert set(f) == {"code", "severity", "sheet", "cell", "message", "expected", "actual"}
+
+
+def test_invalid_samples_produce_their_codes(plans: Path) -> None:
+    result = validate_paths([str(plans / "invalid")], isolate=False)
+    got = {Path(r.path).name: {f.code for f in r.findings if f.severity == "error"} for r in result.reports}
+    for name, wanted in EXPECTED_CODES.items():
+        assert set(wanted) <= got[name], name
+        assert not next(r for r in result.reports if r.path.endswith(name)).valid()
+
+
+def test_committed_invalid_samples_are_current(tmp_path: Path) -> None:
+    """samples/invalid/ is what make_invalid writes today."""
+    make_invalid(ROOT / "samples" / "bulk-tpm.toml", tmp_path)
+    for name in EXPECTED_CODES:
+        committed = validate_paths([str(ROOT / "samples" / "invalid" / name)], isolate=False).reports[0]
+        fresh = validate_paths([str(tmp_path / name)], isolate=False).reports[0]
+        assert [(f.sheet, f.cell, f.code) for f in committed.findings] == \
+            [(f.sheet, f.cell, f.code) for f in fresh.findings], name
+
+
+def test_text_lines_are_greppable(plans: Path) -> None:
+    proc = run(str(plans / "invalid" / "output-stale-value.xlsm"))
+    assert proc.returncode == 1
+    cell = ts.RESULTS.cell("cost_monthly_usd", 0)
+    line = next(x for x in proc.stdout.splitlines() if " stale-value: " in x)
+    assert line.startswith(f"{plans / 'invalid' / 'output-stale-value.xlsm'}:Results!{cell}: error stale-value: ")
+    assert "actual 1234.5)" in line
+
+
+def test_valid_plan_exits_0(plans: Path) -> None:
+    proc = run(str(plans / "good.xlsm"))
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.splitlines()[0] == f"{plans / 'good.xlsm'}: ok (template {ts.TEMPLATE_VERSION})"
+
+
+def test_strict_and_severity_overrides(plans: Path, tmp_path: Path) -> None:
+    policy = str(plans / "invalid" / "policy-over-threshold.xlsm")
+    assert run(policy).returncode == 1
+    relaxed = ["--severity", "utilization-over-threshold=warning"]
+    assert run(policy, *relaxed).returncode == 0  # only warnings left
+    assert run(policy, *relaxed, "--strict").returncode == 1
+    config = tmp_path / "v.toml"
+    config.write_text('[severity]\n"utilization-over-threshold" = "off"\n"no-failover-headroom" = "info"\n')
+    proc = run(policy, "--config", str(config), "--strict", "--format", "json")
+    assert proc.returncode == 0
+    assert [f["code"] for f in json.loads(proc.stdout)["reports"][0]["findings"]] == ["no-failover-headroom"]
+
+
+def test_tool_could_not_run_exits_2(plans: Path, tmp_path: Path) -> None:
+    assert run(str(plans), "--severity", "nonsense=error").returncode == 2
+    assert run(str(plans), "--severity", "stale-value").returncode == 2
+    (tmp_path / "empty").mkdir()
+    proc = run(str(tmp_path / "empty"))
+    assert proc.returncode == 2 and "no .xlsx/.xlsm" in proc.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[severity\n")
+    assert run(str(plans), "--config", str(bad)).returncode == 2
+
+
+def test_junit_parses(plans: Path, tmp_path: Path) -> None:
+    out = tmp_path / "v.xml"
+    proc = run(str(plans), "--format", "junit", "-o", str(out))
+    assert proc.returncode == 1
+    root = ET.parse(out).getroot()
+    cases = root.findall(".//testcase")
+    assert len(cases) == 1 + len(EXPECTED_CODES)
+    failed = {Path(c.get("name", "")).name for c in cases if c.find("failure") is not None}
+    assert failed == set(EXPECTED_CODES)
+    assert root.get("failures") == str(len(EXPECTED_CODES))
+
+
+def test_csv_parses_one_row_per_finding(plans: Path) -> None:
+    proc = run(str(plans), "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    library = validate_paths([str(plans)], isolate=False)
+    assert len(rows) == sum(max(1, len(r.findings)) for r in library.reports)
+    assert {(r["path"], r["sheet"], r["cell"], r["code"]) for r in rows if r["code"]} == {
+        (r.path, f.sheet or "", f.cell or "", f.code) for r in library.reports for f in r.findings}
+
+
+def test_batch_never_stops_for_a_bad_file(plans: Path, tmp_path: Path) -> None:
+    junk = write(tmp_path, "junk.xlsx", b"PK\x03\x04 truncated")
+    paths = [junk, str(tmp_path / "missing.xlsm"), str(plans / "good.xlsm")]
+    result = validate_paths(paths, jobs=2)
+    assert [r.path for r in result.reports] == paths
+    assert [r.valid() for r in result.reports] == [False, False, True]
+
+
+def test_no_progress_bar_when_piped(plans: Path) -> None:
+    proc = run(str(plans))
+    assert "validating" not in proc.stderr and "\r" not in proc.stdout + proc.stderr
+
+
+def test_finding_line_format() -> None:
+    from planner.validate.report import finding
+
+    f = finding("stale-value", "cached value differs", sheet="Results", cell="S4", expected=1.5, actual=2)
+    assert finding_line("p.xlsm", f) == "p.xlsm:Results!S4: error stale-value: cached value differs " \
+        "(expected 1.5, actual 2)"
+    g = finding("missing-sheet", "x", sheet="My Sheet")
+    assert finding_line("p.xlsm", g).startswith("p.xlsm:'My Sheet': error missing-sheet")
