@@ -1,4 +1,5 @@
-"""Cost (formulas C1, C2, C4, C6 of the reference set): API cost with prompt caching, self-hosted $/Mtok, break-even.
+"""Cost (formulas C1-C6 of the reference set): API cost with prompt caching, routing and hit rate, self-hosted
+$/Mtok, owned-hardware TCO, break-even.
 
 Prices are USD per million tokens (``usd_per_mtok_*``), as provider price pages and
 :class:`planner.specs.ProviderLimits` give them; multiply a per-token price (LiteLLM's ``input_cost_per_token``) by
@@ -192,6 +193,44 @@ def cache_breakeven_hit_rate(usd_per_mtok_input: float, usd_per_mtok_cache_write
     """
     r = cache_breakeven_reuse(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input)
     return (r - 1.0) / r
+
+
+def effective_hit_rate(cache_hit_rate: float, replicas: float = 1, cache_aware_routing: bool = True) -> float:
+    """Prefix-cache hit rate the backends actually see, given how requests are routed (C3).
+
+    - Router-affine (cache-aware) routing, or a provider's shared cache: ``h_eff = h``.
+    - Random routing over ``N`` replicas without a shared cache: ``h_eff = h / N`` (cold, uniform prefixes).
+
+    Reference: C3; Dynamo KV router; llm-d prefix-cache scorer. ***The h/N term is a heuristic; calibrate.***
+
+    >>> effective_hit_rate(0.8, 4, cache_aware_routing=False)
+    0.2
+    >>> effective_hit_rate(0.8, 4)
+    0.8
+    """
+    h = check_fraction("cache_hit_rate", cache_hit_rate)
+    n = check_number("replicas", replicas, minimum=1, integer=True)
+    return h if cache_aware_routing else h / n
+
+
+def tco_yearly_usd(capex_usd: float, depreciation_years: float, license_usd_per_year: float = 0.0,
+                   hosting_usd_per_year: float = 0.0, power_usd_per_year: float = 0.0) -> float:
+    """Yearly total cost of owned hardware (C5):
+    ``yearly = capex / depreciation_years + license + hosting + power``.
+
+    Reference: C5, NVIDIA "Benchmarking LLM inference costs" (developer.nvidia.com blog); llmtco.com methodology.
+
+    An 8-GPU server at 300,000 USD over 4 years, 20,000 USD a year of hosting and 15,000 of power:
+
+    >>> tco_yearly_usd(300_000, 4, 0, 20_000, 15_000)
+    110000.0
+    """
+    c = check_number("capex_usd", capex_usd, minimum=0)
+    y = check_number("depreciation_years", depreciation_years, minimum=0, exclusive_minimum=True)
+    lic = check_number("license_usd_per_year", license_usd_per_year, minimum=0)
+    host = check_number("hosting_usd_per_year", hosting_usd_per_year, minimum=0)
+    power = check_number("power_usd_per_year", power_usd_per_year, minimum=0)
+    return c / y + lic + host + power
 
 
 def selfhost_usd_per_mtok(usd_per_gpu_hour: float, tokens_per_s: float, gpus: float = 1) -> float:

@@ -165,3 +165,22 @@ class TestSelfHost:
     def test_break_even_needs_tokens(self):
         with pytest.raises(ArgumentError, match="^avg_input_tokens: got 0"):
             functions.BREAKEVEN_MTOK_MONTHLY(1000, 0, 0, 3, 15)
+
+
+class TestRoutingAndOwnership:
+    def test_random_routing_dilutes_the_hit_rate(self):
+        """C3 heuristic: without cache-aware routing each of N replicas sees h / N."""
+        assert functions.EFFECTIVE_HIT_RATE(0.8, 4, False) == pytest.approx(0.2)
+        assert functions.EFFECTIVE_HIT_RATE(0.8, 4) == 0.8
+
+    def test_replicas_must_be_whole(self):
+        with pytest.raises(ArgumentError, match="^replicas: got 2.5, expected a whole number$"):
+            functions.EFFECTIVE_HIT_RATE(0.8, 2.5)
+
+    def test_tco(self):
+        """C5: 300,000 USD over 4 years + 20,000 hosting + 15,000 power = 110,000 USD a year."""
+        assert functions.TCO_YEARLY(300_000, 4, 0, 20_000, 15_000) == 110_000
+
+    def test_tco_needs_a_depreciation_period(self):
+        with pytest.raises(ArgumentError, match="^depreciation_years: got 0, expected a number > 0$"):
+            functions.TCO_YEARLY(300_000, 0)

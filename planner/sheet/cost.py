@@ -236,3 +236,46 @@ def BREAKEVEN_MTOK_MONTHLY(
     return cost.breakeven_mtok_per_month(
         selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output
     )
+
+
+@sheet_function(
+    summary="Prefix-cache hit rate the backends see: h with cache-aware routing (or a shared cache), h / replicas "
+    "with random routing (heuristic).",
+    args=(
+        HIT_RATE,
+        Arg(name="replicas", unit="count", help="Replicas the route is spread over", default=1),
+        Arg(
+            name="cache_aware_routing",
+            unit="flag",
+            kind="flag",
+            help="TRUE if requests with the same prefix go to the same replica (or the cache is shared)",
+            default=True,
+        ),
+    ),
+    returns="fraction",
+    category="Cost",
+    example="=EFFECTIVE_HIT_RATE(0.8, 4, FALSE) -> 0.2",
+    formula_ids=("C3",),
+)
+def EFFECTIVE_HIT_RATE(cache_hit_rate, replicas=1, cache_aware_routing=True):
+    return cost.effective_hit_rate(cache_hit_rate, replicas, cache_aware_routing)
+
+
+@sheet_function(
+    summary="Yearly total cost of owned hardware: capex / depreciation years + license + hosting + power.",
+    args=(
+        Arg(name="capex_usd", unit="USD", help="Purchase price of the servers"),
+        Arg(name="depreciation_years", unit="years", help="Years over which the hardware is written off"),
+        Arg(name="license_usd_per_year", unit="USD/year", help="Software licenses per year", default=0.0),
+        Arg(name="hosting_usd_per_year", unit="USD/year", help="Space and operations per year", default=0.0),
+        Arg(name="power_usd_per_year", unit="USD/year", help="Electricity per year", default=0.0),
+    ),
+    returns="USD/year",
+    category="Cost",
+    example="=TCO_YEARLY(300000, 4, 0, 20000, 15000) -> 110000",
+    formula_ids=("C5",),
+)
+def TCO_YEARLY(capex_usd, depreciation_years, license_usd_per_year=0.0, hosting_usd_per_year=0.0,
+               power_usd_per_year=0.0):
+    return cost.tco_yearly_usd(capex_usd, depreciation_years, license_usd_per_year, hosting_usd_per_year,
+                               power_usd_per_year)
