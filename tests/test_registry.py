@@ -144,6 +144,14 @@ class TestCallSheetFunction:
         months = call_sheet_function(REGISTRY["MONTHS_TO_BREACH"], "60%", "10%")
         assert months == pytest.approx(math.log(1 / 0.6) / math.log(1.1))
 
+    def test_flags_as_text_or_numbers(self):
+        """TRUE/FALSE typed as text, or 1/0, select the provider's counting rule."""
+        spec = REGISTRY["CAPACITY_ITPM"]
+        assert call_sheet_function(spec, 10, 20_000, "80%", 0, "TRUE") == 12_000_000
+        assert call_sheet_function(spec, 10, 20_000, "80%", 0, 0) == pytest.approx(2_400_000)
+        text = call_sheet_function(spec, 10, 20_000, 0.8, 0, "maybe")
+        assert text == "cached_reads_count: got 'maybe', expected TRUE or FALSE"
+
     def test_text_arguments_are_case_insensitive(self):
         spec = REGISTRY["PROVIDER_LIMIT"]
         assert call_sheet_function(spec, "ANTHROPIC", "Tier 4", "claude-sonnet-4.5", "Itpm") == 2_000_000
