@@ -1,0 +1,186 @@
+"""Benchmark: ``planner validate`` on many distinct plans, side by side with LibreOffice and naive formulas.
+
+One run, same files:
+
+- generate N distinct plans from the template (every route row filled, inputs varied per plan), cached values
+  written by the template builder;
+- **fast path**: ``validate_paths`` (isolated workers, one compiled template per worker) with ``--jobs 1`` and
+  ``--jobs 2``;
+- **LibreOffice warm**: ``/work/shared/bench/lo_batch_recalc.py`` (one headless soffice, load + calculateAll +
+  read per plan), run with the system Python that has ``uno``;
+- **naive formulas**: ``formulas.ExcelModel().loads(path).finish()`` + ``calculate()`` per file, with the
+  registry's functions registered under every spelling, on a subset (``--naive``), scaled per plan;
+- **peak memory**: a fresh process validates the first 100, 250 and N plans; its peak RSS is recorded.
+
+    .venv/bin/python benchmarks/bench_validate.py            # 500 plans (about 3 minutes)
+    .venv/bin/python benchmarks/bench_validate.py --smoke    # 6 plans, fast path only (seconds)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+LO_BENCH = Path("/work/shared/bench/lo_batch_recalc.py")
+
+
+def plan_inputs(seed: int) -> dict:
+    """Distinct inputs: the bulk-tpm scenario's backends, every route row filled with varied demand."""
+    from planner import template_spec as ts
+    from planner.scenario import load_scenario
+    from planner.template import scenario_inputs
+
+    base = scenario_inputs(load_scenario(ROOT / "samples" / "bulk-tpm.toml"))
+    rng = random.Random(seed)
+    backends = [base[(ts.PROVIDERS.sheet, ts.PROVIDERS.cell("name", i))] for i in range(2)]
+    out = {k: v for k, v in base.items() if k[0] != ts.ROUTES.sheet}
+    out[(ts.PLAN.sheet, ts.PLAN.cell("value", 0))] = f"bench plan {seed}"
+    r = ts.ROUTES
+    for i in range(r.rows):
+        inp, outp = rng.randint(200, 20000), rng.randint(20, 2000)
+        row = {
+            "name": f"route-{i}", "kind": rng.choice(ts.ROUTE_KINDS), "peak_qps": round(rng.uniform(0.05, 3.0), 3),
+            "avg_input_tokens": float(inp), "avg_output_tokens": float(outp),
+            "p95_context_tokens": float(2 * (inp + outp)), "max_tokens": float(4 * outp),
+            "cache_hit_rate": round(rng.uniform(0, 0.9), 2), "cache_write_tokens": float(rng.randint(0, 500)),
+            "ttft_slo_s": 2.0, "tpot_slo_s": 0.1, "backend": backends[i % 2], "failover": backends[(i + 1) % 2],
+        }
+        for k, v in row.items():
+            out[(r.sheet, r.cell(k, i))] = v
+    return out
+
+
+def generate(directory: Path, n: int) -> list[Path]:
+    from planner.template import write_plan
+
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(n):
+        p = directory / f"plan-{i:04d}.xlsm"
+        if not p.exists():
+            write_plan(plan_inputs(i), p)
+        paths.append(p)
+    return paths
+
+
+def time_fast(paths: list[Path], jobs: int) -> tuple[float, int]:
+    from planner.validate.batch import validate_paths
+
+    t0 = time.perf_counter()
+    result = validate_paths([str(p) for p in paths], jobs=jobs)
+    elapsed = time.perf_counter() - t0
+    codes = {f.code for r in result.reports for f in r.findings if f.severity == "error"}
+    bad = {"stale-value", "formula-changed", "formula-overwritten", "validator-crash", "timeout", "memory-limit"}
+    assert not (codes & bad), f"the benchmark plans should recompute cleanly: {codes & bad}"
+    return elapsed, len(result.reports)
+
+
+def peak_rss_mib(paths: list[Path]) -> float:
+    """Peak RSS of a fresh process validating ``paths`` in-process (no workers), MiB."""
+    code = ("import sys, resource; from planner.validate.batch import validate_paths; "
+            "validate_paths(sys.argv[1:], isolate=False); "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code, *map(str, paths)], capture_output=True, text=True, check=True,
+                         cwd=ROOT)
+    return int(out.stdout.strip()) / 1024
+
+
+def time_libreoffice(directory: Path) -> dict | None:
+    if not LO_BENCH.exists() or shutil.which("soffice") is None or not Path("/usr/bin/python3").exists():
+        return None
+    with tempfile.TemporaryDirectory() as profile:
+        out = subprocess.run(["/usr/bin/python3", str(LO_BENCH), str(directory), "--profile", profile, "--json"],
+                             capture_output=True, text=True, timeout=3600)
+    if out.returncode != 0:
+        print("LibreOffice benchmark failed:", out.stderr[-500:], file=sys.stderr)
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def time_naive_formulas(paths: list[Path]) -> float:
+    """Seconds per plan: formulas loads + finish + calculate, per file, registry functions registered."""
+    import formulas
+    from formulas.functions import wrap_func
+
+    from planner.coerce import call_sheet_function
+    from planner.registry import load, spellings
+
+    table = formulas.get_functions()
+    for name, spec in load().items():
+        def impl(*args, _spec=spec):  # noqa: ANN001, ANN202
+            plain = [a.tolist() if hasattr(a, "tolist") else a for a in args]
+            return call_sheet_function(_spec, *plain)
+
+        for s in spellings(name):
+            table[s] = wrap_func(impl)
+    t0 = time.perf_counter()
+    for p in paths:
+        model = formulas.ExcelModel().loads(str(p)).finish()
+        model.calculate()
+    return (time.perf_counter() - t0) / len(paths)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-n", type=int, default=500, help="plans")
+    ap.add_argument("--naive", type=int, default=5, help="plans timed with naive formulas (0: skip)")
+    ap.add_argument("--dir", type=Path, default=None, help="where the plans are written (kept for reruns)")
+    ap.add_argument("--no-libreoffice", action="store_true")
+    ap.add_argument("--smoke", action="store_true", help="6 plans, fast path only")
+    ap.add_argument("--json", type=Path, default=None, help="write the figures here")
+    a = ap.parse_args(argv)
+    if a.smoke:
+        a.n, a.naive, a.no_libreoffice = 6, 0, True
+    work = a.dir or Path(tempfile.mkdtemp(prefix="bench-validate-"))
+    t0 = time.perf_counter()
+    paths = generate(work, a.n)
+    res: dict = {"plans": a.n, "routes_per_plan": None, "generate_s": round(time.perf_counter() - t0, 2)}
+    from planner import template_spec as ts
+
+    res["routes_per_plan"] = ts.ROUTE_ROWS
+    res["formula_cells_per_plan"] = len(ts.all_formulas())
+    for jobs in (1, 2):
+        s, n = time_fast(paths, jobs)
+        res[f"fast_jobs{jobs}_s"] = round(s, 3)
+        res[f"fast_jobs{jobs}_ms_per_plan"] = round(1000 * s / n, 2)
+    res["jobs_speedup"] = round(res["fast_jobs1_s"] / res["fast_jobs2_s"], 2)
+    if not a.smoke:
+        marks = [m for m in (100, 250, a.n) if m <= a.n]
+        res["peak_rss_mib"] = {str(m): round(peak_rss_mib(paths[:m]), 1) for m in marks}
+    else:
+        res["peak_rss_mib"] = {str(a.n): round(peak_rss_mib(paths), 1)}
+    if not a.no_libreoffice:
+        lo = time_libreoffice(work)
+        if lo:
+            res["libreoffice"] = lo
+            lo_ms = 1000 * lo["total_s"] / lo["files"]
+            res["libreoffice_ms_per_plan"] = round(lo_ms, 2)
+            res["speedup_vs_libreoffice_jobs1"] = round(lo_ms / res["fast_jobs1_ms_per_plan"], 1)
+            res["speedup_vs_libreoffice_jobs2"] = round(lo_ms / res["fast_jobs2_ms_per_plan"], 1)
+    if a.naive:
+        naive_s = time_naive_formulas(paths[: a.naive])
+        res["naive_formulas_ms_per_plan"] = round(1000 * naive_s, 1)
+        res["naive_formulas_plans_timed"] = a.naive
+        res["speedup_vs_naive_formulas_jobs1"] = round(1000 * naive_s / res["fast_jobs1_ms_per_plan"], 1)
+    res["cpu_count"] = os.cpu_count()
+    res["python_peak_rss_mib_this_process"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    text = json.dumps(res, indent=2)
+    print(text)
+    if a.json:
+        a.json.write_text(text + "\n")
+    return res
+
+
+if __name__ == "__main__":
+    main()
