@@ -40,6 +40,9 @@ LOG_FIELDS = (
     "v_size_gib",
     "avail_mem_gib",
     "kv_bytes_per_token",
+    "activation_gib",
+    "non_torch_gib",
+    "total_gpu_gib",
 )
 """The fields :func:`parse_log` can report (the ``field`` argument of ``CALIBRATE_LOG``)."""
 
@@ -62,6 +65,9 @@ class EngineLog:
     v_size_gib: float | None = None
     avail_mem_gib: float | None = None
     kv_bytes_per_token: float | None = None
+    activation_gib: float | None = None
+    non_torch_gib: float | None = None
+    total_gpu_gib: float | None = None
 
     def get(self, field: str) -> float | str | None:
         """One field by name (case-insensitive), as ``CALIBRATE_LOG`` returns it."""
@@ -72,18 +78,30 @@ class EngineLog:
 
 
 _NUM = r"([0-9][0-9,]*(?:\.[0-9]+)?)"
+_NUM_SIGNED = r"(-?[0-9][0-9,]*(?:\.[0-9]+)?)"
 
 _PATTERNS = {
-    "vllm_weights": re.compile(r"(?:Model loading took|Loading model weights took)\s+" + _NUM + r"\s*Gi?B"),
-    "vllm_avail": re.compile(r"Available KV cache memory:\s*" + _NUM + r"\s*GiB"),
+    "vllm_weights": re.compile(
+        r"(?:Model loading took|Loading model weights took|model weights take|weights memory:)\s*" + _NUM + r"\s*Gi?B"
+    ),
+    "vllm_avail": re.compile(r"Available KV cache memory:\s*" + _NUM_SIGNED + r"\s*GiB"),
     "vllm_v0_avail": re.compile(
-        r"(?:reserved for KV Cache is|kv_cache_size=)\s*" + _NUM + r"\s*GiB", re.IGNORECASE
+        r"(?:reserved for KV Cache is|kv_cache_size=|available_kv_cache_memory)\s*" + _NUM + r"\s*GiB", re.IGNORECASE
     ),
     "vllm_tokens": re.compile(r"GPU KV cache size:\s*" + _NUM + r"\s*tokens"),
-    "vllm_blocks": re.compile(r"#\s*GPU blocks:\s*" + _NUM),
+    "vllm_v0_tokens": re.compile(r"maximum number of tokens that can be stored in KV cache \(" + _NUM + r"\)"),
+    "vllm_blocks": re.compile(r"#?\s*GPU blocks:\s*" + _NUM),
     "vllm_concurrency": re.compile(r"Maximum concurrency for\s*" + _NUM + r"\s*tokens per request:\s*" + _NUM + "x"),
+    "activation": re.compile(
+        r"(?:torch peak memory increase:|PyTorch activation peak memory(?: takes)?)\s*" + _NUM + r"\s*GiB"
+    ),
+    "non_torch": re.compile(
+        r"(?:non-torch forward increase memory:|non_torch_memory takes|Memory profiling results:.*?non_torch_memory="
+        r"|INFO .*\] non_torch_memory)\s*" + _NUM + r"\s*GiB"
+    ),
+    "total": re.compile(r"total_gpu_memory\s*[=(]?\s*" + _NUM + r"\s*GiB|total_memory=" + _NUM + r"\s*GiB"),
     "sgl_alloc": re.compile(
-        r"KV Cache is allocated\.\s*#tokens:\s*" + _NUM + r",\s*K size:\s*" + _NUM + r"\s*GB,\s*V size:\s*" + _NUM
+        r"KV Cache is allocated\..*?#tokens:\s*" + _NUM + r",\s*K size:\s*" + _NUM + r"\s*GB,\s*V size:\s*" + _NUM
     ),
     "sgl_total": re.compile(r"max_total_num_tokens=\s*" + _NUM),
     "sgl_weights": re.compile(r"Load weight end\..*?avail mem=\s*" + _NUM + r"\s*GB,\s*mem usage=\s*" + _NUM),
@@ -98,6 +116,14 @@ def _num(text: str) -> float:
 def _last(name: str, text: str) -> re.Match | None:
     found = list(_PATTERNS[name].finditer(text))
     return found[-1] if found else None
+
+
+def _value(name: str, text: str, group: int = 1) -> float | None:
+    match = _last(name, text)
+    if match is None:
+        return None
+    picked = match.group(group) or next((g for g in match.groups() if g), None)
+    return _num(picked) if picked else None
 
 
 def parse_log(text: str) -> EngineLog:
@@ -137,29 +163,37 @@ def parse_log(text: str) -> EngineLog:
             max_model_len=int(_num(context.group(1))) if context else None,
             kv_bytes_per_token=per_token,
         )
-    weights = _last("vllm_weights", text)
-    avail = _last("vllm_avail", text) or _last("vllm_v0_avail", text)
-    tokens_m = _last("vllm_tokens", text)
-    blocks = _last("vllm_blocks", text)
+    weights = _value("vllm_weights", text)
+    avail_gib = _value("vllm_avail", text)
+    v1 = avail_gib is not None or _last("vllm_tokens", text) is not None
+    if avail_gib is None:
+        avail_gib = _value("vllm_v0_avail", text)
+    blocks = _value("vllm_blocks", text)
     conc = _last("vllm_concurrency", text)
-    if not (weights or avail or tokens_m or blocks or conc):
+    tokens_v = _value("vllm_tokens", text)
+    if tokens_v is None:
+        tokens_v = _value("vllm_v0_tokens", text)
+    if tokens_v is None and blocks is not None:
+        tokens_v = blocks * 16
+    if weights is None and avail_gib is None and tokens_v is None and conc is None:
         raise ArgumentError(
             "log_text", text[:60] + ("..." if len(text) > 60 else ""),
             "a vLLM or SGLang startup log (no 'GPU KV cache size', 'Available KV cache memory', "
             "'max_total_num_tokens' or 'KV Cache is allocated' line found)",
         )
-    num_blocks = int(_num(blocks.group(1))) if blocks else None
-    tokens = int(_num(tokens_m.group(1))) if tokens_m else (num_blocks * 16 if num_blocks is not None else None)
-    avail_gib = _num(avail.group(1)) if avail else None
+    tokens = int(tokens_v) if tokens_v is not None else None
     return EngineLog(
-        engine="vllm" if tokens_m or _last("vllm_avail", text) else "vllm-v0",
-        weights_gib=_num(weights.group(1)) if weights else None,
+        engine="vllm" if v1 else "vllm-v0",
+        weights_gib=weights,
         available_kv_gib=avail_gib,
         kv_cache_tokens=tokens,
-        num_gpu_blocks=num_blocks,
+        num_gpu_blocks=int(blocks) if blocks is not None else None,
         max_concurrency=_num(conc.group(2)) if conc else None,
         max_model_len=int(_num(conc.group(1))) if conc else None,
-        kv_bytes_per_token=(avail_gib * GIB / tokens) if avail_gib is not None and tokens else None,
+        kv_bytes_per_token=(avail_gib * GIB / tokens) if avail_gib is not None and avail_gib > 0 and tokens else None,
+        activation_gib=_value("activation", text),
+        non_torch_gib=_value("non_torch", text),
+        total_gpu_gib=_value("total", text),
     )
 
 
@@ -227,3 +261,147 @@ def calibrate(log: EngineLog, model, gpu, **setup) -> Calibration:
         predicted_reserve_gib=base.reserve_gib,
         predicted_weights_gib=base.weights_gib,
     )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Calibration cases: predicted against reported
+
+SETUP_KEYS = (
+    "tp", "pp", "gpu_memory_utilization", "kv_cache_dtype", "weight_dtype", "engine", "engine_version",
+    "max_model_len", "max_num_batched_tokens", "block_size",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CaseResult:
+    """One calibration case: what the log reports, what :func:`planner.engines.kv_capacity` predicts without the
+    measured overheads, and the prediction after :func:`calibrate` (with them). Errors are ``predicted/reported − 1``.
+    """
+
+    case_id: str
+    engine: str
+    reported: EngineLog
+    predicted_weights_gib: float | None
+    predicted_available_kv_gib: float | None
+    predicted_kv_cache_tokens: int | None
+    predicted_kv_bytes_per_token: float
+    calibrated_kv_cache_tokens: int | None
+
+    @staticmethod
+    def _err(predicted: float | None, reported: float | None) -> float | None:
+        if predicted is None or reported is None or reported == 0:
+            return None
+        return predicted / reported - 1
+
+    @property
+    def weights_error(self) -> float | None:
+        return self._err(self.predicted_weights_gib, self.reported.weights_gib)
+
+    @property
+    def available_kv_error(self) -> float | None:
+        return self._err(self.predicted_available_kv_gib, self.reported.available_kv_gib)
+
+    @property
+    def kv_tokens_error(self) -> float | None:
+        return self._err(self.predicted_kv_cache_tokens, self.reported.kv_cache_tokens)
+
+    @property
+    def kv_bytes_per_token_error(self) -> float | None:
+        return self._err(self.predicted_kv_bytes_per_token, self.reported.kv_bytes_per_token)
+
+    @property
+    def calibrated_tokens_error(self) -> float | None:
+        return self._err(self.calibrated_kv_cache_tokens, self.reported.kv_cache_tokens)
+
+
+def run_case(case: dict, model, gpu) -> CaseResult:
+    """Predict one case (``model`` and ``gpu`` resolved by the caller; ``gpu`` may be ``None`` when the source does not
+    say) and compare with its log. ``case`` holds the setup keys of :data:`SETUP_KEYS` and ``log``.
+
+    >>> r = run_case({"engine": "vllm", "engine_version": "0.19.0", "gpu_memory_utilization": 0.95,
+    ...               "max_model_len": 8192, "log": "Available KV cache memory: 58.11 GiB\\n"
+    ...               "GPU KV cache size: 476,000 tokens"}, "llama-3.1-8b", "h100-sxm")
+    >>> round(r.kv_bytes_per_token_error, 4), round(r.calibrated_tokens_error, 3)
+    (-0.0001, 0.0)
+    """
+    from planner.engines import kv_capacity
+
+    log = parse_log(case["log"])
+    setup = {k: case[k] for k in SETUP_KEYS if case.get(k) is not None}
+    setup.setdefault("engine", log.engine)
+    if gpu is None:
+        from planner.catalog import get_gpu
+
+        probe = kv_capacity(model, get_gpu("h100-sxm"), **setup)
+        return CaseResult(
+            case_id=str(case.get("id", "")), engine=probe.engine, reported=log,
+            predicted_weights_gib=probe.weights_gib, predicted_available_kv_gib=None,
+            predicted_kv_cache_tokens=None, predicted_kv_bytes_per_token=probe.kv_bytes_per_logged_token,
+            calibrated_kv_cache_tokens=None,
+        )
+    cap = kv_capacity(model, gpu, **setup)
+    calibrated = None
+    if log.available_kv_gib is not None or log.kv_cache_tokens is not None:
+        cal = calibrate(log, model, gpu, **setup)
+        again = kv_capacity(model, gpu, reserve_gib=cal.reserve_gib, weights_gib=cal.weights_gib, **setup)
+        calibrated = again.kv_cache_tokens
+    return CaseResult(
+        case_id=str(case.get("id", "")), engine=cap.engine, reported=log,
+        predicted_weights_gib=cap.weights_gib, predicted_available_kv_gib=cap.available_kv_gib,
+        predicted_kv_cache_tokens=cap.kv_cache_tokens, predicted_kv_bytes_per_token=cap.kv_bytes_per_logged_token,
+        calibrated_kv_cache_tokens=calibrated,
+    )
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:+.1f}%"
+
+
+def accuracy_summary(results: list[CaseResult]) -> dict[str, float | int | None]:
+    """Counts and error statistics over the cases (absolute relative errors).
+
+    >>> accuracy_summary([])["token_cases"]
+    0
+    """
+    tokens = sorted(abs(r.kv_tokens_error) for r in results if r.kv_tokens_error is not None)
+    per_token = [abs(r.kv_bytes_per_token_error) for r in results if r.kv_bytes_per_token_error is not None]
+    calibrated = [abs(r.calibrated_tokens_error) for r in results if r.calibrated_tokens_error is not None]
+    n = len(tokens)
+    median = None if not n else (tokens[n // 2] if n % 2 else (tokens[n // 2 - 1] + tokens[n // 2]) / 2)
+    return {
+        "cases": len(results),
+        "token_cases": n,
+        "tokens_within_10pct": sum(1 for e in tokens if e <= 0.10),
+        "tokens_median_abs_error": median,
+        "per_token_cases": len(per_token),
+        "per_token_within_0p5pct": sum(1 for e in per_token if e <= 0.005),
+        "calibrated_max_abs_error": max(calibrated) if calibrated else None,
+    }
+
+
+def accuracy_markdown(results: list[CaseResult], cases: list[dict]) -> str:
+    """The table of ``docs/accuracy.md``: predicted against reported per case, then the summary."""
+    notes = {str(c.get("id")): c for c in cases}
+    lines = [
+        "| Case | Engine | Weights GiB pred / log (err) | Available KV GiB pred / log (err) "
+        "| KV tokens pred / log (err) | KV bytes/token err | Calibrated tokens err | Source |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        c = notes.get(r.case_id, {})
+        src = c.get("source", {})
+        ref = src.get("ref") or src.get("path", "").rsplit("/", 1)[-1]
+        link = f"[{src.get('repo', '')} {ref}]({src.get('url', '')})" if src else ""
+        rep = r.reported
+        lines.append(
+            f"| {r.case_id} | {r.engine} {c.get('engine_version', '')} "
+            f"| {_fmt(r.predicted_weights_gib)} / {_fmt(rep.weights_gib)} ({_pct(r.weights_error)}) "
+            f"| {_fmt(r.predicted_available_kv_gib)} / {_fmt(rep.available_kv_gib)} ({_pct(r.available_kv_error)}) "
+            f"| {_fmt(r.predicted_kv_cache_tokens, 0)} / {_fmt(rep.kv_cache_tokens, 0)} ({_pct(r.kv_tokens_error)}) "
+            f"| {_pct(r.kv_bytes_per_token_error)} | {_pct(r.calibrated_tokens_error)} | {link} |"
+        )
+    return "\n".join(lines) + "\n"

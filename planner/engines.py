@@ -32,6 +32,23 @@ VLLM_DEFAULT_BATCHED_TOKENS = 8192
 constants were measured there)."""
 
 
+VLLM_V017_ACTIVATION_GIB = {"llama": 1.9, "qwen": 2.2, "gemma": 3.8, "moe": 2.7, "multimodal": 2.5}
+"""vLLM >= 0.17 activation peak (GiB, H100, 8192 batched tokens): v0.17 cut the profiled activation by ~60%.
+Source: llm-d-incubation/llm-d-planner ``accuracy/accuracy_report.md`` at commit 875a4fd (v0.19.0 sweep: Llama
+0.77-1.97, Qwen2/3 2.21-2.29, Gemma2/3 3.62-3.99, Qwen3-MoE 2.68, Llama-4 3.19, GptOss 2.87 GiB)."""
+
+VLLM_V017_NON_TORCH_GIB = {1: 0.25, 2: 2.1}
+"""vLLM >= 0.17 non-torch memory: 0.25 GiB at TP=1, ~2.1 GiB at TP>=2 (NCCL/custom all-reduce buffers). Source: the
+same llm-d-planner report (observed means 0.27 / 2.08 / 2.17 GiB at TP 1 / 2 / 4)."""
+
+
+def _vllm_profile(engine_version: str | None) -> tuple[dict[str, float], dict[int, float]]:
+    """The (activation, non-torch) constants for a vLLM version: §2.2 up to 0.16, the v0.17+ measurements after."""
+    if engine_version and _version_tuple(engine_version) >= (0, 17):
+        return VLLM_V017_ACTIVATION_GIB, VLLM_V017_NON_TORCH_GIB
+    return VLLM_ACTIVATION_GIB, VLLM_NON_TORCH_GIB
+
+
 def activation_family(model: ModelSpec) -> str:
     """The key of :data:`VLLM_ACTIVATION_GIB` for ``model``: ``moe``, ``qwen`` or ``llama`` (every other dense model).
 
@@ -46,7 +63,9 @@ def activation_family(model: ModelSpec) -> str:
     return "llama"
 
 
-def activation_peak_bytes(model: ModelSpec, *, max_num_batched_tokens: int | None = None) -> float:
+def activation_peak_bytes(
+    model: ModelSpec, *, max_num_batched_tokens: int | None = None, engine_version: str | None = None
+) -> float:
     """vLLM's activation peak of the profiling forward pass (bytes), empirical.
 
     ``act = A_family · max(1, max_num_batched_tokens / 8192)``: the constants (§2.2, llm-d capacity_planner) were
@@ -60,30 +79,41 @@ def activation_peak_bytes(model: ModelSpec, *, max_num_batched_tokens: int | Non
     >>> round(activation_peak_bytes(get_model("llama-3.1-8b"), max_num_batched_tokens=16384) / 2**30, 2)
     9.6
     """
-    base = VLLM_ACTIVATION_GIB[activation_family(model)] * GIB
+    table, _ = _vllm_profile(engine_version)
+    family = activation_family(model)
+    if family == "llama" and model.family.lower().startswith("gemma") and "gemma" in table:
+        family = "gemma"
+    base = table[family] * GIB
     if max_num_batched_tokens is None:
         return base
     tokens = check_number("max_num_batched_tokens", max_num_batched_tokens, minimum=1, integer=True)
     return base * max(1.0, tokens / VLLM_DEFAULT_BATCHED_TOKENS)
 
 
-def non_torch_bytes(*, tp: int) -> float:
+def non_torch_bytes(*, tp: int, engine_version: str | None = None) -> float:
     """vLLM non-torch memory increase during profiling (bytes): 0.15 GiB at TP=1, 0.6 GiB at TP>=2 (§2.2).
 
     >>> non_torch_bytes(tp=1) / 2**30, non_torch_bytes(tp=4) / 2**30
     (0.15, 0.6)
     """
     tp = int(check_number("tp", tp, minimum=1, integer=True))
-    return VLLM_NON_TORCH_GIB[1 if tp == 1 else 2] * GIB
+    _, table = _vllm_profile(engine_version)
+    return table[1 if tp == 1 else 2] * GIB
 
 
 def default_reserve_bytes(
-    model: ModelSpec, *, tp: int, engine: str = "vllm", max_num_batched_tokens: int | None = None
+    model: ModelSpec,
+    *,
+    tp: int,
+    engine: str = "vllm",
+    max_num_batched_tokens: int | None = None,
+    engine_version: str | None = None,
 ) -> float:
     """Non-KV, non-weight memory one GPU reserves (bytes): activation peak + non-torch memory (M9, §2.2).
 
     ``reserve = act_family(max_num_batched_tokens) + non_torch(TP)``; for vLLM V0 the same constants apply (its
-    profile runs at ``max_num_batched_tokens`` as well). SGLang and TensorRT-LLM budget their reserve differently
+    profile runs at ``max_num_batched_tokens`` as well). ``engine_version`` >= 0.17 selects the v0.17+ constants
+    (:data:`VLLM_V017_ACTIVATION_GIB`). SGLang and TensorRT-LLM budget their reserve differently
     (see :func:`kv_capacity`); this number is the vLLM-style reserve the generic memory model uses.
 
     >>> from planner.catalog import get_model
@@ -92,10 +122,10 @@ def default_reserve_bytes(
     >>> round(default_reserve_bytes(get_model("qwen3-30b-a3b"), tp=2) / 2**30, 2)
     8.6
     """
-    name = str(engine).strip().lower()
-    if name not in ENGINES:
-        raise ArgumentError("engine", engine, "one of " + ", ".join(ENGINES))
-    return activation_peak_bytes(model, max_num_batched_tokens=max_num_batched_tokens) + non_torch_bytes(tp=tp)
+    normalize_engine(engine, engine_version)
+    return activation_peak_bytes(
+        model, max_num_batched_tokens=max_num_batched_tokens, engine_version=engine_version
+    ) + non_torch_bytes(tp=tp, engine_version=engine_version)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -144,7 +174,8 @@ _ENGINE_ALIASES = {
 
 
 def normalize_engine(engine: str, engine_version: str | None = None) -> str:
-    """The engine key for ``engine`` (case-insensitive; ``vllm`` with a version below 0.10 means V0).
+    """The engine key for ``engine`` (case-insensitive; ``vllm`` with a version below 0.8, where V1 became the
+    default engine, means V0).
 
     >>> normalize_engine("vLLM"), normalize_engine("vllm", "0.6.3"), normalize_engine("TensorRT-LLM")
     ('vllm', 'vllm-v0', 'trtllm')
@@ -153,7 +184,7 @@ def normalize_engine(engine: str, engine_version: str | None = None) -> str:
     if key is None:
         raise ArgumentError("engine", engine, "one of vllm, vllm-v0, sglang, trtllm")
     if key == "vllm" and engine_version:
-        if _version_tuple(engine_version) < (0, 10):
+        if _version_tuple(engine_version) < (0, 8):
             key = "vllm-v0"
     return key
 
@@ -189,7 +220,7 @@ _WEIGHT_DTYPE_BITS = {
 }
 
 
-def kv_dtype_bytes(kv_cache_dtype: str, model: ModelSpec) -> float:
+def kv_dtype_bytes(kv_cache_dtype: str, model: ModelSpec, *, weight_dtype: str = "auto") -> float:
     """Bytes per cached element: ``auto`` is the model's activation dtype (bf16/fp16 = 2, fp32 = 4); fp8/int8 = 1 (M6).
 
     >>> from planner.catalog import get_model
@@ -198,7 +229,8 @@ def kv_dtype_bytes(kv_cache_dtype: str, model: ModelSpec) -> float:
     """
     name = str(kv_cache_dtype).strip().lower()
     if name == "auto":
-        return 4.0 if model.weight_dtype == "fp32" else 2.0
+        model_dtype = model.weight_dtype if str(weight_dtype).strip().lower() == "auto" else str(weight_dtype).lower()
+        return 4.0 if model_dtype in ("fp32", "float32") else 2.0
     if name not in _KV_DTYPE_BYTES:
         raise ArgumentError("kv_cache_dtype", kv_cache_dtype, "one of auto, " + ", ".join(sorted(_KV_DTYPE_BYTES)))
     return _KV_DTYPE_BYTES[name]
@@ -253,7 +285,9 @@ def _layers_per_stage(model: ModelSpec, pp: int) -> tuple[int, int]:
     return share_full, per_stage - share_full
 
 
-def kv_bytes_per_token_layer(model: ModelSpec, *, tp: int = 1, kv_cache_dtype: str = "auto") -> float:
+def kv_bytes_per_token_layer(
+    model: ModelSpec, *, tp: int = 1, kv_cache_dtype: str = "auto", weight_dtype: str = "auto"
+) -> float:
     """KV bytes one layer caches per token on one GPU (M2, M3, M6).
 
     GQA/MHA: ``ceil(n_kv/TP)·(d_k + d_v)·b`` (heads replicated when TP > n_kv); MLA:
@@ -265,7 +299,7 @@ def kv_bytes_per_token_layer(model: ModelSpec, *, tp: int = 1, kv_cache_dtype: s
     >>> kv_bytes_per_token_layer(get_model("deepseek-v3"), tp=8)
     1152.0
     """
-    b = kv_dtype_bytes(kv_cache_dtype, model)
+    b = kv_dtype_bytes(kv_cache_dtype, model, weight_dtype=weight_dtype)
     if model.attention == "mla":
         if str(kv_cache_dtype).strip().lower() == "fp8_ds_mla":
             return 656.0
@@ -333,6 +367,9 @@ class KvCapacity:
 
     ``kv_cache_tokens`` is the number the engine logs ("GPU KV cache size" for vLLM, ``max_total_num_tokens`` for
     SGLang, max tokens for TensorRT-LLM); for hybrid sliding-window models under vLLM it is not a per-token capacity.
+    ``kv_bytes_per_token`` caches one token in every layer of the stage; ``kv_bytes_per_logged_token`` is what the
+    engine spends per logged token (``available / kv_cache_tokens``): vLLM's hybrid groups pad it to
+    ``page · group_size · groups``, SGLang's sliding pools add ``swa_full_tokens_ratio`` of the sliding layers.
     """
 
     engine: str
@@ -342,6 +379,7 @@ class KvCapacity:
     reserve_gib: float
     available_kv_gib: float
     kv_bytes_per_token: float
+    kv_bytes_per_logged_token: float
     num_blocks: int
     block_size: int
     kv_cache_tokens: int
@@ -416,6 +454,7 @@ def kv_capacity(
     if block_size is None:
         block_size = defaults.block_size
     block = int(check_number("block_size", block_size, minimum=1, integer=True))
+    explicit_batched = max_num_batched_tokens is not None
     if max_num_batched_tokens is None:
         max_num_batched_tokens = defaults.max_num_batched_tokens or max(max_len, 2048)
     batched = int(check_number("max_num_batched_tokens", max_num_batched_tokens, minimum=1, integer=True))
@@ -435,11 +474,18 @@ def kv_capacity(
     if reserve_gib is not None:
         reserve = check_number("reserve_gib", reserve_gib) * GIB
     elif key == "sglang":
-        reserve = non_torch_bytes(tp=tp)
+        # CUDA context + NCCL/custom all-reduce buffers, gone before SGLang measures free memory: the same physical
+        # quantity as vLLM's non-torch memory, so the recent measurements apply (0.25 GiB TP=1, 2.1 GiB TP>=2).
+        reserve = VLLM_V017_NON_TORCH_GIB[1 if tp == 1 else 2] * GIB
     else:
-        reserve = default_reserve_bytes(spec, tp=tp, engine=key, max_num_batched_tokens=batched)
+        # V0 profiles at max(max_model_len, 2048) tokens, yet the published constants do not scale with
+        # max_model_len (§2.2): keep them constant there unless max_num_batched_tokens is given.
+        profile_tokens = batched if (key != "vllm-v0" or explicit_batched) else None
+        reserve = default_reserve_bytes(
+            spec, tp=tp, engine=key, max_num_batched_tokens=profile_tokens, engine_version=engine_version
+        )
 
-    per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype)
+    per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype)
     full, swa = _layers_per_stage(spec, pp)
     per_token = (full + swa) * per_layer
     window = spec.sliding_window or max_len
@@ -447,28 +493,34 @@ def kv_capacity(
     if key == "sglang":
         avail = (hbm - w_bytes - reserve) - hbm * (1 - fraction)
         cell = per_layer * (full + 0.8 * swa) if full else per_layer * swa
+        logged_cost = cell
         tokens = max(0, int(avail // cell))
         num_blocks, groups, blocks_req = tokens, 1, max_len
         logged = tokens
     elif key == "trtllm":
         avail = (hbm - w_bytes - reserve) * fraction
         tokens = max(0, int(avail // per_token))
+        logged_cost = per_token
         num_blocks = tokens // block
         groups = 1
         blocks_req = math.ceil(max_len / block)
         logged = num_blocks * block
     else:
         avail = hbm * fraction - w_bytes - reserve
+        if key == "vllm-v0":  # V0 has no hybrid allocator: every layer caches the full context
+            full, swa = full + swa, 0
         group_size, full_groups, swa_groups = _vllm_groups(full, swa)
         page = per_layer * block
         num_blocks = max(0, int(avail // (page * group_size)))
         groups = full_groups + swa_groups
         swa_tokens = min(window - 1 + batched, max_len)
         blocks_req = full_groups * math.ceil(max_len / block) + swa_groups * (math.ceil(swa_tokens / block) + 1)
-        if key == "vllm-v0" or groups == 1:
+        if groups == 1:
             logged = num_blocks * block
+            logged_cost = per_token
         else:
             logged = num_blocks // groups * block
+            logged_cost = per_layer * group_size * groups
     concurrency = num_blocks / blocks_req if blocks_req else 0.0
     if key == "sglang":
         concurrency = tokens / max_len
@@ -480,6 +532,7 @@ def kv_capacity(
         reserve_gib=reserve / GIB,
         available_kv_gib=avail / GIB,
         kv_bytes_per_token=per_token,
+        kv_bytes_per_logged_token=logged_cost,
         num_blocks=num_blocks,
         block_size=block,
         kv_cache_tokens=logged,
