@@ -72,6 +72,21 @@ def fingerprints() -> dict[tuple[str, str], str]:
     return {k: normalize_formula(v) for k, v in compiled()[1].items()}
 
 
+_COLUMN_CELLS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+
+
+class _FastEvaluator(ts.Evaluator):
+    """The template's evaluator with the addresses of whole columns computed once per process."""
+
+    def column(self, table: ts.Table, key: str) -> list[Any]:
+        cells = _COLUMN_CELLS.get((table.name, key))
+        if cells is None:
+            cells = tuple((table.sheet, table.cell(key, i)) for i in range(table.rows))
+            _COLUMN_CELLS[(table.name, key)] = cells
+        get = self.values.get
+        return [("" if (v := get(k)) == "" else v) for k in cells]
+
+
 def evaluate(book: RawBook, keep: dict[tuple[str, str], Any]) -> dict[tuple[str, str], Any]:
     """Every formula cell of the template recomputed from the plan's input cells (``keep``: cells whose value is
     taken as is instead of recomputed)."""
@@ -83,7 +98,7 @@ def evaluate(book: RawBook, keep: dict[tuple[str, str], Any]) -> dict[tuple[str,
     for k, v in book.values.items():
         if k not in formula_keys:
             values[k] = ts.XlError(str(v)) if isinstance(v, XlErrorValue) else v
-    ev = ts.Evaluator(values, load())
+    ev = _FastEvaluator(values, load())
     out: dict[tuple[str, str], Any] = {}
     for sheet, cell, expr, row in cells:
         key = (sheet, cell)
