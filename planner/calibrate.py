@@ -405,3 +405,46 @@ def accuracy_markdown(results: list[CaseResult], cases: list[dict]) -> str:
             f"| {_pct(r.kv_bytes_per_token_error)} | {_pct(r.calibrated_tokens_error)} | {link} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def report(log_text: str, model=None, gpu=None, **setup) -> dict[str, float | int | str | None]:
+    """What the log says the engine allocated and, given the model and GPU, the back-solved overhead with the
+    prediction before and after calibration (the ``planner calibrate`` output). When the log states the GPU's total
+    memory (``total_gpu_memory``, ``total_memory=``), that total replaces the catalog's. The calibrated tokens match
+    the log to the rounding of its two-decimal GiB figures.
+
+    >>> out = report("Model loading took 14.99 GiB\\nAvailable KV cache memory: 51.31 GiB\\n"
+    ...              "GPU KV cache size: 420,288 tokens", "llama-3.1-8b", "h100-sxm")
+    >>> out["kv_cache_tokens"], round(out["reserve_gib"], 2), out["calibrated_kv_cache_tokens"]
+    (420288, 5.38, 420320)
+    """
+    from planner.engines import kv_capacity
+
+    log = parse_log(log_text)
+    out: dict[str, float | int | str | None] = {name: log.get(name) for name in LOG_FIELDS}
+    if model is None or gpu is None:
+        return out
+    setup = {k: v for k, v in setup.items() if v is not None}
+    setup.setdefault("engine", log.engine)
+    if log.total_gpu_gib:
+        import dataclasses
+
+        from planner.catalog import get_gpu
+
+        gpu = dataclasses.replace(get_gpu(gpu), hbm_bytes=int(log.total_gpu_gib * GIB), hbm_bytes_basis="engine log")
+    before = kv_capacity(model, gpu, **setup)
+    cal = calibrate(log, model, gpu, **setup)
+    after = kv_capacity(model, gpu, reserve_gib=cal.reserve_gib, weights_gib=cal.weights_gib, **setup)
+    out.update(
+        engine=before.engine,
+        engine_version=before.engine_version,
+        reserve_gib=cal.reserve_gib,
+        predicted_reserve_gib=before.reserve_gib,
+        predicted_weights_gib=before.weights_gib,
+        predicted_available_kv_gib=before.available_kv_gib,
+        predicted_kv_cache_tokens=before.kv_cache_tokens,
+        predicted_kv_bytes_per_token=before.kv_bytes_per_logged_token,
+        calibrated_kv_cache_tokens=after.kv_cache_tokens,
+        calibrated_max_concurrency=after.max_concurrency,
+    )
+    return out

@@ -234,6 +234,59 @@ def validate_cmd(paths: tuple[str, ...], fmt: str, out: str | None, strict: bool
     sys.exit(result.exit_code)
 
 
+@cli.command("calibrate")
+@click.argument("logfile", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--model", help="Model of the run: catalog name, Hugging Face id or config.json path.")
+@click.option("--gpu", help="GPU of the run (catalog name, e.g. h100-sxm).")
+@click.option("--tp", type=click.IntRange(min=1), default=None, help="Tensor-parallel degree.")
+@click.option("--pp", type=click.IntRange(min=1), default=None, help="Pipeline-parallel degree.")
+@click.option("--gpu-memory-utilization", type=float, default=None,
+              help="The engine's memory fraction of the run (default: the engine's default).")
+@click.option("--engine", default=None, help="vllm, vllm-v0, sglang or trtllm (default: detected from the log).")
+@click.option("--engine-version", default=None, help="Engine version of the run (e.g. 0.19.0).")
+@click.option("--kv-cache-dtype", default=None, help="KV cache dtype of the run (auto, fp8, ...).")
+@click.option("--weight-dtype", default=None, help="Weight dtype of the run (auto, fp8, int4, mxfp4, fp32, ...).")
+@click.option("--max-model-len", type=click.IntRange(min=1), default=None, help="--max-model-len of the run.")
+@click.option("--max-num-batched-tokens", type=click.IntRange(min=1), default=None,
+              help="--max-num-batched-tokens of the run.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def calibrate_cmd(logfile: Path, model: str | None, gpu: str | None, tp: int | None, pp: int | None,
+                  gpu_memory_utilization: float | None, engine: str | None, engine_version: str | None,
+                  kv_cache_dtype: str | None, weight_dtype: str | None, max_model_len: int | None,
+                  max_num_batched_tokens: int | None, fmt: str) -> None:
+    """Read a vLLM or SGLang startup log and report what the engine allocated (weights, available KV memory, KV
+    cache tokens, maximum concurrency). With --model and --gpu, also back-solve the overhead the engine measured
+    (activation + non-torch memory) and show the prediction without it and with it, so that later predictions for
+    the same setup match the log. Exit 0 when the log was read, 2 when it cannot be read or has no KV lines.
+
+    Example: planner calibrate vllm.log --model llama-3.1-8b --gpu h100-sxm --gpu-memory-utilization 0.95
+    """
+    import json
+
+    from planner.calibrate import report
+
+    try:
+        text = logfile.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        fail(f"{logfile}: {exc.strerror or exc}")
+    if (model is None) != (gpu is None):
+        fail("--model and --gpu go together (give both to back-solve the overhead)")
+    try:
+        out = report(text, model, gpu, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization, engine=engine,
+                     engine_version=engine_version, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype,
+                     max_model_len=max_model_len, max_num_batched_tokens=max_num_batched_tokens)
+    except PlannerError as exc:
+        fail(f"{logfile}: {exc}")
+    if fmt == "json":
+        click.echo(json.dumps(out, indent=1))
+        return
+    for key, value in out.items():
+        if value is None:
+            continue
+        shown = f"{value:,.2f}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else value
+        click.echo(f"{key:<30} {shown}")
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
