@@ -1,0 +1,165 @@
+"""Engine memory models: reserves, KV bytes per token, hybrid groups, PP, quantized weights, engine budgets."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import planner
+from planner import engines
+from planner.catalog import get_gpu, get_model
+from planner.errors import ArgumentError
+from planner.specs import GIB
+
+
+def test_default_reserve_constants_by_family_and_tp():
+    llama, qwen, moe = get_model("llama-3.1-8b"), get_model("qwen3-8b"), get_model("mixtral-8x7b")
+    assert engines.default_reserve_bytes(llama, tp=1) == pytest.approx((4.8 + 0.15) * GIB)
+    assert engines.default_reserve_bytes(qwen, tp=1) == pytest.approx((5.6 + 0.15) * GIB)
+    assert engines.default_reserve_bytes(moe, tp=2) == pytest.approx((8.0 + 0.6) * GIB)
+    # vLLM >= 0.17 profiles a much smaller activation peak; NCCL buffers dominate at TP >= 2.
+    assert engines.default_reserve_bytes(llama, tp=4, engine_version="0.19.0") == pytest.approx((1.9 + 2.1) * GIB)
+    # The peak grows with a larger profiling batch, never shrinks below the constant.
+    assert engines.default_reserve_bytes(llama, tp=1, max_num_batched_tokens=16384) == pytest.approx(
+        (9.6 + 0.15) * GIB
+    )
+    assert engines.default_reserve_bytes(llama, tp=1, max_num_batched_tokens=1024) == pytest.approx(4.95 * GIB)
+
+
+def test_unknown_engine_message_names_argument_and_choices():
+    with pytest.raises(ArgumentError) as err:
+        planner.kv_capacity("llama-3.1-8b", "h100-sxm", engine="tgi")
+    assert str(err.value) == "engine: got 'tgi', expected one of vllm, vllm-v0, sglang, trtllm"
+
+
+def test_engine_version_selects_v0_below_0_8():
+    assert engines.normalize_engine("vllm", "0.6.3") == "vllm-v0"
+    assert engines.normalize_engine("vLLM", "0.9.2") == "vllm"
+    assert planner.kv_capacity("llama-3.1-8b", "h100-sxm", engine_version="0.5.4").engine == "vllm-v0"
+
+
+def test_kv_heads_replicated_when_tp_exceeds_them_and_mla_not_split():
+    llama70 = get_model("llama-3.1-70b")  # 8 KV heads
+    assert engines.kv_bytes_per_token(llama70, tp=8) == 80 * 1 * 256 * 2
+    assert engines.kv_bytes_per_token(llama70, tp=16) == engines.kv_bytes_per_token(llama70, tp=8)
+    ds = get_model("deepseek-v3")
+    assert engines.kv_bytes_per_token(ds, tp=8) == engines.kv_bytes_per_token(ds, tp=1) == 61 * 576 * 2
+    assert engines.kv_bytes_per_token_layer(ds, kv_cache_dtype="fp8_ds_mla") == 656
+
+
+def test_kv_dtype_fp8_halves_and_fp32_doubles():
+    m = get_model("llama-3.1-8b")
+    bf16 = engines.kv_bytes_per_token(m)
+    assert engines.kv_bytes_per_token(m, kv_cache_dtype="fp8") == bf16 / 2
+    assert engines.kv_bytes_per_token_layer(m, weight_dtype="fp32") * 32 == bf16 * 2
+    with pytest.raises(ArgumentError, match="kv_cache_dtype: got 'fp9'"):
+        engines.kv_bytes_per_token(m, kv_cache_dtype="fp9")
+
+
+def test_fp8_kv_doubles_tokens_for_same_budget():
+    a = planner.kv_capacity("qwen3-8b", "h100-sxm", max_model_len=8192)
+    b = planner.kv_capacity("qwen3-8b", "h100-sxm", max_model_len=8192, kv_cache_dtype="fp8")
+    assert b.available_kv_gib == a.available_kv_gib
+    assert b.kv_cache_tokens == pytest.approx(2 * a.kv_cache_tokens, abs=16)
+
+
+def test_vllm_hybrid_groups_pad_gemma3():
+    gemma3 = get_model("gemma-3-27b")  # 52 sliding + 10 full layers
+    cap = planner.kv_capacity(gemma3, "h100-sxm", max_model_len=8192)
+    assert cap.kv_groups == 7  # 1 full + 6 sliding groups of 10 layers: 8 padding layers
+    per_layer = 16 * 128 * 2 * 2
+    assert cap.kv_bytes_per_logged_token == per_layer * 10 * 7
+    assert cap.kv_bytes_per_token == per_layer * 62
+    assert cap.kv_cache_tokens == cap.num_blocks // 7 * 16
+    # One request: 512 full blocks + 6 sliding groups x (cdiv(min(1023 + 8192, 8192), 16) + 1) blocks.
+    assert cap.blocks_per_request == 512 + 6 * 513
+    # V0 has no hybrid allocator: every layer caches the whole context.
+    v0 = planner.kv_capacity(gemma3, "h100-sxm", max_model_len=8192, engine="vllm-v0")
+    assert v0.kv_groups == 1 and v0.kv_bytes_per_logged_token == per_layer * 62
+
+
+def test_sliding_window_caps_blocks_per_request():
+    long = planner.kv_capacity("gemma-2-9b", "h100-sxm", max_model_len=131072)
+    # Full group: 8192 blocks; sliding group: cdiv(4095 + 8192, 16) + 1.
+    assert long.blocks_per_request == 8192 + (-(-(4095 + 8192) // 16) + 1)
+
+
+def test_pipeline_parallel_smallest_stage_wins():
+    m = get_model("llama-3.1-8b")
+    assert engines.kv_bytes_per_token(m, pp=3) == 11 * 8 * 256 * 2  # ceil(32 / 3) layers on the largest stage
+    one = planner.kv_capacity(m, "h100-sxm", max_model_len=8192)
+    two = planner.kv_capacity(m, "h100-sxm", max_model_len=8192, pp=2)
+    assert two.weights_gib == pytest.approx(one.weights_gib / 2)
+    assert two.kv_bytes_per_token == one.kv_bytes_per_token / 2
+
+
+def test_quantized_weight_bytes():
+    m = get_model("llama-3.3-70b")
+    bf16 = engines.weight_bytes_per_gpu(m, tp=2)
+    fp8 = engines.weight_bytes_per_gpu(m, tp=2, weight_dtype="fp8")
+    awq = engines.weight_bytes_per_gpu(m, tp=2, weight_dtype="awq")
+    mx = engines.weight_bytes_per_gpu(m, tp=2, weight_dtype="mxfp4")
+    assert bf16 > fp8 > mx > awq
+    # fp8 everywhere but the bf16 embeddings and LM head (2 x 128256 x 8192 parameters).
+    embed = 2 * 128256 * 8192
+    assert fp8 == pytest.approx(((70.55e9 - embed) + embed * 2) / 2)
+    assert fp8 / GIB == pytest.approx(33.88, rel=0.005)  # vLLM's "Model loading took 33.88 GiB" (llm-d log)
+    oss = get_model("gpt-oss-120b")  # catalog checkpoint bytes (MXFP4 experts)
+    assert engines.weight_bytes_per_gpu(oss) == oss.checkpoint_bytes
+    with pytest.raises(ArgumentError, match="weight_dtype"):
+        engines.weight_bytes_per_gpu(m, weight_dtype="int3")
+
+
+def test_vllm_budget_formula():
+    gpu = get_gpu("h100-sxm")
+    cap = planner.kv_capacity("llama-3.1-8b", gpu, gpu_memory_utilization=0.9, max_model_len=8192)
+    expected = gpu.hbm_bytes * 0.9 - engines.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
+    assert cap.available_kv_gib * GIB == pytest.approx(expected)
+    assert cap.num_blocks == int(expected // (131072 * 16))
+    assert cap.kv_cache_tokens == cap.num_blocks * 16
+    assert cap.max_concurrency == pytest.approx(cap.num_blocks / 512)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cap.num_blocks = 1  # type: ignore[misc]
+
+
+def test_sglang_default_fraction_and_budget():
+    gpu = get_gpu("h100-sxm")
+    frac = engines.sglang_default_mem_fraction(gpu.hbm_bytes, tp=1)
+    gpu_mb = gpu.hbm_bytes / 2**20
+    assert frac == pytest.approx((gpu_mb - max(512 + 1.5 * 8192 + 512 + 128, 10240)) / gpu_mb)
+    cap = planner.kv_capacity("llama-3.1-8b", gpu, engine="sglang", max_model_len=8192)
+    assert cap.memory_fraction == frac
+    expected = gpu.hbm_bytes * frac - engines.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 0.25 * GIB
+    assert cap.available_kv_gib * GIB == pytest.approx(expected)
+    assert cap.kv_cache_tokens == int(expected // 131072)
+    # A 24 GiB GPU gets no 10 GB floor: 512 + 1.5 x 2048 + 2 x 256 + 1024/8 MB reserved.
+    assert engines.sglang_default_mem_fraction(24 * GIB) == pytest.approx((24576 - 4224) / 24576)
+
+
+def test_trtllm_fraction_applies_to_free_memory_after_weights():
+    gpu = get_gpu("h100-sxm")
+    cap = planner.kv_capacity("llama-3.1-8b", gpu, engine="trtllm", max_model_len=8192)
+    free = gpu.hbm_bytes - engines.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
+    assert cap.available_kv_gib * GIB == pytest.approx(free * 0.9)
+    assert cap.kv_cache_tokens % 32 == 0
+
+
+def test_measured_reserve_replaces_constants():
+    base = planner.kv_capacity("llama-3.1-8b", "h100-sxm", max_model_len=8192)
+    cal = planner.kv_capacity("llama-3.1-8b", "h100-sxm", max_model_len=8192, reserve_gib=2.0, weights_gib=15.0)
+    assert cal.reserve_gib == 2.0 and cal.weights_gib == 15.0
+    assert cal.available_kv_gib == pytest.approx(base.available_kv_gib + base.reserve_gib - 2.0
+                                                  + base.weights_gib - 15.0)
+
+
+def test_model_from_config_path(tmp_path):
+    cfg = tmp_path / "config.json"
+    cfg.write_text(
+        '{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,'
+        ' "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,'
+        ' "max_position_embeddings": 8192, "torch_dtype": "bfloat16"}',
+        encoding="utf-8",
+    )
+    cap = planner.kv_capacity(str(cfg), "a100-80gb-sxm")
+    assert cap.kv_bytes_per_token == 131072 and cap.max_model_len == 8192
