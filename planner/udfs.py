@@ -134,6 +134,27 @@ def CACHE_SAVINGS_MONTHLY(avg_qps, avg_input_tokens, cache_hit_rate, cache_write
     return excel_call(_REGISTRY['CACHE_SAVINGS_MONTHLY'], avg_qps, avg_input_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, days_per_month)
 
 
+@xw.func(category='Engine')
+@xw.arg('log_text', ndim=2, err_to_str=True, doc='The startup log lines (paste into one cell) [text]')
+@xw.arg('field', ndim=2, err_to_str=True, doc='Which value: engine, weights_gib, available_kv_gib, kv_cache_tokens, num_gpu_blocks, max_concurrency, max_model_len, k_size_gib, v_size_gib, avail_mem_gib, kv_bytes_per_token, activation_gib, non_torch_gib, total_gpu_gib [name]')
+def CALIBRATE_LOG(log_text, field):
+    """One value from a pasted vLLM or SGLang startup log: engine, weights_gib, available_kv_gib, kv_cache_tokens, num_gpu_blocks, max_concurrency, max_model_len, k_size_gib, v_size_gib, avail_mem_gib, kv_bytes_per_token, activation_gib, non_torch_gib, total_..."""
+    return excel_call(_REGISTRY['CALIBRATE_LOG'], log_text, field)
+
+
+@xw.func(category='Engine')
+@xw.arg('log_text', ndim=2, err_to_str=True, doc='The startup log lines (paste into one cell) [text]')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model: catalog name, Hugging Face id or config.json path [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm) [name]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree of the replica [count] (optional, default 1)')
+@xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc="The engine's memory fraction (vLLM --gpu-memory-utilization, SGLang --mem-fraction-static, TRT-LLM free_gpu_memory_fraction); empty: the engine's default [fraction] (optional, default None)")
+@xw.arg('engine', ndim=2, err_to_str=True, doc="vllm, vllm-v0, sglang or trtllm [name] (optional, default 'vllm')")
+@xw.arg('engine_version', ndim=2, err_to_str=True, doc='Engine version (e.g. 0.19.0); empty: the pinned default of the engine [version] (optional, default None)')
+def CALIBRATE_RESERVE_GIB(log_text, model, gpu, tp=None, gpu_memory_utilization=None, engine=None, engine_version=None):
+    """The overhead the engine measured, back-solved from a pasted startup log: vLLM activation + non-torch memory = total x utilization - weights - available KV (SGLang: memory besides weights and its fraction). Returns GiB."""
+    return excel_call(_REGISTRY['CALIBRATE_RESERVE_GIB'], log_text, model, gpu, tp, gpu_memory_utilization, engine, engine_version)
+
+
 @xw.func(category='Demand')
 @xw.arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
 @xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
@@ -185,6 +206,15 @@ def CAPACITY_TPM(peak_qps, avg_input_tokens, avg_output_tokens):
     return excel_call(_REGISTRY['CAPACITY_TPM'], peak_qps, avg_input_tokens, avg_output_tokens)
 
 
+@xw.func(category='Cost')
+@xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
+@xw.arg('replicas', ndim=2, err_to_str=True, doc='Replicas the route is spread over [count] (optional, default 1)')
+@xw.arg('cache_aware_routing', ndim=2, err_to_str=True, doc='TRUE if requests with the same prefix go to the same replica (or the cache is shared) [flag] (optional, default True)')
+def EFFECTIVE_HIT_RATE(cache_hit_rate, replicas=None, cache_aware_routing=None):
+    """Prefix-cache hit rate the backends see: h with cache-aware routing (or a shared cache), h / replicas with random routing (heuristic). Returns fraction."""
+    return excel_call(_REGISTRY['EFFECTIVE_HIT_RATE'], cache_hit_rate, replicas, cache_aware_routing)
+
+
 @xw.func(category='Decision')
 @xw.arg('peak_demand', ndim=2, err_to_str=True, doc='Peak demand of everything the backends carry [per min or req/s]')
 @xw.arg('capacities', ndim=2, err_to_str=True, doc='Capacity (limit) of each backend, a range, same unit as peak_demand [per min or req/s]')
@@ -215,6 +245,48 @@ def HEADROOM_MULTIPLE(utilizations):
 def KEYS_NEEDED(demand, limit_per_key, target_utilization=None):
     """Keys, deployments or regions needed to keep one limit at or under a target utilization: ceil(demand / (limit x target)), at least 1. Returns count."""
     return excel_call(_REGISTRY['KEYS_NEEDED'], demand, limit_per_key, target_utilization)
+
+
+@xw.func(category='Engine')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model: catalog name, Hugging Face id or config.json path [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm) [name]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree of the replica [count] (optional, default 1)')
+@xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc="The engine's memory fraction (vLLM --gpu-memory-utilization, SGLang --mem-fraction-static, TRT-LLM free_gpu_memory_fraction); empty: the engine's default [fraction] (optional, default None)")
+@xw.arg('kv_cache_dtype', ndim=2, err_to_str=True, doc="KV cache dtype: auto, bf16, fp16, fp32, fp8, int8 [name] (optional, default 'auto')")
+@xw.arg('engine', ndim=2, err_to_str=True, doc="vllm, vllm-v0, sglang or trtllm [name] (optional, default 'vllm')")
+@xw.arg('max_model_len', ndim=2, err_to_str=True, doc="Context length per request; empty: the model's maximum [tokens] (optional, default None)")
+@xw.arg('engine_version', ndim=2, err_to_str=True, doc='Engine version (e.g. 0.19.0); empty: the pinned default of the engine [version] (optional, default None)')
+def KV_AVAILABLE_GIB(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_dtype=None, engine=None, max_model_len=None, engine_version=None):
+    """GPU memory the engine leaves for the KV cache on each GPU of the replica (vLLM 'Available KV cache memory'; SGLang K+V size). Returns GiB."""
+    return excel_call(_REGISTRY['KV_AVAILABLE_GIB'], model, gpu, tp, gpu_memory_utilization, kv_cache_dtype, engine, max_model_len, engine_version)
+
+
+@xw.func(category='Engine')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model: catalog name, Hugging Face id or config.json path [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm) [name]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree of the replica [count] (optional, default 1)')
+@xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc="The engine's memory fraction (vLLM --gpu-memory-utilization, SGLang --mem-fraction-static, TRT-LLM free_gpu_memory_fraction); empty: the engine's default [fraction] (optional, default None)")
+@xw.arg('kv_cache_dtype', ndim=2, err_to_str=True, doc="KV cache dtype: auto, bf16, fp16, fp32, fp8, int8 [name] (optional, default 'auto')")
+@xw.arg('engine', ndim=2, err_to_str=True, doc="vllm, vllm-v0, sglang or trtllm [name] (optional, default 'vllm')")
+@xw.arg('max_model_len', ndim=2, err_to_str=True, doc="Context length per request; empty: the model's maximum [tokens] (optional, default None)")
+@xw.arg('engine_version', ndim=2, err_to_str=True, doc='Engine version (e.g. 0.19.0); empty: the pinned default of the engine [version] (optional, default None)')
+def KV_CACHE_TOKENS(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_dtype=None, engine=None, max_model_len=None, engine_version=None):
+    """KV cache tokens one replica's engine allocates and logs (vLLM 'GPU KV cache size', SGLang max_total_num_tokens): (memory budget of the engine - weights - reserves) / KV bytes per token, in blocks. Returns tokens."""
+    return excel_call(_REGISTRY['KV_CACHE_TOKENS'], model, gpu, tp, gpu_memory_utilization, kv_cache_dtype, engine, max_model_len, engine_version)
+
+
+@xw.func(category='Engine')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model: catalog name, Hugging Face id or config.json path [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm) [name]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree of the replica [count] (optional, default 1)')
+@xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc="The engine's memory fraction (vLLM --gpu-memory-utilization, SGLang --mem-fraction-static, TRT-LLM free_gpu_memory_fraction); empty: the engine's default [fraction] (optional, default None)")
+@xw.arg('kv_cache_dtype', ndim=2, err_to_str=True, doc="KV cache dtype: auto, bf16, fp16, fp32, fp8, int8 [name] (optional, default 'auto')")
+@xw.arg('engine', ndim=2, err_to_str=True, doc="vllm, vllm-v0, sglang or trtllm [name] (optional, default 'vllm')")
+@xw.arg('max_model_len', ndim=2, err_to_str=True, doc="Context length per request; empty: the model's maximum [tokens] (optional, default None)")
+@xw.arg('engine_version', ndim=2, err_to_str=True, doc='Engine version (e.g. 0.19.0); empty: the pinned default of the engine [version] (optional, default None)')
+def KV_MAX_CONCURRENCY(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_dtype=None, engine=None, max_model_len=None, engine_version=None):
+    """Requests of max_model_len tokens the KV cache holds at once, as the engine logs it ('Maximum concurrency'): KV blocks / blocks one full-length request needs (sliding-window groups capped). Returns requests."""
+    return excel_call(_REGISTRY['KV_MAX_CONCURRENCY'], model, gpu, tp, gpu_memory_utilization, kv_cache_dtype, engine, max_model_len, engine_version)
 
 
 @xw.func(category='Limits')
@@ -285,6 +357,17 @@ def SELFHOST_USD_PER_MTOK(usd_per_gpu_hour, tokens_per_s, gpus=None):
 def SPILLOVER(demand, primary_limit, buffer=None):
     """Demand that overflows a primary backend kept under a safety buffer: max(0, demand - limit x (1 - buffer)). Returns per min."""
     return excel_call(_REGISTRY['SPILLOVER'], demand, primary_limit, buffer)
+
+
+@xw.func(category='Cost')
+@xw.arg('capex_usd', ndim=2, err_to_str=True, doc='Purchase price of the servers [USD]')
+@xw.arg('depreciation_years', ndim=2, err_to_str=True, doc='Years over which the hardware is written off [years]')
+@xw.arg('license_usd_per_year', ndim=2, err_to_str=True, doc='Software licenses per year [USD/year] (optional, default 0.0)')
+@xw.arg('hosting_usd_per_year', ndim=2, err_to_str=True, doc='Space and operations per year [USD/year] (optional, default 0.0)')
+@xw.arg('power_usd_per_year', ndim=2, err_to_str=True, doc='Electricity per year [USD/year] (optional, default 0.0)')
+def TCO_YEARLY(capex_usd, depreciation_years, license_usd_per_year=None, hosting_usd_per_year=None, power_usd_per_year=None):
+    """Yearly total cost of owned hardware: capex / depreciation years + license + hosting + power. Returns USD/year."""
+    return excel_call(_REGISTRY['TCO_YEARLY'], capex_usd, depreciation_years, license_usd_per_year, hosting_usd_per_year, power_usd_per_year)
 
 
 @xw.func(category='Demand')
