@@ -59,7 +59,7 @@ cases = [
 (EngineCore pid=245) INFO 04-22 00:18:23 [v1/core/kv_cache_utils.py:1319] GPU KV cache size: 244,304 tokens
 (EngineCore pid=245) INFO 04-22 00:18:23 [v1/core/kv_cache_utils.py:1324] Maximum concurrency for 8,192 tokens per request: 29.82x""",
       notes="RedHatAI FP8-dynamic checkpoint (compressed-tensors W8A8 FP8; embeddings and LM head stay bf16), TP=2."),
- dict(id="vllm21348-qwen3-235b-fp8-h100-tp4-vllm", expect={'kv_bytes_per_token': "rank 0's available memory over the minimum token count of 4 ranks (another rank had ~1% less free memory)"}, source=issue("vllm-project/vllm", 21348),
+ dict(id="vllm21348-qwen3-235b-fp8-h100-tp4-vllm", expect={'kv_bytes_per_token': "rank 0's available memory over the minimum token count of 4 ranks (another rank had ~1% less free memory)", 'calibrated': "the log's available memory belongs to rank 0, the token count to the smallest rank"}, source=issue("vllm-project/vllm", 21348),
       engine="vllm", engine_version="0.9.2", model="qwen3-235b-a22b", gpu="h100-sxm", gpu_total_gib=H100_TOTAL, tp=4,
       gpu_memory_utilization=None, max_model_len=40960, weight_dtype="fp8",
       log="""Available KV cache memory: 8.11 GiB
