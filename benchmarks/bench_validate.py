@@ -111,16 +111,20 @@ def time_libreoffice(directory: Path) -> dict | None:
 def time_naive_formulas(paths: list[Path]) -> float:
     """Seconds per plan: formulas loads + finish + calculate, per file, registry functions registered."""
     import formulas
+    import schedula as sh
     from formulas.functions import wrap_func
 
     from planner.coerce import call_sheet_function
     from planner.registry import load, spellings
 
+    def plain(a):  # noqa: ANN001, ANN202  (formulas' empty cell is None for the registry)
+        a = a.tolist() if hasattr(a, "tolist") else a
+        return [plain(x) for x in a] if isinstance(a, list) else (None if a is sh.EMPTY else a)
+
     table = formulas.get_functions()
     for name, spec in load().items():
         def impl(*args, _spec=spec):  # noqa: ANN001, ANN202
-            plain = [a.tolist() if hasattr(a, "tolist") else a for a in args]
-            return call_sheet_function(_spec, *plain)
+            return call_sheet_function(_spec, *[plain(a) for a in args])
 
         for s in spellings(name):
             table[s] = wrap_func(impl)

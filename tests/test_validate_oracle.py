@@ -25,9 +25,17 @@ def formulas_values(path: Path) -> dict[tuple[str, str], Any]:
     from planner.registry import load, spellings
 
     table = formulas.get_functions()
+    import schedula as sh
+
+    def plain(a: Any) -> Any:
+        a = a.tolist() if hasattr(a, "tolist") else a
+        if isinstance(a, list):
+            return [plain(x) for x in a]
+        return None if a is sh.EMPTY else a
+
     for name, spec in load().items():
         def impl(*args: Any, _spec: Any = spec) -> Any:
-            return call_sheet_function(_spec, *[a.tolist() if hasattr(a, "tolist") else a for a in args])
+            return call_sheet_function(_spec, *[plain(a) for a in args])
 
         for s in spellings(name):
             table[s] = wrap_func(impl)
