@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -138,13 +139,14 @@ def check_formulas_and_values(book: RawBook) -> Iterator[Finding]:
             yield finding("formula-changed", "template formula edited", sheet=sheet, cell=cell,
                           expected=expected[key], actual=text)
     recomputed = evaluate(book, keep)
+    errors: list[Finding] = []
     for sheet, cell, _e, _r in cells:
         key = (sheet, cell)
         cached = book.values.get(key)
         new = recomputed[key]
         if isinstance(cached, XlErrorValue):
-            yield finding("excel-error-value", f"output holds the Excel error {cached}", sheet=sheet, cell=cell,
-                          expected="a value", actual=str(cached))
+            errors.append(finding("excel-error-value", f"output holds the Excel error {cached}", sheet=sheet,
+                                  cell=cell, expected="a value", actual=str(cached)))
             if key not in skip and str(new) != str(cached):
                 yield finding("stale-value", "cached value differs from the recompute", sheet=sheet, cell=cell,
                               expected=_show(new), actual=str(cached))
@@ -158,8 +160,8 @@ def check_formulas_and_values(book: RawBook) -> Iterator[Finding]:
                           expected=_show(new), actual=None)
             continue
         if isinstance(new, ts.XlError):
-            yield finding("excel-error-value", f"output computes to the Excel error {new}", sheet=sheet, cell=cell,
-                          expected="a value", actual=str(new))
+            errors.append(finding("excel-error-value", f"output computes to the Excel error {new}", sheet=sheet,
+                                  cell=cell, expected="a value", actual=str(new)))
             if not values_equal(cached, new) and str(cached) != str(new):
                 yield finding("stale-value", "cached value differs from the recompute", sheet=sheet, cell=cell,
                               expected=str(new), actual=_show(cached))
@@ -167,7 +169,21 @@ def check_formulas_and_values(book: RawBook) -> Iterator[Finding]:
         if not values_equal(cached, new):
             yield finding("stale-value", "cached value differs from the recompute (stale or tampered)",
                           sheet=sheet, cell=cell, expected=_show(new), actual=_show(cached))
+    yield from _first_error_per_row(errors)
     yield from check_policy(recomputed, book)
+
+
+def _first_error_per_row(errors: list[Finding]) -> Iterator[Finding]:
+    """One ``excel-error-value`` per sheet row (the first in evaluation order, where the error starts); the rest of
+    the row's error cells are counted in its message."""
+    rows: dict[tuple[str | None, str], list[Finding]] = {}
+    for f in errors:
+        rows.setdefault((f.sheet, (f.cell or "").lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ$")), []).append(f)
+    for group in rows.values():
+        first = group[0]
+        if len(group) > 1:
+            first = replace(first, message=f"{first.message} (and {len(group) - 1} more error cell(s) on this row)")
+        yield first
 
 
 def check_policy(values: dict[tuple[str, str], Any], book: RawBook) -> Iterator[Finding]:
