@@ -1,0 +1,275 @@
+"""Self-hosted latency and throughput: Little's law, decode step, prefill, TTFT/TPOT/E2E, batch at a TPOT SLO (P1-P8).
+
+Pure functions, no I/O. Roofline estimates: decode is bound by reading the weights and the KV cache from HBM (P1)
+with a compute floor (P2), MoE decode reads only the touched experts (P3), prefill is compute-bound (P4).
+Formula IDs refer to ``sizing-formulas.md``; MBU/MFU are achieved fractions of peak and should be calibrated.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from planner.errors import ArgumentError, check_fraction, check_number
+from planner.specs import GpuSpec, ModelSpec
+
+MAX_BATCH = 1_000_000
+"""Upper end of the batch search in :func:`max_batch_at_tpot`."""
+
+
+def concurrency(rate_qps: float, latency_s: float) -> float:
+    """In-flight requests by Little's law: ``C = λ·E[E2E]`` (P7).
+
+    Ref: P7, Little (1961).
+
+    >>> concurrency(450, 0.25 + 48 * 0.02)
+    544.5
+    """
+    lam = check_number("rate_qps", rate_qps, minimum=0)
+    w = check_number("latency_s", latency_s, minimum=0)
+    return lam * w
+
+
+def experts_touched(num_experts: int, experts_per_token: int, batch: float) -> float:
+    """Distinct experts a decode step of ``batch`` tokens touches per layer, uniform routing (P3):
+    ``E·(1 − (1 − k/E)^B)``, at most ``min(k·B, E)``. ***Heuristic*** (balls in bins; router skew lowers it).
+
+    >>> round(experts_touched(8, 2, 1), 3), round(experts_touched(8, 2, 16), 3), round(experts_touched(128, 8, 1), 3)
+    (2.0, 7.92, 8.0)
+    """
+    e = check_number("num_experts", num_experts, minimum=1, integer=True)
+    k = check_number("experts_per_token", experts_per_token, minimum=1, maximum=e, integer=True)
+    b = check_number("batch", batch, minimum=0)
+    return min(e * (1 - (1 - k / e) ** b), k * b, e)
+
+
+def weights_read_fraction(model: ModelSpec, batch: float) -> float:
+    """Fraction of the resident weights a decode step of ``batch`` sequences reads (P3); 1 for dense models.
+
+    MoE: ``W_read = W_shared + E_touched·W_expert`` with ``W_expert = (P_total − P_active)/(E − k)`` and
+    ``W_shared = P_total − E·W_expert`` (from total and active parameters), as a fraction of ``P_total``.
+
+    >>> from planner.catalog import get_model
+    >>> weights_read_fraction(get_model("llama-3.1-8b"), 4)
+    1.0
+    >>> round(weights_read_fraction(get_model("mixtral-8x7b"), 1), 3)
+    0.276
+    """
+    e, k = model.num_experts, model.num_experts_per_tok
+    if model.architecture != "moe" or not e or not k or e <= k or model.params_total <= model.params_active:
+        return 1.0
+    per_expert = (model.params_total - model.params_active) / (e - k)
+    shared = max(0.0, model.params_total - e * per_expert)
+    if batch <= 0:
+        return shared / model.params_total
+    return min(1.0, (shared + experts_touched(e, k, batch) * per_expert) / model.params_total)
+
+
+def decode_step_s(
+    *,
+    weights_bytes: float,
+    batch: float,
+    context_tokens: float,
+    kv_bytes_per_token: float,
+    mem_bw_bytes_per_s: float,
+    flops_per_s: float,
+    params_active: float,
+    tp: int = 1,
+    mbu: float = 0.7,
+    mfu: float = 0.5,
+    weights_read_fraction: float = 1.0,
+) -> float:
+    """One decode step (= TPOT) on one replica: ``max(P1, P2)``.
+
+    - P1, memory-bound: ``(W_read + B·ctx·kv_tok) / (BW·MBU)``, all per GPU (``weights_bytes`` and
+      ``kv_bytes_per_token`` already divided by TP); ``W_read = weights_bytes·weights_read_fraction`` (P3).
+    - P2, compute floor: ``2·P_active·B / (F·MFU·TP)``.
+
+    Refs: P1 Databricks "LLM Inference Performance Engineering" (MBU), kipply; P2 kipply, llm-analysis.
+
+    Worked example, Llama-3.1-8B bf16 on one H100 SXM (3.35 TB/s, 989 TFLOP/s): 16.06e9 B of weights plus 16
+    sequences × 2,048 tokens × 131,072 B = 4.29e9 B of KV, over 3.35e12 × 0.7 B/s: 8.68 ms (compute floor 0.52 ms).
+
+    >>> round(decode_step_s(weights_bytes=16.06e9, batch=16, context_tokens=2048, kv_bytes_per_token=131072,
+    ...     mem_bw_bytes_per_s=3.35e12, flops_per_s=989e12, params_active=8.03e9) * 1e3, 2)
+    8.68
+    """
+    w = check_number("weights_bytes", weights_bytes, minimum=0)
+    b = check_number("batch", batch, minimum=0)
+    ctx = check_number("context_tokens", context_tokens, minimum=0)
+    kv = check_number("kv_bytes_per_token", kv_bytes_per_token, minimum=0)
+    bw = check_number("mem_bw_bytes_per_s", mem_bw_bytes_per_s, minimum=0, exclusive_minimum=True)
+    f = check_number("flops_per_s", flops_per_s, minimum=0, exclusive_minimum=True)
+    p = check_number("params_active", params_active, minimum=0)
+    tp = int(check_number("tp", tp, minimum=1, integer=True))
+    mbu = check_fraction("mbu", mbu, allow_zero=False)
+    mfu = check_fraction("mfu", mfu, allow_zero=False)
+    frac = check_fraction("weights_read_fraction", weights_read_fraction)
+    memory_s = (w * frac + b * ctx * kv) / (bw * mbu)
+    compute_s = 2 * p * b / (f * mfu * tp)
+    return max(memory_s, compute_s)
+
+
+def prefill_s(
+    *,
+    params_active: float,
+    input_tokens: float,
+    flops_per_s: float,
+    tp: int = 1,
+    mfu: float = 0.5,
+    cache_hit_rate: float = 0.0,
+) -> float:
+    """Prefill time of one request: ``2·P_active·I·(1−h) / (F·MFU·TP)`` (P4, linear term; attention FLOPs omitted).
+
+    Ref: P4, kipply (FLOPs); Dynamo profiler ("ISL excluding prefix cache hit").
+
+    Worked example: Llama-3.1-70B (70.6e9 active) on 4 H100 (989 TFLOP/s) at MFU 0.5, 5,000 input tokens: 357 ms.
+
+    >>> round(prefill_s(params_active=70.6e9, input_tokens=5000, flops_per_s=989e12, tp=4), 4)
+    0.3569
+    """
+    p = check_number("params_active", params_active, minimum=0)
+    i = check_number("input_tokens", input_tokens, minimum=0)
+    f = check_number("flops_per_s", flops_per_s, minimum=0, exclusive_minimum=True)
+    tp = int(check_number("tp", tp, minimum=1, integer=True))
+    mfu = check_fraction("mfu", mfu, allow_zero=False)
+    h = check_fraction("cache_hit_rate", cache_hit_rate)
+    return 2 * p * i * (1 - h) / (f * mfu * tp)
+
+
+def ttft_s(prefill: float, first_decode_step: float, queue_s: float = 0.0) -> float:
+    """Time to first token: ``queue wait + t_prefill + first decode step`` (P4).
+
+    >>> ttft_s(0.3569, 0.0087)
+    0.3656
+    """
+    return (check_number("queue_s", queue_s, minimum=0) + check_number("prefill_s", prefill, minimum=0)
+            + check_number("first_decode_step_s", first_decode_step, minimum=0))
+
+
+def e2e_latency_s(ttft: float, tpot: float, output_tokens: float) -> float:
+    """End-to-end latency: ``E2E = TTFT + (O − 1)·TPOT`` (P6; the first token comes with TTFT).
+
+    Ref: P6, Databricks; BentoML LatencyMetrics (``TPOT = (E2EL − TTFT)/(tokens − 1)``).
+
+    >>> round(e2e_latency_s(0.25, 0.02, 48), 4)
+    1.19
+    """
+    t = check_number("ttft_s", ttft, minimum=0)
+    d = check_number("tpot_s", tpot, minimum=0)
+    o = check_number("output_tokens", output_tokens, minimum=0)
+    return t + max(o - 1, 0.0) * d
+
+
+def flops_for(gpu: GpuSpec, weight_dtype: str = "auto", model: ModelSpec | None = None) -> float:
+    """Peak dense FLOP/s the model computes at: FP8 when the weights are fp8 and the GPU has FP8, else BF16.
+
+    >>> from planner.catalog import get_gpu
+    >>> flops_for(get_gpu("h100-sxm"), "fp8") > flops_for(get_gpu("h100-sxm"))
+    True
+    """
+    name = str(weight_dtype).strip().lower()
+    if name == "auto" and model is not None:
+        name = model.weight_dtype
+    if name in ("fp8", "w8a8") and gpu.fp8_flops_per_s:
+        return float(gpu.fp8_flops_per_s)
+    return float(gpu.bf16_flops_per_s)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecodeModel:
+    """Everything the decode roofline needs for one replica (per-GPU bytes), so TPOT is a function of the batch."""
+
+    weights_bytes: float
+    kv_bytes_per_token: float
+    context_tokens: float
+    mem_bw_bytes_per_s: float
+    flops_per_s: float
+    params_active: float
+    tp: int = 1
+    mbu: float = 0.7
+    mfu: float = 0.5
+    model: ModelSpec | None = None
+
+    def tpot_s(self, batch: float) -> float:
+        """TPOT at ``batch`` concurrent sequences (P1-P3)."""
+        frac = weights_read_fraction(self.model, batch) if self.model is not None else 1.0
+        return decode_step_s(
+            weights_bytes=self.weights_bytes, batch=batch, context_tokens=self.context_tokens,
+            kv_bytes_per_token=self.kv_bytes_per_token, mem_bw_bytes_per_s=self.mem_bw_bytes_per_s,
+            flops_per_s=self.flops_per_s, params_active=self.params_active, tp=self.tp, mbu=self.mbu, mfu=self.mfu,
+            weights_read_fraction=frac,
+        )
+
+
+def max_batch_at_tpot(decode: DecodeModel, tpot_slo_s: float) -> int:
+    """The largest batch ``B`` with ``TPOT(B) ≤ SLO`` (P8); 0 when even one sequence misses the SLO.
+
+    TPOT is non-decreasing in ``B`` (P1 and P2 grow linearly, P3 grows with the touched experts), so an
+    exponential search then a bisection over integers finds it. Capped at :data:`MAX_BATCH`.
+
+    Ref: P8, NVIDIA NIM ("highest concurrency meeting the latency bound"), Dynamo SLA planner.
+
+    Worked example, Llama-3.1-8B bf16 on one H100 at 2,048 tokens of context and a 20 ms TPOT SLO:
+    ``(0.02·3.35e12·0.7 − 16.06e9)/(2048·131072) = 114.9`` → 114.
+
+    >>> d = DecodeModel(weights_bytes=16.06e9, kv_bytes_per_token=131072, context_tokens=2048,
+    ...                 mem_bw_bytes_per_s=3.35e12, flops_per_s=989e12, params_active=8.03e9)
+    >>> max_batch_at_tpot(d, 0.02)
+    114
+    """
+    slo = check_number("tpot_slo_s", tpot_slo_s, minimum=0, exclusive_minimum=True)
+    if decode.tpot_s(1) > slo:
+        return 0
+    lo, hi = 1, 2
+    while hi < MAX_BATCH and decode.tpot_s(hi) <= slo:
+        lo, hi = hi, hi * 2
+    if hi >= MAX_BATCH:
+        hi = MAX_BATCH
+        if decode.tpot_s(hi) <= slo:
+            return hi
+    while hi - lo > 1:  # invariant: tpot(lo) <= slo < tpot(hi)
+        mid = (lo + hi) // 2
+        if decode.tpot_s(mid) <= slo:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def tokens_per_s(batch: float, tpot: float) -> float:
+    """Decode tokens per second of one replica: ``B / t_dec`` (P1).
+
+    >>> tokens_per_s(114, 0.01997)
+    5708.562844266399
+    """
+    b = check_number("batch", batch, minimum=0)
+    t = check_number("tpot_s", tpot, minimum=0, exclusive_minimum=True)
+    return b / t
+
+
+def replica_rate_qps(batch: float, e2e_s: float) -> float:
+    """Requests per second one replica completes at the SLO batch: ``λ_rep = B_slo / E2E(B_slo)`` (P8).
+
+    >>> round(replica_rate_qps(114, 1.19), 2)
+    95.8
+    """
+    b = check_number("batch", batch, minimum=0)
+    e = check_number("e2e_latency_s", e2e_s, minimum=0, exclusive_minimum=True)
+    return b / e
+
+
+def replicas_at_slo(peak_qps: float, replica_qps: float, failover_replicas: int = 0) -> int:
+    """Replicas that serve ``peak_qps`` at the SLO: ``ceil(λ_peak / λ_rep) + k_failover`` (P8).
+
+    >>> replicas_at_slo(450, 95.8), replicas_at_slo(450, 95.8, 1)
+    (5, 6)
+    """
+    lam = check_number("peak_qps", peak_qps, minimum=0)
+    rep = check_number("replica_qps", replica_qps, minimum=0)
+    k = int(check_number("failover_replicas", failover_replicas, minimum=0, integer=True))
+    if lam == 0:
+        return k
+    if rep <= 0:
+        raise ArgumentError("tpot_slo_s", "unreachable", "an SLO one sequence meets (TPOT at batch 1 exceeds it)")
+    return math.ceil(lam / rep - 1e-12) + k

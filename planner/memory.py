@@ -1,0 +1,216 @@
+"""Self-hosted GPU memory: weights, KV bytes per token and per request, the KV budget and concurrency (M1-M11).
+
+Pure functions, no I/O. The per-token primitives (weights per GPU, KV bytes per token per GPU, dtype sizes) live in
+:mod:`planner.engines` next to the engine accounting that uses them and are re-exported here; this module adds what
+a plan needs on top: KV bytes per request at a context (sliding-window caps, paged-block rounding), the time-averaged
+context, the KV budget, maximum concurrency, replicas and KV utilization.
+
+Formula IDs refer to ``sizing-formulas.md`` (``/work/shared/reference``): M1 weights, M2 GQA/MHA/MQA, M3 MLA,
+M4 sliding window, M6 quantized KV, M7 paging, M8 KV per request, M9 KV budget, M11 fit and concurrency.
+"""
+
+from __future__ import annotations
+
+import math
+
+from planner.engines import (
+    VLLM_DEFAULT_BATCHED_TOKENS,
+    default_reserve_bytes,
+    kv_bytes_per_token,
+    kv_bytes_per_token_layer,
+    kv_dtype_bytes,
+    weight_bytes_per_gpu,
+)
+from planner.errors import ArgumentError, check_fraction, check_number
+from planner.specs import GIB, ModelSpec
+
+DEFAULT_BLOCK_SIZE = 16
+"""vLLM's default KV block (page) size in tokens (M7)."""
+
+__all__ = [
+    "DEFAULT_BLOCK_SIZE",
+    "average_context_tokens",
+    "blocks",
+    "default_reserve_bytes",
+    "kv_budget_bytes",
+    "kv_bytes_per_request",
+    "kv_bytes_per_token",
+    "kv_bytes_per_token_layer",
+    "kv_dtype_bytes",
+    "kv_utilization",
+    "layer_split",
+    "max_concurrency",
+    "replicas_for_concurrency",
+    "weight_bytes_per_gpu",
+]
+
+
+def layer_split(model: ModelSpec, *, pp: int = 1) -> tuple[int, int]:
+    """(full-attention layers, sliding-window layers) of the largest pipeline stage.
+
+    A model with a ``sliding_window`` but no ``layer_types`` windows every layer (Mistral-7B-v0.1); with PP the
+    largest stage (``ceil(L/PP)`` layers) holds its proportional share of full layers, the same split
+    :func:`planner.engines.kv_capacity` uses.
+
+    >>> from planner.catalog import get_model
+    >>> layer_split(get_model("llama-3.1-8b")), layer_split(get_model("llama-3.1-8b"), pp=2)
+    ((32, 0), (16, 0))
+    """
+    pp = int(check_number("pp", pp, minimum=1, integer=True))
+    full, swa = model.full_attention_layers, model.sliding_window_layers
+    if model.sliding_window and not model.layer_types:
+        full, swa = 0, model.num_hidden_layers
+    if pp == 1:
+        return full, swa
+    per_stage = math.ceil(model.num_hidden_layers / pp)
+    share_full = math.ceil(per_stage * full / model.num_hidden_layers)
+    return share_full, per_stage - share_full
+
+
+def blocks(tokens: float, block_size: int = DEFAULT_BLOCK_SIZE) -> int:
+    """Paged KV blocks one sequence of ``tokens`` occupies: ``ceil(tokens / block)`` (M7, vLLM ``cdiv``).
+
+    Ref: M7, vLLM ``get_max_concurrency_for_kv_cache_config``; default block 16 tokens.
+
+    >>> blocks(1000), blocks(1024), blocks(1025), blocks(7, 1)
+    (63, 64, 65, 7)
+    """
+    t = check_number("context_tokens", tokens, minimum=0)
+    b = int(check_number("block_size", block_size, minimum=1, integer=True))
+    return math.ceil(t / b)
+
+
+def average_context_tokens(avg_input_tokens: float, avg_output_tokens: float) -> float:
+    """Time-averaged context of a request while it decodes: ``I + O/2`` (M8, P7).
+
+    Ref: M8, Dynamo pre-deployment profiler ("average context = ISL + OSL/2").
+
+    >>> average_context_tokens(2000, 500)
+    2250.0
+    """
+    i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
+    o = check_number("avg_output_tokens", avg_output_tokens, minimum=0)
+    return i + o / 2
+
+
+def kv_bytes_per_request(
+    model: ModelSpec,
+    context_tokens: float,
+    *,
+    tp: int = 1,
+    pp: int = 1,
+    kv_cache_dtype: str = "auto",
+    block_size: int = DEFAULT_BLOCK_SIZE,
+    max_num_batched_tokens: int = VLLM_DEFAULT_BATCHED_TOKENS,
+) -> float:
+    """KV bytes one request holds on one GPU at ``context_tokens``, rounded up to whole blocks (M2-M4, M7, M8).
+
+    ``KV_req = kv_layer·block·(L_full·ceil(ctx/block) + L_swa·(ceil(min(W − 1 + max_num_batched_tokens, ctx)/block)
+    [+ 1]))`` with ``kv_layer`` the per-layer bytes per token per GPU (GQA ``ceil(n_kv/TP)·(d_k+d_v)·b``, MLA
+    ``(kv_lora_rank + rope)·b`` undivided by TP). The extra sliding block (vLLM's misalignment block) is added only
+    when the window actually caps the request (``min(...) < ctx``). ``block_size = 1`` gives the exact, unpaged size.
+
+    Refs: M4 vLLM ``SlidingWindowSpec.max_memory_usage_bytes``; M7 vLLM paging; M8.
+
+    Worked example, Llama-3.1-8B bf16 (32 layers × 8 KV heads × 128 × 2 × 2 B = 131,072 B/token): 1,000 tokens are
+    63 blocks = 1,008 tokens = 132,120,576 B.
+
+    >>> from planner.catalog import get_model
+    >>> kv_bytes_per_request(get_model("llama-3.1-8b"), 1000)
+    132120576.0
+    >>> kv_bytes_per_request(get_model("llama-3.1-8b"), 1000, block_size=1)
+    131072000.0
+    """
+    ctx = check_number("context_tokens", context_tokens, minimum=0)
+    block = int(check_number("block_size", block_size, minimum=1, integer=True))
+    batched = int(check_number("max_num_batched_tokens", max_num_batched_tokens, minimum=1, integer=True))
+    per_layer = kv_bytes_per_token_layer(model, tp=int(check_number("tp", tp, minimum=1, integer=True)),
+                                         kv_cache_dtype=kv_cache_dtype)
+    full, swa = layer_split(model, pp=pp)
+    total_blocks = full * blocks(ctx, block)
+    if swa:
+        window = model.sliding_window or ctx
+        swa_tokens = min(window - 1 + batched, ctx)
+        total_blocks += swa * (blocks(swa_tokens, block) + (1 if swa_tokens < ctx and block > 1 else 0))
+    return float(total_blocks * block * per_layer)
+
+
+def kv_budget_bytes(
+    hbm_bytes: float, gpu_memory_utilization: float, weights_bytes: float, reserve_bytes: float
+) -> float:
+    """KV budget of one GPU: ``HBM·gpu_memory_utilization − weights − reserve`` (M9, vLLM V1 accounting).
+
+    ``reserve`` is the activation peak plus non-torch memory (:func:`default_reserve_bytes`). A negative result
+    means the weights do not fit; it is returned as is (callers report it).
+
+    Ref: M9, vLLM ``gpu_worker.determine_available_memory``.
+
+    Worked example: an 80 GiB GPU at 0.9 with 15 GiB of weights and 5 GiB reserved leaves 52 GiB.
+
+    >>> kv_budget_bytes(80 * 2**30, 0.9, 15 * 2**30, 5 * 2**30) / 2**30
+    52.0
+    """
+    hbm = check_number("hbm_bytes", hbm_bytes, minimum=0, exclusive_minimum=True)
+    util = check_fraction("gpu_memory_utilization", gpu_memory_utilization, allow_zero=False)
+    w = check_number("weights_bytes", weights_bytes, minimum=0)
+    r = check_number("reserve_bytes", reserve_bytes, minimum=0)
+    return hbm * util - w - r
+
+
+def max_concurrency(kv_budget: float, kv_request_bytes: float) -> int:
+    """Requests that fit one replica's KV cache at once: ``floor(KV_avail / KV_req)`` (M11).
+
+    Both arguments are per GPU (every GPU of a TP group holds its shard of every request). A budget at or below zero
+    fits nothing.
+
+    Ref: M11, vLLM ``kv_cache_utils`` (max concurrency = blocks / blocks per request).
+
+    Worked example: 52 GiB over 0.5 GiB per request (4,096 tokens of Llama-3.1-8B bf16) = 104.
+
+    >>> max_concurrency(52 * 2**30, 0.5 * 2**30)
+    104
+    """
+    budget = check_number("kv_budget_bytes", kv_budget)
+    per_req = check_number("kv_bytes_per_request", kv_request_bytes, minimum=0, exclusive_minimum=True)
+    if budget <= 0:
+        return 0
+    return int(budget // per_req)
+
+
+def replicas_for_concurrency(concurrency: float, max_concurrency_per_replica: float) -> int:
+    """Replicas whose KV caches hold ``concurrency`` requests: ``ceil(C / C_max)`` (M11, C7).
+
+    >>> replicas_for_concurrency(250, 104), replicas_for_concurrency(0, 104)
+    (3, 0)
+    """
+    c = check_number("concurrency", concurrency, minimum=0)
+    per = check_number("max_concurrency", max_concurrency_per_replica, minimum=0)
+    if c == 0:
+        return 0
+    if per <= 0:
+        raise ArgumentError("max_concurrency", max_concurrency_per_replica,
+                            "> 0 (one request must fit a replica: more TP, a smaller context or fp8 KV)")
+    return math.ceil(c / per - 1e-12)
+
+
+def kv_utilization(concurrency: float, kv_request_bytes: float, kv_budget: float, replicas: float = 1) -> float:
+    """KV memory utilization at peak: ``C·KV_req / (KV_avail·replicas)``; at most 1 fits (M11 ``KV_FIT``).
+
+    ``concurrency`` is the in-flight requests of the whole fleet (Little's law, P7); bytes are per GPU.
+
+    Worked example: 300 requests of 0.5 GiB over 3 replicas of 52 GiB = 150 / 156 = 0.96.
+
+    >>> round(kv_utilization(300, 0.5 * 2**30, 52 * 2**30, 3), 4)
+    0.9615
+    """
+    c = check_number("concurrency", concurrency, minimum=0)
+    per = check_number("kv_bytes_per_request", kv_request_bytes, minimum=0)
+    budget = check_number("kv_budget_bytes", kv_budget)
+    r = check_number("replicas", replicas, minimum=1)
+    need = c * per
+    if budget <= 0:
+        if need == 0:
+            return 0.0
+        raise ArgumentError("kv_budget", f"{budget / GIB:.2f} GiB",
+                            "a positive KV budget (the weights and reserve exceed the GPU memory)")
+    return need / (budget * r)

@@ -1,0 +1,319 @@
+"""Self-hosted replicas and fleets: KV fit and TPOT of a model on a GPU, from catalog specs (M8-M11, P1-P8).
+
+Pure functions, no I/O. This module composes :mod:`planner.memory`, :mod:`planner.latency` and
+:func:`planner.engines.kv_capacity` (the KV budget the serving engine allocates) into what a plan asks of one replica
+(KV bytes per request, maximum concurrency, TPOT at a batch, the largest batch at a TPOT SLO) and of a fleet carrying
+routes (:func:`fleet_constraints`, :func:`route_details`, used by :mod:`planner.sizing`). The spreadsheet functions
+of :mod:`planner.sheet.memory` and :mod:`planner.sheet.latency` call the same functions, so ``planner size`` and the
+workbook agree.
+
+Method for a fleet (C7 constraints):
+
+- every route's in-flight requests by Little's law at ``E2E = TTFT + O·TPOT`` (P7; the route's SLOs where given,
+  otherwise the modelled values), the same expression as the template's *In flight at peak* column;
+- ``<fleet> KV``: ``Σ_routes C_r / (C_max(ctx_r)·replicas)`` with ``C_max`` the requests of context ``ctx_r`` (the
+  route's p95 context, or ``I + O``) that fit one replica (M11);
+- ``<fleet> TPOT``: TPOT at the peak batch per replica (``Σ C_r / replicas`` at the concurrency-weighted average
+  context ``I + O/2``, P1-P3) over the tightest TPOT SLO of the fleet's routes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from planner import cost, latency, memory
+from planner.engines import kv_capacity
+from planner.errors import ArgumentError
+from planner.specs import GIB, GpuSpec, ModelSpec
+
+FIXED_POINT_ITERATIONS = 30
+"""Iterations of the batch ↔ TPOT fixed point when a route gives no TPOT SLO."""
+
+
+def _specs(model: ModelSpec | str, gpu: GpuSpec | str | None = None) -> tuple[ModelSpec, GpuSpec | None]:
+    from planner.catalog import get_gpu, get_model
+
+    spec = model if isinstance(model, ModelSpec) else get_model(model)
+    card = None if gpu is None else (gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu))
+    return spec, card
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplicaKv:
+    """One replica's KV cache at one request context, per GPU of the replica."""
+
+    engine: str
+    context_tokens: float
+    block_size: int
+    weights_gib: float
+    kv_budget_bytes: float
+    kv_bytes_per_request: float
+    max_concurrency: int
+
+
+def replica_kv(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    context_tokens: float,
+    tp: int = 1,
+    pp: int = 1,
+    gpu_memory_utilization: float | None = None,
+    kv_cache_dtype: str = "auto",
+    weight_dtype: str = "auto",
+    engine: str = "vllm",
+    block_size: int | None = None,
+) -> ReplicaKv:
+    """KV budget (M9, from :func:`planner.engines.kv_capacity` for ``engine``), KV bytes per request at
+    ``context_tokens`` in the engine's block size (M7-M8) and ``C_max = floor(budget / KV_req)`` (M11).
+
+    >>> r = replica_kv("llama-3.1-8b", "h100-sxm", context_tokens=4096)
+    >>> r.kv_bytes_per_request / 2**30, r.max_concurrency
+    (0.5, 103)
+    """
+    spec, card = _specs(model, gpu)
+    ctx = memory.blocks(context_tokens, 1)  # validates; whole tokens
+    cap = kv_capacity(
+        spec, card, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_cache_dtype,
+        weight_dtype=weight_dtype, engine=engine, max_model_len=max(1, ctx), block_size=block_size,
+    )
+    budget = cap.available_kv_gib * GIB
+    per_request = memory.kv_bytes_per_request(
+        spec, context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size
+    )
+    conc = memory.max_concurrency(budget, per_request) if per_request > 0 else 0
+    return ReplicaKv(
+        engine=cap.engine, context_tokens=float(context_tokens), block_size=cap.block_size,
+        weights_gib=cap.weights_gib, kv_budget_bytes=budget, kv_bytes_per_request=per_request, max_concurrency=conc,
+    )
+
+
+def decode_model(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    context_tokens: float,
+    tp: int = 1,
+    kv_cache_dtype: str = "auto",
+    weight_dtype: str = "auto",
+    mbu: float = 0.7,
+    mfu: float = 0.5,
+) -> latency.DecodeModel:
+    """The decode roofline of one replica (P1-P3): weights and KV per token per GPU of a TP group.
+
+    With pipeline parallelism the stages run one after another, so a decode step reads the whole replica's weights
+    over TP: the roofline takes ``pp = 1`` sizes.
+
+    >>> round(decode_model("llama-3.1-8b", "h100-sxm", context_tokens=2048).tpot_s(16) * 1e3, 2)
+    8.68
+    """
+    spec, card = _specs(model, gpu)
+    return latency.DecodeModel(
+        weights_bytes=memory.weight_bytes_per_gpu(spec, tp=tp, weight_dtype=weight_dtype),
+        kv_bytes_per_token=memory.kv_bytes_per_token(spec, tp=tp, kv_cache_dtype=kv_cache_dtype),
+        context_tokens=float(context_tokens),
+        mem_bw_bytes_per_s=card.mem_bw_bytes_per_s,
+        flops_per_s=latency.flops_for(card, weight_dtype, spec),
+        params_active=spec.params_active,
+        tp=int(tp), mbu=mbu, mfu=mfu, model=spec,
+    )
+
+
+def ttft_s(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    input_tokens: float,
+    tp: int = 1,
+    cache_hit_rate: float = 0.0,
+    kv_cache_dtype: str = "auto",
+    weight_dtype: str = "auto",
+    mbu: float = 0.7,
+    mfu: float = 0.5,
+    queue_s: float = 0.0,
+) -> float:
+    """TTFT of one request on an idle replica: ``queue + prefill(I·(1−h)) + one decode step at batch 1`` (P4).
+
+    >>> round(ttft_s("llama-3.1-70b", "h100-sxm", input_tokens=5000, tp=4), 3)
+    0.372
+    """
+    spec, card = _specs(model, gpu)
+    pre = latency.prefill_s(params_active=spec.params_active, input_tokens=input_tokens,
+                            flops_per_s=latency.flops_for(card, weight_dtype, spec), tp=tp, mfu=mfu,
+                            cache_hit_rate=cache_hit_rate)
+    step = decode_model(spec, card, context_tokens=input_tokens, tp=tp, kv_cache_dtype=kv_cache_dtype,
+                        weight_dtype=weight_dtype, mbu=mbu, mfu=mfu).tpot_s(1)
+    return latency.ttft_s(pre, step, queue_s)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SloCapacity:
+    """One replica at the largest batch that meets a TPOT SLO (and fits its KV cache)."""
+
+    batch: int
+    batch_at_tpot: int
+    max_concurrency_kv: int
+    tpot_s: float
+    ttft_s: float
+    e2e_s: float
+    tokens_per_s: float
+    replica_qps: float
+
+
+def slo_capacity(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    tpot_slo_s: float,
+    avg_input_tokens: float,
+    avg_output_tokens: float,
+    tp: int = 1,
+    kv_cache_dtype: str = "auto",
+    weight_dtype: str = "auto",
+    mbu: float = 0.7,
+    mfu: float = 0.5,
+    cache_hit_rate: float = 0.0,
+    gpu_memory_utilization: float | None = None,
+    engine: str = "vllm",
+) -> SloCapacity:
+    """``B_slo = min(max B with TPOT(B) ≤ SLO at context I + O/2, C_max_KV at context I + O)`` and
+    ``λ_rep = B_slo / E2E(B_slo)`` with ``E2E = TTFT + (O−1)·TPOT`` (P8, P6, M11).
+
+    >>> c = slo_capacity("llama-3.1-8b", "h100-sxm", tpot_slo_s=0.02, avg_input_tokens=1800, avg_output_tokens=48)
+    >>> c.batch_at_tpot, c.max_concurrency_kv, c.batch
+    (128, 228, 128)
+    """
+    spec, card = _specs(model, gpu)
+    ctx_avg = memory.average_context_tokens(avg_input_tokens, avg_output_tokens)
+    decode = decode_model(spec, card, context_tokens=ctx_avg, tp=tp, kv_cache_dtype=kv_cache_dtype,
+                          weight_dtype=weight_dtype, mbu=mbu, mfu=mfu)
+    b_tpot = latency.max_batch_at_tpot(decode, tpot_slo_s)
+    kv = replica_kv(spec, card, context_tokens=avg_input_tokens + avg_output_tokens, tp=tp,
+                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_cache_dtype,
+                    weight_dtype=weight_dtype, engine=engine)
+    batch = min(b_tpot, kv.max_concurrency)
+    first = ttft_s(spec, card, input_tokens=avg_input_tokens, tp=tp, cache_hit_rate=cache_hit_rate,
+                   kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype, mbu=mbu, mfu=mfu)
+    tpot = decode.tpot_s(max(batch, 1))
+    e2e = latency.e2e_latency_s(first, tpot, avg_output_tokens)
+    return SloCapacity(
+        batch=batch, batch_at_tpot=b_tpot, max_concurrency_kv=kv.max_concurrency, tpot_s=tpot, ttft_s=first,
+        e2e_s=e2e, tokens_per_s=latency.tokens_per_s(batch, tpot),
+        replica_qps=latency.replica_rate_qps(batch, e2e) if e2e > 0 else 0.0,
+    )
+
+
+# --- fleets carrying routes (planner size) -------------------------------------------------------------------------
+
+
+def _route_context(route) -> float:
+    """The context the KV fit is checked at: the route's p95 context, else ``I + O`` (M8)."""
+    if route.p95_context_tokens is not None:
+        return float(route.p95_context_tokens)
+    return float(route.avg_input_tokens + route.avg_output_tokens)
+
+
+def _fleet_kv(fleet, context_tokens: float) -> ReplicaKv:
+    return replica_kv(
+        fleet.model, fleet.gpu, context_tokens=context_tokens, tp=fleet.tp, pp=fleet.pp,
+        gpu_memory_utilization=fleet.gpu_memory_utilization, kv_cache_dtype=fleet.kv_dtype,
+        weight_dtype=fleet.weight_dtype, engine=fleet.engine,
+    )
+
+
+def _fleet_decode(fleet, context_tokens: float) -> latency.DecodeModel:
+    return decode_model(fleet.model, fleet.gpu, context_tokens=context_tokens, tp=fleet.tp,
+                        kv_cache_dtype=fleet.kv_dtype, weight_dtype=fleet.weight_dtype, mbu=fleet.mbu, mfu=fleet.mfu)
+
+
+def _route_ttft(fleet, route) -> float:
+    return ttft_s(fleet.model, fleet.gpu, input_tokens=route.avg_input_tokens, tp=fleet.tp,
+                  cache_hit_rate=route.cache_hit_rate, kv_cache_dtype=fleet.kv_dtype, weight_dtype=fleet.weight_dtype,
+                  mbu=fleet.mbu, mfu=fleet.mfu)
+
+
+def _concurrencies(fleet, routes) -> list[float]:
+    """Little's-law in-flight requests of every route at ``TTFT + O·TPOT`` (P7): the SLOs where given; without a
+    TPOT SLO, the modelled TPOT at the fleet's peak batch (a fixed point: batch and TPOT depend on each other)."""
+    ttfts = [r.ttft_slo_s if r.ttft_slo_s is not None else _route_ttft(fleet, r) for r in routes]
+    ctx = _weighted_context(routes, [r.peak_qps for r in routes])
+    decode = _fleet_decode(fleet, ctx)
+    modelled = decode.tpot_s(1)
+    conc: list[float] = []
+    for _ in range(FIXED_POINT_ITERATIONS):
+        conc = [
+            latency.concurrency(r.peak_qps, t + r.avg_output_tokens * (r.tpot_slo_s if r.tpot_slo_s else modelled))
+            for r, t in zip(routes, ttfts)
+        ]
+        if all(r.tpot_slo_s for r in routes):
+            break
+        updated = decode.tpot_s(sum(conc) / fleet.replicas)
+        if math.isclose(updated, modelled, rel_tol=1e-9):
+            break
+        modelled = updated
+    return conc
+
+
+def _weighted_context(routes, weights: list[float]) -> float:
+    """Average decode context ``I + O/2`` (M8) over routes, weighted by in-flight requests."""
+    ctxs = [memory.average_context_tokens(r.avg_input_tokens, r.avg_output_tokens) for r in routes]
+    total = sum(weights)
+    if total <= 0:
+        return sum(ctxs) / len(ctxs) if ctxs else 0.0
+    return sum(c * w for c, w in zip(ctxs, weights)) / total
+
+
+def fleet_constraints(fleet, routes) -> list:
+    """``<fleet> KV`` and ``<fleet> TPOT`` constraints of a fleet carrying ``routes`` (see the module docstring).
+
+    KV: demand = in-flight requests, capacity = the requests the fleet holds at the routes' contexts
+    (``Σ C_r / utilization``), utilization ``Σ_r C_r / (C_max(ctx_r)·replicas)``. TPOT: demand = modelled TPOT at
+    the peak batch, capacity = the tightest TPOT SLO (no TPOT constraint when no route sets one).
+    """
+    from planner.sizing import Constraint
+
+    if fleet.replicas < 1:
+        raise ArgumentError(f"fleets {fleet.name}.replicas", fleet.replicas, "a whole number >= 1")
+    if not routes:
+        return [Constraint(label=f"{fleet.name} KV", demand=0.0, capacity=0.0, unit="requests", utilization=0.0)]
+    conc = _concurrencies(fleet, routes)
+    util = 0.0
+    for r, c in zip(routes, conc):
+        kv = _fleet_kv(fleet, _route_context(r))
+        if kv.max_concurrency <= 0:
+            if c > 0:
+                util = math.inf
+            continue
+        util += c / (kv.max_concurrency * fleet.replicas)
+    total = sum(conc)
+    capacity = total / util if util not in (0.0, math.inf) else (0.0 if util == math.inf else math.inf)
+    found = [Constraint(label=f"{fleet.name} KV", demand=total, capacity=capacity, unit="requests", utilization=util)]
+    slos = [r.tpot_slo_s for r in routes if r.tpot_slo_s]
+    if slos:
+        slo = min(slos)
+        tpot = _fleet_decode(fleet, _weighted_context(routes, conc)).tpot_s(total / fleet.replicas)
+        found.append(Constraint(label=f"{fleet.name} TPOT", demand=tpot, capacity=slo, unit="s",
+                                utilization=tpot / slo))
+    return found
+
+
+def route_details(fleet, route) -> dict[str, float | None]:
+    """One route on a fleet, on its own (as the template's Results row computes it): KV bytes per request at the
+    p95 context, max concurrency per replica, KV fit, modelled TPOT at the route's batch per replica, TTFT, and the
+    fleet's monthly GPU cost (C4: GPUs × $/GPU-hour × hours; ``None`` without a price)."""
+    _, card = _specs(fleet.model, fleet.gpu)
+    kv = _fleet_kv(fleet, _route_context(route))
+    (conc,) = _concurrencies(fleet, [route])
+    fit = (conc / (kv.max_concurrency * fleet.replicas)) if kv.max_concurrency > 0 else (math.inf if conc else 0.0)
+    decode = _fleet_decode(fleet, memory.average_context_tokens(route.avg_input_tokens, route.avg_output_tokens))
+    price = fleet.usd_per_gpu_hour if fleet.usd_per_gpu_hour is not None else card.usd_per_gpu_hour
+    monthly = cost.selfhost_monthly_usd(price, fleet.tp * fleet.pp * fleet.replicas) if price is not None else None
+    return {
+        "kv_bytes_per_request": kv.kv_bytes_per_request,
+        "max_concurrency_per_replica": float(kv.max_concurrency),
+        "kv_fit": fit,
+        "tpot_s": decode.tpot_s(conc / fleet.replicas),
+        "ttft_s": _route_ttft(fleet, route),
+        "monthly_cost_usd": monthly,
+    }

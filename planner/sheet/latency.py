@@ -1,0 +1,138 @@
+"""Spreadsheet functions for self-hosted latency and throughput: Little's law, TPOT, TTFT, batch at SLO (P1-P8)."""
+
+from __future__ import annotations
+
+from planner import latency, selfhosted
+from planner.registry import Arg, sheet_function
+from planner.sheet.memory import ENGINE, GPU, KV_DTYPE, MODEL, TP, UTIL_OPT, WEIGHT_DTYPE, _kv_dtype
+
+MBU = Arg(name="mbu", unit="fraction", help="Achieved fraction of peak memory bandwidth in decode (0-1)", default=0.7)
+MFU = Arg(name="mfu", unit="fraction", help="Achieved fraction of peak FLOP/s (0-1)", default=0.5)
+TPOT_SLO = Arg(name="tpot_slo_s", unit="s", help="Time-per-output-token budget")
+AVG_CTX = Arg(name="avg_context_tokens", unit="tokens", help="Average context per sequence while decoding (I + O/2)")
+HIT = Arg(name="cache_hit_rate", unit="fraction", help="Fraction of input tokens served from the prefix cache",
+          default=0.0)
+
+
+@sheet_function(
+    summary="In-flight requests by Little's law: request rate x end-to-end latency.",
+    args=(Arg(name="rate_qps", unit="req/s", help="Request rate (peak)"),
+          Arg(name="latency_s", unit="s", help="End-to-end latency per request")),
+    returns="requests",
+    category="Latency",
+    example="=CONCURRENCY(450, 1.21) -> 544.5",
+    formula_ids=("P7",),
+)
+def CONCURRENCY(rate_qps, latency_s):
+    return latency.concurrency(rate_qps, latency_s)
+
+
+@sheet_function(
+    summary="Decode time per output token at a batch: max((weights read + batch x context x KV/token) / "
+    "(bandwidth x MBU), 2 x active params x batch / (FLOP/s x MFU x TP)); MoE reads only touched experts.",
+    args=(MODEL, GPU, TP, Arg(name="batch", unit="sequences", help="Sequences decoding together on one replica"),
+          AVG_CTX, KV_DTYPE, MBU, MFU, WEIGHT_DTYPE),
+    returns="s/token",
+    category="Latency",
+    example='=TPOT_S("llama-3.1-8b", "h100-sxm", 1, 16, 2048) -> 0.00868',
+    formula_ids=("P1", "P2", "P3"),
+)
+def TPOT_S(model, gpu, tp, batch, avg_context_tokens, kv_dtype="auto", mbu=0.7, mfu=0.5, weight_dtype="auto"):
+    decode = _kv_dtype(selfhosted.decode_model, model, gpu, context_tokens=avg_context_tokens, tp=tp,
+                       kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype, mbu=mbu, mfu=mfu)
+    return decode.tpot_s(batch)
+
+
+@sheet_function(
+    summary="Time to first token on an idle replica: queue wait + prefill (2 x active params x uncached input / "
+    "(FLOP/s x MFU x TP)) + one decode step.",
+    args=(MODEL, GPU, TP, Arg(name="input_tokens", unit="tokens", help="Input (prompt) tokens of the request"),
+          HIT, MFU, MBU, KV_DTYPE, Arg(name="queue_s", unit="s", help="Queue wait before prefill", default=0.0)),
+    returns="s",
+    category="Latency",
+    example='=TTFT_S("llama-3.1-70b", "h100-sxm", 4, 5000) -> 0.372',
+    formula_ids=("P4",),
+)
+def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=0.0, mfu=0.5, mbu=0.7, kv_dtype="auto", queue_s=0.0):
+    return _kv_dtype(selfhosted.ttft_s, model, gpu, input_tokens=input_tokens, tp=tp, cache_hit_rate=cache_hit_rate,
+                     kv_cache_dtype=kv_dtype, mbu=mbu, mfu=mfu, queue_s=queue_s)
+
+
+@sheet_function(
+    summary="End-to-end latency of a request: TTFT + (output tokens - 1) x TPOT.",
+    args=(Arg(name="ttft_s", unit="s", help="Time to first token"),
+          Arg(name="tpot_s", unit="s", help="Time per output token"),
+          Arg(name="output_tokens", unit="tokens", help="Output tokens of the request")),
+    returns="s",
+    category="Latency",
+    example="=E2E_LATENCY_S(0.25, 0.02, 48) -> 1.19",
+    formula_ids=("P6",),
+)
+def E2E_LATENCY_S(ttft_s, tpot_s, output_tokens):
+    return latency.e2e_latency_s(ttft_s, tpot_s, output_tokens)
+
+
+@sheet_function(
+    summary="Largest batch per replica whose modelled TPOT still meets the SLO (0 if one sequence misses it).",
+    args=(MODEL, GPU, TP, TPOT_SLO, AVG_CTX, KV_DTYPE, MBU, MFU, WEIGHT_DTYPE),
+    returns="sequences",
+    category="Latency",
+    example='=MAX_BATCH_AT_TPOT("llama-3.1-8b", "h100-sxm", 1, 0.02, 2048) -> 114',
+    formula_ids=("P1", "P2", "P8"),
+)
+def MAX_BATCH_AT_TPOT(model, gpu, tp, tpot_slo_s, avg_context_tokens, kv_dtype="auto", mbu=0.7, mfu=0.5,
+                      weight_dtype="auto"):
+    decode = _kv_dtype(selfhosted.decode_model, model, gpu, context_tokens=avg_context_tokens, tp=tp,
+                       kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype, mbu=mbu, mfu=mfu)
+    return latency.max_batch_at_tpot(decode, tpot_slo_s)
+
+
+_SLO_ARGS = (
+    MODEL, GPU, TP,
+    Arg(name="peak_qps", unit="req/s", help="Requests per second at the peak"),
+    Arg(name="avg_input_tokens", unit="tokens", help="Average input tokens per request"),
+    Arg(name="avg_output_tokens", unit="tokens", help="Average output tokens per request"),
+    TPOT_SLO, KV_DTYPE, MBU, MFU, HIT, UTIL_OPT, ENGINE,
+)
+
+
+def _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, cache_hit_rate,
+         gpu_memory_utilization, engine):
+    return _kv_dtype(selfhosted.slo_capacity, model, gpu, tpot_slo_s=tpot_slo_s, avg_input_tokens=avg_input_tokens,
+                     avg_output_tokens=avg_output_tokens, tp=tp, kv_cache_dtype=kv_dtype, mbu=mbu, mfu=mfu,
+                     cache_hit_rate=cache_hit_rate, gpu_memory_utilization=gpu_memory_utilization, engine=engine)
+
+
+@sheet_function(
+    summary="Replicas that serve the peak at the TPOT SLO: ceil(peak QPS / (batch at SLO / E2E at that batch)); the "
+    "batch is also capped by the requests of context I+O that fit the KV cache.",
+    args=_SLO_ARGS,
+    returns="replicas",
+    category="Latency",
+    example='=REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 450, 1800, 48, 0.02) -> 4',
+    formula_ids=("P6", "P8", "M11"),
+)
+def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype="auto",
+                    mbu=0.7, mfu=0.5, cache_hit_rate=0.0, gpu_memory_utilization=0.9, engine="vllm"):
+    cap = _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, cache_hit_rate,
+               gpu_memory_utilization, engine)
+    return latency.replicas_at_slo(peak_qps, cap.replica_qps)
+
+
+@sheet_function(
+    summary="Output tokens per second one replica decodes at the largest batch meeting the TPOT SLO (and fitting "
+    "the KV cache at context I+O): batch / TPOT(batch). Feeds SELFHOST_USD_PER_MTOK.",
+    args=(MODEL, GPU, TP,
+          Arg(name="avg_input_tokens", unit="tokens", help="Average input tokens per request"),
+          Arg(name="avg_output_tokens", unit="tokens", help="Average output tokens per request"),
+          TPOT_SLO, KV_DTYPE, MBU, MFU, UTIL_OPT, ENGINE),
+    returns="tokens/s per replica",
+    category="Latency",
+    example='=SELFHOST_TOKENS_PER_S("llama-3.1-8b", "h100-sxm", 1, 1800, 48, 0.02) -> 6433',
+    formula_ids=("P1", "P8"),
+)
+def SELFHOST_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype="auto", mbu=0.7,
+                          mfu=0.5, gpu_memory_utilization=0.9, engine="vllm"):
+    cap = _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, 0.0,
+               gpu_memory_utilization, engine)
+    return cap.tokens_per_s

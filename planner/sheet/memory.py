@@ -1,0 +1,155 @@
+"""Spreadsheet functions for self-hosted GPU memory: weights, KV per token and per request, budget, fit (M1-M11)."""
+
+from __future__ import annotations
+
+from planner import latency, memory, selfhosted
+from planner.errors import ArgumentError
+from planner.registry import Arg, sheet_function
+from planner.specs import GIB
+
+MODEL = Arg(name="model", unit="name", kind="text",
+            help="Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json")
+GPU = Arg(name="gpu", unit="name", kind="text", help="GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x)")
+KV_DTYPE = Arg(name="kv_dtype", unit="dtype", kind="text",
+               help="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8", default="auto")
+WEIGHT_DTYPE = Arg(name="weight_dtype", unit="dtype", kind="text",
+                   help="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4",
+                   default="auto")
+TP_OPT = Arg(name="tp", unit="GPUs", help="Tensor-parallel degree (KV heads replicated when TP > KV heads)", default=1)
+TP = Arg(name="tp", unit="GPUs", help="Tensor-parallel degree (GPUs per replica)")
+PP_OPT = Arg(name="pp", unit="GPUs", help="Pipeline-parallel degree", default=1)
+UTIL = Arg(name="gpu_memory_utilization", unit="fraction",
+           help="Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization)")
+UTIL_OPT = Arg(name="gpu_memory_utilization", unit="fraction",
+               help="Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization)", default=0.9)
+ENGINE = Arg(name="engine", unit="name", kind="text", help="Serving engine: vllm, vllm-v0, sglang, trtllm",
+             default="vllm")
+CONTEXT = Arg(name="context_tokens", unit="tokens", help="Tokens per request held in the cache (input + output)")
+BLOCK = Arg(name="block_size", unit="tokens", help="Paged KV block size (vLLM 16, TensorRT-LLM 32, SGLang 1)",
+            default=16)
+
+
+def _kv_dtype(call, *args, **kwargs):
+    """Call a core function, reporting the core's ``kv_cache_dtype`` argument under the sheet's name ``kv_dtype``."""
+    try:
+        return call(*args, **kwargs)
+    except ArgumentError as exc:
+        if exc.argument == "kv_cache_dtype":
+            raise ArgumentError("kv_dtype", exc.given, exc.allowed) from None
+        raise
+
+
+def _model(model):
+    return selfhosted._specs(model)[0]
+
+
+@sheet_function(
+    summary="Weight memory on each GPU: parameters x bytes per weight (all MoE experts resident) / (TP x PP).",
+    args=(MODEL, WEIGHT_DTYPE, TP_OPT, PP_OPT),
+    returns="GiB per GPU",
+    category="Memory",
+    example='=WEIGHTS_GIB("llama-3.1-70b", "fp8", 4) -> 16.92',
+    formula_ids=("M1",),
+)
+def WEIGHTS_GIB(model, weight_dtype="auto", tp=1, pp=1):
+    return memory.weight_bytes_per_gpu(_model(model), tp=tp, pp=pp, weight_dtype=weight_dtype) / GIB
+
+
+@sheet_function(
+    summary="KV-cache bytes per token on each GPU: 2 x layers x ceil(KV heads / TP) x head_dim x dtype bytes "
+    "(MLA: layers x (kv_lora_rank + rope dim) x bytes, not divided by TP).",
+    args=(MODEL, KV_DTYPE, TP_OPT),
+    returns="bytes/token per GPU",
+    category="Memory",
+    example='=KV_BYTES_PER_TOKEN("llama-3.1-70b") -> 327680',
+    formula_ids=("M2", "M3", "M6"),
+)
+def KV_BYTES_PER_TOKEN(model, kv_dtype="auto", tp=1):
+    return _kv_dtype(memory.kv_bytes_per_token, _model(model), tp=tp, kv_cache_dtype=kv_dtype)
+
+
+@sheet_function(
+    summary="KV-cache bytes one request holds on each GPU at a context, in whole paged blocks; sliding-window "
+    "layers capped at the window.",
+    args=(MODEL, CONTEXT, KV_DTYPE, TP_OPT, BLOCK),
+    returns="bytes/request per GPU",
+    category="Memory",
+    example='=KV_BYTES_PER_REQUEST("llama-3.1-8b", 1000) -> 132120576',
+    formula_ids=("M4", "M7", "M8"),
+)
+def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype="auto", tp=1, block_size=16):
+    return _kv_dtype(memory.kv_bytes_per_request, _model(model), context_tokens, tp=tp, kv_cache_dtype=kv_dtype,
+                     block_size=block_size)
+
+
+@sheet_function(
+    summary="KV-cache budget of each GPU as the engine allocates it: HBM x utilization - weights - "
+    "activation/runtime reserve (vLLM; SGLang and TensorRT-LLM by their own rules).",
+    args=(MODEL, GPU, TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE),
+    returns="GiB per GPU",
+    category="Memory",
+    example='=KV_BUDGET_GIB("llama-3.1-8b", "h100-sxm") -> 51.78',
+    formula_ids=("M9",),
+)
+def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=0.9, kv_dtype="auto", engine="vllm"):
+    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=1, tp=tp,
+                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine)
+    return kv.kv_budget_bytes / GIB
+
+
+@sheet_function(
+    summary="Requests of a given context that fit one replica's KV cache at once: floor(KV budget / KV per "
+    "request), budget from the engine's accounting.",
+    args=(MODEL, GPU, TP, UTIL, Arg(name="kv_dtype", unit="dtype", kind="text",
+                                    help="KV-cache dtype: auto, bf16, fp16, fp8, int8"),
+          CONTEXT, ENGINE),
+    returns="requests per replica",
+    category="Memory",
+    example='=MAX_CONCURRENCY("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", 4096) -> 103',
+    formula_ids=("M9", "M11"),
+)
+def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine="vllm"):
+    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp,
+                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine)
+    return kv.max_concurrency
+
+
+@sheet_function(
+    summary="KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV per request / "
+    "(KV budget x replicas). At most 1 fits.",
+    args=(
+        MODEL, GPU,
+        Arg(name="peak_qps", unit="req/s", help="Requests per second at the peak"),
+        Arg(name="e2e_latency_s", unit="s", help="End-to-end latency per request (TTFT + output x TPOT)"),
+        Arg(name="avg_context_tokens", unit="tokens", help="Context per request held in the cache (e.g. p95 of I+O)"),
+        Arg(name="replicas", unit="replicas", help="Replicas of the fleet"),
+        TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE,
+    ),
+    returns="fraction (<= 1 fits)",
+    category="Memory",
+    example='=KV_FIT("llama-3.1-8b", "h100-sxm", 100, 2, 4096, 2) -> 0.9657',
+    formula_ids=("P7", "M11"),
+)
+def KV_FIT(model, gpu, peak_qps, e2e_latency_s, avg_context_tokens, replicas, tp=1, gpu_memory_utilization=0.9,
+           kv_dtype="auto", engine="vllm"):
+    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=avg_context_tokens, tp=tp,
+                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine)
+    in_flight = latency.concurrency(peak_qps, e2e_latency_s)
+    return memory.kv_utilization(in_flight, kv.kv_bytes_per_request, kv.kv_budget_bytes, replicas)
+
+
+@sheet_function(
+    summary="Replicas whose KV caches hold a number of in-flight requests: ceil(concurrency / max concurrency per "
+    "replica).",
+    args=(MODEL, GPU, Arg(name="concurrency", unit="requests", help="In-flight requests at peak (CONCURRENCY)"),
+          CONTEXT, TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE),
+    returns="replicas",
+    category="Memory",
+    example='=REPLICAS_FOR_KV("llama-3.1-8b", "h100-sxm", 250, 4096) -> 3',
+    formula_ids=("M11", "C7"),
+)
+def REPLICAS_FOR_KV(model, gpu, concurrency, context_tokens, tp=1, gpu_memory_utilization=0.9, kv_dtype="auto",
+                    engine="vllm"):
+    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp,
+                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine)
+    return memory.replicas_for_concurrency(concurrency, kv.max_concurrency)
