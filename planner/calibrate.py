@@ -43,6 +43,7 @@ LOG_FIELDS = (
     "activation_gib",
     "non_torch_gib",
     "total_gpu_gib",
+    "request_kv_gib",
 )
 """The fields :func:`parse_log` can report (the ``field`` argument of ``CALIBRATE_LOG``)."""
 
@@ -68,6 +69,7 @@ class EngineLog:
     activation_gib: float | None = None
     non_torch_gib: float | None = None
     total_gpu_gib: float | None = None
+    request_kv_gib: float | None = None
 
     def get(self, field: str) -> float | str | None:
         """One field by name (case-insensitive), as ``CALIBRATE_LOG`` returns it."""
@@ -100,6 +102,9 @@ _PATTERNS = {
         r"|INFO .*\] non_torch_memory)\s*" + _NUM + r"\s*GiB"
     ),
     "total": re.compile(r"total_gpu_memory\s*[=(]?\s*" + _NUM + r"\s*GiB|total_memory=" + _NUM + r"\s*GiB"),
+    "request_kv": re.compile(
+        r"max seq len \(" + _NUM + r"\), \(" + _NUM + r"\s*GiB KV cache is needed"
+    ),
     "sgl_alloc": re.compile(
         r"KV Cache is allocated\..*?#tokens:\s*" + _NUM + r",\s*K size:\s*" + _NUM + r"\s*GB,\s*V size:\s*" + _NUM
     ),
@@ -165,7 +170,7 @@ def parse_log(text: str) -> EngineLog:
         )
     weights = _value("vllm_weights", text)
     avail_gib = _value("vllm_avail", text)
-    v1 = avail_gib is not None or _last("vllm_tokens", text) is not None
+    v1 = avail_gib is not None or _last("vllm_tokens", text) is not None or _last("request_kv", text) is not None
     if avail_gib is None:
         avail_gib = _value("vllm_v0_avail", text)
     blocks = _value("vllm_blocks", text)
@@ -175,13 +180,22 @@ def parse_log(text: str) -> EngineLog:
         tokens_v = _value("vllm_v0_tokens", text)
     if tokens_v is None and blocks is not None:
         tokens_v = blocks * 16
-    if weights is None and avail_gib is None and tokens_v is None and conc is None:
+    request = _last("request_kv", text)
+    if weights is None and avail_gib is None and tokens_v is None and conc is None and request is None:
         raise ArgumentError(
             "log_text", text[:60] + ("..." if len(text) > 60 else ""),
             "a vLLM or SGLang startup log (no 'GPU KV cache size', 'Available KV cache memory', "
             "'max_total_num_tokens' or 'KV Cache is allocated' line found)",
         )
     tokens = int(tokens_v) if tokens_v is not None else None
+    per_token = (avail_gib * GIB / tokens) if avail_gib is not None and avail_gib > 0 and tokens else None
+    max_len = int(_num(conc.group(1))) if conc else None
+    request_gib = None
+    if request is not None:
+        max_len = max_len or int(_num(request.group(1)))
+        request_gib = _num(request.group(2))
+        if per_token is None:  # "(X GiB KV cache is needed" for one request of max_model_len tokens
+            per_token = request_gib * GIB / int(_num(request.group(1)))
     return EngineLog(
         engine="vllm" if v1 else "vllm-v0",
         weights_gib=weights,
@@ -189,8 +203,9 @@ def parse_log(text: str) -> EngineLog:
         kv_cache_tokens=tokens,
         num_gpu_blocks=int(blocks) if blocks is not None else None,
         max_concurrency=_num(conc.group(2)) if conc else None,
-        max_model_len=int(_num(conc.group(1))) if conc else None,
-        kv_bytes_per_token=(avail_gib * GIB / tokens) if avail_gib is not None and avail_gib > 0 and tokens else None,
+        max_model_len=max_len,
+        kv_bytes_per_token=per_token,
+        request_kv_gib=request_gib,
         activation_gib=_value("activation", text),
         non_torch_gib=_value("non_torch", text),
         total_gpu_gib=_value("total", text),

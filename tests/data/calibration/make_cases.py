@@ -154,6 +154,26 @@ INFO 12-13 19:54:18 worker.py:243] available_kv_cache_memory    53.29GiB""",
       gpu_memory_utilization=None, max_model_len=131072,
       log="""(VllmWorker rank=0 pid=7482) INFO 03-28 12:57:37 [gpu_model_runner.py:1186] Model loading took 13.1665 GB and 5.346817 seconds""",
       notes="Weights only; the vision tower is replicated on every rank and not in the catalog's text parameter count."),
+ dict(id="vllm24577-qwen3-0.6b-a100", source=issue("vllm-project/vllm", 24577, "pull"),
+      engine="vllm", engine_version="0.10.2", model="configs/qwen3-0.6b.json", gpu="a100-80gb-sxm", tp=1,
+      gpu_memory_utilization=None, max_model_len=4096,
+      log="""(EngineCore_DP0 pid=643458) INFO 09-10 13:29:14 [gpu_model_runner.py:2235] Model loading took 1.1201 GiB and 0.596228 seconds
+(EngineCore_DP0 pid=643458) INFO 09-10 13:29:24 [gpu_worker.py:276] Available KV cache memory: 69.66 GiB
+(EngineCore_DP0 pid=643458) INFO 09-10 13:29:25 [kv_cache_utils.py:864] GPU KV cache size: 652,144 tokens
+(EngineCore_DP0 pid=643458) INFO 09-10 13:29:25 [kv_cache_utils.py:868] Maximum concurrency for 4,096 tokens per request: 159.21x""",
+      notes="Maintainer run (lm_eval, FlashInfer backend, bf16 KV) on an A100 (80 GB assumed from the 69.66 GiB of KV), defaults otherwise; vLLM 0.10.2 dev assumed from the date and log line numbers."),
+ dict(id="vllm15871-deepseek-v2-lite-mla", source=issue("vllm-project/vllm", 15871),
+      engine="vllm", engine_version="0.8.3", model="configs/deepseek-v2-lite-chat.json", gpu=None, tp=1,
+      gpu_memory_utilization=None, max_model_len=32768,
+      log="""ERROR 04-02 12:33:23 [core.py:380] ValueError: To serve at least one request with the models's max seq len (32768), (0.95 GiB KV cache is needed, which is larger than the available KV cache memory (0.93 GiB). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.""",
+      notes="MLA: one request of 32768 tokens needs 27 layers x (512 + 64) x 2 bytes per token, the same on every rank; CPU offload in use, so only the per-token size is compared."),
+ dict(id="vllm25350-qwen3-30b-a3b-fp8-kv", source=issue("vllm-project/vllm", 25350),
+      engine="vllm", engine_version="0.10.2", model="qwen3-30b-a3b", gpu=None, tp=1,
+      gpu_memory_utilization=None, max_model_len=100000, weight_dtype="fp8", kv_cache_dtype="fp8",
+      log="""Available KV cache memory: 10.55 GiB
+GPU KV cache size: 230,528 tokens
+[kv_cache_utils.py:868] Maximum concurrency for 100,000 tokens per request: 2.31x""",
+      notes="--kv-cache-dtype fp8. The issue does not name the model or GPU: 29.09 GiB of weights and 10.55 GiB / 230,528 = 48 KiB per token match Qwen3-30B-A3B-FP8 (48 layers x 4 KV heads x 128 x 2 x 1 byte), assumed; only the per-token size is compared."),
 ]
 out = {"about": "Calibration cases from public vLLM/SGLang startup logs. Each case: where the log is published (source), "
        "the setup as stated there (or as assumed, see notes), and the log lines verbatim. Reported values are parsed "
