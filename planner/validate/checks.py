@@ -28,11 +28,16 @@ _WHOLE = re.compile(r"(?<![A-Za-z0-9_.])\$?[A-Z]{1,3}:\$?[A-Z]{1,3}(?![A-Za-z0-9
 
 
 def _balanced(text: str) -> bool:
-    """Quotes closed and parentheses balanced (outside strings and quoted sheet names)."""
-    depth, i, n = 0, 0, len(text)
+    """Quotes closed, parentheses and brackets balanced (outside strings and quoted sheet names; inside a
+    structured reference ``'`` escapes the next character, as in ``[Column'#]``)."""
+    paren = bracket = 0
+    i, n = 0, len(text)
     while i < n:
         ch = text[i]
-        if ch in "\"'":
+        if bracket and ch == "'":
+            i += 2
+            continue
+        if ch == '"' or (ch == "'" and not bracket):
             j = text.find(ch, i + 1)
             while j != -1 and j + 1 < n and text[j + 1] == ch:
                 j = text.find(ch, j + 2)
@@ -40,14 +45,18 @@ def _balanced(text: str) -> bool:
                 return False
             i = j + 1
             continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth < 0:
-                return False
+        if ch == "[":
+            bracket += 1
+        elif ch == "]":
+            bracket -= 1
+        elif ch == "(" and not bracket:
+            paren += 1
+        elif ch == ")" and not bracket:
+            paren -= 1
+        if paren < 0 or bracket < 0:
+            return False
         i += 1
-    return depth == 0
+    return paren == 0 and bracket == 0
 
 
 def _strings_removed(text: str) -> str:
