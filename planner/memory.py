@@ -16,11 +16,11 @@ import math
 from planner.engines import (
     VLLM_DEFAULT_BATCHED_TOKENS,
     default_reserve_bytes,
-    kv_bytes_per_token,
     kv_bytes_per_token_layer,
     kv_dtype_bytes,
     weight_bytes_per_gpu,
 )
+from planner.engines import kv_bytes_per_token as _engine_kv_bytes_per_token
 from planner.errors import ArgumentError, check_fraction, check_number
 from planner.specs import GIB, ModelSpec
 
@@ -65,6 +65,26 @@ def layer_split(model: ModelSpec, *, pp: int = 1) -> tuple[int, int]:
     per_stage = math.ceil(model.num_hidden_layers / pp)
     share_full = math.ceil(per_stage * full / model.num_hidden_layers)
     return share_full, per_stage - share_full
+
+
+def kv_bytes_per_token(model: ModelSpec, *, tp: int = 1, pp: int = 1, kv_cache_dtype: str = "auto") -> float:
+    """KV bytes per token on one GPU, every cached layer of the largest pipeline stage counted (M2, M3, M6).
+
+    GQA/MHA/MQA: ``2·L·ceil(n_kv/TP)·d_h·b_kv`` (KV heads replicated when TP > n_kv); MLA:
+    ``L·(kv_lora_rank + qk_rope_head_dim)·b_kv``, not divided by TP. ``tp`` and ``pp`` are checked here, then
+    :func:`planner.engines.kv_bytes_per_token` computes it (the one implementation).
+
+    Refs: M2 vLLM ``AttentionSpec``, SGLang ``cell_size``; M3 DeepSeek-V2 paper, vLLM ``MLAAttentionSpec``.
+
+    Worked example: Llama-3-70B bf16 ``80·2·8·128·2 = 327,680`` B; DeepSeek-V3 ``61·(512+64)·2 = 70,272`` B.
+
+    >>> from planner.catalog import get_model
+    >>> kv_bytes_per_token(get_model("llama-3.1-70b")), kv_bytes_per_token(get_model("deepseek-v3"), tp=8)
+    (327680.0, 70272.0)
+    """
+    tp = int(check_number("tp", tp, minimum=1, integer=True))
+    pp = int(check_number("pp", pp, minimum=1, integer=True))
+    return _engine_kv_bytes_per_token(model, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype)
 
 
 def blocks(tokens: float, block_size: int = DEFAULT_BLOCK_SIZE) -> int:

@@ -47,15 +47,17 @@ def TPOT_S(model, gpu, tp, batch, avg_context_tokens, kv_dtype="auto", mbu=0.7, 
     summary="Time to first token on an idle replica: queue wait + prefill (2 x active params x uncached input / "
     "(FLOP/s x MFU x TP)) + one decode step.",
     args=(MODEL, GPU, TP, Arg(name="input_tokens", unit="tokens", help="Input (prompt) tokens of the request"),
-          HIT, MFU, MBU, KV_DTYPE, Arg(name="queue_s", unit="s", help="Queue wait before prefill", default=0.0)),
+          HIT, MFU, MBU, KV_DTYPE, Arg(name="queue_s", unit="s", help="Queue wait before prefill", default=0.0),
+          WEIGHT_DTYPE),
     returns="s",
     category="Latency",
     example='=TTFT_S("llama-3.1-70b", "h100-sxm", 4, 5000) -> 0.372',
     formula_ids=("P4",),
 )
-def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=0.0, mfu=0.5, mbu=0.7, kv_dtype="auto", queue_s=0.0):
+def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=0.0, mfu=0.5, mbu=0.7, kv_dtype="auto", queue_s=0.0,
+           weight_dtype="auto"):
     return _kv_dtype(selfhosted.ttft_s, model, gpu, input_tokens=input_tokens, tp=tp, cache_hit_rate=cache_hit_rate,
-                     kv_cache_dtype=kv_dtype, mbu=mbu, mfu=mfu, queue_s=queue_s)
+                     kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype, mbu=mbu, mfu=mfu, queue_s=queue_s)
 
 
 @sheet_function(
@@ -92,15 +94,16 @@ _SLO_ARGS = (
     Arg(name="peak_qps", unit="req/s", help="Requests per second at the peak"),
     Arg(name="avg_input_tokens", unit="tokens", help="Average input tokens per request"),
     Arg(name="avg_output_tokens", unit="tokens", help="Average output tokens per request"),
-    TPOT_SLO, KV_DTYPE, MBU, MFU, HIT, UTIL_OPT, ENGINE,
+    TPOT_SLO, KV_DTYPE, MBU, MFU, HIT, UTIL_OPT, ENGINE, WEIGHT_DTYPE,
 )
 
 
 def _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, cache_hit_rate,
-         gpu_memory_utilization, engine):
+         gpu_memory_utilization, engine, weight_dtype):
     return _kv_dtype(selfhosted.slo_capacity, model, gpu, tpot_slo_s=tpot_slo_s, avg_input_tokens=avg_input_tokens,
                      avg_output_tokens=avg_output_tokens, tp=tp, kv_cache_dtype=kv_dtype, mbu=mbu, mfu=mfu,
-                     cache_hit_rate=cache_hit_rate, gpu_memory_utilization=gpu_memory_utilization, engine=engine)
+                     cache_hit_rate=cache_hit_rate, gpu_memory_utilization=gpu_memory_utilization, engine=engine,
+                     weight_dtype=weight_dtype)
 
 
 @sheet_function(
@@ -113,9 +116,10 @@ def _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dty
     formula_ids=("P6", "P8", "M11"),
 )
 def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype="auto",
-                    mbu=0.7, mfu=0.5, cache_hit_rate=0.0, gpu_memory_utilization=0.9, engine="vllm"):
+                    mbu=0.7, mfu=0.5, cache_hit_rate=0.0, gpu_memory_utilization=0.9, engine="vllm",
+                    weight_dtype="auto"):
     cap = _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, cache_hit_rate,
-               gpu_memory_utilization, engine)
+               gpu_memory_utilization, engine, weight_dtype)
     return latency.replicas_at_slo(peak_qps, cap.replica_qps)
 
 
@@ -125,14 +129,14 @@ def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_token
     args=(MODEL, GPU, TP,
           Arg(name="avg_input_tokens", unit="tokens", help="Average input tokens per request"),
           Arg(name="avg_output_tokens", unit="tokens", help="Average output tokens per request"),
-          TPOT_SLO, KV_DTYPE, MBU, MFU, UTIL_OPT, ENGINE),
+          TPOT_SLO, KV_DTYPE, MBU, MFU, UTIL_OPT, ENGINE, WEIGHT_DTYPE),
     returns="tokens/s per replica",
     category="Latency",
     example='=SELFHOST_TOKENS_PER_S("llama-3.1-8b", "h100-sxm", 1, 1800, 48, 0.02) -> 6433',
     formula_ids=("P1", "P8"),
 )
 def SELFHOST_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype="auto", mbu=0.7,
-                          mfu=0.5, gpu_memory_utilization=0.9, engine="vllm"):
+                          mfu=0.5, gpu_memory_utilization=0.9, engine="vllm", weight_dtype="auto"):
     cap = _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, 0.0,
-               gpu_memory_utilization, engine)
+               gpu_memory_utilization, engine, weight_dtype)
     return cap.tokens_per_s

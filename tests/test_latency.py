@@ -1,0 +1,190 @@
+"""Self-hosted latency and throughput (planner.latency, P1-P8) and its spreadsheet functions.
+
+Expected values are derived here from the catalog specs and the formulas of sizing-formulas.md §3, so a change in
+either the formula or the data shows up as a failure.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner import functions as F
+from planner import latency, memory
+from planner.catalog import get_gpu, get_model
+from planner.errors import ArgumentError
+from planner.registry import load
+
+load()
+
+H100 = get_gpu("h100-sxm")
+LLAMA8 = get_model("llama-3.1-8b")
+
+
+def _llama8_decode(ctx: float = 2048) -> latency.DecodeModel:
+    return latency.DecodeModel(
+        weights_bytes=memory.weight_bytes_per_gpu(LLAMA8), kv_bytes_per_token=memory.kv_bytes_per_token(LLAMA8),
+        context_tokens=ctx, mem_bw_bytes_per_s=H100.mem_bw_bytes_per_s, flops_per_s=H100.bf16_flops_per_s,
+        params_active=LLAMA8.params_active, model=LLAMA8,
+    )
+
+
+def test_littles_law():
+    """P7: in-flight = rate x latency (Little 1961)."""
+    assert latency.concurrency(450, 1.21) == pytest.approx(544.5)
+    assert F.CONCURRENCY(10, 0) == 0
+    assert F.CONCURRENCY(12.5, 4) == 50
+
+
+def test_decode_step_is_memory_bound_at_small_batch():
+    """P1: (weights + B·ctx·kv_tok) / (BW·MBU), every byte per GPU, default MBU 0.7."""
+    weights = memory.weight_bytes_per_gpu(LLAMA8)
+    expected = (weights + 16 * 2048 * 131_072) / (H100.mem_bw_bytes_per_s * 0.7)
+    assert _llama8_decode().tpot_s(16) == pytest.approx(expected)
+    assert F.TPOT_S("llama-3.1-8b", "h100-sxm", 1, 16, 2048) == pytest.approx(expected)
+
+
+def test_compute_floor_takes_over_past_the_ridge():
+    """P2: t >= 2·P_active·B/(F·MFU·TP); at a context of 0 tokens a large batch is compute bound."""
+    d = _llama8_decode(ctx=0)
+    batch = 4096
+    compute = 2 * LLAMA8.params_active * batch / (H100.bf16_flops_per_s * 0.5)
+    memory_bound = memory.weight_bytes_per_gpu(LLAMA8) / (H100.mem_bw_bytes_per_s * 0.7)
+    assert compute > memory_bound
+    assert d.tpot_s(batch) == pytest.approx(compute)
+    assert d.tpot_s(1) == pytest.approx(memory_bound)
+
+
+def test_tp_splits_weights_and_kv_reads():
+    one = F.TPOT_S("llama-3.1-70b", "h100-sxm", 1, 8, 4096)
+    four = F.TPOT_S("llama-3.1-70b", "h100-sxm", 4, 8, 4096)
+    assert four == pytest.approx(one / 4)  # 8 KV heads divide by 4: both weights and KV shrink by TP
+    # fp8 KV halves only the KV term
+    fp8 = F.TPOT_S("llama-3.1-70b", "h100-sxm", 4, 8, 4096, "fp8")
+    spec = get_model("llama-3.1-70b")
+    kv_term = 8 * 4096 * memory.kv_bytes_per_token(spec, tp=4) / (H100.mem_bw_bytes_per_s * 0.7)
+    assert four - fp8 == pytest.approx(kv_term / 2)
+
+
+def test_moe_reads_only_the_touched_experts():
+    """P3 uniform routing: E·(1 − (1 − k/E)^B) experts per layer; batch 1 touches exactly k."""
+    assert latency.experts_touched(8, 2, 1) == pytest.approx(2)
+    assert latency.experts_touched(128, 8, 1) == pytest.approx(8)
+    assert latency.experts_touched(8, 2, 10_000) == pytest.approx(8)
+    assert latency.experts_touched(8, 2, 3) == pytest.approx(8 * (1 - 0.75**3))
+    mixtral = get_model("mixtral-8x7b")
+    one = latency.weights_read_fraction(mixtral, 1)
+    assert one == pytest.approx(mixtral.params_active / mixtral.params_total)
+    assert latency.weights_read_fraction(mixtral, 1000) == pytest.approx(1.0)
+    assert latency.weights_read_fraction(LLAMA8, 1) == 1.0
+    # TPOT of an MoE grows faster than a dense model's between batch 1 and 8 (more experts are read).
+    assert F.TPOT_S("mixtral-8x7b", "h100-sxm", 2, 8, 100) > 2 * F.TPOT_S("mixtral-8x7b", "h100-sxm", 2, 1, 100)
+
+
+def test_prefill_ttft_and_e2e():
+    """P4: prefill = 2·P_active·I·(1−h)/(F·MFU·TP); TTFT = queue + prefill + one decode step; P6 E2E."""
+    spec = get_model("llama-3.1-70b")
+    pre = latency.prefill_s(params_active=spec.params_active, input_tokens=5000, flops_per_s=H100.bf16_flops_per_s,
+                            tp=4)
+    assert pre == pytest.approx(2 * spec.params_active * 5000 / (H100.bf16_flops_per_s * 0.5 * 4))
+    cached = latency.prefill_s(params_active=spec.params_active, input_tokens=5000,
+                               flops_per_s=H100.bf16_flops_per_s, tp=4, cache_hit_rate=0.8)
+    assert cached == pytest.approx(pre * 0.2)
+    step = F.TPOT_S("llama-3.1-70b", "h100-sxm", 4, 1, 5000)
+    assert F.TTFT_S("llama-3.1-70b", "h100-sxm", 4, 5000) == pytest.approx(pre + step)
+    assert F.TTFT_S("llama-3.1-70b", "h100-sxm", 4, 5000, 0.8) == pytest.approx(cached + step)
+    assert F.E2E_LATENCY_S(0.25, 0.02, 48) == pytest.approx(0.25 + 47 * 0.02)
+    assert F.E2E_LATENCY_S(0.25, 0.02, 1) == 0.25
+
+
+def test_fp8_weights_compute_at_fp8_flops():
+    assert latency.flops_for(H100, "fp8") == H100.fp8_flops_per_s
+    assert latency.flops_for(H100, "bf16") == H100.bf16_flops_per_s
+    assert latency.flops_for(get_gpu("a100-80gb-sxm"), "fp8") == get_gpu("a100-80gb-sxm").bf16_flops_per_s
+
+
+def test_max_batch_at_tpot_is_the_last_batch_meeting_the_slo():
+    d = _llama8_decode()
+    batch = latency.max_batch_at_tpot(d, 0.02)
+    assert d.tpot_s(batch) <= 0.02 < d.tpot_s(batch + 1)
+    # closed form for a dense memory-bound model: (SLO·BW·MBU − W)/(ctx·kv_tok)
+    closed = (0.02 * H100.mem_bw_bytes_per_s * 0.7 - memory.weight_bytes_per_gpu(LLAMA8)) / (2048 * 131_072)
+    assert batch == math.floor(closed)
+    assert F.MAX_BATCH_AT_TPOT("llama-3.1-8b", "h100-sxm", 1, 0.02, 2048) == batch
+    assert F.MAX_BATCH_AT_TPOT("llama-3.1-8b", "h100-sxm", 1, 0.001, 2048) == 0
+
+
+def test_replicas_and_tokens_per_s_at_the_slo():
+    """P8: λ_rep = B/E2E(B), replicas = ceil(λ_peak/λ_rep); tokens/s = B/TPOT(B)."""
+    assert latency.replicas_at_slo(450, 95.8) == 5
+    assert latency.replicas_at_slo(450, 90) == 5  # exact division does not add a replica
+    assert latency.replicas_at_slo(450, 95.8, 1) == 6
+    assert latency.replicas_at_slo(0, 0) == 0
+    assert latency.tokens_per_s(114, 0.02) == pytest.approx(5700)
+    assert latency.replica_rate_qps(100, 2) == 50
+    tokens = F.SELFHOST_TOKENS_PER_S("llama-3.1-8b", "h100-sxm", 1, 1800, 48, 0.02)
+    replicas = F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 450, 1800, 48, 0.02)
+    assert tokens > 0 and replicas >= 1
+    # more load needs at least as many replicas; a looser SLO at most as many
+    assert F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 900, 1800, 48, 0.02) >= replicas
+    assert F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 450, 1800, 48, 0.05) <= replicas
+    # the throughput feeds the self-hosted $/Mtok (C4)
+    assert F.SELFHOST_USD_PER_MTOK(3, tokens, 1) == pytest.approx(1e6 * 3 / (3600 * tokens))
+
+
+def test_unreachable_slo_is_a_clear_error():
+    with pytest.raises(ArgumentError, match="tpot_slo_s"):
+        F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 100, 1000, 100, 0.0001)
+
+
+@pytest.mark.parametrize(
+    ("call", "argument"),
+    [
+        (lambda: F.TPOT_S("llama-3.1-8b", "h100-sxm", 0, 1, 100), "tp"),
+        (lambda: F.TPOT_S("llama-3.1-8b", "h100-sxm", 1, -1, 100), "batch"),
+        (lambda: F.TPOT_S("llama-3.1-8b", "h100-sxm", 1, 1, 100, "auto", 0), "mbu"),
+        (lambda: F.TTFT_S("llama-3.1-8b", "h100-sxm", 1, 100, 1.2), "cache_hit_rate"),
+        (lambda: F.MAX_BATCH_AT_TPOT("llama-3.1-8b", "h100-sxm", 1, 0, 100), "tpot_slo_s"),
+        (lambda: F.E2E_LATENCY_S(-1, 0.01, 10), "ttft_s"),
+        (lambda: F.TPOT_S("llama-3.1-8b", "h100-sxm", 1, 1, 100, "fp9"), "kv_dtype"),
+    ],
+)
+def test_bad_arguments_name_the_argument(call, argument):
+    with pytest.raises(ArgumentError) as info:
+        call()
+    assert str(info.value).startswith(f"{argument}: got ")
+    assert "\n" not in str(info.value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    model=st.sampled_from(["llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3"]),
+    tp=st.sampled_from([1, 2, 4, 8]),
+    a=st.integers(0, 512),
+    b=st.integers(0, 512),
+    ctx=st.integers(0, 32_768),
+)
+def test_tpot_is_non_decreasing_in_batch(model, tp, a, b, ctx):
+    lo, hi = sorted((a, b))
+    assert F.TPOT_S(model, "h200-sxm", tp, lo, ctx) <= F.TPOT_S(model, "h200-sxm", tp, hi, ctx) * (1 + 1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(slo_ms=st.floats(5, 200), ctx=st.integers(0, 16_384))
+def test_max_batch_meets_the_slo_and_one_more_misses_it(slo_ms, ctx):
+    d = latency.DecodeModel(
+        weights_bytes=memory.weight_bytes_per_gpu(get_model("mixtral-8x7b"), tp=2),
+        kv_bytes_per_token=memory.kv_bytes_per_token(get_model("mixtral-8x7b"), tp=2), context_tokens=ctx,
+        mem_bw_bytes_per_s=H100.mem_bw_bytes_per_s, flops_per_s=H100.bf16_flops_per_s,
+        params_active=get_model("mixtral-8x7b").params_active, tp=2, model=get_model("mixtral-8x7b"),
+    )
+    slo = slo_ms / 1000
+    batch = latency.max_batch_at_tpot(d, slo)
+    if batch == 0:
+        assert d.tpot_s(1) > slo
+    else:
+        assert d.tpot_s(batch) <= slo
+        assert batch == latency.MAX_BATCH or d.tpot_s(batch + 1) > slo

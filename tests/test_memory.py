@@ -1,0 +1,258 @@
+"""Self-hosted memory (planner.memory, M1-M11) and its spreadsheet functions.
+
+Reference values: sizing-formulas.md §5 (Llama-3-70B bf16 327,680 B/token, fhalde.github.io; Llama-3.1-8B 0.125 GiB
+per 1,024 tokens, Hugging Face blog; DeepSeek-V3 MLA 61·(512+64)·2 = 70,272 B). Llama-3-70B and Llama-3.1-70B share
+the attention shape (80 layers, 8 KV heads, head_dim 128).
+"""
+
+from __future__ import annotations
+
+import doctest
+import math
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from planner import engines, functions, memory
+from planner.catalog import get_model
+from planner.coerce import call_sheet_function
+from planner.errors import ArgumentError, UnknownNameError
+from planner.registry import REGISTRY, load
+
+load()
+CONFIGS = Path(__file__).parent / "data" / "configs"
+GIB = 2**30
+
+DENSE = ["llama-3.1-8b", "llama-3.1-70b", "qwen3-8b", "qwen2.5-7b-instruct", "phi-4", "mixtral-8x7b"]
+ALL_MODELS = DENSE + ["deepseek-v3", "gemma-2-9b", "gemma-3-27b", "gpt-oss-20b", "mistral-7b-v0.1", "qwen3-30b-a3b"]
+GPUS = ["h100-sxm", "h200", "a100-80gb", "b200", "mi300x", "l40s"]
+
+
+# ------------------------------------------------------------------------------------------------ reference values
+
+
+def test_llama_3_70b_bf16_is_327680_bytes_per_token():
+    assert functions.KV_BYTES_PER_TOKEN("llama-3.1-70b") == 327_680
+    assert functions.KV_BYTES_PER_TOKEN("llama-3.1-70b", "bf16", 1) == 80 * 2 * 8 * 128 * 2
+
+
+def test_llama_3_1_8b_is_an_eighth_gib_per_1024_tokens():
+    assert functions.KV_BYTES_PER_TOKEN("llama-3.1-8b") == 131_072
+    assert functions.KV_BYTES_PER_REQUEST("llama-3.1-8b", 1024, "fp16") / GIB == 0.125
+
+
+def test_deepseek_v3_mla_is_70272_bytes_and_not_divided_by_tp():
+    assert functions.KV_BYTES_PER_TOKEN("deepseek-v3") == 61 * (512 + 64) * 2 == 70_272
+    assert functions.KV_BYTES_PER_TOKEN("deepseek-v3", "auto", 8) == 70_272
+    assert functions.KV_BYTES_PER_TOKEN("deepseek-v3", "fp8", 16) == 35_136
+
+
+@pytest.mark.parametrize("model", ALL_MODELS)
+def test_fp8_halves_the_kv_cache(model):
+    assert functions.KV_BYTES_PER_TOKEN(model, "fp8") * 2 == functions.KV_BYTES_PER_TOKEN(model, "bf16")
+    assert functions.KV_BYTES_PER_TOKEN(model, "int8") == functions.KV_BYTES_PER_TOKEN(model, "fp8")
+
+
+def test_kv_heads_are_replicated_when_tp_exceeds_them():
+    """8 KV heads: TP=8 holds one head per GPU, and TP=16 cannot hold less than one."""
+    tp8 = functions.KV_BYTES_PER_TOKEN("llama-3.1-70b", "auto", 8)
+    assert tp8 == 327_680 / 8
+    assert functions.KV_BYTES_PER_TOKEN("llama-3.1-70b", "auto", 16) == tp8
+    # 4 KV heads over TP=3: ceil(4/3) = 2 heads per GPU
+    assert functions.KV_BYTES_PER_TOKEN("qwen3-30b-a3b", "auto", 3) == 48 * 2 * 2 * 128 * 2
+
+
+def test_config_json_path_defines_the_same_model():
+    path = str(CONFIGS / "llama-3.1-8b.json")
+    assert functions.KV_BYTES_PER_TOKEN(path) == functions.KV_BYTES_PER_TOKEN("llama-3.1-8b")
+    assert functions.KV_BYTES_PER_REQUEST(path, 5000) == functions.KV_BYTES_PER_REQUEST("llama-3.1-8b", 5000)
+
+
+def test_text_arguments_are_case_insensitive():
+    assert functions.KV_BYTES_PER_TOKEN("LLaMA-3.1-8B", "FP8") == 65_536
+    assert functions.MAX_CONCURRENCY("Llama-3.1-8B", "H100-SXM", 1, 0.9, "Auto", 4096, "VLLM") == (
+        functions.MAX_CONCURRENCY("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", 4096)
+    )
+
+
+# ------------------------------------------------------------------------------------------------- sliding windows
+
+
+def test_sliding_layers_are_capped_at_window_plus_batched_tokens():
+    """Gemma-2-9B: 21 full and 21 sliding layers (window 4096), 8 KV heads x 256 x 2 x 2 B = 8,192 B per layer.
+    At 32,768 tokens the sliding layers hold min(4095 + 8192, 32768) = 12,287 tokens = 768 blocks + 1 (M4)."""
+    per_layer = 8 * 256 * 2 * 2
+    expected = per_layer * 16 * (21 * 32768 // 16 + 21 * (math.ceil(12287 / 16) + 1))
+    assert functions.KV_BYTES_PER_REQUEST("gemma-2-9b", 32768) == expected
+    # below the cap every layer holds the whole context
+    assert functions.KV_BYTES_PER_REQUEST("gemma-2-9b", 2048) == 42 * 2048 * per_layer
+
+
+def test_all_windowed_model_stops_growing_past_the_window():
+    """Mistral-7B-v0.1 windows every layer at 4,096: past 4095 + 8192 tokens the request no longer grows."""
+    cap = functions.KV_BYTES_PER_REQUEST("mistral-7b-v0.1", 4095 + 8192)
+    assert functions.KV_BYTES_PER_REQUEST("mistral-7b-v0.1", 100_000) == cap + 32 * 16 * 131_072 / 32
+    assert functions.KV_BYTES_PER_REQUEST("mistral-7b-v0.1", 200_000) == functions.KV_BYTES_PER_REQUEST(
+        "mistral-7b-v0.1", 100_000
+    )
+
+
+def test_a_smaller_batched_budget_lowers_the_sliding_cap():
+    model = get_model("gemma-3-27b")
+    big = memory.kv_bytes_per_request(model, 65536, max_num_batched_tokens=8192)
+    small = memory.kv_bytes_per_request(model, 65536, max_num_batched_tokens=2048)
+    assert small < big
+
+
+# --------------------------------------------------------------------------------------- budget, concurrency, fit
+
+
+def test_budget_and_max_concurrency_match_the_engine_model():
+    """KV_BUDGET_GIB is engines.kv_capacity's budget; for a dense model MAX_CONCURRENCY is the floor of vLLM's
+    num_blocks / blocks_per_request at max_model_len = the context."""
+    cap = engines.kv_capacity("llama-3.1-70b", "h100-sxm", tp=4, max_model_len=8192, kv_cache_dtype="fp8")
+    assert functions.KV_BUDGET_GIB("llama-3.1-70b", "h100-sxm", 4, 0.9, "fp8") == pytest.approx(cap.available_kv_gib)
+    assert functions.MAX_CONCURRENCY("llama-3.1-70b", "h100-sxm", 4, 0.9, "fp8", 8192) == math.floor(
+        cap.max_concurrency
+    )
+
+
+@pytest.mark.parametrize("engine", ["vllm", "vllm-v0", "sglang", "trtllm"])
+def test_engine_choice_changes_the_budget_the_way_kv_capacity_does(engine):
+    cap = engines.kv_capacity("qwen3-8b", "a100-80gb", engine=engine, gpu_memory_utilization=0.9, max_model_len=1)
+    assert functions.KV_BUDGET_GIB("qwen3-8b", "a100-80gb", 1, 0.9, "auto", engine) == pytest.approx(
+        cap.available_kv_gib
+    )
+
+
+def test_kv_fit_and_replicas_for_kv_worked_example():
+    """Llama-3.1-8B bf16 on H100: 103 requests of 4,096 tokens per replica; 250 in flight need 3 replicas."""
+    c_max = functions.MAX_CONCURRENCY("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", 4096)
+    assert c_max == math.floor(functions.KV_BUDGET_GIB("llama-3.1-8b", "h100-sxm") / 0.5)
+    assert functions.REPLICAS_FOR_KV("llama-3.1-8b", "h100-sxm", 250, 4096) == math.ceil(250 / c_max)
+    fit = functions.KV_FIT("llama-3.1-8b", "h100-sxm", 100, 2, 4096, 2)
+    assert fit == pytest.approx(200 * 0.5 / (2 * functions.KV_BUDGET_GIB("llama-3.1-8b", "h100-sxm")))
+
+
+def test_model_that_does_not_fit_has_zero_concurrency_and_a_clear_error():
+    assert functions.MAX_CONCURRENCY("llama-3.1-405b", "l4", 1, 0.9, "auto", 4096) == 0
+    with pytest.raises(ArgumentError, match="^max_concurrency: got 0, expected > 0"):
+        functions.REPLICAS_FOR_KV("llama-3.1-405b", "l4", 10, 4096)
+    with pytest.raises(ArgumentError, match="^kv_budget: got '-"):
+        functions.KV_FIT("llama-3.1-405b", "l4", 1, 1, 4096, 1)
+
+
+# ------------------------------------------------------------------------------------------------------ errors
+
+
+def test_error_messages_name_the_argument():
+    spec = REGISTRY["KV_BYTES_PER_TOKEN"]
+    assert call_sheet_function(spec, "llama-3.1-8b", "fp9").startswith("kv_dtype: got 'fp9', expected one of auto")
+    assert call_sheet_function(spec, "llama-9").startswith("model: got 'llama-9', expected one of")
+    assert call_sheet_function(spec, "llama-3.1-8b", "auto", 0) == "tp: got 0, expected a number >= 1"
+    text = call_sheet_function(REGISTRY["KV_BYTES_PER_REQUEST"], "llama-3.1-8b", -5)
+    assert text == "context_tokens: got -5, expected a number >= 0"
+    text = call_sheet_function(REGISTRY["MAX_CONCURRENCY"], "llama-3.1-8b", "h900", 1, 0.9, "auto", 4096)
+    assert text.startswith("gpu: got 'h900', expected one of")
+    text = call_sheet_function(REGISTRY["MAX_CONCURRENCY"], "llama-3.1-8b", "h100-sxm", 1, 1.5, "auto", 4096)
+    assert text == "gpu_memory_utilization: got 1.5, expected a number 0 < x <= 1"
+    text = call_sheet_function(REGISTRY["KV_BUDGET_GIB"], "llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", "tgi")
+    assert text.startswith("engine: got 'tgi', expected one of vllm")
+    with pytest.raises(UnknownNameError):
+        functions.WEIGHTS_GIB("no-such-model")
+    assert call_sheet_function(REGISTRY["WEIGHTS_GIB"], "llama-3.1-8b", "fp5").startswith(
+        "weight_dtype: got 'fp5', expected one of auto"
+    )
+
+
+def test_column_of_contexts_spills_a_column():
+    column = call_sheet_function(REGISTRY["KV_BYTES_PER_REQUEST"], "llama-3.1-8b", [[16], [32], [-1]])
+    assert column[:2] == [[16 * 131_072.0], [32 * 131_072.0]]
+    assert column[2][0].startswith("context_tokens: got -1")
+
+
+# ---------------------------------------------------------------------------------------------- property tests
+
+contexts = st.integers(min_value=1, max_value=300_000)
+tps = st.sampled_from([1, 2, 3, 4, 8, 16])
+kv_dtypes = st.sampled_from(["auto", "fp8"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=st.sampled_from(ALL_MODELS), ctx=contexts, tp=tps, block=st.sampled_from([1, 8, 16, 32]))
+def test_block_rounding_bounds(model, ctx, tp, block):
+    """exact <= paged < exact + one block per layer (+ one misalignment block per sliding layer)."""
+    spec = get_model(model)
+    exact = memory.kv_bytes_per_request(spec, ctx, tp=tp, block_size=1)
+    paged = memory.kv_bytes_per_request(spec, ctx, tp=tp, block_size=block)
+    per_layer = memory.kv_bytes_per_token_layer(spec, tp=tp)
+    full, swa = memory.layer_split(spec)
+    assert exact <= paged
+    assert paged - exact <= per_layer * block * (full + 2 * swa)
+    if block > 1 and not swa:
+        assert paged - exact < per_layer * block * full
+    if block == 16 and ctx % 16 == 0 and not swa:
+        assert paged == exact
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=st.sampled_from(ALL_MODELS), a=contexts, b=contexts, tp=tps, kv=kv_dtypes)
+def test_kv_per_request_is_monotone_in_context(model, a, b, tp, kv):
+    lo, hi = sorted((a, b))
+    assert functions.KV_BYTES_PER_REQUEST(model, lo, kv, tp) <= functions.KV_BYTES_PER_REQUEST(model, hi, kv, tp)
+
+
+@settings(max_examples=40, deadline=None)
+@given(model=st.sampled_from(ALL_MODELS), tp=tps)
+def test_kv_per_token_does_not_grow_with_tp_and_fp8_is_smaller(model, tp):
+    assert functions.KV_BYTES_PER_TOKEN(model, "auto", tp * 2) <= functions.KV_BYTES_PER_TOKEN(model, "auto", tp)
+    assert functions.KV_BYTES_PER_TOKEN(model, "fp8", tp) < functions.KV_BYTES_PER_TOKEN(model, "auto", tp)
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=st.sampled_from(ALL_MODELS), gpu=st.sampled_from(GPUS), tp=st.sampled_from([1, 2, 4, 8]),
+       ctx=st.integers(min_value=16, max_value=200_000), util=st.sampled_from([0.8, 0.9, 0.95]), kv=kv_dtypes,
+       engine=st.sampled_from(["vllm", "sglang", "trtllm"]), replicas=st.integers(min_value=1, max_value=8))
+def test_max_concurrency_and_kv_fit_agree(model, gpu, tp, ctx, util, kv, engine, replicas):
+    """KV_FIT at max concurrency x replicas in flight is <= 1; one more request is > 1."""
+    assume(functions.KV_BUDGET_GIB(model, gpu, tp, util, kv, engine) > 0)
+    c_max = functions.MAX_CONCURRENCY(model, gpu, tp, util, kv, ctx, engine)
+    at = functions.KV_FIT(model, gpu, c_max * replicas, 1.0, ctx, replicas, tp, util, kv, engine)
+    over = functions.KV_FIT(model, gpu, c_max * replicas + replicas, 1.0, ctx, replicas, tp, util, kv, engine)
+    assert at <= 1 < over
+    if c_max:
+        assert functions.REPLICAS_FOR_KV(model, gpu, c_max * replicas, ctx, tp, util, kv, engine) == replicas
+        assert functions.REPLICAS_FOR_KV(model, gpu, c_max * replicas + 1, ctx, tp, util, kv, engine) == replicas + 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(model=st.sampled_from(DENSE), gpu=st.sampled_from(GPUS), ctx=st.integers(min_value=16, max_value=100_000))
+def test_max_concurrency_monotone(model, gpu, ctx):
+    """More memory fraction or fp8 KV never fits fewer requests; a longer context never fits more."""
+    base = functions.MAX_CONCURRENCY(model, gpu, 2, 0.85, "auto", ctx)
+    assert functions.MAX_CONCURRENCY(model, gpu, 2, 0.95, "auto", ctx) >= base
+    assert functions.MAX_CONCURRENCY(model, gpu, 2, 0.85, "fp8", ctx) >= base
+    assert functions.MAX_CONCURRENCY(model, gpu, 2, 0.85, "auto", ctx * 2) <= base
+
+
+# ------------------------------------------------------------------------------------------ documented examples
+
+
+def test_module_worked_examples_hold():
+    for module in (memory,):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in REGISTRY.items() if s.category == "Memory"))
+def test_memory_function_examples_evaluate(name):
+    spec = REGISTRY[name]
+    match = re.fullmatch(rf"={name}\((.*)\) -> (.+)", spec.example)
+    assert match
+    args = [a.strip().strip('"') if a.strip().startswith('"') else float(a) for a in match.group(1).split(",")]
+    expected = match.group(2)
+    decimals = len(expected.split(".")[1]) if "." in expected else 0
+    assert round(call_sheet_function(spec, *args, errors_as_text=False), decimals) == pytest.approx(float(expected))
