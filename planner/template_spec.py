@@ -1020,6 +1020,7 @@ def _results_columns() -> tuple[Column, ...]:
     fleet_args = lambda *keys: [_fleet(k) for k in keys]  # noqa: E731
     price = lambda k: fn("IFERROR", _prov(k), 0)  # noqa: E731
     avg_qps = qps * PlanValue("avg_to_peak_ratio")
+    e2e = udf("E2E_LATENCY_S", _q("ttft_slo_s"), _q("tpot_slo_s"), out)
     util_fmt = "0.00"
     return (
         col("route", "Route [name]", "Route name (from Routes)",
@@ -1036,8 +1037,8 @@ def _results_columns() -> tuple[Column, ...]:
         col("otpm_demand", "OTPM demand [tokens/min]", "D2/D3: output tokens per minute (max_tokens if reserved)",
             fn("IF", _reserves(), udf("CAPACITY_OTPM", qps, _q("max_tokens")), udf("CAPACITY_OTPM", qps, out))),
         col("concurrency_needed", "In flight at peak [requests]",
-            "P7 Little's law at the SLO: QPS x (TTFT SLO + output x TPOT SLO)",
-            qps * (_q("ttft_slo_s") + out * _q("tpot_slo_s")), fmt="#,##0.0"),
+            "P7 Little's law at the SLO: QPS x E2E latency (P6, TTFT SLO + output x TPOT SLO)",
+            udf("CONCURRENCY", qps, e2e), fmt="#,##0.0"),
         # utilization columns, in CONSTRAINTS order (contiguous: BINDING_CONSTRAINT reads them as one range)
         col("rpm_util", "RPM util [x]", "RPM demand / (limit x keys)", _limit_util("rpm_demand", "rpm"), util_fmt),
         col("tpm_util", "TPM util [x]", "TPM demand / (limit x keys)", _limit_util("tpm_demand", "tpm"), util_fmt),
@@ -1045,8 +1046,9 @@ def _results_columns() -> tuple[Column, ...]:
             util_fmt),
         col("otpm_util", "OTPM util [x]", "OTPM demand / (limit x keys)", _limit_util("otpm_demand", "otpm"),
             util_fmt),
-        col("kv_util", "KV util [x]", "M11 KV_FIT: in-flight requests / (max concurrency x replicas)",
-            _zero_unless_fleet(_res("concurrency_needed") / (_res("max_concurrency") * _fleet("replicas"))),
+        col("kv_util", "KV util [x]", "M11 KV_FIT: KV of in-flight requests at p95 context / fleet KV budget",
+            _zero_unless_fleet(udf("KV_FIT", *fleet_args("model", "gpu"), qps, e2e, _q("p95_context_tokens"),
+                                   *fleet_args("replicas", "tp", "gpu_memory_utilization", "kv_dtype", "engine"))),
             util_fmt),
         col("tpot_util", "TPOT util [x]", "TPOT at the peak batch / TPOT SLO",
             _zero_unless_fleet(_res("tpot_at_peak_s") / _q("tpot_slo_s")), util_fmt),

@@ -20,7 +20,7 @@ BINDS = {
     "bulk-tpm": {"summarize": "TPM", "extract": "TPM"},
     "classifier-rpm": {"moderation": "RPM", "intent": "RPM"},
     "selfhost-kv": {"rag-qa": "KV"},
-    "seed": {"agent": "ITPM", "chat": "ITPM"},
+    "seed": {"completion": "TPOT", "agent": "ITPM", "chat": "ITPM"},
 }
 
 
