@@ -291,3 +291,15 @@ def test_every_code_is_tested() -> None:
     text = Path(__file__).read_text()
     untested = [c for c in CATALOGUE if f'"{c}"' not in text]
     assert untested == []
+
+
+def test_edited_formula_is_recomputed_by_the_general_engine(tmp_path: Path) -> None:
+    """A non-conforming workbook (an edited formula) falls back to the general engine (planner.recalc)."""
+    pytest.importorskip("planner.recalc")
+    addr = R.cell("rpm_demand", 0)
+    data = plan_bytes()
+    xml = cell_xml(data, R.sheet, addr)
+    edited = re.sub(r"<v>[^<]*</v>", "<v>1</v>", re.sub(r"</f>", "*2</f>", xml))
+    report = validate_file(write(tmp_path, "g.xlsm", replace_cell(data, R.sheet, addr, edited)))
+    assert report.engine == "formulas"
+    assert {(f.cell, f.code) for f in report.findings} >= {(addr, "formula-changed"), (addr, "stale-value")}

@@ -251,11 +251,48 @@ def validate_book(book: RawBook, path: str) -> Report:
         return Report(path=path, template_version=version, findings=sort_findings(out), engine="none")
     out += check_inputs(book)
     engine = "fast"
+    changed: list[Finding] = []
     for f in check_formulas_and_values(book):
         if f.code == "formula-changed":
-            engine = "fast+cached"
+            changed.append(f)
         out.append(f)
+    hostile = any(f.code in ("dde-formula", "external-link", "unparsable-formula", "oversized-part") for f in out)
+    if changed and not hostile:
+        general = list(check_changed_with_general_engine(path, book, changed))
+        engine = "formulas" if general is not None and general != [None] else "fast+cached"
+        out += [f for f in general if f is not None]
     return Report(path=path, template_version=version, findings=sort_findings(out), engine=engine)
+
+
+def check_changed_with_general_engine(path: str, book: RawBook, changed: list[Finding]) -> Iterator[Finding | None]:
+    """For a non-conforming workbook (edited formulas), recompute it with the general engine (``planner.recalc``,
+    formulas) into a temporary file and compare the edited cells' cached values with that recompute.
+
+    Yields ``None`` alone when the general engine is not available or cannot run on this workbook: the edited
+    cells are then reported (``formula-changed``) and their cached values used as they are.
+    """
+    import os
+    import tempfile
+
+    try:
+        from planner.recalc import recalc_file
+    except ImportError:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="planner-validate-") as tmp:
+        out = os.path.join(tmp, "recalc" + os.path.splitext(path)[1])
+        try:
+            recalc_file(path, out)
+            fresh = read_raw(out)
+        except Exception:  # noqa: BLE001  (the general engine refused this workbook: keep the fast-path findings)
+            yield None
+            return
+    for f in changed:
+        key = (f.sheet or "", f.cell or "")
+        cached, new = book.values.get(key), fresh.values.get(key)
+        if not values_equal(cached, new):
+            yield finding("stale-value", "cached value of an edited formula differs from its recompute (formulas)",
+                          sheet=f.sheet, cell=f.cell, expected=new, actual=cached)
 
 
 def validate_file(path: str) -> Report:
