@@ -83,7 +83,7 @@ CATALOGUE: dict[str, FindingKind] = {
         _K(code="slo-not-met", family="policy", severity="error",
            meaning="A route's estimated decode time per output token misses its TPOT SLO."),
         _K(code="no-failover-headroom", family="policy", severity="warning",
-           meaning="A route's failover backend could not take its load (no failover, or utilization > 1)."),
+           meaning="A route's failover backend could not take its load (failover utilization > 1)."),
         _K(code="macro-present", family="hostile", severity="info",
            meaning="The workbook carries a VBA project; it is never executed."),
         _K(code="external-link", family="hostile", severity="error",
