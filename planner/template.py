@@ -11,6 +11,9 @@ Output is reproducible byte for byte.
 
 from __future__ import annotations
 
+import io
+import re
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -333,17 +336,69 @@ def write_plan(inputs: Mapping[tuple[str, str], Any], path: str | Path) -> Path:
     """Write a plan workbook (template layout + ``inputs``) with cached values for every formula."""
     import tempfile
 
-    from planner.ooxml import write_cached_values
-
     values = {**catalog_inputs(), **inputs}
     cached = ts.evaluate_plan(values)
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         bare = write_workbook(workbook_spec(values, cached), Path(tmp) / out.name, macro_enabled=True)
-        write_cached_values(bare, out, cached)
+        try:
+            from planner.ooxml import write_cached_values
+        except ImportError:  # the shared OOXML writer is not installed: same bytes from the local step
+            out.write_bytes(_patch_cached_values(bare.read_bytes(), cached))
+        else:
+            write_cached_values(bare, out, cached)
     out.write_bytes(normalize_zip(out.read_bytes()))
     return out
+
+
+_FORMULA_CELL = re.compile(r'<c r="([A-Z]+[0-9]+)"([^>]*)>(<f>.*?</f>)</c>', re.S)
+_ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
+
+
+def _cached_xml(value: Any) -> tuple[str | None, str]:
+    """(t attribute, <v> text) of a cached value, as :func:`planner.ooxml.write_cached_values` writes it."""
+    if value is None:
+        return "str", ""
+    if isinstance(value, bool):
+        return "b", "1" if value else "0"
+    if isinstance(value, (int, float)):
+        f = float(value)
+        if f != f or f in (float("inf"), float("-inf")):
+            return "e", "#NUM!"
+        return None, repr(int(f)) if f.is_integer() and abs(f) < 1e15 else repr(f)
+    text = str(value)
+    if text in _ERRORS:
+        return "e", text
+    return "str", text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _patch_cached_values(data: bytes, values: Mapping[tuple[str, str], Any]) -> bytes:
+    """Insert ``<v>`` into the formula cells of the sheets openpyxl wrote (``xl/worksheets/sheetN.xml`` in
+    :data:`planner.template_spec.SHEET_ORDER`)."""
+    by_sheet: dict[str, dict[str, Any]] = {}
+    for (sheet, cell), v in values.items():
+        by_sheet.setdefault(sheet, {})[cell] = v
+    src = zipfile.ZipFile(io.BytesIO(data))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = src.read(info.filename)
+            m = re.fullmatch(r"xl/worksheets/sheet(\d+)\.xml", info.filename)
+            if m:
+                cells = by_sheet.get(ts.SHEET_ORDER[int(m.group(1)) - 1], {})
+
+                def sub(mo: re.Match[str], cells: dict[str, Any] = cells) -> str:
+                    addr, attrs, formula = mo.groups()
+                    if addr not in cells:
+                        return mo.group(0)
+                    t, text = _cached_xml(cells[addr])
+                    attrs = re.sub(r'\st="[^"]*"', "", attrs) + (f' t="{t}"' if t else "")
+                    return f'<c r="{addr}"{attrs}>{formula}<v>{text}</v></c>'
+
+                body = _FORMULA_CELL.sub(sub, body.decode("utf-8")).encode("utf-8")
+            dst.writestr(info, body)
+    return buf.getvalue()
 
 
 def build_template(directory: str | Path = "templates") -> Path:

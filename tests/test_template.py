@@ -232,3 +232,23 @@ def test_docs_describe_the_current_contract() -> None:
     doc = (ROOT / "docs" / "template.md").read_text(encoding="utf-8")
     assert ts.contract_markdown() in doc, "docs/template.md is stale: paste template_spec.contract_markdown()"
     assert ts.TEMPLATE_VERSION in doc and ts.TEMPLATE_ID in doc
+
+
+def test_local_cached_value_step_matches_the_shared_ooxml_writer(tmp_path: Path) -> None:
+    """Both ways of writing cached values give the same bytes (the local step is used without planner.ooxml)."""
+    ooxml = pytest.importorskip("planner.ooxml")
+    from planner import template as tpl
+    from planner.xlsx_writer import normalize_zip, write_workbook
+
+    values = {**tpl.catalog_inputs(), **scenario_inputs(_seed())}
+    cached = ts.evaluate_plan(values)
+    bare = write_workbook(tpl.workbook_spec(values, cached), tmp_path / "bare.xlsm")
+    ooxml.write_cached_values(bare, tmp_path / "shared.xlsm", cached)
+    local = normalize_zip(tpl._patch_cached_values(bare.read_bytes(), cached))
+    assert local == normalize_zip((tmp_path / "shared.xlsm").read_bytes())
+
+
+def _seed():
+    from planner.scenario import load_scenario
+
+    return load_scenario(ROOT / "samples" / "seed.toml")
