@@ -264,12 +264,31 @@ def _weighted_context(routes, weights: list[float]) -> float:
     return sum(c * w for c, w in zip(ctxs, weights)) / total
 
 
+def _check_fits(fleet, kv: ReplicaKv) -> ReplicaKv:
+    """``kv`` when one request fits a replica; otherwise an :class:`ArgumentError` naming the fleet and the fix."""
+    if kv.max_concurrency > 0:
+        return kv
+    if kv.kv_budget_bytes <= 0:
+        raise ArgumentError(
+            f"fleets {fleet.name}", f"{fleet.model} on {fleet.gpu} at TP={fleet.tp}",
+            f"a replica whose weights ({kv.weights_gib:.1f} GiB/GPU) leave a KV budget (left: "
+            f"{kv.kv_budget_bytes / GIB:.1f} GiB/GPU): more TP or PP, a larger GPU or quantized weights",
+        )
+    raise ArgumentError(
+        f"fleets {fleet.name}", f"{kv.context_tokens:.0f} tokens of context",
+        f"a context whose KV ({kv.kv_bytes_per_request / GIB:.2f} GiB/GPU) fits the KV budget "
+        f"({kv.kv_budget_bytes / GIB:.2f} GiB/GPU): more TP, fp8 KV or a shorter context",
+    )
+
+
 def fleet_constraints(fleet, routes) -> list:
     """``<fleet> KV`` and ``<fleet> TPOT`` constraints of a fleet carrying ``routes`` (see the module docstring).
 
     KV: demand = in-flight requests, capacity = the requests the fleet holds at the routes' contexts
     (``Σ C_r / utilization``), utilization ``Σ_r C_r / (C_max(ctx_r)·replicas)``. TPOT: demand = modelled TPOT at
-    the peak batch, capacity = the tightest TPOT SLO (no TPOT constraint when no route sets one).
+    the peak batch, capacity = the tightest TPOT SLO (no TPOT constraint when no route sets one). A fleet on which
+    one request does not fit (weights over the budget, or one request's KV over it) raises an
+    :class:`~planner.errors.ArgumentError` naming the fleet and what would fix it.
     """
     from planner.sizing import Constraint
 
@@ -280,14 +299,10 @@ def fleet_constraints(fleet, routes) -> list:
     conc = _concurrencies(fleet, routes)
     util = 0.0
     for r, c in zip(routes, conc):
-        kv = _fleet_kv(fleet, _route_context(r))
-        if kv.max_concurrency <= 0:
-            if c > 0:
-                util = math.inf
-            continue
+        kv = _check_fits(fleet, _fleet_kv(fleet, _route_context(r)))
         util += c / (kv.max_concurrency * fleet.replicas)
     total = sum(conc)
-    capacity = total / util if util not in (0.0, math.inf) else (0.0 if util == math.inf else math.inf)
+    capacity = total / util if util > 0 else math.inf
     found = [Constraint(label=f"{fleet.name} KV", demand=total, capacity=capacity, unit="requests", utilization=util)]
     slos = [r.tpot_slo_s for r in routes if r.tpot_slo_s]
     if slos:
@@ -303,9 +318,9 @@ def route_details(fleet, route) -> dict[str, float | None]:
     p95 context, max concurrency per replica, KV fit, modelled TPOT at the route's batch per replica, TTFT, and the
     fleet's monthly GPU cost (C4: GPUs × $/GPU-hour × hours; ``None`` without a price)."""
     _, card = _specs(fleet.model, fleet.gpu)
-    kv = _fleet_kv(fleet, _route_context(route))
+    kv = _check_fits(fleet, _fleet_kv(fleet, _route_context(route)))
     (conc,) = _concurrencies(fleet, [route])
-    fit = (conc / (kv.max_concurrency * fleet.replicas)) if kv.max_concurrency > 0 else (math.inf if conc else 0.0)
+    fit = conc / (kv.max_concurrency * fleet.replicas)
     decode = _fleet_decode(fleet, memory.average_context_tokens(route.avg_input_tokens, route.avg_output_tokens))
     price = fleet.usd_per_gpu_hour if fleet.usd_per_gpu_hour is not None else card.usd_per_gpu_hour
     monthly = cost.selfhost_monthly_usd(price, fleet.tp * fleet.pp * fleet.replicas) if price is not None else None
