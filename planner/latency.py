@@ -272,4 +272,4 @@ def replicas_at_slo(peak_qps: float, replica_qps: float, failover_replicas: int 
         return k
     if rep <= 0:
         raise ArgumentError("tpot_slo_s", "unreachable", "an SLO one sequence meets (TPOT at batch 1 exceeds it)")
-    return math.ceil(lam / rep - 1e-12) + k
+    return max(1, math.ceil(lam / rep - 1e-12)) + k  # epsilon: float noise; any load needs one replica

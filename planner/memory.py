@@ -210,7 +210,7 @@ def replicas_for_concurrency(concurrency: float, max_concurrency_per_replica: fl
     if per <= 0:
         raise ArgumentError("max_concurrency", max_concurrency_per_replica,
                             "> 0 (one request must fit a replica: more TP, a smaller context or fp8 KV)")
-    return math.ceil(c / per - 1e-12)
+    return max(1, math.ceil(c / per - 1e-12))  # the epsilon absorbs float noise (300/100); C > 0 needs one
 
 
 def kv_utilization(concurrency: float, kv_request_bytes: float, kv_budget: float, replicas: float = 1) -> float:
