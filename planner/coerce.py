@@ -85,12 +85,16 @@ def coerce_scalar(kind: str, name: str, value: Any) -> Any:
 
 
 def coerce_sequence(kind: str, name: str, value: Any) -> list[Any]:
-    """A whole range as a flat list; empty cells are dropped only at the end (trailing blanks of a column)."""
+    """A whole range as a flat list; empty cells stay ``None`` (see :func:`prepare_args` for trailing blanks)."""
     scalar_kind = "number" if kind == "numbers" else "text"
-    cells = [coerce_scalar(scalar_kind, name, v) for v in flatten(value)]
-    while cells and cells[-1] is None:
-        cells.pop()
-    return cells
+    return [coerce_scalar(scalar_kind, name, v) for v in flatten(value)]
+
+
+def _used_length(cells: list[Any]) -> int:
+    n = len(cells)
+    while n and cells[n - 1] is None:
+        n -= 1
+    return n
 
 
 def _column_length(spec: SheetFunction, raw: Sequence[Any]) -> int | None:
@@ -112,14 +116,22 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     if len(raw) > len(spec.args):
         raise ArgumentError(spec.name, len(raw), f"at most {len(spec.args)} arguments")
     values: list[Any] = []
+    # Trailing blank rows of whole-column ranges are cut at the last row any range argument uses, so paired
+    # ranges (labels and utilizations) stay aligned even when the last utilization is blank.
+    sequences = {
+        i: coerce_sequence(arg.kind, arg.name, raw[i])
+        for i, arg in enumerate(spec.args)
+        if not arg.elementwise and i < len(raw) and raw[i] is not None
+    }
+    used = max((_used_length(cells) for cells in sequences.values()), default=0)
     for i, arg in enumerate(spec.args):
         value = raw[i] if i < len(raw) else None
         if arg.elementwise:
             cell = flatten(value)[0] if is_range(value) else value
             v = coerce_scalar(arg.kind, arg.name, cell)
         else:
-            v = coerce_sequence(arg.kind, arg.name, value)
-            v = v if v else None
+            cells = sequences.get(i, [])[:used]
+            v = cells if any(c is not None for c in cells) else None
         if v is None:
             if not arg.optional:
                 raise ArgumentError(arg.name, None, "a value (the cell is empty)")
