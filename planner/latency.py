@@ -155,8 +155,8 @@ def e2e_latency_s(ttft: float, tpot: float, output_tokens: float) -> float:
     >>> round(e2e_latency_s(0.25, 0.02, 48), 4)
     1.19
     """
-    t = check_number("ttft_s", ttft, minimum=0)
-    d = check_number("tpot_s", tpot, minimum=0)
+    t = check_number("time_to_first_token_s", ttft, minimum=0)
+    d = check_number("time_per_output_token_s", tpot, minimum=0)
     o = check_number("output_tokens", output_tokens, minimum=0)
     return t + max(o - 1, 0.0) * d
 

@@ -203,7 +203,7 @@ def replicas_for_concurrency(concurrency: float, max_concurrency_per_replica: fl
     >>> replicas_for_concurrency(250, 104), replicas_for_concurrency(0, 104)
     (3, 0)
     """
-    c = check_number("concurrency", concurrency, minimum=0)
+    c = check_number("in_flight_requests", concurrency, minimum=0)
     per = check_number("max_concurrency", max_concurrency_per_replica, minimum=0)
     if c == 0:
         return 0

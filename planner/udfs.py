@@ -136,7 +136,7 @@ def CACHE_SAVINGS_MONTHLY(avg_qps, avg_input_tokens, cache_hit_rate, cache_write
 
 @xw.func(category='Engine')
 @xw.arg('log_text', ndim=2, err_to_str=True, doc='The startup log lines (paste into one cell) [text]')
-@xw.arg('field', ndim=2, err_to_str=True, doc='Which value: engine, weights_gib, available_kv_gib, kv_cache_tokens, num_gpu_blocks, max_concurrency, max_model_len, k_size_gib, v_size_gib, avail_mem_gib, kv_bytes_per_token, activation_gib, non_torch_gib, total_gpu_gib [name]')
+@xw.arg('field', ndim=2, err_to_str=True, doc='Which value: engine, weights_gib, available_kv_gib, kv_cache_tokens, num_gpu_blocks, max_concurrency, max_model_len, k_size_gib, v_size_gib, avail_mem_gib, kv_bytes_per_token, activation_gib, non_torch_gib, total_gpu_gib, request_kv_gib [name]')
 def CALIBRATE_LOG(log_text, field):
     """One value from a pasted vLLM or SGLang startup log: engine, weights_gib, available_kv_gib, kv_cache_tokens, num_gpu_blocks, max_concurrency, max_model_len, k_size_gib, v_size_gib, avail_mem_gib, kv_bytes_per_token, activation_gib, non_torch_gib, total_..."""
     return excel_call(_REGISTRY['CALIBRATE_LOG'], log_text, field)
@@ -206,6 +206,23 @@ def CAPACITY_TPM(peak_qps, avg_input_tokens, avg_output_tokens):
     return excel_call(_REGISTRY['CAPACITY_TPM'], peak_qps, avg_input_tokens, avg_output_tokens)
 
 
+@xw.func(category='Latency')
+@xw.arg('rate_qps', ndim=2, err_to_str=True, doc='Request rate (peak) [req/s]')
+@xw.arg('latency_s', ndim=2, err_to_str=True, doc='End-to-end latency per request [s]')
+def CONCURRENCY(rate_qps, latency_s):
+    """In-flight requests by Little's law: request rate x end-to-end latency. Returns requests."""
+    return excel_call(_REGISTRY['CONCURRENCY'], rate_qps, latency_s)
+
+
+@xw.func(category='Latency')
+@xw.arg('time_to_first_token_s', ndim=2, err_to_str=True, doc='Time to first token (TTFT_S or the TTFT SLO) [s]')
+@xw.arg('time_per_output_token_s', ndim=2, err_to_str=True, doc='Time per output token (TPOT_S or the TPOT SLO) [s]')
+@xw.arg('output_tokens', ndim=2, err_to_str=True, doc='Output tokens of the request [tokens]')
+def E2E_LATENCY_S(time_to_first_token_s, time_per_output_token_s, output_tokens):
+    """End-to-end latency of a request: TTFT + (output tokens - 1) x TPOT. Returns s."""
+    return excel_call(_REGISTRY['E2E_LATENCY_S'], time_to_first_token_s, time_per_output_token_s, output_tokens)
+
+
 @xw.func(category='Cost')
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
 @xw.arg('replicas', ndim=2, err_to_str=True, doc='Replicas the route is spread over [count] (optional, default 1)')
@@ -261,6 +278,38 @@ def KV_AVAILABLE_GIB(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_
     return excel_call(_REGISTRY['KV_AVAILABLE_GIB'], model, gpu, tp, gpu_memory_utilization, kv_cache_dtype, engine, max_model_len, engine_version)
 
 
+@xw.func(category='Memory')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
+@xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
+@xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+def KV_BUDGET_GIB(model, gpu, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None):
+    """KV-cache budget of each GPU as the engine allocates it: HBM x utilization - weights - activation/runtime reserve (vLLM; SGLang and TensorRT-LLM by their own rules). Returns GiB per GPU."""
+    return excel_call(_REGISTRY['KV_BUDGET_GIB'], model, gpu, tp, gpu_memory_utilization, kv_dtype, engine)
+
+
+@xw.func(category='Memory')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('context_tokens', ndim=2, err_to_str=True, doc='Tokens per request held in the cache (input + output) [tokens]')
+@xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
+@xw.arg('block_size', ndim=2, err_to_str=True, doc='Paged KV block size (vLLM 16, TensorRT-LLM 32, SGLang 1) [tokens] (optional, default 16)')
+def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype=None, tp=None, block_size=None):
+    """KV-cache bytes one request holds on each GPU at a context, in whole paged blocks; sliding-window layers capped at the window. Returns bytes/request per GPU."""
+    return excel_call(_REGISTRY['KV_BYTES_PER_REQUEST'], model, context_tokens, kv_dtype, tp, block_size)
+
+
+@xw.func(category='Memory')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
+def KV_BYTES_PER_TOKEN(model, kv_dtype=None, tp=None):
+    """KV-cache bytes per token on each GPU: 2 x layers x ceil(KV heads / TP) x head_dim x dtype bytes (MLA: layers x (kv_lora_rank + rope dim) x bytes, not divided by TP). Returns bytes/token per GPU."""
+    return excel_call(_REGISTRY['KV_BYTES_PER_TOKEN'], model, kv_dtype, tp)
+
+
 @xw.func(category='Engine')
 @xw.arg('model', ndim=2, err_to_str=True, doc='Model: catalog name, Hugging Face id or config.json path [name]')
 @xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm) [name]')
@@ -273,6 +322,22 @@ def KV_AVAILABLE_GIB(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_
 def KV_CACHE_TOKENS(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_dtype=None, engine=None, max_model_len=None, engine_version=None):
     """KV cache tokens one replica's engine allocates and logs (vLLM 'GPU KV cache size', SGLang max_total_num_tokens): (memory budget of the engine - weights - reserves) / KV bytes per token, in blocks. Returns tokens."""
     return excel_call(_REGISTRY['KV_CACHE_TOKENS'], model, gpu, tp, gpu_memory_utilization, kv_cache_dtype, engine, max_model_len, engine_version)
+
+
+@xw.func(category='Memory')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@xw.arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
+@xw.arg('latency_s', ndim=2, err_to_str=True, doc='End-to-end latency per request (TTFT + output x TPOT, or E2E_LATENCY_S) [s]')
+@xw.arg('avg_context_tokens', ndim=2, err_to_str=True, doc='Context per request held in the cache (e.g. p95 of I+O) [tokens]')
+@xw.arg('replicas', ndim=2, err_to_str=True, doc='Replicas of the fleet [replicas]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
+@xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
+@xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None):
+    """KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV per request / (KV budget x replicas). At most 1 fits. Returns fraction (<= 1 fits)."""
+    return excel_call(_REGISTRY['KV_FIT'], model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp, gpu_memory_utilization, kv_dtype, engine)
 
 
 @xw.func(category='Engine')
@@ -296,6 +361,34 @@ def KV_MAX_CONCURRENCY(model, gpu, tp=None, gpu_memory_utilization=None, kv_cach
 def LIMIT_UTILIZATION(demand, limit, keys=None):
     """Utilization of one provider limit (RPM, TPM, ITPM, OTPM, RPD or TPD) spread over keys or deployments: demand / (limit x keys); 1 is the ceiling. Returns fraction."""
     return excel_call(_REGISTRY['LIMIT_UTILIZATION'], demand, limit, keys)
+
+
+@xw.func(category='Latency')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
+@xw.arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Time-per-output-token budget [s]')
+@xw.arg('avg_context_tokens', ndim=2, err_to_str=True, doc='Average context per sequence while decoding (I + O/2) [tokens]')
+@xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@xw.arg('mbu', ndim=2, err_to_str=True, doc='Achieved fraction of peak memory bandwidth in decode (0-1) [fraction] (optional, default 0.7)')
+@xw.arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
+@xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+def MAX_BATCH_AT_TPOT(model, gpu, tp, tpot_slo_s, avg_context_tokens, kv_dtype=None, mbu=None, mfu=None, weight_dtype=None):
+    """Largest batch per replica whose modelled TPOT still meets the SLO (0 if one sequence misses it). Returns sequences."""
+    return excel_call(_REGISTRY['MAX_BATCH_AT_TPOT'], model, gpu, tp, tpot_slo_s, avg_context_tokens, kv_dtype, mbu, mfu, weight_dtype)
+
+
+@xw.func(category='Memory')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
+@xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction]')
+@xw.arg('kv_dtype', ndim=2, err_to_str=True, doc='KV-cache dtype: auto, bf16, fp16, fp8, int8 [dtype]')
+@xw.arg('context_tokens', ndim=2, err_to_str=True, doc='Tokens per request held in the cache (input + output) [tokens]')
+@xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine=None):
+    """Requests of a given context that fit one replica's KV cache at once: floor(KV budget / KV per request), budget from the engine's accounting. Returns requests per replica."""
+    return excel_call(_REGISTRY['MAX_CONCURRENCY'], model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine)
 
 
 @xw.func(category='Decision')
@@ -333,6 +426,58 @@ def PROVIDER_PRICE(provider, tier, model, price_name):
     return excel_call(_REGISTRY['PROVIDER_PRICE'], provider, tier, model, price_name)
 
 
+@xw.func(category='Latency')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
+@xw.arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
+@xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input tokens per request [tokens]')
+@xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
+@xw.arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Time-per-output-token budget [s]')
+@xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@xw.arg('mbu', ndim=2, err_to_str=True, doc='Achieved fraction of peak memory bandwidth in decode (0-1) [fraction] (optional, default 0.7)')
+@xw.arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
+@xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
+@xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
+@xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+@xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype=None, mbu=None, mfu=None, cache_hit_rate=None, gpu_memory_utilization=None, engine=None, weight_dtype=None):
+    """Replicas that serve the peak at the TPOT SLO: ceil(peak QPS / (batch at SLO / E2E at that batch)); the batch is also capped by the requests of context I+O that fit the KV cache. Returns replicas."""
+    return excel_call(_REGISTRY['REPLICAS_AT_SLO'], model, gpu, tp, peak_qps, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, cache_hit_rate, gpu_memory_utilization, engine, weight_dtype)
+
+
+@xw.func(category='Memory')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@xw.arg('in_flight_requests', ndim=2, err_to_str=True, doc='In-flight requests at peak (CONCURRENCY) [requests]')
+@xw.arg('context_tokens', ndim=2, err_to_str=True, doc='Tokens per request held in the cache (input + output) [tokens]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
+@xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
+@xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None):
+    """Replicas whose KV caches hold a number of in-flight requests: ceil(concurrency / max concurrency per replica). Returns replicas."""
+    return excel_call(_REGISTRY['REPLICAS_FOR_KV'], model, gpu, in_flight_requests, context_tokens, tp, gpu_memory_utilization, kv_dtype, engine)
+
+
+@xw.func(category='Latency')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
+@xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input tokens per request [tokens]')
+@xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
+@xw.arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Time-per-output-token budget [s]')
+@xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@xw.arg('mbu', ndim=2, err_to_str=True, doc='Achieved fraction of peak memory bandwidth in decode (0-1) [fraction] (optional, default 0.7)')
+@xw.arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
+@xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
+@xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+@xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+def SELFHOST_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype=None, mbu=None, mfu=None, gpu_memory_utilization=None, engine=None, weight_dtype=None):
+    """Output tokens per second one replica decodes at the largest batch meeting the TPOT SLO (and fitting the KV cache at context I+O): batch / TPOT(batch). Feeds SELFHOST_USD_PER_MTOK. Returns tokens/s per replica."""
+    return excel_call(_REGISTRY['SELFHOST_TOKENS_PER_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, gpu_memory_utilization, engine, weight_dtype)
+
+
 @xw.func(category='Cost')
 @xw.arg('usd_per_gpu_hour', ndim=2, err_to_str=True, doc='Price of one GPU-hour (on-demand or reserved) [USD/GPU-h]')
 @xw.arg('gpus', ndim=2, err_to_str=True, doc='GPUs in the fleet [count]')
@@ -368,6 +513,47 @@ def SPILLOVER(demand, primary_limit, buffer=None):
 def TCO_YEARLY(capex_usd, depreciation_years, license_usd_per_year=None, hosting_usd_per_year=None, power_usd_per_year=None):
     """Yearly total cost of owned hardware: capex / depreciation years + license + hosting + power. Returns USD/year."""
     return excel_call(_REGISTRY['TCO_YEARLY'], capex_usd, depreciation_years, license_usd_per_year, hosting_usd_per_year, power_usd_per_year)
+
+
+@xw.func(category='Latency')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
+@xw.arg('batch', ndim=2, err_to_str=True, doc='Sequences decoding together on one replica [sequences]')
+@xw.arg('avg_context_tokens', ndim=2, err_to_str=True, doc='Average context per sequence while decoding (I + O/2) [tokens]')
+@xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@xw.arg('mbu', ndim=2, err_to_str=True, doc='Achieved fraction of peak memory bandwidth in decode (0-1) [fraction] (optional, default 0.7)')
+@xw.arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
+@xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+def TPOT_S(model, gpu, tp, batch, avg_context_tokens, kv_dtype=None, mbu=None, mfu=None, weight_dtype=None):
+    """Decode time per output token at a batch: max((weights read + batch x context x KV/token) / (bandwidth x MBU), 2 x active params x batch / (FLOP/s x MFU x TP)); MoE reads only touched experts. Returns s/token."""
+    return excel_call(_REGISTRY['TPOT_S'], model, gpu, tp, batch, avg_context_tokens, kv_dtype, mbu, mfu, weight_dtype)
+
+
+@xw.func(category='Latency')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
+@xw.arg('input_tokens', ndim=2, err_to_str=True, doc='Input (prompt) tokens of the request [tokens]')
+@xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
+@xw.arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
+@xw.arg('mbu', ndim=2, err_to_str=True, doc='Achieved fraction of peak memory bandwidth in decode (0-1) [fraction] (optional, default 0.7)')
+@xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@xw.arg('queue_s', ndim=2, err_to_str=True, doc='Queue wait before prefill [s] (optional, default 0.0)')
+@xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=None, mfu=None, mbu=None, kv_dtype=None, queue_s=None, weight_dtype=None):
+    """Time to first token on an idle replica: queue wait + prefill (2 x active params x uncached input / (FLOP/s x MFU x TP)) + one decode step. Returns s."""
+    return excel_call(_REGISTRY['TTFT_S'], model, gpu, tp, input_tokens, cache_hit_rate, mfu, mbu, kv_dtype, queue_s, weight_dtype)
+
+
+@xw.func(category='Memory')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
+@xw.arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def WEIGHTS_GIB(model, weight_dtype=None, tp=None, pp=None):
+    """Weight memory on each GPU: parameters x bytes per weight (all MoE experts resident) / (TP x PP). Returns GiB per GPU."""
+    return excel_call(_REGISTRY['WEIGHTS_GIB'], model, weight_dtype, tp, pp)
 
 
 @xw.func(category='Demand')

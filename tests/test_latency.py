@@ -6,17 +6,20 @@ either the formula or the data shows up as a failure.
 
 from __future__ import annotations
 
+import doctest
 import math
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner import functions as F
-from planner import latency, memory
+from planner import latency, memory, selfhosted
 from planner.catalog import get_gpu, get_model
+from planner.coerce import call_sheet_function
 from planner.errors import ArgumentError
-from planner.registry import load
+from planner.registry import REGISTRY, load
 
 load()
 
@@ -148,7 +151,7 @@ def test_unreachable_slo_is_a_clear_error():
         (lambda: F.TPOT_S("llama-3.1-8b", "h100-sxm", 1, 1, 100, "auto", 0), "mbu"),
         (lambda: F.TTFT_S("llama-3.1-8b", "h100-sxm", 1, 100, 1.2), "cache_hit_rate"),
         (lambda: F.MAX_BATCH_AT_TPOT("llama-3.1-8b", "h100-sxm", 1, 0, 100), "tpot_slo_s"),
-        (lambda: F.E2E_LATENCY_S(-1, 0.01, 10), "ttft_s"),
+        (lambda: F.E2E_LATENCY_S(-1, 0.01, 10), "time_to_first_token_s"),
         (lambda: F.TPOT_S("llama-3.1-8b", "h100-sxm", 1, 1, 100, "fp9"), "kv_dtype"),
     ],
 )
@@ -188,3 +191,87 @@ def test_max_batch_meets_the_slo_and_one_more_misses_it(slo_ms, ctx):
     else:
         assert d.tpot_s(batch) <= slo
         assert batch == latency.MAX_BATCH or d.tpot_s(batch + 1) > slo
+
+
+# --------------------------------------------------------------------------------- across the catalog, documented
+
+MODELS = ["llama-3.1-8b", "llama-3.1-70b", "qwen3-30b-a3b", "mixtral-8x7b", "deepseek-v3", "gemma-2-9b", "phi-4"]
+GPUS = ["h100-sxm", "h200", "a100-80gb", "b200", "mi300x", "l40s", "l4"]
+
+
+def test_kv_cache_caps_the_slo_batch():
+    """A long context fills the KV cache before the TPOT SLO binds: the SLO batch is the KV maximum."""
+    cap = selfhosted.slo_capacity("llama-3.1-70b", "h100-sxm", tp=4, tpot_slo_s=0.2, avg_input_tokens=100_000,
+                                  avg_output_tokens=1000)
+    assert cap.batch == cap.max_concurrency_kv < cap.batch_at_tpot
+    assert cap.max_concurrency_kv == F.MAX_CONCURRENCY("llama-3.1-70b", "h100-sxm", 4, 0.9, "auto", 101_000)
+
+
+def test_replicas_at_slo_is_ceil_of_peak_over_replica_rate():
+    cap = selfhosted.slo_capacity("llama-3.1-8b", "h100-sxm", tpot_slo_s=0.02, avg_input_tokens=1800,
+                                  avg_output_tokens=48)
+    assert cap.tpot_s <= 0.02
+    assert cap.e2e_s == pytest.approx(cap.ttft_s + 47 * cap.tpot_s)
+    assert F.SELFHOST_TOKENS_PER_S("llama-3.1-8b", "h100-sxm", 1, 1800, 48, 0.02) == pytest.approx(
+        cap.batch / cap.tpot_s
+    )
+    replicas = F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 450, 1800, 48, 0.02)
+    assert (replicas - 1) * cap.replica_qps < 450 <= replicas * cap.replica_qps
+
+
+def test_cell_error_text_names_the_argument():
+    assert call_sheet_function(REGISTRY["CONCURRENCY"], -1, 1) == "rate_qps: got -1, expected a number >= 0"
+    assert call_sheet_function(REGISTRY["TPOT_S"], "llama-3.1-8b", "h100-sxm", 1, 8, 2048, "auto", 1.5) == (
+        "mbu: got 1.5, expected a number 0 < x <= 1"
+    )
+    assert call_sheet_function(REGISTRY["TPOT_S"], "llama-3.1-8b", "b900", 1, 8, 2048).startswith(
+        "gpu: got 'b900', expected one of"
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), tp=st.sampled_from([1, 2, 4, 8]),
+       ctx=st.integers(min_value=1, max_value=200_000), slo=st.floats(min_value=0.002, max_value=0.5),
+       kv=st.sampled_from(["auto", "fp8"]), mbu=st.sampled_from([0.5, 0.7, 0.9]))
+def test_max_batch_at_tpot_function_meets_the_slo_and_one_more_does_not(model, gpu, tp, ctx, slo, kv, mbu):
+    b = F.MAX_BATCH_AT_TPOT(model, gpu, tp, slo, ctx, kv, mbu)
+    if b > 0:
+        assert F.TPOT_S(model, gpu, tp, b, ctx, kv, mbu) <= slo
+    if b < latency.MAX_BATCH:
+        assert F.TPOT_S(model, gpu, tp, b + 1, ctx, kv, mbu) > slo
+
+
+@settings(max_examples=40, deadline=None)
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), b=st.integers(min_value=0, max_value=2000),
+       ctx=st.integers(min_value=0, max_value=100_000))
+def test_tpot_monotone_in_context_dtype_and_mbu(model, gpu, b, ctx):
+    t = F.TPOT_S(model, gpu, 2, b, ctx)
+    assert F.TPOT_S(model, gpu, 2, b, ctx + 1000) >= t
+    assert F.TPOT_S(model, gpu, 2, b, ctx, "fp8") <= t
+    assert F.TPOT_S(model, gpu, 2, b, ctx, "auto", 0.9) <= t
+
+
+@settings(max_examples=40, deadline=None)
+@given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), i=st.integers(min_value=0, max_value=100_000),
+       h=st.floats(min_value=0, max_value=1))
+def test_ttft_is_monotone_in_input_and_falls_with_hit_rate(model, gpu, i, h):
+    t = F.TTFT_S(model, gpu, 4, i, h)
+    assert F.TTFT_S(model, gpu, 4, i + 500, h) >= t
+    assert F.TTFT_S(model, gpu, 4, i, 0.0) >= t
+
+
+def test_module_worked_examples_hold():
+    for module in (latency, selfhosted):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in REGISTRY.items() if s.category == "Latency"))
+def test_latency_function_examples_evaluate(name):
+    spec = REGISTRY[name]
+    match = re.fullmatch(rf"={name}\((.*)\) -> (.+)", spec.example)
+    assert match
+    args = [a.strip().strip('"') if a.strip().startswith('"') else float(a) for a in match.group(1).split(",")]
+    expected = match.group(2)
+    decimals = len(expected.split(".")[1]) if "." in expected else 0
+    assert round(call_sheet_function(spec, *args, errors_as_text=False), decimals) == pytest.approx(float(expected))

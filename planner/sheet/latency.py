@@ -62,16 +62,16 @@ def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=0.0, mfu=0.5, mbu=0.7, k
 
 @sheet_function(
     summary="End-to-end latency of a request: TTFT + (output tokens - 1) x TPOT.",
-    args=(Arg(name="ttft_s", unit="s", help="Time to first token"),
-          Arg(name="tpot_s", unit="s", help="Time per output token"),
+    args=(Arg(name="time_to_first_token_s", unit="s", help="Time to first token (TTFT_S or the TTFT SLO)"),
+          Arg(name="time_per_output_token_s", unit="s", help="Time per output token (TPOT_S or the TPOT SLO)"),
           Arg(name="output_tokens", unit="tokens", help="Output tokens of the request")),
     returns="s",
     category="Latency",
     example="=E2E_LATENCY_S(0.25, 0.02, 48) -> 1.19",
     formula_ids=("P6",),
 )
-def E2E_LATENCY_S(ttft_s, tpot_s, output_tokens):
-    return latency.e2e_latency_s(ttft_s, tpot_s, output_tokens)
+def E2E_LATENCY_S(time_to_first_token_s, time_per_output_token_s, output_tokens):
+    return latency.e2e_latency_s(time_to_first_token_s, time_per_output_token_s, output_tokens)
 
 
 @sheet_function(

@@ -120,7 +120,7 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
     args=(
         MODEL, GPU,
         Arg(name="peak_qps", unit="req/s", help="Requests per second at the peak"),
-        Arg(name="e2e_latency_s", unit="s", help="End-to-end latency per request (TTFT + output x TPOT)"),
+        Arg(name="latency_s", unit="s", help="End-to-end latency per request (TTFT + output x TPOT, or E2E_LATENCY_S)"),
         Arg(name="avg_context_tokens", unit="tokens", help="Context per request held in the cache (e.g. p95 of I+O)"),
         Arg(name="replicas", unit="replicas", help="Replicas of the fleet"),
         TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE,
@@ -130,26 +130,26 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
     example='=KV_FIT("llama-3.1-8b", "h100-sxm", 100, 2, 4096, 2) -> 0.9657',
     formula_ids=("P7", "M11"),
 )
-def KV_FIT(model, gpu, peak_qps, e2e_latency_s, avg_context_tokens, replicas, tp=1, gpu_memory_utilization=0.9,
+def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1, gpu_memory_utilization=0.9,
            kv_dtype="auto", engine="vllm"):
     kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=avg_context_tokens, tp=tp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine)
-    in_flight = latency.concurrency(peak_qps, e2e_latency_s)
+    in_flight = latency.concurrency(peak_qps, latency_s)
     return memory.kv_utilization(in_flight, kv.kv_bytes_per_request, kv.kv_budget_bytes, replicas)
 
 
 @sheet_function(
     summary="Replicas whose KV caches hold a number of in-flight requests: ceil(concurrency / max concurrency per "
     "replica).",
-    args=(MODEL, GPU, Arg(name="concurrency", unit="requests", help="In-flight requests at peak (CONCURRENCY)"),
+    args=(MODEL, GPU, Arg(name="in_flight_requests", unit="requests", help="In-flight requests at peak (CONCURRENCY)"),
           CONTEXT, TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE),
     returns="replicas",
     category="Memory",
     example='=REPLICAS_FOR_KV("llama-3.1-8b", "h100-sxm", 250, 4096) -> 3',
     formula_ids=("M11", "C7"),
 )
-def REPLICAS_FOR_KV(model, gpu, concurrency, context_tokens, tp=1, gpu_memory_utilization=0.9, kv_dtype="auto",
+def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=1, gpu_memory_utilization=0.9, kv_dtype="auto",
                     engine="vllm"):
     kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine)
-    return memory.replicas_for_concurrency(concurrency, kv.max_concurrency)
+    return memory.replicas_for_concurrency(in_flight_requests, kv.max_concurrency)
