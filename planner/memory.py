@@ -39,6 +39,7 @@ __all__ = [
     "kv_dtype_bytes",
     "kv_utilization",
     "layer_split",
+    "vllm_kv_groups",
     "max_concurrency",
     "replicas_for_concurrency",
     "weight_bytes_per_gpu",
@@ -113,6 +114,26 @@ def average_context_tokens(avg_input_tokens: float, avg_output_tokens: float) ->
     return i + o / 2
 
 
+def vllm_kv_groups(full: int, swa: int) -> tuple[int, int, int]:
+    """vLLM V1's hybrid KV groups: (group size, full-attention groups, sliding-window groups) (M7).
+
+    Layers of each type are cut into groups of one size (the larger count if the two are within 1.5×, else the
+    smaller), the last group of a type padded: Gemma-3-27B's 10 full and 52 sliding layers become 1 + 6 groups of 10,
+    so 60 sliding layers' worth of pages. Ref: vLLM ``kv_cache_utils._get_kv_cache_groups_uniform_page_size``;
+    vllm-project/vllm #54458 (page alignment in hybrid models).
+
+    >>> vllm_kv_groups(10, 52), vllm_kv_groups(21, 21), vllm_kv_groups(32, 0)
+    ((10, 1, 6), (21, 1, 1), (32, 1, 0))
+    """
+    if not swa:
+        return full, 1, 0
+    if not full:
+        return swa, 0, 1
+    small, large = min(full, swa), max(full, swa)
+    size = large if large / small < 1.5 else small
+    return size, math.ceil(full / size), math.ceil(swa / size)
+
+
 def kv_bytes_per_request(
     model: ModelSpec,
     context_tokens: float,
@@ -122,13 +143,15 @@ def kv_bytes_per_request(
     kv_cache_dtype: str = "auto",
     block_size: int = DEFAULT_BLOCK_SIZE,
     max_num_batched_tokens: int = VLLM_DEFAULT_BATCHED_TOKENS,
+    hybrid_group_padding: bool = False,
 ) -> float:
     """KV bytes one request holds on one GPU at ``context_tokens``, rounded up to whole blocks (M2-M4, M7, M8).
 
     ``KV_req = kv_layer·block·(L_full·ceil(ctx/block) + L_swa·(ceil(min(W − 1 + max_num_batched_tokens, ctx)/block)
-    [+ 1]))`` with ``kv_layer`` the per-layer bytes per token per GPU (GQA ``ceil(n_kv/TP)·(d_k+d_v)·b``, MLA
-    ``(kv_lora_rank + rope)·b`` undivided by TP). The extra sliding block (vLLM's misalignment block) is added only
-    when the window actually caps the request (``min(...) < ctx``). ``block_size = 1`` gives the exact, unpaged size.
+    + 1))`` with ``kv_layer`` the per-layer bytes per token per GPU (GQA ``ceil(n_kv/TP)·(d_k+d_v)·b``, MLA
+    ``(kv_lora_rank + rope)·b`` undivided by TP). The extra sliding block is vLLM's misalignment block (M4); with
+    ``block_size = 1`` (exact, unpaged size; SGLang) there is none. ``hybrid_group_padding`` counts the layers as
+    vLLM V1's padded hybrid groups do (:func:`vllm_kv_groups`), which is what vLLM reserves per request.
 
     Refs: M4 vLLM ``SlidingWindowSpec.max_memory_usage_bytes``; M7 vLLM paging; M8.
 
@@ -147,11 +170,14 @@ def kv_bytes_per_request(
     per_layer = kv_bytes_per_token_layer(model, tp=int(check_number("tp", tp, minimum=1, integer=True)),
                                          kv_cache_dtype=kv_cache_dtype)
     full, swa = layer_split(model, pp=pp)
+    if hybrid_group_padding and full and swa:
+        size, full_groups, swa_groups = vllm_kv_groups(full, swa)
+        full, swa = size * full_groups, size * swa_groups
     total_blocks = full * blocks(ctx, block)
     if swa:
         window = model.sliding_window or ctx
         swa_tokens = min(window - 1 + batched, ctx)
-        total_blocks += swa * (blocks(swa_tokens, block) + (1 if swa_tokens < ctx and block > 1 else 0))
+        total_blocks += swa * (blocks(swa_tokens, block) + (1 if block > 1 else 0))
     return float(total_blocks * block * per_layer)
 
 

@@ -66,7 +66,9 @@ def replica_kv(
     block_size: int | None = None,
 ) -> ReplicaKv:
     """KV budget (M9, from :func:`planner.engines.kv_capacity` for ``engine``), KV bytes per request at
-    ``context_tokens`` in the engine's block size (M7-M8) and ``C_max = floor(budget / KV_req)`` (M11).
+    ``context_tokens`` in the engine's block size (M7-M8; vLLM V1 with its padded hybrid groups) and
+    ``C_max = floor(budget / KV_req)`` (M11). For vLLM V1 this is ``floor`` of the engine's logged maximum
+    concurrency at ``max_model_len = context_tokens``.
 
     >>> r = replica_kv("llama-3.1-8b", "h100-sxm", context_tokens=4096)
     >>> r.kv_bytes_per_request / 2**30, r.max_concurrency
@@ -80,7 +82,8 @@ def replica_kv(
     )
     budget = cap.available_kv_gib * GIB
     per_request = memory.kv_bytes_per_request(
-        spec, context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size
+        spec, context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
+        hybrid_group_padding=cap.engine == "vllm",
     )
     conc = memory.max_concurrency(budget, per_request) if per_request > 0 else 0
     return ReplicaKv(

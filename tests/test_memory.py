@@ -29,6 +29,7 @@ GIB = 2**30
 DENSE = ["llama-3.1-8b", "llama-3.1-70b", "qwen3-8b", "qwen2.5-7b-instruct", "phi-4", "mixtral-8x7b"]
 ALL_MODELS = DENSE + ["deepseek-v3", "gemma-2-9b", "gemma-3-27b", "gpt-oss-20b", "mistral-7b-v0.1", "qwen3-30b-a3b"]
 GPUS = ["h100-sxm", "h200", "a100-80gb", "b200", "mi300x", "l40s"]
+kv_dtypes_early = st.sampled_from(["auto", "fp8"])
 
 
 # ------------------------------------------------------------------------------------------------ reference values
@@ -87,14 +88,17 @@ def test_sliding_layers_are_capped_at_window_plus_batched_tokens():
     per_layer = 8 * 256 * 2 * 2
     expected = per_layer * 16 * (21 * 32768 // 16 + 21 * (math.ceil(12287 / 16) + 1))
     assert functions.KV_BYTES_PER_REQUEST("gemma-2-9b", 32768) == expected
-    # below the cap every layer holds the whole context
-    assert functions.KV_BYTES_PER_REQUEST("gemma-2-9b", 2048) == 42 * 2048 * per_layer
+    # below the cap the sliding layers hold the whole context plus vLLM's misalignment block
+    assert functions.KV_BYTES_PER_REQUEST("gemma-2-9b", 2048) == (42 * 2048 + 21 * 16) * per_layer
+    # unpaged (block 1) there is no misalignment block
+    assert functions.KV_BYTES_PER_REQUEST("gemma-2-9b", 2048, "auto", 1, 1) == 42 * 2048 * per_layer
 
 
 def test_all_windowed_model_stops_growing_past_the_window():
     """Mistral-7B-v0.1 windows every layer at 4,096: past 4095 + 8192 tokens the request no longer grows."""
     cap = functions.KV_BYTES_PER_REQUEST("mistral-7b-v0.1", 4095 + 8192)
-    assert functions.KV_BYTES_PER_REQUEST("mistral-7b-v0.1", 100_000) == cap + 32 * 16 * 131_072 / 32
+    assert cap == 32 * 4096 * (math.ceil(12287 / 16) + 1) * 16
+    assert functions.KV_BYTES_PER_REQUEST("mistral-7b-v0.1", 100_000) == cap
     assert functions.KV_BYTES_PER_REQUEST("mistral-7b-v0.1", 200_000) == functions.KV_BYTES_PER_REQUEST(
         "mistral-7b-v0.1", 100_000
     )
@@ -118,6 +122,28 @@ def test_budget_and_max_concurrency_match_the_engine_model():
     assert functions.MAX_CONCURRENCY("llama-3.1-70b", "h100-sxm", 4, 0.9, "fp8", 8192) == math.floor(
         cap.max_concurrency
     )
+
+
+@settings(max_examples=80, deadline=None)
+@given(model=st.sampled_from(ALL_MODELS), gpu=st.sampled_from(GPUS), tp=st.sampled_from([1, 2, 4, 8]),
+       ctx=st.integers(min_value=1, max_value=262_144), kv=kv_dtypes_early)
+def test_vllm_max_concurrency_is_the_engines_logged_concurrency(model, gpu, tp, ctx, kv):
+    """vLLM V1, hybrid sliding-window models included (padded KV groups, misalignment block): MAX_CONCURRENCY is
+    floor(num_blocks / blocks_per_request) of engines.kv_capacity at max_model_len = the context."""
+    cap = engines.kv_capacity(model, gpu, tp=tp, max_model_len=ctx, kv_cache_dtype=kv)
+    assume(cap.available_kv_gib > 0)
+    assert functions.MAX_CONCURRENCY(model, gpu, tp, 0.9, kv, ctx) == math.floor(cap.max_concurrency)
+
+
+def test_hybrid_group_padding_follows_vllm():
+    """Gemma-3-27B: 10 full + 52 sliding layers are allocated as 1 + 6 groups of 10 (60 sliding layers' pages)."""
+    model = get_model("gemma-3-27b")
+    assert memory.vllm_kv_groups(10, 52) == (10, 1, 6)
+    plain = memory.kv_bytes_per_request(model, 65536)
+    padded = memory.kv_bytes_per_request(model, 65536, hybrid_group_padding=True)
+    per_layer = memory.kv_bytes_per_token_layer(model)
+    sliding = (math.ceil((1024 - 1 + 8192) / 16) + 1) * 16 * per_layer
+    assert padded - plain == pytest.approx(8 * sliding)
 
 
 @pytest.mark.parametrize("engine", ["vllm", "vllm-v0", "sglang", "trtllm"])
