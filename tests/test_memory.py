@@ -282,3 +282,22 @@ def test_memory_function_examples_evaluate(name):
     expected = match.group(2)
     decimals = len(expected.split(".")[1]) if "." in expected else 0
     assert round(call_sheet_function(spec, *args, errors_as_text=False), decimals) == pytest.approx(float(expected))
+
+
+@settings(max_examples=40, deadline=None)
+@given(model=st.sampled_from(DENSE + ["deepseek-v3", "qwen3-30b-a3b"]), ctx=contexts, tp=tps, kv=kv_dtypes)
+def test_unpaged_request_is_context_times_bytes_per_token(model, ctx, tp, kv):
+    """Round trip (no sliding layers): KV_BYTES_PER_REQUEST at block 1 = context × KV_BYTES_PER_TOKEN; at block 16
+    it is the context rounded up to 16 tokens."""
+    per_token = functions.KV_BYTES_PER_TOKEN(model, kv, tp)
+    assert functions.KV_BYTES_PER_REQUEST(model, ctx, kv, tp, 1) == ctx * per_token
+    assert functions.KV_BYTES_PER_REQUEST(model, ctx, kv, tp, 16) == math.ceil(ctx / 16) * 16 * per_token
+
+
+@settings(max_examples=30, deadline=None)
+@given(model=st.sampled_from(ALL_MODELS), tp=st.sampled_from([1, 2, 4, 8]), pp=st.sampled_from([1, 2, 4]),
+       dtype=st.sampled_from(["auto", "bf16", "fp8", "int4"]))
+def test_weights_split_evenly_over_tp_and_pp(model, tp, pp, dtype):
+    whole = functions.WEIGHTS_GIB(model, dtype)
+    assert functions.WEIGHTS_GIB(model, dtype, tp, pp) * tp * pp == pytest.approx(whole)
+    assert functions.WEIGHTS_GIB(model, "fp8") <= functions.WEIGHTS_GIB(model, "bf16")
