@@ -2,8 +2,9 @@
 
 One run, same files:
 
-- generate N distinct plans from the template (every route row filled, inputs varied per plan), cached values
-  written by the template builder;
+- generate N distinct plans from the template (every route row filled, inputs varied per plan; two provider
+  backends and two self-hosted fleets, every third route on a fleet), cached values written by the template
+  builder;
 - **fast path**: ``validate_paths`` (isolated workers, one compiled template per worker) with ``--jobs 1`` and
   ``--jobs 2``;
 - **LibreOffice warm**: ``/work/shared/bench/lo_batch_recalc.py`` (one headless soffice, load + calculateAll +
@@ -42,9 +43,13 @@ def plan_inputs(seed: int) -> dict:
     from planner.template import scenario_inputs
 
     base = scenario_inputs(load_scenario(ROOT / "samples" / "bulk-tpm.toml"))
+    fleet = {k: v for k, v in scenario_inputs(load_scenario(ROOT / "samples" / "selfhost-kv.toml")).items()
+             if k[0] == ts.FLEET.sheet}
     rng = random.Random(seed)
     backends = [base[(ts.PROVIDERS.sheet, ts.PROVIDERS.cell("name", i))] for i in range(2)]
+    fleets = [fleet[(ts.FLEET.sheet, ts.FLEET.cell("name", i))] for i in range(2)]
     out = {k: v for k, v in base.items() if k[0] != ts.ROUTES.sheet}
+    out.update(fleet)
     out[(ts.PLAN.sheet, ts.PLAN.cell("value", 0))] = f"bench plan {seed}"
     r = ts.ROUTES
     for i in range(r.rows):
@@ -56,6 +61,9 @@ def plan_inputs(seed: int) -> dict:
             "cache_hit_rate": round(rng.uniform(0, 0.9), 2), "cache_write_tokens": float(rng.randint(0, 500)),
             "ttft_slo_s": 2.0, "tpot_slo_s": 0.1, "backend": backends[i % 2], "failover": backends[(i + 1) % 2],
         }
+        if i % 3 == 2:  # every third route on a self-hosted fleet (KV memory and decode time computed)
+            row.update(peak_qps=round(rng.uniform(0.05, 0.5), 3), avg_input_tokens=float(inp // 4),
+                       p95_context_tokens=float(inp // 2 + 2 * outp), backend=fleets[0], failover=fleets[1])
         for k, v in row.items():
             out[(r.sheet, r.cell(k, i))] = v
     return out
