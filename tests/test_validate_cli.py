@@ -167,3 +167,26 @@ def test_inputs_are_never_modified(plans: Path) -> None:
     before = {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in files}
     assert run(str(plans), "--jobs", "2").returncode == 1
     assert {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in files} == before
+
+
+def test_progress_bar_on_a_terminal(plans: Path) -> None:
+    """On a terminal (a pseudo-terminal here) batches show a progress bar on standard error."""
+    import os
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: standard output and error are the terminal
+        os.execv(PLANNER, [PLANNER, "validate", str(plans)])
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    text = b"".join(chunks).decode(errors="replace")
+    assert os.waitstatus_to_exitcode(status) == 1
+    assert "validating" in text and "plan(s):" in text
