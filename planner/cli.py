@@ -287,6 +287,38 @@ def calibrate_cmd(logfile: Path, model: str | None, gpu: str | None, tp: int | N
         click.echo(f"{key:<30} {shown}")
 
 
+@cli.command("recalc")
+@click.argument("plan", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "out", required=True, type=click.Path(dir_okay=False), help="New workbook to write.")
+@click.option("--isolated/--in-process", default=True, show_default=True,
+              help="Run in a child process under the time and memory limits.")
+@click.option("--time-limit", type=float, default=60.0, show_default=True, help="Seconds per workbook.")
+@click.option("--full-calc-on-load", is_flag=True, help="Also ask Excel to recompute everything when it opens OUT.")
+def recalc_cmd(plan: str, out: str, isolated: bool, time_limit: float, full_calc_on_load: bool) -> None:
+    """Recompute every formula of PLAN headlessly and write OUT: the same workbook, every part kept byte for byte,
+    with fresh cached values. Findings (unparsable, external or DDE formulas) are listed; PLAN is never written.
+
+    Example: planner recalc plan.xlsx -o plan.recalc.xlsx
+    """
+    from planner.ooxml import Limits, WorkbookError
+    from planner.recalc import recalc_file, recalc_file_isolated
+
+    limits = Limits(time_limit_s=time_limit)
+    try:
+        if isolated and not full_calc_on_load:
+            result = recalc_file_isolated(plan, out, limits=limits)
+        else:
+            result = recalc_file(plan, out, limits=limits, full_calc_on_load=full_calc_on_load)
+    except (WorkbookError, PlannerError) as exc:
+        fail(str(exc))
+        return
+    for f in result.findings:
+        click.echo(f"{plan}: {f.code}: {f.message}")
+    click.echo(f"{out}: {len(result.values)} formula cells recomputed, {len(result.findings)} findings")
+    if result.findings:
+        sys.exit(1)
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

@@ -1,0 +1,673 @@
+"""Raw OOXML (``.xlsx`` / ``.xlsm``) reading and lossless writing: :mod:`zipfile` + :mod:`defusedxml` only.
+
+- :func:`open_package` checks a file before anything parses it: it must be a zip, with at most
+  ``limits.max_entries`` entries, ``limits.max_part_bytes`` per part, ``limits.max_total_bytes`` in all and a
+  compression ratio of at most ``limits.max_ratio`` (zip bombs are rejected from the central directory, before a
+  byte is inflated, and again while reading, so a lying header cannot get past the limit).
+- :func:`read_workbook` gives a fast, read-only :class:`WorkbookView`: sheets, cells (value, cached type, formula text
+  with shared formulas expanded and array formulas marked), tables, defined names, data-validation counts and external
+  links. XML is parsed with ``defusedxml`` (entity expansion, external entities and DTDs are refused).
+- :func:`write_cached_values` copies a package entry by entry and patches only the ``<v>`` and ``t=`` of the given
+  cells in the sheet XML; every other byte of every other part is kept (charts, drawings, VBA, styles, tables...).
+
+Nothing here executes macros or follows links: ``vbaProject.bin`` and ``externalLink`` parts are opaque bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import iterparse
+
+from planner.errors import PlannerError
+
+NS_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+NS_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+NS_PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
+
+
+class WorkbookError(PlannerError):
+    """The file cannot be read as a workbook (not a zip, truncated, too big, hostile XML...)."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """Resource limits for reading one workbook. Defaults fit any real plan with a wide margin."""
+
+    max_file_bytes: int = 100 * 1024 * 1024
+    max_entries: int = 5_000
+    max_part_bytes: int = 64 * 1024 * 1024
+    max_total_bytes: int = 256 * 1024 * 1024
+    max_ratio: float = 200.0
+    """Largest uncompressed/compressed ratio accepted for a part bigger than 1 MiB (ordinary XML is 5-30)."""
+    max_cells: int = 2_000_000
+    max_formula_cells: int = 200_000
+    time_limit_s: float = 60.0
+    """Wall-clock limit of :func:`planner.recalc.recalc_file_isolated`."""
+    memory_limit_bytes: int = 2 * 1024 * 1024 * 1024
+    """Address-space limit (``RLIMIT_AS``) of :func:`planner.recalc.recalc_file_isolated`."""
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True, kw_only=True)
+class CellView:
+    """One ``<c>`` element: ``value`` is the cached value (number, str, bool, error text, or None)."""
+
+    ref: str
+    value: Any
+    type: str  # the t= attribute ("n" when absent): n, s, str, inlineStr, b, e, d
+    formula: str | None = None  # without the leading "="; shared formulas expanded
+    array_ref: str | None = None  # the ref= of an array (t="array") formula anchored here
+    formula_kind: str | None = None  # None, "normal", "shared", "array", "dataTable"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableView:
+    name: str
+    sheet: str
+    ref: str
+    columns: tuple[str, ...]
+    header_row_count: int = 1
+    totals_row_count: int = 0
+    part: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SheetView:
+    name: str
+    part: str
+    cells: dict[str, CellView]
+    dimension: str | None
+    data_validations: int
+    tables: tuple[str, ...]
+    state: str = "visible"
+    max_row: int = 0
+    max_col: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkbookView:
+    """A read-only view of a workbook package (see :func:`read_workbook`)."""
+
+    path: str
+    sheets: tuple[SheetView, ...]
+    tables: dict[str, TableView]
+    defined_names: dict[str, str]
+    """``name`` (global) or ``Sheet!name`` (sheet-scoped) → formula text without ``=``."""
+    external_links: tuple[str, ...]
+    """Targets of the ``externalLink`` parts (never opened)."""
+    has_vba: bool
+    parts: tuple[str, ...] = field(default=())
+
+    @property
+    def sheet_names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.sheets)
+
+    def sheet(self, name: str) -> SheetView:
+        for s in self.sheets:
+            if s.name.lower() == name.lower():
+                return s
+        raise KeyError(name)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Package access with limits
+
+
+class Package:
+    """An opened, size-checked zip package. Use :func:`open_package`."""
+
+    def __init__(self, path: Path, zf: zipfile.ZipFile, limits: Limits) -> None:
+        self.path = path
+        self.zf = zf
+        self.limits = limits
+        self.names = [i.filename for i in zf.infolist()]
+        self._total_read = 0
+
+    def close(self) -> None:
+        self.zf.close()
+
+    def __enter__(self) -> Package:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def has(self, name: str) -> bool:
+        return name in self.names
+
+    def read(self, name: str) -> bytes:
+        """Read one part, enforcing the per-part and total limits while inflating."""
+        try:
+            info = self.zf.getinfo(name)
+        except KeyError:
+            raise WorkbookError(self.path, f"missing part {name}") from None
+        cap = self.limits.max_part_bytes
+        out = bytearray()
+        try:
+            with self.zf.open(info) as fh:
+                while True:
+                    chunk = fh.read(1 << 16)
+                    if not chunk:
+                        break
+                    out += chunk
+                    if len(out) > cap:
+                        raise WorkbookError(
+                            self.path, f"part {name} inflates beyond {cap} bytes (limit max_part_bytes)"
+                        )
+                    if self._total_read + len(out) > self.limits.max_total_bytes:
+                        raise WorkbookError(
+                            self.path,
+                            f"package inflates beyond {self.limits.max_total_bytes} bytes (limit max_total_bytes)",
+                        )
+        except (zipfile.BadZipFile, EOFError, OSError, zipfile.LargeZipFile, NotImplementedError) as exc:
+            raise WorkbookError(self.path, f"corrupt part {name}: {exc}") from None
+        self._total_read += len(out)
+        return bytes(out)
+
+
+def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Package:
+    """Open ``path`` as a zip package after checking size, entry count, declared sizes and ratios."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except OSError as exc:
+        raise WorkbookError(p, f"cannot read file: {exc.strerror or exc}") from None
+    if size > limits.max_file_bytes:
+        raise WorkbookError(p, f"file is {size} bytes, above the limit of {limits.max_file_bytes} (max_file_bytes)")
+    try:
+        zf = zipfile.ZipFile(p)
+    except zipfile.BadZipFile:
+        raise WorkbookError(p, "not a workbook: not a zip file (an .xlsx/.xlsm is a zip package)") from None
+    except (OSError, EOFError, ValueError) as exc:
+        raise WorkbookError(p, f"not a workbook: {exc}") from None
+    infos = zf.infolist()
+    if len(infos) > limits.max_entries:
+        zf.close()
+        raise WorkbookError(p, f"{len(infos)} zip entries, above the limit of {limits.max_entries} (max_entries)")
+    total = 0
+    for info in infos:
+        total += info.file_size
+        if info.file_size > limits.max_part_bytes:
+            zf.close()
+            raise WorkbookError(
+                p,
+                f"part {info.filename} declares {info.file_size} bytes, above {limits.max_part_bytes} (max_part_bytes)",
+            )
+        if info.file_size > 1 << 20 and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+            zf.close()
+            ratio = info.file_size / max(info.compress_size, 1)
+            raise WorkbookError(
+                p, f"part {info.filename} has compression ratio {ratio:.0f}, above {limits.max_ratio:g} (zip bomb?)"
+            )
+    if total > limits.max_total_bytes:
+        zf.close()
+        raise WorkbookError(p, f"package declares {total} bytes, above {limits.max_total_bytes} (max_total_bytes)")
+    names = {i.filename for i in infos}
+    if "[Content_Types].xml" not in names or "xl/workbook.xml" not in names:
+        zf.close()
+        raise WorkbookError(p, "not a workbook: the zip has no xl/workbook.xml (not an Excel .xlsx/.xlsm)")
+    return Package(p, zf, limits)
+
+
+def _events(pkg: Package, name: str, events: tuple[str, ...] = ("end",)) -> Iterator[tuple[str, Any]]:
+    data = pkg.read(name)
+    try:
+        yield from iterparse(io.BytesIO(data), events=events, forbid_dtd=True)
+    except DefusedXmlException as exc:
+        raise WorkbookError(pkg.path, f"hostile XML refused in {name}: {type(exc).__name__}") from None
+    except Exception as exc:  # ElementTree.ParseError and friends
+        raise WorkbookError(pkg.path, f"malformed XML in {name}: {exc}") from None
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _rels(pkg: Package, part: str) -> dict[str, tuple[str, str]]:
+    """Relationship id → (type suffix, absolute part name) for ``part``."""
+    pp = PurePosixPath(part)
+    rel_name = str(pp.parent / "_rels" / (pp.name + ".rels"))
+    if not pkg.has(rel_name):
+        return {}
+    out = {}
+    for _ev, el in _events(pkg, rel_name):
+        if _local(el.tag) == "Relationship":
+            target = el.get("Target", "")
+            mode = el.get("TargetMode", "")
+            if mode == "External":
+                absolute = target
+            elif target.startswith("/"):
+                absolute = target.lstrip("/")
+            else:
+                absolute = _normpath(str(pp.parent / target))
+            out[el.get("Id", "")] = (el.get("Type", "").rsplit("/", 1)[-1], absolute)
+    return out
+
+
+def _normpath(path: str) -> str:
+    parts: list[str] = []
+    for seg in path.split("/"):
+        if seg == "..":
+            if parts:
+                parts.pop()
+        elif seg and seg != ".":
+            parts.append(seg)
+    return "/".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# A1 helpers
+
+_CELL_RE = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)$")
+
+
+def col_to_index(col: str) -> int:
+    """``"A"`` → 1, ``"AA"`` → 27."""
+    n = 0
+    for ch in col.upper():
+        n = n * 26 + ord(ch) - 64
+    return n
+
+
+def index_to_col(n: int) -> str:
+    """``1`` → ``"A"``, ``27`` → ``"AA"``."""
+    s = ""
+    while n > 0:
+        n, r = divmod(n - 1, 26)
+        s = chr(65 + r) + s
+    return s
+
+
+def split_cell(ref: str) -> tuple[int, int]:
+    """``"B3"`` → ``(3, 2)`` (row, column)."""
+    m = _CELL_RE.match(ref)
+    if not m:
+        raise ValueError(f"not a cell reference: {ref!r}")
+    return int(m.group(2)), col_to_index(m.group(1))
+
+
+def split_range(ref: str) -> tuple[int, int, int, int]:
+    """``"B3:D9"`` → ``(3, 2, 9, 4)`` (top, left, bottom, right)."""
+    a, _, b = ref.partition(":")
+    r1, c1 = split_cell(a)
+    r2, c2 = split_cell(b or a)
+    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+
+
+_SHIFT_RE = re.compile(
+    r"(\"(?:[^\"]|\"\")*\")"  # string literal
+    r"|('(?:[^']|'')*'!|\b[A-Za-z_][\w.]*!)"  # sheet prefix (kept)
+    r"|(\[[^\]]*\])"  # bracketed (structured refs, external book index)
+    r"|(?<![\w.$])(\$?)([A-Za-z]{1,3})(\$?)(\d+)(?![\w(])"  # A1 cell
+)
+
+
+def shift_formula(formula: str, d_row: int, d_col: int) -> str:
+    """Move the relative references of a shared formula by ``d_row`` rows and ``d_col`` columns.
+
+    >>> shift_formula("A1+$B$1+Sheet2!C3+SUM(A1:A2)", 2, 1)
+    'B3+$B$1+Sheet2!D5+SUM(B3:B4)'
+    """
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) or m.group(2) or m.group(3):
+            return m.group(0)
+        cabs, col, rabs, row = m.group(4), m.group(5), m.group(6), m.group(7)
+        c = col_to_index(col) if cabs else col_to_index(col) + d_col
+        r = int(row) if rabs else int(row) + d_row
+        if c < 1 or r < 1 or c > 16384 or r > 1048576:
+            return "#REF!"
+        return f"{cabs}{index_to_col(c)}{rabs}{r}"
+
+    return _SHIFT_RE.sub(sub, formula)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Reading
+
+
+def _shared_strings(pkg: Package, part: str | None) -> list[str]:
+    if not part or not pkg.has(part):
+        return []
+    out: list[str] = []
+    for _ev, el in _events(pkg, part):
+        if _local(el.tag) == "si":
+            out.append("".join(t.text or "" for t in el.iter() if _local(t.tag) == "t" and not _in_rph(el, t)))
+            el.clear()
+    return out
+
+
+def _in_rph(si: Any, t: Any) -> bool:
+    for rph in si.iter():
+        if _local(rph.tag) == "rPh" and any(x is t for x in rph.iter()):
+            return True
+    return False
+
+
+def _convert(v: str | None, t: str, strings: list[str], inline: str | None) -> Any:
+    if t == "inlineStr":
+        return inline
+    if v is None:
+        return None
+    if t == "s":
+        try:
+            return strings[int(v)]
+        except (ValueError, IndexError):
+            return None
+    if t == "b":
+        return v.strip() in ("1", "true")
+    if t in ("str", "e", "d"):
+        return v
+    try:
+        f = float(v)
+    except ValueError:
+        return v
+    return int(f) if f.is_integer() and "." not in v and "E" not in v.upper() else f
+
+
+def _read_sheet(
+    pkg: Package, part: str, strings: list[str], limits: Limits
+) -> tuple[dict[str, CellView], str | None, int, int, int]:
+    cells: dict[str, CellView] = {}
+    shared: dict[str, tuple[str, int, int]] = {}
+    dimension = None
+    n_dv = 0
+    max_row = max_col = 0
+    n_formulas = 0
+    for _ev, el in _events(pkg, part):
+        tag = _local(el.tag)
+        if tag == "c":
+            ref = el.get("r")
+            t = el.get("t", "n")
+            v = f_text = None
+            inline = None
+            kind = array_ref = None
+            for child in el:
+                ct = _local(child.tag)
+                if ct == "v":
+                    v = child.text
+                elif ct == "f":
+                    kind = child.get("t", "normal")
+                    f_text = child.text or ""
+                    if kind == "shared":
+                        si = child.get("si", "")
+                        if f_text:
+                            if ref:
+                                r0, c0 = split_cell(ref)
+                                shared[si] = (f_text, r0, c0)
+                        elif si in shared and ref:
+                            base, r0, c0 = shared[si]
+                            r1, c1 = split_cell(ref)
+                            f_text = shift_formula(base, r1 - r0, c1 - c0)
+                    elif kind == "array":
+                        array_ref = child.get("ref") or ref
+                elif ct == "is":
+                    inline = "".join(x.text or "" for x in child.iter() if _local(x.tag) == "t")
+            if ref is None:
+                el.clear()
+                continue
+            row, col = split_cell(ref)
+            max_row, max_col = max(max_row, row), max(max_col, col)
+            if f_text is not None:
+                n_formulas += 1
+                if n_formulas > limits.max_formula_cells:
+                    raise WorkbookError(
+                        pkg.path, f"{part}: more than {limits.max_formula_cells} formula cells (max_formula_cells)"
+                    )
+            cells[ref] = CellView(
+                ref=ref,
+                value=_convert(v, t, strings, inline),
+                type=t,
+                formula=f_text if f_text is not None else None,
+                array_ref=array_ref,
+                formula_kind=kind,
+            )
+            if len(cells) > limits.max_cells:
+                raise WorkbookError(pkg.path, f"{part}: more than {limits.max_cells} cells (max_cells)")
+            el.clear()
+        elif tag == "dimension":
+            dimension = el.get("ref")
+        elif tag == "dataValidation":
+            n_dv += 1
+            el.clear()
+        elif tag == "row":
+            el.clear()
+    return cells, dimension, n_dv, max_row, max_col
+
+
+def read_workbook(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> WorkbookView:
+    """Read ``path`` (xlsx/xlsm) into a :class:`WorkbookView` without evaluating anything.
+
+    Each sheet's cells map ``"B3"`` → :class:`CellView` (cached value converted: numbers as int/float, shared strings
+    resolved, booleans as bool, errors as their text such as ``"#VALUE!"``), with ``formula`` the text without ``=``
+    (shared formulas are expanded for every cell of the group; an array formula has ``formula_kind == "array"`` and
+    ``array_ref``). Raises :class:`WorkbookError` (message names the file) for anything that is not a readable,
+    within-limits workbook.
+
+    Example::
+
+        view = read_workbook("plan.xlsx")
+        view.sheet("Routes").cells["B3"].value
+    """
+    with open_package(path, limits) as pkg:
+        wb_rels = _rels(pkg, "xl/workbook.xml")
+        sheets_meta: list[tuple[str, str, str]] = []
+        defined: dict[str, str] = {}
+        local_ids: list[tuple[int, str, str]] = []
+        for _ev, el in _events(pkg, "xl/workbook.xml"):
+            tag = _local(el.tag)
+            if tag == "sheet":
+                rid = el.get(f"{{{NS_REL}}}id", "")
+                kind, target = wb_rels.get(rid, ("", ""))
+                sheets_meta.append(
+                    (el.get("name", ""), target if kind == "worksheet" else "", el.get("state", "visible"))
+                )
+            elif tag == "definedName":
+                name = el.get("name", "")
+                if el.get("localSheetId") is not None:
+                    local_ids.append((int(el.get("localSheetId", "0")), name, el.text or ""))
+                else:
+                    defined[name] = el.text or ""
+        for idx, name, text in local_ids:
+            if 0 <= idx < len(sheets_meta):
+                defined[f"{sheets_meta[idx][0]}!{name}"] = text
+        strings_part = next((t for k, t in wb_rels.values() if k == "sharedStrings"), None)
+        strings = _shared_strings(pkg, strings_part)
+        externals = tuple(t for k, t in wb_rels.values() if k == "externalLink")
+        ext_targets = []
+        for ext in externals:
+            for _k, target in _rels(pkg, ext).values():
+                ext_targets.append(target)
+        sheets = []
+        tables: dict[str, TableView] = {}
+        for name, part, state in sheets_meta:
+            if not part or not pkg.has(part):
+                continue  # chartsheets and dialog sheets carry no cells
+            cells, dim, n_dv, mr, mc = _read_sheet(pkg, part, strings, limits)
+            names = []
+            for kind, tpart in _rels(pkg, part).values():
+                if kind == "table" and pkg.has(tpart):
+                    tv = _read_table(pkg, tpart, name)
+                    tables[tv.name] = tv
+                    names.append(tv.name)
+            sheets.append(
+                SheetView(
+                    name=name,
+                    part=part,
+                    cells=cells,
+                    dimension=dim,
+                    data_validations=n_dv,
+                    tables=tuple(names),
+                    state=state,
+                    max_row=mr,
+                    max_col=mc,
+                )
+            )
+        return WorkbookView(
+            path=str(path),
+            sheets=tuple(sheets),
+            tables=tables,
+            defined_names=defined,
+            external_links=tuple(ext_targets) or externals,
+            has_vba=any(n.lower().endswith("vbaproject.bin") for n in pkg.names),
+            parts=tuple(pkg.names),
+        )
+
+
+def _read_table(pkg: Package, part: str, sheet: str) -> TableView:
+    name = ref = ""
+    hdr, tot = 1, 0
+    cols: list[str] = []
+    for _ev, el in _events(pkg, part):
+        tag = _local(el.tag)
+        if tag == "tableColumn":
+            cols.append(el.get("name", ""))
+        elif tag == "table":
+            name = el.get("displayName") or el.get("name", "")
+            ref = el.get("ref", "")
+            hdr = int(el.get("headerRowCount", "1"))
+            tot = int(el.get("totalsRowCount", "0"))
+    return TableView(
+        name=name, sheet=sheet, ref=ref, columns=tuple(cols), header_row_count=hdr, totals_row_count=tot, part=part
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Writing
+
+_C_RE = re.compile(rb"<c\b([^>]*?)(/>|>(.*?)</c>)", re.S)
+_R_ATTR = re.compile(rb'\sr="([A-Z]+\d+)"')
+_T_ATTR = re.compile(rb'\st="[^"]*"')
+_V_RE = re.compile(rb"<v>.*?</v>|<v/>", re.S)
+_IS_RE = re.compile(rb"<is>.*?</is>", re.S)
+_FULLCALC_RE = re.compile(rb"<calcPr\b[^>]*?/?>")
+
+
+def _xml_text(s: str) -> bytes:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").encode("utf-8")
+
+
+def _format_value(value: Any) -> tuple[bytes | None, bytes]:
+    """(t attribute or None, <v> body) for a cached value."""
+    if value is None:
+        return b"str", b""
+    if isinstance(value, bool):
+        return b"b", b"1" if value else b"0"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        f = float(value)
+        if f != f or f in (float("inf"), float("-inf")):
+            return b"e", b"#NUM!"
+        text = repr(int(f)) if f.is_integer() and abs(f) < 1e15 else repr(f)
+        return None, text.encode()
+    s = str(value)
+    if s in ERROR_VALUES:
+        return b"e", s.encode()
+    return b"str", _xml_text(s)
+
+
+ERROR_VALUES = (
+    "#NULL!",
+    "#DIV/0!",
+    "#VALUE!",
+    "#REF!",
+    "#NAME?",
+    "#NUM!",
+    "#N/A",
+    "#GETTING_DATA",
+    "#SPILL!",
+    "#CALC!",
+)
+
+
+def _patch_sheet(xml: bytes, values: Mapping[str, Any]) -> bytes:
+    def sub(m: re.Match[bytes]) -> bytes:
+        attrs, body = m.group(1), m.group(3)
+        rm = _R_ATTR.search(attrs)
+        if not rm:
+            return m.group(0)
+        ref = rm.group(1).decode()
+        if ref not in values:
+            return m.group(0)
+        t, v = _format_value(values[ref])
+        attrs = _T_ATTR.sub(b"", attrs)
+        if t is not None:
+            attrs += b' t="' + t + b'"'
+        body = body or b""
+        body = _IS_RE.sub(b"", body)
+        new_v = b"<v>" + v + b"</v>"
+        if _V_RE.search(body):
+            body = _V_RE.sub(lambda _m: new_v, body, count=1)
+        else:
+            body += new_v
+        return b"<c" + attrs + b">" + body + b"</c>"
+
+    return _C_RE.sub(sub, xml)
+
+
+def write_cached_values(
+    src: str | Path,
+    dst: str | Path,
+    values: Mapping[tuple[str, str], Any],
+    *,
+    full_calc_on_load: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+) -> None:
+    """Copy ``src`` to ``dst`` entry by entry, setting the cached value of each ``(sheet, cell)`` in ``values``.
+
+    Only the ``<v>`` element and the ``t=`` attribute of those cells change (formulas, styles and every other
+    attribute stay); every other zip entry is copied unchanged (same name, order, compression, bytes).
+    A value is a number, bool, str, an error text (``"#VALUE!"``...) or None (empty string). With
+    ``full_calc_on_load`` the workbook's ``<calcPr>`` gets ``fullCalcOnLoad="1"`` so Excel recomputes on open.
+    ``src`` is only read; ``dst`` must be a different file.
+
+    Example::
+
+        write_cached_values("plan.xlsx", "out.xlsx", {("Routes", "H3"): 42.0})
+    """
+    s, d = Path(src), Path(dst)
+    if d.exists() and s.exists() and s.resolve() == d.resolve():
+        raise WorkbookError(d, "the output must not be the input (a submitted workbook is never modified)")
+    view = read_workbook(s, limits)
+    by_part: dict[str, dict[str, Any]] = {}
+    for (sheet, cell), value in values.items():
+        try:
+            part = view.sheet(sheet).part
+        except KeyError:
+            raise WorkbookError(s, f"no sheet named {sheet!r} (sheets: {', '.join(view.sheet_names)})") from None
+        by_part.setdefault(part, {})[cell.replace("$", "").upper()] = value
+    tmp = d.with_name(d.name + ".tmp")
+    with open_package(s, limits) as pkg, zipfile.ZipFile(tmp, "w") as out:
+        for info in pkg.zf.infolist():
+            data = pkg.read(info.filename)
+            if info.filename in by_part:
+                data = _patch_sheet(data, by_part[info.filename])
+            elif full_calc_on_load and info.filename == "xl/workbook.xml":
+                data = _set_full_calc(data)
+            out.writestr(info, data, compress_type=info.compress_type)
+    tmp.replace(d)
+
+
+def _set_full_calc(xml: bytes) -> bytes:
+    m = _FULLCALC_RE.search(xml)
+    if m:
+        tag = m.group(0)
+        if b"fullCalcOnLoad" in tag:
+            return xml
+        new = tag[:-2] + b' fullCalcOnLoad="1"/>' if tag.endswith(b"/>") else tag[:-1] + b' fullCalcOnLoad="1">'
+        return xml[: m.start()] + new + xml[m.end() :]
+    return xml.replace(b"</workbook>", b'<calcPr fullCalcOnLoad="1"/></workbook>')
