@@ -102,6 +102,11 @@ def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult
         cell = ref.split(":")[0]
         findings.append(RecalcFinding(code="unparsable-formula", sheet=sheet, cell=cell,
                                       message=f"{sheet}!{cell}: {msg}: {formula_cells.get((sheet, ref), '')}"))
+    for (sheet, ref), text in formula_cells.items():
+        cell = ref.split(":")[0]
+        if (sheet, cell) not in results:
+            findings.append(RecalcFinding(code="not-computed", sheet=sheet, cell=cell,
+                                          message=f"{sheet}!{cell}: no value computed (circular reference?): {text}"))
     return RecalcResult(src=str(src), dst=None, values=results, findings=tuple(findings))
 
 
