@@ -1,0 +1,89 @@
+"""The raw OOXML reader and lossless writer, and registry functions evaluated through recalc."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+from xlsx_craft import cell_xml, write_xlsx
+
+from planner.ooxml import read_workbook, shift_formula, write_cached_values
+from planner.recalc import recalc_file
+from planner.registry import spellings
+
+DATA = Path(__file__).parent / "data" / "excel-made"
+
+
+def test_read_workbook_of_a_table_fixture() -> None:
+    view = read_workbook(DATA / "table10.xlsx")
+    assert view.sheet_names == ("Sheet1",)
+    table = view.tables["Table1"]
+    assert (table.ref, table.totals_row_count, table.columns[:3]) == ("B3:K6", 1, ("Column1", "Column2", "Column3"))
+    cells = view.sheet("Sheet1").cells
+    assert cells["K4"].formula == "SUM(Table1[[#This Row],[Column1]:[Column3]])"
+    assert cells["D6"].formula == "SUBTOTAL(101,[Column3])"
+
+
+def test_read_defined_names_data_validation_and_vba() -> None:
+    names = read_workbook(DATA / "defined_name01.xlsx").defined_names
+    assert names and all(isinstance(v, str) and v for v in names.values())
+    assert read_workbook(DATA / "data_validation01.xlsx").sheets[0].data_validations >= 1
+    assert read_workbook(DATA / "macro01.xlsm").has_vba
+    assert not read_workbook(DATA / "table10.xlsx").has_vba
+
+
+def test_array_formula_is_marked() -> None:
+    cell = read_workbook(DATA / "array_formula01.xlsx").sheet("Sheet1").cells["A1"]
+    assert (cell.formula_kind, cell.formula) == ("array", "SUM(B1:C1*B2:C2)")
+
+
+def test_shared_formulas_are_expanded(tmp_path: Path) -> None:
+    cells = [
+        '<c r="A1"><v>1</v></c>', '<c r="A2"><v>2</v></c>', '<c r="A3"><v>3</v></c>',
+        '<c r="B1"><f t="shared" ref="B1:B3" si="0">A1*10+$A$1</f><v>0</v></c>',
+        '<c r="B2"><f t="shared" si="0"/><v>0</v></c>',
+        '<c r="B3"><f t="shared" si="0"/><v>0</v></c>',
+    ]
+    p = write_xlsx(tmp_path / "shared.xlsx", cells)
+    view = read_workbook(p)
+    assert view.sheet("S").cells["B3"].formula == "A3*10+$A$1"
+    result = recalc_file(p, tmp_path / "out.xlsx")
+    assert [result.values[("S", f"B{r}")] for r in (1, 2, 3)] == [11, 21, 31]
+    out = read_workbook(tmp_path / "out.xlsx").sheet("S").cells
+    assert out["B3"].value == 31 and out["B3"].formula == "A3*10+$A$1"
+
+
+def test_shift_formula_keeps_strings_and_sheets() -> None:
+    assert shift_formula('"A1"&A1&Sheet2!A1', 1, 1) == '"A1"&B2&Sheet2!B2'
+
+
+def test_write_cached_values_patches_only_v_and_t(tmp_path: Path) -> None:
+    src = write_xlsx(tmp_path / "in.xlsx", [cell_xml("A1", 1), cell_xml("A2", 0, "A1+1"), cell_xml("A3", 0, "A1")])
+    dst = tmp_path / "out.xlsx"
+    write_cached_values(src, dst, {("S", "A2"): "text & <more>", ("S", "A3"): "#DIV/0!"})
+    cells = read_workbook(dst).sheet("S").cells
+    assert (cells["A2"].value, cells["A2"].type, cells["A2"].formula) == ("text & <more>", "str", "A1+1")
+    assert (cells["A3"].value, cells["A3"].type) == ("#DIV/0!", "e")
+    assert cells["A1"].value == 1
+    with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst) as b:
+        assert a.read("xl/workbook.xml") == b.read("xl/workbook.xml")
+    write_cached_values(src, tmp_path / "full.xlsx", {}, full_calc_on_load=True)
+    assert b'fullCalcOnLoad="1"' in zipfile.ZipFile(tmp_path / "full.xlsx").read("xl/workbook.xml")
+
+
+def test_write_cached_values_refuses_unknown_sheet(tmp_path: Path) -> None:
+    src = write_xlsx(tmp_path / "in.xlsx", [cell_xml("A1", 1)])
+    with pytest.raises(ValueError, match="no sheet named 'Nope'"):
+        write_cached_values(src, tmp_path / "out.xlsx", {("Nope", "A1"): 1})
+
+
+@pytest.mark.parametrize("spelling_index", range(len(spellings("CAPACITY_RPM"))))
+def test_registry_function_under_every_spelling(tmp_path: Path, spelling_index: int) -> None:
+    name = spellings("CAPACITY_RPM")[spelling_index]
+    p = write_xlsx(tmp_path / "f.xlsx", [
+        cell_xml("A1", 25), cell_xml("B1", 0, f"{name}(A1)"), cell_xml("C1", 0, f"{name}(-1)"),
+    ])
+    result = recalc_file(p, tmp_path / "out.xlsx")
+    assert result.values[("S", "B1")] == 1500  # =CAPACITY_RPM(25) -> 1500 (the registry's example)
+    assert result.values[("S", "C1")] == "#VALUE!"  # a planner argument error
