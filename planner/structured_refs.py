@@ -183,9 +183,11 @@ def rewrite_structured(formula: str, *, sheet: str, row: int, col: int, tables: 
     >>> rewrite_structured("Table1[#Totals]+Table1[@Column1]", sheet="Other", row=4, col=1, tables={"table1": t})
     'Sheet1!B6:D6+Sheet1!B4'
     """
+    by_name = {k.lower(): v for k, v in tables.items()}
+    if by_name:
+        formula = _bare_table_names(formula, by_name, sheet)
     if "[" not in formula:
         return formula
-    by_name = {k.lower(): v for k, v in tables.items()}
     here = next(
         (t for t in by_name.values() if t.sheet.lower() == sheet.lower() and t.top <= row <= t.bottom
          and t.left <= col <= t.right),
@@ -230,6 +232,21 @@ def rewrite_structured(formula: str, *, sheet: str, row: int, col: int, tables: 
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+_BARE_RE = re.compile(r"(\"(?:[^\"]|\"\")*\"|'(?:[^']|'')*')|(?<![\w.\]\\])([A-Za-z_\\][\w.\\]*)(?![\w.\[(!])")
+
+
+def _bare_table_names(formula: str, by_name: Mapping[str, Table], sheet: str) -> str:
+    """A table name on its own (``SUM(Table1)``) means its data rows."""
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) or m.group(2).lower() not in by_name:
+            return m.group(0)
+        t = by_name[m.group(2).lower()]
+        return _resolve(t, [], 0, sheet)
+
+    return _BARE_RE.sub(sub, formula)
 
 
 def tables_from_view(views: Iterable[object]) -> dict[str, Table]:
