@@ -5,7 +5,7 @@ loader would follow external workbook references on disk), one cell at a time so
 finding for that cell instead of aborting the load, then calculates it.
 
 Every registry function is registered (under every spelling of :func:`planner.registry.spellings`) before any
-formula is parsed, plus ``SUBTOTAL`` (function numbers 1-11 and 101-111).
+formula is parsed, plus ``SUBTOTAL`` (function numbers 1-11 and 101-111), for the duration of :func:`evaluate`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import os
 import statistics
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 os.environ.setdefault("TQDM_DISABLE", "1")
@@ -29,7 +30,6 @@ from planner.coerce import call_sheet_function  # noqa: E402
 from planner.errors import PlannerError  # noqa: E402
 
 BOOK = "plan.xlsx"
-_registered = False
 
 
 def _plain(value: Any) -> Any:
@@ -131,18 +131,39 @@ def subtotal(function_num: Any, *refs: Any) -> Any:
     return err["#VALUE!"]
 
 
-def register_functions() -> None:
-    """Register every registry function under all its spellings, and SUBTOTAL. Idempotent."""
-    global _registered
-    if _registered:
-        return
+def _our_functions() -> dict[str, Any]:
+    global _ours
+    if _ours is None:
+        table: dict[str, Any] = {}
+        for spec in registry.load().values():
+            fn = _adapter(spec)
+            for spelling in registry.spellings(spec.name):
+                table[spelling] = fn
+        table["SUBTOTAL"] = wrap_func(subtotal)
+        _ours = table
+    return _ours
+
+
+_ours: dict[str, Any] | None = None
+
+
+@contextmanager
+def registered_functions() -> Iterator[None]:
+    """Register every registry function under all its spellings, and SUBTOTAL, in formulas' global function
+    table for the duration of the block (the table is restored afterwards, so other users of formulas see the
+    library's own functions only)."""
     table = formulas.get_functions()
-    for spec in registry.load().values() if hasattr(registry, "load") else registry.REGISTRY.values():
-        fn = _adapter(spec)
-        for spelling in registry.spellings(spec.name):
-            table[spelling] = fn
-    table["SUBTOTAL"] = wrap_func(subtotal)
-    _registered = True
+    ours = _our_functions()
+    saved = {k: table[k] for k in ours if k in table}
+    table.update(ours)
+    try:
+        yield
+    finally:
+        for k in ours:
+            if k in saved:
+                table[k] = saved[k]
+            else:
+                table.pop(k, None)
 
 
 def _key(sheet: str, ref: str) -> str:
@@ -170,7 +191,15 @@ def evaluate(
     None), and per formula cell that could not be parsed or compiled, the message (that cell evaluates to
     ``#NAME?``).
     """
-    register_functions()
+    with registered_functions():
+        return _evaluate(values, formula_cells, names)
+
+
+def _evaluate(
+    values: Mapping[tuple[str, str], Any],
+    formula_cells: Mapping[tuple[str, str], str],
+    names: Mapping[str, str],
+) -> tuple[dict[tuple[str, str], Any], dict[tuple[str, str], str]]:
     model = formulas.ExcelModel()
     problems: dict[tuple[str, str], str] = {}
     sheet_of = {}
