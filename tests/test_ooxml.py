@@ -87,3 +87,12 @@ def test_registry_function_under_every_spelling(tmp_path: Path, spelling_index: 
     result = recalc_file(p, tmp_path / "out.xlsx")
     assert result.values[("S", "B1")] == 1500  # =CAPACITY_RPM(25) -> 1500 (the registry's example)
     assert result.values[("S", "C1")] == "#VALUE!"  # a planner argument error
+
+
+def test_read_only_some_sheets() -> None:
+    full = read_workbook(DATA / "chartsheet01.xlsx")
+    assert len(full.sheets) >= 1
+    first = full.sheets[0].name
+    part = read_workbook(DATA / "chartsheet01.xlsx", sheets=(first.upper(),))
+    assert part.sheet_names == (first,)
+    assert part.sheets[0].cells == full.sheets[0].cells
