@@ -459,7 +459,8 @@ def read_workbook(
     resolved, booleans as bool, errors as their text such as ``"#VALUE!"``), with ``formula`` the text without ``=``
     (shared formulas are expanded for every cell of the group; an array formula has ``formula_kind == "array"`` and
     ``array_ref``). With ``sheets`` only those sheets (any case) are parsed, the fastest way to read a few
-    sheets of a big workbook. Raises :class:`WorkbookError` (message names the file) for anything that is not a readable,
+    sheets of a big workbook. Raises :class:`WorkbookError` (message names the file) for anything that is not a
+    readable,
     within-limits workbook.
 
     Example::
