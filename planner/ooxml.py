@@ -174,7 +174,7 @@ class Package:
                             self.path,
                             f"package inflates beyond {self.limits.max_total_bytes} bytes (limit max_total_bytes)",
                         )
-        except (zipfile.BadZipFile, EOFError, OSError, zipfile.LargeZipFile, NotImplementedError) as exc:
+        except (zipfile.BadZipFile, EOFError, OSError, zipfile.LargeZipFile, RuntimeError) as exc:
             raise WorkbookError(self.path, f"corrupt part {name}: {exc}") from None
         self._total_read += len(out)
         return bytes(out)
