@@ -96,3 +96,14 @@ def test_read_only_some_sheets() -> None:
     part = read_workbook(DATA / "chartsheet01.xlsx", sheets=(first.upper(),))
     assert part.sheet_names == (first,)
     assert part.sheets[0].cells == full.sheets[0].cells
+
+
+def test_global_defined_names_are_evaluated(tmp_path: Path) -> None:
+    names = ('<definedNames><definedName name="Rate">S!$A$1</definedName>'
+             '<definedName name="Block">S!$A$1:$B$1</definedName></definedNames>')
+    p = write_xlsx(tmp_path / "names.xlsx", [cell_xml("A1", 4), cell_xml("B1", 0, "Rate*2"),
+                                             cell_xml("C1", 0, "SUM(Block)")], names=names)
+    assert read_workbook(p).defined_names == {"Rate": "S!$A$1", "Block": "S!$A$1:$B$1"}
+    result = recalc_file(p, tmp_path / "out.xlsx")
+    assert (result.values[("S", "B1")], result.values[("S", "C1")]) == (8, 12)
+    assert result.findings == ()
