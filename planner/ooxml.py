@@ -36,10 +36,26 @@ NS_PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 class WorkbookError(PlannerError):
     """The file cannot be read as a workbook (not a zip, truncated, too big, hostile XML...)."""
 
-    def __init__(self, path: str | Path, problem: str) -> None:
+    KINDS = ("unreadable", "not-a-workbook", "limit", "zip-bomb", "hostile-xml", "malformed")
+    """``kind``: the file cannot be opened; it is not an OOXML package; a size/count limit is exceeded; a part's
+    compression ratio or inflated size betrays a zip bomb; XML with a DTD/entities was refused; a part is broken."""
+
+    def __init__(
+        self, path: str | Path, problem: str, *, kind: str = "malformed", part: str | None = None,
+        sheet: str | None = None,
+    ) -> None:
         self.path = str(path)
         self.problem = problem
+        self.kind = kind
+        self.part = part
+        self.sheet = sheet
         super().__init__(f"{path}: {problem}")
+
+
+class ErrorValue(str):
+    """A cached Excel error value (``"#N/A"``, ``"#VALUE!"``...): equal to its text, but known to be an error."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,7 +171,7 @@ class Package:
         try:
             info = self.zf.getinfo(name)
         except KeyError:
-            raise WorkbookError(self.path, f"missing part {name}") from None
+            raise WorkbookError(self.path, f"missing part {name}", part=name) from None
         cap = self.limits.max_part_bytes
         out = bytearray()
         try:
@@ -167,15 +183,17 @@ class Package:
                     out += chunk
                     if len(out) > cap:
                         raise WorkbookError(
-                            self.path, f"part {name} inflates beyond {cap} bytes (limit max_part_bytes)"
+                            self.path, f"part {name} inflates beyond {cap} bytes (limit max_part_bytes)",
+                            kind="zip-bomb", part=name,
                         )
                     if self._total_read + len(out) > self.limits.max_total_bytes:
                         raise WorkbookError(
                             self.path,
                             f"package inflates beyond {self.limits.max_total_bytes} bytes (limit max_total_bytes)",
+                            kind="zip-bomb", part=name,
                         )
         except (zipfile.BadZipFile, EOFError, OSError, zipfile.LargeZipFile, RuntimeError) as exc:
-            raise WorkbookError(self.path, f"corrupt part {name}: {exc}") from None
+            raise WorkbookError(self.path, f"corrupt part {name}: {exc}", part=name) from None
         self._total_read += len(out)
         return bytes(out)
 
@@ -186,41 +204,56 @@ def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Package:
     try:
         size = p.stat().st_size
     except OSError as exc:
-        raise WorkbookError(p, f"cannot read file: {exc.strerror or exc}") from None
+        raise WorkbookError(p, f"cannot read file: {exc.strerror or exc}", kind="unreadable") from None
     if size > limits.max_file_bytes:
-        raise WorkbookError(p, f"file is {size} bytes, above the limit of {limits.max_file_bytes} (max_file_bytes)")
+        raise WorkbookError(
+            p, f"file is {size} bytes, above the limit of {limits.max_file_bytes} (max_file_bytes)", kind="limit"
+        )
     try:
         zf = zipfile.ZipFile(p)
     except zipfile.BadZipFile:
-        raise WorkbookError(p, "not a workbook: not a zip file (an .xlsx/.xlsm is a zip package)") from None
+        raise WorkbookError(
+            p, "not a workbook: not a zip file (an .xlsx/.xlsm is a zip package)", kind="not-a-workbook"
+        ) from None
+    except (IsADirectoryError, PermissionError) as exc:
+        raise WorkbookError(p, f"cannot read file: {exc.strerror or exc}", kind="unreadable") from None
     except (OSError, EOFError, ValueError) as exc:
-        raise WorkbookError(p, f"not a workbook: {exc}") from None
+        raise WorkbookError(p, f"not a workbook: {exc}", kind="not-a-workbook") from None
     infos = zf.infolist()
     if len(infos) > limits.max_entries:
         zf.close()
-        raise WorkbookError(p, f"{len(infos)} zip entries, above the limit of {limits.max_entries} (max_entries)")
+        raise WorkbookError(
+            p, f"{len(infos)} zip entries, above the limit of {limits.max_entries} (max_entries)", kind="limit"
+        )
     total = 0
     for info in infos:
         total += info.file_size
+        bomb = info.file_size > limits.max_ratio * max(info.compress_size, 1)
         if info.file_size > limits.max_part_bytes:
             zf.close()
             raise WorkbookError(
                 p,
                 f"part {info.filename} declares {info.file_size} bytes, above {limits.max_part_bytes} (max_part_bytes)",
+                kind="zip-bomb" if bomb else "limit", part=info.filename,
             )
-        if info.file_size > 1 << 20 and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+        if info.file_size > 1 << 20 and bomb:
             zf.close()
             ratio = info.file_size / max(info.compress_size, 1)
             raise WorkbookError(
-                p, f"part {info.filename} has compression ratio {ratio:.0f}, above {limits.max_ratio:g} (zip bomb?)"
+                p, f"part {info.filename} has compression ratio {ratio:.0f}, above {limits.max_ratio:g} (zip bomb?)",
+                kind="zip-bomb", part=info.filename,
             )
     if total > limits.max_total_bytes:
         zf.close()
-        raise WorkbookError(p, f"package declares {total} bytes, above {limits.max_total_bytes} (max_total_bytes)")
+        raise WorkbookError(
+            p, f"package declares {total} bytes, above {limits.max_total_bytes} (max_total_bytes)", kind="zip-bomb"
+        )
     names = {i.filename for i in infos}
     if "[Content_Types].xml" not in names or "xl/workbook.xml" not in names:
         zf.close()
-        raise WorkbookError(p, "not a workbook: the zip has no xl/workbook.xml (not an Excel .xlsx/.xlsm)")
+        raise WorkbookError(
+            p, "not a workbook: the zip has no xl/workbook.xml (not an Excel .xlsx/.xlsm)", kind="not-a-workbook"
+        )
     return Package(p, zf, limits)
 
 
@@ -229,9 +262,13 @@ def _events(pkg: Package, name: str, events: tuple[str, ...] = ("end",)) -> Iter
     try:
         yield from iterparse(io.BytesIO(data), events=events, forbid_dtd=True)
     except DefusedXmlException as exc:
-        raise WorkbookError(pkg.path, f"hostile XML refused in {name}: {type(exc).__name__}") from None
+        raise WorkbookError(
+            pkg.path, f"hostile XML refused in {name}: {type(exc).__name__}", kind="hostile-xml", part=name
+        ) from None
+    except MemoryError:
+        raise
     except Exception as exc:  # ElementTree.ParseError and friends
-        raise WorkbookError(pkg.path, f"malformed XML in {name}: {exc}") from None
+        raise WorkbookError(pkg.path, f"malformed XML in {name}: {exc}", part=name) from None
 
 
 def _local(tag: str) -> str:
@@ -371,7 +408,9 @@ def _convert(v: str | None, t: str, strings: list[str], inline: str | None) -> A
             return None
     if t == "b":
         return v.strip() in ("1", "true")
-    if t in ("str", "e", "d"):
+    if t == "e":
+        return ErrorValue(v)
+    if t in ("str", "d"):
         return v
     try:
         f = float(v)
@@ -400,7 +439,8 @@ def _read_sheet(
             for child in el:
                 ct = _local(child.tag)
                 if ct == "v":
-                    v = child.text
+                    if v is None:  # the first <v> with text (an empty <v/> before it is tolerated)
+                        v = child.text
                 elif ct == "f":
                     kind = child.get("t", "normal")
                     f_text = child.text or ""
@@ -427,7 +467,8 @@ def _read_sheet(
                 n_formulas += 1
                 if n_formulas > limits.max_formula_cells:
                     raise WorkbookError(
-                        pkg.path, f"{part}: more than {limits.max_formula_cells} formula cells (max_formula_cells)"
+                        pkg.path, f"{part}: more than {limits.max_formula_cells} formula cells (max_formula_cells)",
+                        kind="limit", part=part,
                     )
             cells[ref] = CellView(
                 ref=ref,
@@ -438,7 +479,9 @@ def _read_sheet(
                 formula_kind=kind,
             )
             if len(cells) > limits.max_cells:
-                raise WorkbookError(pkg.path, f"{part}: more than {limits.max_cells} cells (max_cells)")
+                raise WorkbookError(
+                    pkg.path, f"{part}: more than {limits.max_cells} cells (max_cells)", kind="limit", part=part
+                )
             el.clear()
         elif tag == "dimension":
             dimension = el.get("ref")
@@ -456,12 +499,12 @@ def read_workbook(
     """Read ``path`` (xlsx/xlsm) into a :class:`WorkbookView` without evaluating anything.
 
     Each sheet's cells map ``"B3"`` → :class:`CellView` (cached value converted: numbers as int/float, shared strings
-    resolved, booleans as bool, errors as their text such as ``"#VALUE!"``), with ``formula`` the text without ``=``
-    (shared formulas are expanded for every cell of the group; an array formula has ``formula_kind == "array"`` and
-    ``array_ref``). With ``sheets`` only those sheets (any case) are parsed, the fastest way to read a few
-    sheets of a big workbook. Raises :class:`WorkbookError` (message names the file) for anything that is not a
-    readable,
-    within-limits workbook.
+    resolved, booleans as bool, errors as :class:`ErrorValue` texts such as ``"#VALUE!"``), with ``formula`` the
+    text without ``=`` (shared formulas are expanded for every cell of the group; an array formula has
+    ``formula_kind == "array"`` and ``array_ref``). With ``sheets`` only those sheets (any case) are parsed, the
+    fastest way to read a few sheets of a big workbook. Raises :class:`WorkbookError` (message names the file) for
+    anything that is not a readable, within-limits workbook; its ``kind`` says why, and ``part`` / ``sheet`` where,
+    when known.
 
     Example::
 
@@ -504,7 +547,11 @@ def read_workbook(
                 continue  # chartsheets and dialog sheets carry no cells
             if sheets is not None and name.lower() not in {x.lower() for x in sheets}:
                 continue
-            cells, dim, n_dv, mr, mc = _read_sheet(pkg, part, strings, limits)
+            try:
+                cells, dim, n_dv, mr, mc = _read_sheet(pkg, part, strings, limits)
+            except WorkbookError as exc:
+                exc.sheet = name
+                raise
             names = []
             for kind, tpart in _rels(pkg, part).values():
                 if kind == "table" and pkg.has(tpart):

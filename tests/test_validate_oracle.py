@@ -9,9 +9,8 @@ import pytest
 from validate_support import ROOT
 
 from planner import template_spec as ts
-from planner.validate.checks import values_equal
+from planner.validate.checks import read_book, values_equal
 from planner.validate.fastpath import evaluate
-from planner.validate.rawbook import read_raw
 
 SAMPLES = ("bulk-tpm.xlsm", "classifier-rpm.xlsm")
 
@@ -68,7 +67,7 @@ def test_fast_path_agrees_with_formulas(name: str) -> None:
     path = ROOT / "samples" / name
     if not path.exists():
         pytest.skip(f"{name} not generated")
-    fast = evaluate(read_raw(str(path)), keep={})
+    fast = evaluate(read_book(str(path)), keep={})
     oracle = formulas_values(path)
     compared = 0
     for (sheet, cell), mine in fast.items():

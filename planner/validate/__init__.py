@@ -2,7 +2,7 @@
 
 - :mod:`planner.validate.findings`: the closed catalogue of finding codes (``docs/findings.md``);
 - :mod:`planner.validate.report`: :class:`Finding`, :class:`Report`, :class:`BatchResult` and the renderers;
-- :mod:`planner.validate.rawbook`: the guarded raw reader; :mod:`planner.validate.checks`: the checks;
+- :mod:`planner.validate.checks`: the checks, on a plan read by :func:`planner.ooxml.read_workbook`;
 - :mod:`planner.validate.fastpath`: the template's compiled evaluation; :mod:`planner.validate.batch`: batches.
 """
 

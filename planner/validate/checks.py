@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from planner import template_spec as ts
+from planner.ooxml import ErrorValue, Limits, WorkbookError, WorkbookView, read_workbook
 from planner.validate.findings import STALE_ABS_TOL, STALE_REL_TOL
-from planner.validate.rawbook import Problem, RawBook, XlErrorValue, read_raw
 from planner.validate.report import Finding, Report, finding, sort_findings
 
 SUPPORTED_VERSIONS = (ts.TEMPLATE_VERSION,)
@@ -25,6 +26,57 @@ _EXTERNAL = re.compile(r"""\[\d+\]|\[[^\]]+\.(?:xlsx|xlsm|xls|xlsb|csv)\]|'?(?:h
 
 _WHOLE = re.compile(r"(?<![A-Za-z0-9_.])\$?[A-Z]{1,3}:\$?[A-Z]{1,3}(?![A-Za-z0-9_(])"
                     r"|(?<![A-Za-z0-9_.$])\$?\d+:\$?\d+(?![\d.])")
+
+
+READ_LIMITS = Limits(max_cells=500_000)
+"""Limits of :func:`planner.ooxml.read_workbook` for a submitted plan (a plan has a few thousand cells)."""
+
+_READ_CODES = {
+    "unreadable": "unreadable",
+    "not-a-workbook": "not-a-workbook",
+    "limit": "oversized-part",
+    "zip-bomb": "zip-bomb",
+    "hostile-xml": "xml-attack",
+    "malformed": "unreadable",
+}
+"""Finding code of each :attr:`planner.ooxml.WorkbookError.kind`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Book:
+    """A plan as the checks see it: the :class:`~planner.ooxml.WorkbookView` and its cells flattened to
+    ``(sheet, cell)`` keys (``values``: cached values and constants; ``formulas``: ``"=..."`` texts)."""
+
+    view: WorkbookView
+    values: dict[tuple[str, str], Any]
+    formulas: dict[tuple[str, str], str]
+
+
+def book_from_view(view: WorkbookView) -> Book:
+    """Flatten ``view``: numbers as float; a text formula or inline string without a cached value reads as ``""``."""
+    values: dict[tuple[str, str], Any] = {}
+    formulas: dict[tuple[str, str], str] = {}
+    for sheet in view.sheets:
+        name = sheet.name
+        for ref, c in sheet.cells.items():
+            v = c.value
+            if c.formula is not None:
+                formulas[(name, ref)] = "=" + c.formula
+                if v is None and c.type == "str":
+                    v = ""
+            if v is None:
+                if c.type != "inlineStr":
+                    continue
+                v = ""
+            elif type(v) is int:
+                v = float(v)
+            values[(name, ref)] = v
+    return Book(view=view, values=values, formulas=formulas)
+
+
+def read_book(path: str) -> Book:
+    """Read ``path`` with :func:`planner.ooxml.read_workbook` (raises :class:`~planner.ooxml.WorkbookError`)."""
+    return book_from_view(read_workbook(path, READ_LIMITS))
 
 
 def _balanced(text: str) -> bool:
@@ -63,9 +115,9 @@ def _strings_removed(text: str) -> str:
     return re.sub(r'"(?:[^"]|"")*"', '""', text)
 
 
-def check_hostile(book: RawBook) -> Iterator[Finding]:
+def check_hostile(book: Book) -> Iterator[Finding]:
     """External links, DDE formulas, macros."""
-    for part in book.external_links:
+    for part in book.view.external_links:
         yield finding("external-link", f"the workbook links to an external source ({part}); it is never followed",
                       actual=part)
     from planner.validate.fastpath import compiled
@@ -87,19 +139,19 @@ def check_hostile(book: RawBook) -> Iterator[Finding]:
         elif _WHOLE.search(bare):
             yield finding("oversized-part", "formula uses a whole-column or whole-row range; never evaluated",
                           sheet=sheet, cell=cell, expected="a bounded range", actual=text[:200])
-    if book.has_vba:
+    if book.view.has_vba:
         yield finding("macro-present", "the workbook carries a VBA project; macros are never executed")
 
 
-def _name_value(book: RawBook, name: str) -> str | None:
-    raw = book.defined_names.get(name)
+def _name_value(book: Book, name: str) -> str | None:
+    raw = book.view.defined_names.get(name)
     if raw is None:
         return None
     raw = raw.strip()
     return raw[1:-1].replace('""', '"') if raw.startswith('"') and raw.endswith('"') else raw
 
 
-def check_template(book: RawBook) -> Iterator[Finding]:
+def check_template(book: Book) -> Iterator[Finding]:
     tid = _name_value(book, "PLANNER_TEMPLATE_ID")
     if tid != ts.TEMPLATE_ID:
         yield finding("not-our-template", "not the capacity-plan template (defined name PLANNER_TEMPLATE_ID)",
@@ -112,15 +164,15 @@ def check_template(book: RawBook) -> Iterator[Finding]:
                       actual=version)
 
 
-def check_structure(book: RawBook) -> Iterator[Finding]:
-    present = set(book.sheets)
+def check_structure(book: Book) -> Iterator[Finding]:
+    present = set(book.view.sheet_names)
     for name in ts.SHEET_ORDER:
         if name not in present:
             yield finding("missing-sheet", f"sheet {name} is missing", sheet=name, expected=name, actual=None)
     for t in ts.TABLES:
         if t.sheet not in present:
             continue
-        raw = book.tables.get(t.name)
+        raw = book.view.tables.get(t.name)
         if raw is None:
             yield finding("missing-table", f"Excel Table {t.name} is missing", sheet=t.sheet,
                           cell=t.ref.split(":")[0], expected=f"{t.name} {t.ref}", actual=None)
@@ -143,7 +195,7 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
 
 
-def _column_values(book: RawBook, ref: str) -> set[str]:
+def _column_values(book: Book, ref: str) -> set[str]:
     table_name, key = ref.split(".")
     t = ts.table(table_name)
     out = set()
@@ -154,7 +206,7 @@ def _column_values(book: RawBook, ref: str) -> set[str]:
     return out
 
 
-def _check_value(book: RawBook, sheet: str, cell: str, label: str, v: Any, *, kind: str, required: bool,
+def _check_value(book: Book, sheet: str, cell: str, label: str, v: Any, *, kind: str, required: bool,
                  minimum: float | None, maximum: float | None, integer: bool, choices: str | None
                  ) -> Iterator[Finding]:
     if v is None or (isinstance(v, str) and not v.strip()):
@@ -162,7 +214,7 @@ def _check_value(book: RawBook, sheet: str, cell: str, label: str, v: Any, *, ki
             yield finding("input-missing", f"{label} is required on a row in use", sheet=sheet, cell=cell,
                           expected="a value", actual=None)
         return
-    if isinstance(v, XlErrorValue):
+    if isinstance(v, ErrorValue):
         yield finding("input-wrong-type", f"{label} holds an Excel error", sheet=sheet, cell=cell,
                       expected=kind, actual=str(v))
         return
@@ -195,7 +247,7 @@ def _check_value(book: RawBook, sheet: str, cell: str, label: str, v: Any, *, ki
                           expected=f"one of {shown}", actual=v)
 
 
-def check_inputs(book: RawBook) -> Iterator[Finding]:
+def check_inputs(book: Book) -> Iterator[Finding]:
     for i, (name, unit, _help, opts) in enumerate(ts.PLAN_SETTINGS):
         cell = ts.PLAN.cell("value", i)
         yield from _check_value(book, ts.PLAN.sheet, cell, f"Plan setting {name} [{unit}]",
@@ -233,13 +285,11 @@ def values_equal(cached: Any, recomputed: Any) -> bool:
     return False
 
 
-def validate_book(book: RawBook, path: str) -> Report:
+def validate_book(book: Book, path: str) -> Report:
     """Every check of a workbook already read."""
     from planner.validate.fastpath import check_formulas_and_values
 
-    out: list[Finding] = [finding(p.code, p.message, sheet=p.sheet, cell=p.cell, expected=p.expected,
-                                  actual=p.actual) for p in book.problems]
-    out += check_hostile(book)
+    out: list[Finding] = list(check_hostile(book))
     template = list(check_template(book))
     out += template
     version = _name_value(book, "PLANNER_TEMPLATE_VERSION")
@@ -247,7 +297,7 @@ def validate_book(book: RawBook, path: str) -> Report:
         return Report(path=path, template_version=version, findings=sort_findings(out), engine="none")
     structure = list(check_structure(book))
     out += structure
-    if structure or book.problems:
+    if structure:
         return Report(path=path, template_version=version, findings=sort_findings(out), engine="none")
     out += check_inputs(book)
     engine = "fast"
@@ -264,7 +314,7 @@ def validate_book(book: RawBook, path: str) -> Report:
     return Report(path=path, template_version=version, findings=sort_findings(out), engine=engine)
 
 
-def check_changed_with_general_engine(path: str, book: RawBook, changed: list[Finding]) -> Iterator[Finding | None]:
+def check_changed_with_general_engine(path: str, book: Book, changed: list[Finding]) -> Iterator[Finding | None]:
     """For a non-conforming workbook (edited formulas), recompute it with the general engine (``planner.recalc``,
     formulas) into a temporary file and compare the edited cells' cached values with that recompute.
 
@@ -283,7 +333,7 @@ def check_changed_with_general_engine(path: str, book: RawBook, changed: list[Fi
         out = os.path.join(tmp, "recalc" + os.path.splitext(path)[1])
         try:
             recalc_file(path, out)
-            fresh = read_raw(out)
+            fresh = read_book(out)
         except Exception:  # noqa: BLE001  (the general engine refused this workbook: keep the fast-path findings)
             yield None
             return
@@ -299,10 +349,10 @@ def validate_file(path: str) -> Report:
     """Validate one workbook on disk; never raises (except ``MemoryError``, which the batch turns into a finding)."""
     try:
         try:
-            book = read_raw(path)
-        except Problem as p:
-            return Report(path=path, engine="none", findings=(finding(p.code, p.message, sheet=p.sheet, cell=p.cell,
-                                                                       expected=p.expected, actual=p.actual),))
+            book = read_book(path)
+        except WorkbookError as exc:
+            return Report(path=path, engine="none", findings=(
+                finding(_READ_CODES.get(exc.kind, "unreadable"), exc.problem, sheet=exc.sheet),))
         return validate_book(book, path)
     except MemoryError:
         raise

@@ -17,11 +17,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner import template_spec as ts
-from planner.validate.rawbook import RawBook, XlErrorValue
+from planner.ooxml import ErrorValue
 from planner.validate.report import Finding, finding
+
+if TYPE_CHECKING:
+    from planner.validate.checks import Book
 
 _STRING = re.compile(r'"(?:[^"]|"")*"')
 _FUNC = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\(")
@@ -88,7 +91,7 @@ class _FastEvaluator(ts.Evaluator):
         return [("" if (v := get(k)) == "" else v) for k in cells]
 
 
-def evaluate(book: RawBook, keep: dict[tuple[str, str], Any]) -> dict[tuple[str, str], Any]:
+def evaluate(book: Book, keep: dict[tuple[str, str], Any]) -> dict[tuple[str, str], Any]:
     """Every formula cell of the template recomputed from the plan's input cells (``keep``: cells whose value is
     taken as is instead of recomputed)."""
     from planner.registry import load
@@ -98,14 +101,14 @@ def evaluate(book: RawBook, keep: dict[tuple[str, str], Any]) -> dict[tuple[str,
     formula_keys = {(s, c) for s, c, _e, _r in cells}
     for k, v in book.values.items():
         if k not in formula_keys:
-            values[k] = ts.XlError(str(v)) if isinstance(v, XlErrorValue) else v
+            values[k] = ts.XlError(str(v)) if isinstance(v, ErrorValue) else v
     ev = _FastEvaluator(values, load())
     out: dict[tuple[str, str], Any] = {}
     for sheet, cell, expr, row in cells:
         key = (sheet, cell)
         if key in keep:
             v = keep[key]
-            v = ts.XlError(str(v)) if isinstance(v, XlErrorValue) else v
+            v = ts.XlError(str(v)) if isinstance(v, ErrorValue) else v
         else:
             v = expr.evaluate(ev, row)
         ev.values[key] = v
@@ -114,10 +117,10 @@ def evaluate(book: RawBook, keep: dict[tuple[str, str], Any]) -> dict[tuple[str,
 
 
 def _show(v: Any) -> Any:
-    return str(v) if isinstance(v, (ts.XlError, XlErrorValue)) else v
+    return str(v) if isinstance(v, (ts.XlError, ErrorValue)) else v
 
 
-def check_formulas_and_values(book: RawBook) -> Iterator[Finding]:
+def check_formulas_and_values(book: Book) -> Iterator[Finding]:
     """Fingerprint, recompute, cached-value comparison, Excel errors and policy, for a conforming layout."""
     from planner.validate.checks import values_equal
 
@@ -144,7 +147,7 @@ def check_formulas_and_values(book: RawBook) -> Iterator[Finding]:
         key = (sheet, cell)
         cached = book.values.get(key)
         new = recomputed[key]
-        if isinstance(cached, XlErrorValue):
+        if isinstance(cached, ErrorValue):
             errors.append(finding("excel-error-value", f"output holds the Excel error {cached}", sheet=sheet,
                                   cell=cell, expected="a value", actual=str(cached)))
             if key not in skip and str(new) != str(cached):
@@ -186,7 +189,7 @@ def _first_error_per_row(errors: list[Finding]) -> Iterator[Finding]:
         yield first
 
 
-def check_policy(values: dict[tuple[str, str], Any], book: RawBook) -> Iterator[Finding]:
+def check_policy(values: dict[tuple[str, str], Any], book: Book) -> Iterator[Finding]:
     """Policy on the recomputed Results: threshold, KV fit, TPOT SLO, failover headroom."""
     r = ts.RESULTS
     threshold = book.values.get((ts.PLAN.sheet, ts.plan_value_cell("utilization_threshold")))
