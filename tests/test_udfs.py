@@ -333,9 +333,10 @@ VBA_RESERVED = set(
     preserve print private property ptrsafe public put raiseevent redim rem resume return rset seek select set single
     static step stop string sub then to true type typeof until variant wend while with withevents write xor""".split()
 )
-WRAPPER_NAMES = {"array", "application", "xlpy", "thisworkbook", "activeworkbook", "err", "range"}
-"""Names the xlwings VBA wrapper uses inside every function: a parameter of that name would shadow them. (The
-wrapper's line label ``failed:`` is left out: VBA keeps line labels apart from variables, unverified here.)"""
+WRAPPER_NAMES = {"array", "application", "xlpy", "thisworkbook", "activeworkbook", "err", "range", "failed"}
+"""Names the xlwings VBA wrapper uses inside every function: a parameter of that name would shadow them. The
+wrapper's line label ``failed:`` is included too: whether VBA keeps labels apart from variables cannot be checked
+without Excel, so the safe rule is to never use the name."""
 
 
 def test_argument_names_are_valid_vba_parameters() -> None:

@@ -226,10 +226,10 @@ def EFFECTIVE_HIT_RATE(cache_hit_rate, replicas=None, cache_aware_routing=None):
 @func
 @arg('peak_demand', ndim=2, doc='Peak demand of everything the backends carry [per min or req/s]')
 @arg('capacities', ndim=2, doc='Capacity (limit) of each backend, a range, same unit as peak_demand [per min or req/s]')
-@arg('failed', ndim=2, doc='1-based position of the backend that fails; 0 = the largest (worst case) [position] (optional, default 0)')
-def FAILOVER_UTILIZATION(peak_demand, capacities, failed=None):
+@arg('failed_backend', ndim=2, doc='1-based position of the backend that fails; 0 = the largest (worst case) [position] (optional, default 0)')
+def FAILOVER_UTILIZATION(peak_demand, capacities, failed_backend=None):
     """Utilization of the surviving backends when one is down and the whole peak is rerouted over the others in proportion to capacity (<= 1: failover is feasible). Returns fraction."""
-    return excel_call(_REGISTRY['FAILOVER_UTILIZATION'], peak_demand, capacities, failed)
+    return excel_call(_REGISTRY['FAILOVER_UTILIZATION'], peak_demand, capacities, failed_backend)
 
 
 @func

@@ -93,7 +93,7 @@ def MONTHS_TO_BREACH(utilization, monthly_growth_rate):
             help="Capacity (limit) of each backend, a range, same unit as peak_demand",
         ),
         Arg(
-            name="failed",
+            name="failed_backend",
             unit="position",
             help="1-based position of the backend that fails; 0 = the largest (worst case)",
             default=0,
@@ -104,8 +104,8 @@ def MONTHS_TO_BREACH(utilization, monthly_growth_rate):
     example="=FAILOVER_UTILIZATION(1500, {1000,1000,1000}) -> 0.75",
     formula_ids=("C8",),
 )
-def FAILOVER_UTILIZATION(peak_demand, capacities, failed=0):
-    return decision.failover_utilization(peak_demand, capacities, failed)
+def FAILOVER_UTILIZATION(peak_demand, capacities, failed_backend=0):
+    return decision.failover_utilization(peak_demand, capacities, failed_backend)
 
 
 @sheet_function(
