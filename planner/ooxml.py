@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import iterparse
+from defusedxml.ElementTree import fromstring, iterparse
 
 from planner.errors import PlannerError
 
@@ -271,6 +271,21 @@ def _events(pkg: Package, name: str, events: tuple[str, ...] = ("end",)) -> Iter
         raise WorkbookError(pkg.path, f"malformed XML in {name}: {exc}", part=name) from None
 
 
+def _tree(pkg: Package, name: str) -> Any:
+    """The whole part parsed at once (C parser: several times faster than :func:`_events` for a sheet)."""
+    data = pkg.read(name)
+    try:
+        return fromstring(data, forbid_dtd=True)
+    except DefusedXmlException as exc:
+        raise WorkbookError(
+            pkg.path, f"hostile XML refused in {name}: {type(exc).__name__}", kind="hostile-xml", part=name
+        ) from None
+    except MemoryError:
+        raise
+    except Exception as exc:  # ElementTree.ParseError and friends
+        raise WorkbookError(pkg.path, f"malformed XML in {name}: {exc}", part=name) from None
+
+
 def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
@@ -428,7 +443,7 @@ def _read_sheet(
     n_dv = 0
     max_row = max_col = 0
     n_formulas = 0
-    for _ev, el in _events(pkg, part):
+    for el in _tree(pkg, part).iter():
         tag = _local(el.tag)
         if tag == "c":
             ref = el.get("r")
@@ -487,8 +502,6 @@ def _read_sheet(
             dimension = el.get("ref")
         elif tag == "dataValidation":
             n_dv += 1
-            el.clear()
-        elif tag == "row":
             el.clear()
     return cells, dimension, n_dv, max_row, max_col
 
