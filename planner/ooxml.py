@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
+from xml.etree.ElementTree import fromstring as _c_fromstring
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring, iterparse
@@ -271,10 +272,22 @@ def _events(pkg: Package, name: str, events: tuple[str, ...] = ("end",)) -> Iter
         raise WorkbookError(pkg.path, f"malformed XML in {name}: {exc}", part=name) from None
 
 
+def _plain_xml(data: bytes) -> bool:
+    """True when a part can go to the C parser unguarded: ASCII-compatible bytes (UTF-8, with or without BOM) and no
+    document type declaration. Without a DTD no entity can be declared, so neither entity expansion nor external
+    entities are possible (an undeclared entity is a parse error); anything else goes through defusedxml, which
+    refuses the DTD. Saves the Python-level callbacks of defusedxml's parser on every sheet (about 40 % of a read).
+    """
+    head = data[3:4] if data.startswith(b"\xef\xbb\xbf") else data[:1]
+    return head == b"<" and b"<!DOCTYPE" not in data and b"<!ENTITY" not in data
+
+
 def _tree(pkg: Package, name: str) -> Any:
     """The whole part parsed at once (C parser: several times faster than :func:`_events` for a sheet)."""
     data = pkg.read(name)
     try:
+        if _plain_xml(data):
+            return _c_fromstring(data)
         return fromstring(data, forbid_dtd=True)
     except DefusedXmlException as exc:
         raise WorkbookError(
