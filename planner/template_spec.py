@@ -648,7 +648,7 @@ class Sheet:
 # --------------------------------------------------------------------------------------------------------------
 # The template's tables
 
-ROUTE_ROWS = 12
+ROUTE_ROWS = 20
 PROVIDER_ROWS = 8
 FLEET_ROWS = 6
 GPU_ROWS = 24
