@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 TEMPLATE_ID = "llm-capacity-planner/capacity-plan"
@@ -172,17 +173,29 @@ class Table:
     def last_row(self) -> int:
         return self.header_row + self.rows
 
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        # evaluation asks for addresses hundreds of thousands of times per batch: look them up, not scan
+        return {c.key: i for i, c in enumerate(self.columns)}
+
+    @cached_property
+    def _letters(self) -> dict[str, str]:
+        return {c.key: col_letter(self.first_col + i) for i, c in enumerate(self.columns)}
+
     def index(self, key: str) -> int:
-        for i, c in enumerate(self.columns):
-            if c.key == key:
-                return i
-        raise KeyError(f"{self.name} has no column {key!r}")
+        try:
+            return self._positions[key]
+        except KeyError:
+            raise KeyError(f"{self.name} has no column {key!r}") from None
 
     def column(self, key: str) -> Column:
         return self.columns[self.index(key)]
 
     def letter(self, key: str) -> str:
-        return col_letter(self.first_col + self.index(key))
+        try:
+            return self._letters[key]
+        except KeyError:
+            raise KeyError(f"{self.name} has no column {key!r}") from None
 
     def cell(self, key: str, row_index: int) -> str:
         """A1 address of column ``key`` on data row ``row_index`` (0-based)."""
