@@ -78,12 +78,15 @@ def decode_step_s(
     mbu: float = 0.7,
     mfu: float = 0.5,
     weights_read_fraction: float = 1.0,
+    attention_flops_per_seq: float = 0.0,
 ) -> float:
     """One decode step (= TPOT) on one replica: ``max(P1, P2)``.
 
     - P1, memory-bound: ``(W_read + B·ctx·kv_tok) / (BW·MBU)``, all per GPU (``weights_bytes`` and
-      ``kv_bytes_per_token`` already divided by TP); ``W_read = weights_bytes·weights_read_fraction`` (P3).
-    - P2, compute floor: ``2·P_active·B / (F·MFU·TP)``.
+      ``kv_bytes_per_token`` already divided by TP; ``kv_tok`` is the bytes read per context token, which
+      sliding-window layers cap); ``W_read = weights_bytes·weights_read_fraction`` (P3).
+    - P2, compute floor: ``B·(2·P_active + A) / (F·MFU·TP)`` with ``A`` the attention FLOPs of one sequence's new
+      token (:func:`attention_flops`, ``phase="decode"``; 0 ignores them).
 
     Refs: P1 Databricks "LLM Inference Performance Engineering" (MBU), kipply; P2 kipply, llm-analysis.
 
@@ -105,9 +108,66 @@ def decode_step_s(
     mbu = check_fraction("mbu", mbu, allow_zero=False)
     mfu = check_fraction("mfu", mfu, allow_zero=False)
     frac = check_fraction("weights_read_fraction", weights_read_fraction)
+    a = check_number("attention_flops_per_seq", attention_flops_per_seq, minimum=0)
     memory_s = (w * frac + b * ctx * kv) / (bw * mbu)
-    compute_s = 2 * p * b / (f * mfu * tp)
+    compute_s = (2 * p + a) * b / (f * mfu * tp)
     return max(memory_s, compute_s)
+
+
+def _keys_attended(first: float, last: float, window: float | None) -> float:
+    """``Σ_{p=first}^{last} min(p, W)``: keys the queries at positions ``first..last`` attend to (causal)."""
+    if last < first:
+        return 0.0
+    if window is None or last <= window:
+        return (first + last) * (last - first + 1) / 2
+    if first > window:
+        return window * (last - first + 1)
+    return (first + window) * (window - first + 1) / 2 + window * (last - window)
+
+
+def attention_flops(model: ModelSpec, new_tokens: float, cached_tokens: float = 0.0, *, phase: str = "prefill"
+                    ) -> float:
+    """Attention FLOPs (QKᵀ and AV) of ``new_tokens`` queries after ``cached_tokens`` of context, whole model (P4).
+
+    Per layer ``2·n_h·(d_qk + d_v)·S`` with ``S = Σ_p min(p, W)`` over the query positions ``p = c+1 … c+n``
+    (causal; ``W`` the window of a sliding-window layer, unbounded for a full layer): ``S = n·c + n·(n+1)/2``
+    without a window, the reference's ``I_unc·(I_unc + I_cached)`` halved by the causal mask on the new part.
+    MLA: prefill runs as multi-head attention on decompressed keys (``d_qk = head_dim``, ``d_v = v_head_dim``);
+    decode (``phase="decode"``) runs on the latent cache with absorbed projections (``d_qk = kv_lora_rank +
+    qk_rope_head_dim``, ``d_v = kv_lora_rank``), as vLLM's MLA backends do.
+
+    Refs: P4 (sizing-formulas, kipply); vLLM ``vllm/attention/backends/mla/common.py`` (compute-friendly prefill,
+    data-movement-friendly absorbed decode); DeepSeek-V2 paper §2.1.
+
+    Worked example, Llama-3.1-70B (80 layers × 64 heads × (128 + 128)) prefilling 5,000 tokens:
+    ``80·2·64·256·12,502,500 = 3.28e13`` FLOPs, 4.6% on top of the ``2·70.6e9·5,000 = 7.06e14`` of the weights.
+
+    >>> from planner.catalog import get_model
+    >>> attention_flops(get_model("llama-3.1-70b"), 5000)
+    32774553600000.0
+    >>> attention_flops(get_model("llama-3.1-8b"), 1, 2047) == attention_flops(get_model("llama-3.1-8b"), 2048) / 1024.5
+    True
+    """
+    n = check_number("new_tokens", new_tokens, minimum=0)
+    c = check_number("cached_tokens", cached_tokens, minimum=0)
+    if phase not in ("prefill", "decode"):
+        raise ArgumentError("phase", phase, "prefill or decode")
+    if n == 0:
+        return 0.0
+    heads = model.num_attention_heads
+    if model.attention == "mla" and phase == "decode":
+        rank = float(model.kv_lora_rank or 0)
+        d_qk, d_v = rank + (model.qk_rope_head_dim or 0), rank
+    else:
+        d_qk, d_v = float(model.head_dim), float(model.v_head_dim or model.head_dim)
+    per_key = 2 * heads * (d_qk + d_v)
+    full = model.full_attention_layers
+    swa = model.sliding_window_layers
+    if model.sliding_window and not model.layer_types:
+        full, swa = 0, model.num_hidden_layers
+    keys_full = _keys_attended(c + 1, c + n, None)
+    keys_swa = _keys_attended(c + 1, c + n, float(model.sliding_window)) if swa else 0.0
+    return per_key * (full * keys_full + swa * keys_swa)
 
 
 def prefill_s(
@@ -118,15 +178,22 @@ def prefill_s(
     tp: int = 1,
     mfu: float = 0.5,
     cache_hit_rate: float = 0.0,
+    attention_flops: float = 0.0,
 ) -> float:
-    """Prefill time of one request: ``2·P_active·I·(1−h) / (F·MFU·TP)`` (P4, linear term; attention FLOPs omitted).
+    """Prefill time of one request: ``(2·P_active·I·(1−h) + attention FLOPs) / (F·MFU·TP)`` (P4).
+
+    ``attention_flops`` is :func:`attention_flops` of the uncached ``I·(1−h)`` tokens after the cached ``I·h``
+    (0 leaves the linear term alone, which short prompts are dominated by).
 
     Ref: P4, kipply (FLOPs); Dynamo profiler ("ISL excluding prefix cache hit").
 
-    Worked example: Llama-3.1-70B (70.6e9 active) on 4 H100 (989 TFLOP/s) at MFU 0.5, 5,000 input tokens: 357 ms.
+    Worked example: Llama-3.1-70B (70.6e9 active) on 4 H100 (989 TFLOP/s) at MFU 0.5, 5,000 input tokens: 357 ms
+    for the weights, 373 ms with the 3.28e13 attention FLOPs.
 
     >>> round(prefill_s(params_active=70.6e9, input_tokens=5000, flops_per_s=989e12, tp=4), 4)
     0.3569
+    >>> round(prefill_s(params_active=70.6e9, input_tokens=5000, flops_per_s=989e12, tp=4, attention_flops=3.28e13), 4)
+    0.3735
     """
     p = check_number("params_active", params_active, minimum=0)
     i = check_number("input_tokens", input_tokens, minimum=0)
@@ -134,7 +201,8 @@ def prefill_s(
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     mfu = check_fraction("mfu", mfu, allow_zero=False)
     h = check_fraction("cache_hit_rate", cache_hit_rate)
-    return 2 * p * i * (1 - h) / (f * mfu * tp)
+    a = check_number("attention_flops", attention_flops, minimum=0)
+    return (2 * p * i * (1 - h) + a) / (f * mfu * tp)
 
 
 def ttft_s(prefill: float, first_decode_step: float, queue_s: float = 0.0) -> float:
@@ -181,7 +249,7 @@ class DecodeModel:
     """Everything the decode roofline needs for one replica (per-GPU bytes), so TPOT is a function of the batch."""
 
     weights_bytes: float
-    kv_bytes_per_token: float
+    kv_bytes_per_token: float  # read per context token per step (sliding-window layers capped at the window)
     context_tokens: float
     mem_bw_bytes_per_s: float
     flops_per_s: float
@@ -190,6 +258,7 @@ class DecodeModel:
     mbu: float = 0.7
     mfu: float = 0.5
     model: ModelSpec | None = None
+    attention_flops_per_seq: float = 0.0
 
     def tpot_s(self, batch: float) -> float:
         """TPOT at ``batch`` concurrent sequences (P1-P3)."""
@@ -198,7 +267,7 @@ class DecodeModel:
             weights_bytes=self.weights_bytes, batch=batch, context_tokens=self.context_tokens,
             kv_bytes_per_token=self.kv_bytes_per_token, mem_bw_bytes_per_s=self.mem_bw_bytes_per_s,
             flops_per_s=self.flops_per_s, params_active=self.params_active, tp=self.tp, mbu=self.mbu, mfu=self.mfu,
-            weights_read_fraction=frac,
+            weights_read_fraction=frac, attention_flops_per_seq=self.attention_flops_per_seq,
         )
 
 

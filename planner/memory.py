@@ -37,6 +37,7 @@ __all__ = [
     "kv_bytes_per_token",
     "kv_bytes_per_token_layer",
     "kv_dtype_bytes",
+    "kv_bytes_read_per_step",
     "kv_utilization",
     "layer_split",
     "vllm_kv_groups",
@@ -179,6 +180,36 @@ def kv_bytes_per_request(
         swa_tokens = min(window - 1 + batched, ctx)
         total_blocks += swa * (blocks(swa_tokens, block) + (1 if block > 1 else 0))
     return float(total_blocks * block * per_layer)
+
+
+def kv_bytes_read_per_step(
+    model: ModelSpec, context_tokens: float, *, tp: int = 1, kv_cache_dtype: str = "auto"
+) -> float:
+    """KV bytes one sequence's decode step reads on one GPU: ``kv_layer·(L_full·ctx + L_swa·min(ctx, W))`` (P1, M4).
+
+    A sliding-window layer attends to the last ``W`` tokens only, so its read is capped at the window however long
+    the context; full-attention layers read the whole context. ``kv_layer`` as in :func:`kv_bytes_per_request`
+    (MLA: the latent cache, which the absorbed decode kernels read). Unpaged: a step reads tokens, not blocks.
+
+    Refs: P1 (KV read per decode step), M4 (sliding-window cap), Gemma 3 technical report (local layers attend to a
+    1,024-token window).
+
+    Worked example, Gemma-3-27B bf16 (10 full + 52 sliding layers, window 1,024, 16 KV heads × 128 × 2 × 2 B =
+    8,192 B per layer-token) at 8,000 tokens: ``8,192·(10·8,000 + 52·1,024) = 1.09e9`` B, 27% of the
+    ``8,192·62·8,000 = 4.06e9`` B a full-attention read would be.
+
+    >>> from planner.catalog import get_model
+    >>> kv_bytes_read_per_step(get_model("gemma-3-27b"), 8000)
+    1091567616.0
+    >>> kv_bytes_read_per_step(get_model("llama-3.1-8b"), 2048) == 2048 * kv_bytes_per_token(get_model("llama-3.1-8b"))
+    True
+    """
+    ctx = check_number("context_tokens", context_tokens, minimum=0)
+    per_layer = kv_bytes_per_token_layer(model, tp=int(check_number("tp", tp, minimum=1, integer=True)),
+                                         kv_cache_dtype=kv_cache_dtype)
+    full, swa = layer_split(model)
+    window = float(model.sliding_window or ctx)
+    return float(per_layer * (full * ctx + swa * min(ctx, window)))
 
 
 def kv_budget_bytes(

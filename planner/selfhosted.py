@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from planner import cost, latency, memory
 from planner.engines import kv_capacity
-from planner.errors import ArgumentError
+from planner.errors import ArgumentError, check_fraction, check_number
 from planner.specs import GIB, GpuSpec, ModelSpec
 
 FIXED_POINT_ITERATIONS = 30
@@ -112,14 +112,19 @@ def decode_model(
     8.68
     """
     spec, card = _specs(model, gpu)
+    ctx = float(context_tokens)
+    per_token = memory.kv_bytes_per_token(spec, tp=tp, kv_cache_dtype=kv_cache_dtype)
+    if ctx > 0:  # the bytes a step reads per context token: sliding-window layers read at most their window
+        per_token = memory.kv_bytes_read_per_step(spec, ctx, tp=tp, kv_cache_dtype=kv_cache_dtype) / ctx
     return latency.DecodeModel(
         weights_bytes=memory.weight_bytes_per_gpu(spec, tp=tp, weight_dtype=weight_dtype),
-        kv_bytes_per_token=memory.kv_bytes_per_token(spec, tp=tp, kv_cache_dtype=kv_cache_dtype),
-        context_tokens=float(context_tokens),
+        kv_bytes_per_token=per_token,
+        context_tokens=ctx,
         mem_bw_bytes_per_s=card.mem_bw_bytes_per_s,
         flops_per_s=latency.flops_for(card, weight_dtype, spec),
         params_active=spec.params_active,
         tp=int(tp), mbu=mbu, mfu=mfu, model=spec,
+        attention_flops_per_seq=latency.attention_flops(spec, 1, max(ctx - 1, 0.0), phase="decode"),
     )
 
 
@@ -136,15 +141,19 @@ def ttft_s(
     mfu: float = 0.5,
     queue_s: float = 0.0,
 ) -> float:
-    """TTFT of one request on an idle replica: ``queue + prefill(I·(1−h)) + one decode step at batch 1`` (P4).
+    """TTFT of one request on an idle replica: ``queue + prefill(I·(1−h)) + one decode step at batch 1`` (P4);
+    prefill counts the weights' FLOPs and the attention FLOPs of the uncached tokens over the whole prefix.
 
     >>> round(ttft_s("llama-3.1-70b", "h100-sxm", input_tokens=5000, tp=4), 3)
-    0.372
+    0.388
     """
     spec, card = _specs(model, gpu)
+    h = check_fraction("cache_hit_rate", cache_hit_rate)
+    i = check_number("input_tokens", input_tokens, minimum=0)
+    attn = latency.attention_flops(spec, i * (1 - h), i * h)  # the uncached part attends to the cached prefix too
     pre = latency.prefill_s(params_active=spec.params_active, input_tokens=input_tokens,
                             flops_per_s=latency.flops_for(card, weight_dtype, spec), tp=tp, mfu=mfu,
-                            cache_hit_rate=cache_hit_rate)
+                            cache_hit_rate=cache_hit_rate, attention_flops=attn)
     step = decode_model(spec, card, context_tokens=input_tokens, tp=tp, kv_cache_dtype=kv_cache_dtype,
                         weight_dtype=weight_dtype, mbu=mbu, mfu=mfu).tpot_s(1)
     return latency.ttft_s(pre, step, queue_s)

@@ -526,7 +526,7 @@ def TCO_YEARLY(capex_usd, depreciation_years, license_usd_per_year=None, hosting
 @xw.arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
 @xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
 def TPOT_S(model, gpu, tp, batch, avg_context_tokens, kv_dtype=None, mbu=None, mfu=None, weight_dtype=None):
-    """Decode time per output token at a batch: max((weights read + batch x context x KV/token) / (bandwidth x MBU), 2 x active params x batch / (FLOP/s x MFU x TP)); MoE reads only touched experts. Returns s/token."""
+    """Decode time per output token at a batch: max((weights read + batch x KV read per sequence) / (bandwidth x MBU), batch x (2 x active params + attention FLOPs) / (FLOP/s x MFU x TP)); MoE reads only touched experts, sliding-window layers at most their wi..."""
     return excel_call(_REGISTRY['TPOT_S'], model, gpu, tp, batch, avg_context_tokens, kv_dtype, mbu, mfu, weight_dtype)
 
 
@@ -542,7 +542,7 @@ def TPOT_S(model, gpu, tp, batch, avg_context_tokens, kv_dtype=None, mbu=None, m
 @xw.arg('queue_s', ndim=2, err_to_str=True, doc='Queue wait before prefill [s] (optional, default 0.0)')
 @xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
 def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=None, mfu=None, mbu=None, kv_dtype=None, queue_s=None, weight_dtype=None):
-    """Time to first token on an idle replica: queue wait + prefill (2 x active params x uncached input / (FLOP/s x MFU x TP)) + one decode step. Returns s."""
+    """Time to first token on an idle replica: queue wait + prefill ((2 x active params x uncached input + attention FLOPs) / (FLOP/s x MFU x TP)) + one decode step. Returns s."""
     return excel_call(_REGISTRY['TTFT_S'], model, gpu, tp, input_tokens, cache_hit_rate, mfu, mbu, kv_dtype, queue_s, weight_dtype)
 
 

@@ -88,7 +88,7 @@ def test_moe_reads_only_the_touched_experts():
 
 
 def test_prefill_ttft_and_e2e():
-    """P4: prefill = 2·P_active·I·(1−h)/(F·MFU·TP); TTFT = queue + prefill + one decode step; P6 E2E."""
+    """P4: prefill = (2·P_active·I·(1−h) + attention)/(F·MFU·TP); TTFT = queue + prefill + one decode step; P6."""
     spec = get_model("llama-3.1-70b")
     pre = latency.prefill_s(params_active=spec.params_active, input_tokens=5000, flops_per_s=H100.bf16_flops_per_s,
                             tp=4)
@@ -96,11 +96,48 @@ def test_prefill_ttft_and_e2e():
     cached = latency.prefill_s(params_active=spec.params_active, input_tokens=5000,
                                flops_per_s=H100.bf16_flops_per_s, tp=4, cache_hit_rate=0.8)
     assert cached == pytest.approx(pre * 0.2)
+    # attention: 80 layers x 2 x 64 heads x (128 + 128) per (query, key) pair, causal over 5,000 tokens
+    attn = latency.attention_flops(spec, 5000)
+    assert attn == 80 * 2 * 64 * 256 * (5000 * 5001 / 2)
+    # 1,000 uncached tokens after 4,000 cached: each attends to the 4,000 plus its causal share of the 1,000
+    attn_cached = latency.attention_flops(spec, 1000, 4000)
+    assert attn_cached == 80 * 2 * 64 * 256 * (1000 * 4000 + 1000 * 1001 / 2)
     step = F.TPOT_S("llama-3.1-70b", "h100-sxm", 4, 1, 5000)
-    assert F.TTFT_S("llama-3.1-70b", "h100-sxm", 4, 5000) == pytest.approx(pre + step)
-    assert F.TTFT_S("llama-3.1-70b", "h100-sxm", 4, 5000, 0.8) == pytest.approx(cached + step)
+    flops = H100.bf16_flops_per_s * 0.5 * 4
+    assert F.TTFT_S("llama-3.1-70b", "h100-sxm", 4, 5000) == pytest.approx(pre + attn / flops + step)
+    assert F.TTFT_S("llama-3.1-70b", "h100-sxm", 4, 5000, 0.8) == pytest.approx(cached + attn_cached / flops + step)
     assert F.E2E_LATENCY_S(0.25, 0.02, 48) == pytest.approx(0.25 + 47 * 0.02)
     assert F.E2E_LATENCY_S(0.25, 0.02, 1) == 0.25
+
+
+def test_sliding_window_attention_is_capped_at_the_window():
+    """Sliding-window layers attend to at most W keys: prefill FLOPs and the decode KV read stop growing."""
+    gemma = get_model("gemma-3-27b")  # 10 full + 52 sliding layers, window 1,024
+    w = gemma.sliding_window
+    per_key = 2 * gemma.num_attention_heads * (gemma.head_dim * 2)
+    # past the window every new query on a sliding layer attends to exactly W keys
+    extra = latency.attention_flops(gemma, 1, 20000) - latency.attention_flops(gemma, 1, 10000)
+    assert extra == pytest.approx(per_key * 10 * 10000)  # only the 10 full layers grow
+    assert latency.attention_flops(gemma, 1, 20000) == pytest.approx(per_key * (10 * 20001 + 52 * w))
+    short = latency.attention_flops(gemma, 500)  # inside the window every layer is causal-full
+    assert short == pytest.approx(per_key * 62 * 500 * 501 / 2)
+    # decode: a step at 32k context reads far less than 62 full layers would, and TPOT grows only with full layers
+    d8, d32 = (selfhosted.decode_model("gemma-3-27b", "h100-sxm", context_tokens=c) for c in (8000, 32000))
+    full_only = memory.kv_bytes_per_token(gemma) * 10 / 62
+    assert d32.kv_bytes_per_token * 32000 - d8.kv_bytes_per_token * 8000 == pytest.approx(full_only * 24000)
+    llama = selfhosted.decode_model("llama-3.1-8b", "h100-sxm", context_tokens=8000)
+    assert llama.kv_bytes_per_token == memory.kv_bytes_per_token(get_model("llama-3.1-8b"))
+
+
+def test_mla_decode_attention_runs_on_the_latent_cache():
+    """MLA decode: absorbed attention over (kv_lora_rank + rope) keys, far costlier per key than prefill's MHA form."""
+    ds = get_model("deepseek-v3")
+    dec = latency.attention_flops(ds, 1, 4095, phase="decode")
+    pre = latency.attention_flops(ds, 1, 4095)
+    assert dec == 2 * 128 * (512 + 64 + 512) * 4096 * 61
+    assert pre == 2 * 128 * (192 + 128) * 4096 * 61
+    with pytest.raises(ArgumentError):
+        latency.attention_flops(ds, 1, phase="train")
 
 
 def test_fp8_weights_compute_at_fp8_flops():

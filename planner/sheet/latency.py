@@ -28,8 +28,9 @@ def CONCURRENCY(rate_qps, latency_s):
 
 
 @sheet_function(
-    summary="Decode time per output token at a batch: max((weights read + batch x context x KV/token) / "
-    "(bandwidth x MBU), 2 x active params x batch / (FLOP/s x MFU x TP)); MoE reads only touched experts.",
+    summary="Decode time per output token at a batch: max((weights read + batch x KV read per sequence) / "
+    "(bandwidth x MBU), batch x (2 x active params + attention FLOPs) / (FLOP/s x MFU x TP)); MoE reads only "
+    "touched experts, sliding-window layers at most their window.",
     args=(MODEL, GPU, TP, Arg(name="batch", unit="sequences", help="Sequences decoding together on one replica"),
           AVG_CTX, KV_DTYPE, MBU, MFU, WEIGHT_DTYPE),
     returns="s/token",
@@ -44,14 +45,14 @@ def TPOT_S(model, gpu, tp, batch, avg_context_tokens, kv_dtype="auto", mbu=0.7, 
 
 
 @sheet_function(
-    summary="Time to first token on an idle replica: queue wait + prefill (2 x active params x uncached input / "
-    "(FLOP/s x MFU x TP)) + one decode step.",
+    summary="Time to first token on an idle replica: queue wait + prefill ((2 x active params x uncached input + "
+    "attention FLOPs) / (FLOP/s x MFU x TP)) + one decode step.",
     args=(MODEL, GPU, TP, Arg(name="input_tokens", unit="tokens", help="Input (prompt) tokens of the request"),
           HIT, MFU, MBU, KV_DTYPE, Arg(name="queue_s", unit="s", help="Queue wait before prefill", default=0.0),
           WEIGHT_DTYPE),
     returns="s",
     category="Latency",
-    example='=TTFT_S("llama-3.1-70b", "h100-sxm", 4, 5000) -> 0.372',
+    example='=TTFT_S("llama-3.1-70b", "h100-sxm", 4, 5000) -> 0.388',
     formula_ids=("P4",),
 )
 def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=0.0, mfu=0.5, mbu=0.7, kv_dtype="auto", queue_s=0.0,
