@@ -310,9 +310,10 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
         _put(out, ts.PROVIDERS, i, row)
     for i, f in enumerate(scenario.fleets):
         _put(out, ts.FLEET, i, {
-            "name": f.name, "model": f.model, "gpu": f.gpu, "tp": f.tp, "replicas": f.replicas,
-            "gpu_memory_utilization": f.gpu_memory_utilization, "kv_dtype": f.kv_dtype, "engine": f.engine,
-            "usd_per_gpu_hour": f.usd_per_gpu_hour, "mbu": f.mbu,
+            "name": f.name, "model": f.model, "gpu": f.gpu, "tp": f.tp, "pp": f.pp, "replicas": f.replicas,
+            "gpu_memory_utilization": f.gpu_memory_utilization, "kv_dtype": f.kv_dtype,
+            "weight_dtype": f.weight_dtype, "engine": f.engine, "usd_per_gpu_hour": f.usd_per_gpu_hour,
+            "mbu": f.mbu, "mfu": f.mfu,
         })
     for i, r in enumerate(scenario.routes):
         ctx = r.p95_context_tokens if r.p95_context_tokens is not None else r.avg_input_tokens + r.avg_output_tokens

@@ -25,7 +25,7 @@ from functools import cached_property
 from typing import Any
 
 TEMPLATE_ID = "llm-capacity-planner/capacity-plan"
-TEMPLATE_VERSION = "1.0.0"
+TEMPLATE_VERSION = "1.1.0"
 TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION": TEMPLATE_VERSION}
 """Global defined names (constant strings) that identify the template."""
 
@@ -829,16 +829,22 @@ FLEET = Table(
           required=True),
         C(key="tp", header="TP [GPUs]", help="Tensor-parallel degree", minimum=1, maximum=64, integer=True,
           required=True),
+        C(key="pp", header="PP [stages]", help="Pipeline-parallel stages (GPUs per replica = TP x PP)", minimum=1,
+          maximum=64, integer=True, required=True),
         C(key="replicas", header="Replicas [count]", help="Engine replicas", minimum=1, maximum=10000,
           integer=True, required=True),
         C(key="gpu_memory_utilization", header="GPU mem util [fraction]", help="vLLM gpu_memory_utilization",
           minimum=0.05, maximum=1.0, required=True, number_format="0.00"),
         C(key="kv_dtype", header="KV dtype", help="KV-cache dtype", kind="text", choices="kv_dtype", required=True),
+        C(key="weight_dtype", header="Weight dtype", help="Weights as served: auto (the released checkpoint), bf16, "
+          "fp8, int4, mxfp4, ...", kind="text", choices="weight_dtype", required=True),
         C(key="engine", header="Engine", help="Serving engine", kind="text", choices="engine", required=True),
         C(key="usd_per_gpu_hour", header="Price [USD/GPU-h]", help="Blank: GPU catalog price", minimum=0,
           number_format="0.00"),
         C(key="mbu", header="MBU [fraction]", help="Achieved fraction of peak HBM bandwidth (P1)", minimum=0.05,
           maximum=1.0, required=True, number_format="0.00"),
+        C(key="mfu", header="MFU [fraction]", help="Achieved fraction of peak FLOP/s (P2 decode floor, P4 prefill)",
+          minimum=0.05, maximum=1.0, required=True, number_format="0.00"),
     ),
 )
 
@@ -987,6 +993,8 @@ def _failover_fleet_util() -> Expr:
         _fleet("kv_dtype", _FAILOVER),
         _r("p95_context_tokens"),
         _fleet("engine", _FAILOVER),
+        _fleet("weight_dtype", _FAILOVER),
+        _fleet("pp", _FAILOVER),
     )
     return moved / (per_replica * _fleet("replicas", _FAILOVER))
 
@@ -1061,31 +1069,33 @@ def _results_columns() -> tuple[Column, ...]:
             util_fmt),
         col("kv_util", "KV util [x]", "M11 KV_FIT: KV of in-flight requests at p95 context / fleet KV budget",
             _zero_unless_fleet(udf("KV_FIT", *fleet_args("model", "gpu"), qps, e2e, _q("p95_context_tokens"),
-                                   *fleet_args("replicas", "tp", "gpu_memory_utilization", "kv_dtype", "engine"))),
+                                   *fleet_args("replicas", "tp", "gpu_memory_utilization", "kv_dtype", "engine",
+                                               "weight_dtype", "pp"))),
             util_fmt),
         col("tpot_util", "TPOT util [x]", "TPOT at the peak batch / TPOT SLO",
             _zero_unless_fleet(_res("tpot_at_peak_s") / _q("tpot_slo_s")), util_fmt),
         col("kv_bytes_per_request", "KV per request [bytes]", "M8: KV bytes per request at p95 context",
             _blank_unless_fleet(udf("KV_BYTES_PER_REQUEST", *fleet_args("model"), _q("p95_context_tokens"),
-                                    *fleet_args("kv_dtype", "tp"))), "#,##0"),
+                                    *fleet_args("kv_dtype", "tp"), 16, _fleet("pp"))), "#,##0"),
         col("max_concurrency", "Max concurrency [req/replica]", "M11: requests at p95 context that fit one replica",
             _blank_unless_fleet(udf("MAX_CONCURRENCY", *fleet_args("model", "gpu", "tp", "gpu_memory_utilization",
                                                                     "kv_dtype"), _q("p95_context_tokens"),
-                                    _fleet("engine"))), "#,##0"),
+                                    *fleet_args("engine", "weight_dtype", "pp"))), "#,##0"),
         col("batch_per_replica", "Peak batch [req/replica]", "In flight at peak / replicas",
             _blank_unless_fleet(_res("concurrency_needed") / _fleet("replicas")), "#,##0.0"),
         col("tpot_at_peak_s", "TPOT at peak [s]", "P1-P2: decode step at the peak batch",
             _blank_unless_fleet(udf("TPOT_S", *fleet_args("model", "gpu", "tp"), _res("batch_per_replica"),
-                                    inp + out / 2, _fleet("kv_dtype"), _fleet("mbu"))), "0.0000"),
+                                    inp + out / 2, *fleet_args("kv_dtype", "mbu", "mfu", "weight_dtype"))),
+            "0.0000"),
         col("cost_monthly_no_cache_usd", "Cost no cache [USD/month]", "C1 at hit rate 0 (fleet: GPU-hours)",
             fn("IF", _res("backend_type").eq("fleet"),
-               udf("SELFHOST_USD_MONTHLY", _gpu_price(), _fleet("tp") * _fleet("replicas")),
+               udf("SELFHOST_USD_MONTHLY", _gpu_price(), _fleet("tp") * _fleet("pp") * _fleet("replicas")),
                udf("API_COST_MONTHLY", avg_qps, inp, out, 0, 0, price("usd_per_mtok_input"),
                    price("usd_per_mtok_cached_input"), price("usd_per_mtok_cache_write"),
                    price("usd_per_mtok_output"))), "#,##0"),
         col("cost_monthly_usd", "Cost with cache [USD/month]", "C1 at the route's hit rate (fleet: GPU-hours)",
             fn("IF", _res("backend_type").eq("fleet"),
-               udf("SELFHOST_USD_MONTHLY", _gpu_price(), _fleet("tp") * _fleet("replicas")),
+               udf("SELFHOST_USD_MONTHLY", _gpu_price(), _fleet("tp") * _fleet("pp") * _fleet("replicas")),
                udf("API_COST_MONTHLY", avg_qps, inp, out, _q("cache_hit_rate"), _q("cache_write_tokens"),
                    price("usd_per_mtok_input"), price("usd_per_mtok_cached_input"),
                    price("usd_per_mtok_cache_write"), price("usd_per_mtok_output"))), "#,##0"),

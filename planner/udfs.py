@@ -285,9 +285,11 @@ def KV_AVAILABLE_GIB(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_
 @xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
 @xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-def KV_BUDGET_GIB(model, gpu, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None):
+@xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@xw.arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def KV_BUDGET_GIB(model, gpu, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
     """KV-cache budget of each GPU as the engine allocates it: HBM x utilization - weights - activation/runtime reserve (vLLM; SGLang and TensorRT-LLM by their own rules). Returns GiB per GPU."""
-    return excel_call(_REGISTRY['KV_BUDGET_GIB'], model, gpu, tp, gpu_memory_utilization, kv_dtype, engine)
+    return excel_call(_REGISTRY['KV_BUDGET_GIB'], model, gpu, tp, gpu_memory_utilization, kv_dtype, engine, weight_dtype, pp)
 
 
 @xw.func(category='Memory')
@@ -296,18 +298,20 @@ def KV_BUDGET_GIB(model, gpu, tp=None, gpu_memory_utilization=None, kv_dtype=Non
 @xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
 @xw.arg('block_size', ndim=2, err_to_str=True, doc='Paged KV block size (vLLM 16, TensorRT-LLM 32, SGLang 1) [tokens] (optional, default 16)')
-def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype=None, tp=None, block_size=None):
+@xw.arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype=None, tp=None, block_size=None, pp=None):
     """KV-cache bytes one request holds on each GPU at a context, in whole paged blocks; sliding-window layers capped at the window. Returns bytes/request per GPU."""
-    return excel_call(_REGISTRY['KV_BYTES_PER_REQUEST'], model, context_tokens, kv_dtype, tp, block_size)
+    return excel_call(_REGISTRY['KV_BYTES_PER_REQUEST'], model, context_tokens, kv_dtype, tp, block_size, pp)
 
 
 @xw.func(category='Memory')
 @xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
 @xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
-def KV_BYTES_PER_TOKEN(model, kv_dtype=None, tp=None):
+@xw.arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def KV_BYTES_PER_TOKEN(model, kv_dtype=None, tp=None, pp=None):
     """KV-cache bytes per token on each GPU: 2 x layers x ceil(KV heads / TP) x head_dim x dtype bytes (MLA: layers x (kv_lora_rank + rope dim) x bytes, not divided by TP). Returns bytes/token per GPU."""
-    return excel_call(_REGISTRY['KV_BYTES_PER_TOKEN'], model, kv_dtype, tp)
+    return excel_call(_REGISTRY['KV_BYTES_PER_TOKEN'], model, kv_dtype, tp, pp)
 
 
 @xw.func(category='Engine')
@@ -335,9 +339,11 @@ def KV_CACHE_TOKENS(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_d
 @xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
 @xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None):
+@xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@xw.arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
     """KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV per request / (KV budget x replicas). At most 1 fits. Returns fraction (<= 1 fits)."""
-    return excel_call(_REGISTRY['KV_FIT'], model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp, gpu_memory_utilization, kv_dtype, engine)
+    return excel_call(_REGISTRY['KV_FIT'], model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp, gpu_memory_utilization, kv_dtype, engine, weight_dtype, pp)
 
 
 @xw.func(category='Engine')
@@ -386,9 +392,11 @@ def MAX_BATCH_AT_TPOT(model, gpu, tp, tpot_slo_s, avg_context_tokens, kv_dtype=N
 @xw.arg('kv_dtype', ndim=2, err_to_str=True, doc='KV-cache dtype: auto, bf16, fp16, fp8, int8 [dtype]')
 @xw.arg('context_tokens', ndim=2, err_to_str=True, doc='Tokens per request held in the cache (input + output) [tokens]')
 @xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine=None):
+@xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@xw.arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine=None, weight_dtype=None, pp=None):
     """Requests of a given context that fit one replica's KV cache at once: floor(KV budget / KV per request), budget from the engine's accounting. Returns requests per replica."""
-    return excel_call(_REGISTRY['MAX_CONCURRENCY'], model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine)
+    return excel_call(_REGISTRY['MAX_CONCURRENCY'], model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine, weight_dtype, pp)
 
 
 @xw.func(category='Decision')
@@ -455,9 +463,11 @@ def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_token
 @xw.arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
 @xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None):
+@xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@xw.arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
     """Replicas whose KV caches hold a number of in-flight requests: ceil(concurrency / max concurrency per replica). Returns replicas."""
-    return excel_call(_REGISTRY['REPLICAS_FOR_KV'], model, gpu, in_flight_requests, context_tokens, tp, gpu_memory_utilization, kv_dtype, engine)
+    return excel_call(_REGISTRY['REPLICAS_FOR_KV'], model, gpu, in_flight_requests, context_tokens, tp, gpu_memory_utilization, kv_dtype, engine, weight_dtype, pp)
 
 
 @xw.func(category='Latency')

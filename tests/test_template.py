@@ -182,6 +182,42 @@ def test_evaluator_semantics_on_a_small_plan() -> None:
     assert ts.evaluate_plan(inputs)[("Results", ts.RESULTS.cell("backend_type", 0))] == "unknown"
 
 
+def test_fleet_weight_dtype_pp_and_mfu_reach_the_memory_and_latency_functions() -> None:
+    """Fleet's PP, Weight dtype and MFU columns feed MAX_CONCURRENCY, KV_FIT, TPOT_S and the GPU count."""
+    from planner import functions as F
+    from planner.scenario import load_scenario
+
+    from planner.template import catalog_inputs
+
+    base = {**catalog_inputs(), **scenario_inputs(load_scenario(ROOT / "samples" / "selfhost-kv.toml"))}
+    fleet_row = 0
+    name = base[("Fleet", ts.FLEET.cell("name", fleet_row))]
+    route = next(i for i in range(ts.ROUTES.rows) if base.get(("Routes", ts.ROUTES.cell("backend", i))) == name)
+
+    def results(**fleet: object) -> dict[str, object]:
+        inputs = dict(base)
+        for k, v in fleet.items():
+            inputs[("Fleet", ts.FLEET.cell(k, fleet_row))] = v
+        out = ts.evaluate_plan(inputs)
+        return {c.key: out[("Results", ts.RESULTS.cell(c.key, route))] for c in ts.RESULTS.columns}
+
+    bf16 = results(weight_dtype="bf16", pp=1)
+    fp8 = results(weight_dtype="fp8", pp=1)
+    two_stages = results(weight_dtype="bf16", pp=2)
+    f = {k: base[("Fleet", ts.FLEET.cell(k, fleet_row))] for k in ("model", "gpu", "tp", "gpu_memory_utilization",
+                                                                    "kv_dtype", "engine", "replicas")}
+    ctx = base[("Routes", ts.ROUTES.cell("p95_context_tokens", route))]
+    assert fp8["max_concurrency"] == F.MAX_CONCURRENCY(f["model"], f["gpu"], f["tp"], f["gpu_memory_utilization"],
+                                                       f["kv_dtype"], ctx, f["engine"], "fp8")
+    assert fp8["max_concurrency"] > bf16["max_concurrency"]  # half the weight bytes leave more room for KV
+    assert fp8["kv_util"] < bf16["kv_util"]
+    assert fp8["tpot_at_peak_s"] < bf16["tpot_at_peak_s"]  # fewer weight bytes read per decode step
+    assert two_stages["kv_util"] < bf16["kv_util"]  # each stage holds half the layers' weights and KV
+    assert two_stages["cost_monthly_usd"] == pytest.approx(2 * bf16["cost_monthly_usd"])  # TP x PP GPUs per replica
+    lean = results(weight_dtype="bf16", pp=1, mfu=0.05)  # a low MFU raises the decode compute floor
+    assert lean["tpot_at_peak_s"] >= bf16["tpot_at_peak_s"]
+
+
 def test_recompute_with_formulas_agrees_with_cached_values(tmp_path: Path) -> None:
     """The headless engine (formulas, via planner.recalc) reproduces every cached value of a filled plan."""
     recalc = pytest.importorskip("planner.recalc")

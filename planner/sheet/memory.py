@@ -58,42 +58,44 @@ def WEIGHTS_GIB(model, weight_dtype="auto", tp=1, pp=1):
 @sheet_function(
     summary="KV-cache bytes per token on each GPU: 2 x layers x ceil(KV heads / TP) x head_dim x dtype bytes "
     "(MLA: layers x (kv_lora_rank + rope dim) x bytes, not divided by TP).",
-    args=(MODEL, KV_DTYPE, TP_OPT),
+    args=(MODEL, KV_DTYPE, TP_OPT, PP_OPT),
     returns="bytes/token per GPU",
     category="Memory",
     example='=KV_BYTES_PER_TOKEN("llama-3.1-70b") -> 327680',
     formula_ids=("M2", "M3", "M6"),
 )
-def KV_BYTES_PER_TOKEN(model, kv_dtype="auto", tp=1):
-    return _kv_dtype(memory.kv_bytes_per_token, _model(model), tp=tp, kv_cache_dtype=kv_dtype)
+def KV_BYTES_PER_TOKEN(model, kv_dtype="auto", tp=1, pp=1):
+    return _kv_dtype(memory.kv_bytes_per_token, _model(model), tp=tp, pp=pp, kv_cache_dtype=kv_dtype)
 
 
 @sheet_function(
     summary="KV-cache bytes one request holds on each GPU at a context, in whole paged blocks; sliding-window "
     "layers capped at the window.",
-    args=(MODEL, CONTEXT, KV_DTYPE, TP_OPT, BLOCK),
+    args=(MODEL, CONTEXT, KV_DTYPE, TP_OPT, BLOCK, PP_OPT),
     returns="bytes/request per GPU",
     category="Memory",
     example='=KV_BYTES_PER_REQUEST("llama-3.1-8b", 1000) -> 132120576',
     formula_ids=("M4", "M7", "M8"),
 )
-def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype="auto", tp=1, block_size=16):
-    return _kv_dtype(memory.kv_bytes_per_request, _model(model), context_tokens, tp=tp, kv_cache_dtype=kv_dtype,
-                     block_size=block_size)
+def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype="auto", tp=1, block_size=16, pp=1):
+    return _kv_dtype(memory.kv_bytes_per_request, _model(model), context_tokens, tp=tp, pp=pp,
+                     kv_cache_dtype=kv_dtype, block_size=block_size)
 
 
 @sheet_function(
     summary="KV-cache budget of each GPU as the engine allocates it: HBM x utilization - weights - "
     "activation/runtime reserve (vLLM; SGLang and TensorRT-LLM by their own rules).",
-    args=(MODEL, GPU, TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE),
+    args=(MODEL, GPU, TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE, WEIGHT_DTYPE, PP_OPT),
     returns="GiB per GPU",
     category="Memory",
     example='=KV_BUDGET_GIB("llama-3.1-8b", "h100-sxm") -> 51.78',
     formula_ids=("M9",),
 )
-def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=0.9, kv_dtype="auto", engine="vllm"):
-    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=1, tp=tp,
-                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine)
+def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=0.9, kv_dtype="auto", engine="vllm", weight_dtype="auto",
+                  pp=1):
+    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=1, tp=tp, pp=pp,
+                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
+                   weight_dtype=weight_dtype)
     return kv.kv_budget_bytes / GIB
 
 
@@ -102,15 +104,17 @@ def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=0.9, kv_dtype="auto",
     "request), budget from the engine's accounting.",
     args=(MODEL, GPU, TP, UTIL, Arg(name="kv_dtype", unit="dtype", kind="text",
                                     help="KV-cache dtype: auto, bf16, fp16, fp8, int8"),
-          CONTEXT, ENGINE),
+          CONTEXT, ENGINE, WEIGHT_DTYPE, PP_OPT),
     returns="requests per replica",
     category="Memory",
     example='=MAX_CONCURRENCY("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", 4096) -> 103',
     formula_ids=("M9", "M11"),
 )
-def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine="vllm"):
-    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp,
-                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine)
+def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine="vllm",
+                    weight_dtype="auto", pp=1):
+    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp, pp=pp,
+                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
+                   weight_dtype=weight_dtype)
     return kv.max_concurrency
 
 
@@ -123,7 +127,7 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
         Arg(name="latency_s", unit="s", help="End-to-end latency per request (TTFT + output x TPOT, or E2E_LATENCY_S)"),
         Arg(name="avg_context_tokens", unit="tokens", help="Context per request held in the cache (e.g. p95 of I+O)"),
         Arg(name="replicas", unit="replicas", help="Replicas of the fleet"),
-        TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE,
+        TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE, WEIGHT_DTYPE, PP_OPT,
     ),
     returns="fraction (<= 1 fits)",
     category="Memory",
@@ -131,9 +135,10 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
     formula_ids=("P7", "M11"),
 )
 def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1, gpu_memory_utilization=0.9,
-           kv_dtype="auto", engine="vllm"):
-    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=avg_context_tokens, tp=tp,
-                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine)
+           kv_dtype="auto", engine="vllm", weight_dtype="auto", pp=1):
+    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=avg_context_tokens, tp=tp, pp=pp,
+                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
+                   weight_dtype=weight_dtype)
     in_flight = latency.concurrency(peak_qps, latency_s)
     return memory.kv_utilization(in_flight, kv.kv_bytes_per_request, kv.kv_budget_bytes, replicas)
 
@@ -142,14 +147,15 @@ def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1, 
     summary="Replicas whose KV caches hold a number of in-flight requests: ceil(concurrency / max concurrency per "
     "replica).",
     args=(MODEL, GPU, Arg(name="in_flight_requests", unit="requests", help="In-flight requests at peak (CONCURRENCY)"),
-          CONTEXT, TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE),
+          CONTEXT, TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE, WEIGHT_DTYPE, PP_OPT),
     returns="replicas",
     category="Memory",
     example='=REPLICAS_FOR_KV("llama-3.1-8b", "h100-sxm", 250, 4096) -> 3',
     formula_ids=("M11", "C7"),
 )
 def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=1, gpu_memory_utilization=0.9, kv_dtype="auto",
-                    engine="vllm"):
-    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp,
-                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine)
+                    engine="vllm", weight_dtype="auto", pp=1):
+    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp, pp=pp,
+                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
+                   weight_dtype=weight_dtype)
     return memory.replicas_for_concurrency(in_flight_requests, kv.max_concurrency)
