@@ -186,7 +186,6 @@ def test_fleet_weight_dtype_pp_and_mfu_reach_the_memory_and_latency_functions() 
     """Fleet's PP, Weight dtype and MFU columns feed MAX_CONCURRENCY, KV_FIT, TPOT_S and the GPU count."""
     from planner import functions as F
     from planner.scenario import load_scenario
-
     from planner.template import catalog_inputs
 
     base = {**catalog_inputs(), **scenario_inputs(load_scenario(ROOT / "samples" / "selfhost-kv.toml"))}
