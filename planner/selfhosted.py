@@ -159,6 +159,77 @@ def ttft_s(
     return latency.ttft_s(pre, step, queue_s)
 
 
+def flops_per_request(
+    model: ModelSpec | str, *, input_tokens: float, output_tokens: float, cache_hit_rate: float = 0.0
+) -> float:
+    """FLOPs one request costs a replica: prefill of the uncached input plus every decode step (P2, P4).
+
+    ``2·P_active·I·(1−h) + A_prefill(I·(1−h) after I·h) + O·(2·P_active + A_decode(I + O/2))``, with ``A`` from
+    :func:`planner.latency.attention_flops` (decode at the time-averaged context ``I + O/2``, M8). Cached input
+    costs no FLOPs: the prefix cache skips its prefill.
+
+    Refs: P2, P4 (sizing-formulas); kipply (2·P FLOPs per token); BentoML llm-optimizer (prefill compute limit).
+
+    Worked example, Llama-3.1-70B, 1,500 input tokens at a 60% hit rate, 40 output tokens:
+    ``2·70.55e9·600 = 8.47e13`` for the weights in prefill, ``40·2·70.55e9 = 5.64e12`` for decode, plus
+    ``1.89e12`` of prefill attention (600 queries over 900 cached keys and their own causal share) and ``1.6e11`` of
+    decode attention: 9.24e13.
+
+    >>> round(flops_per_request("llama-3.1-70b", input_tokens=1500, output_tokens=40, cache_hit_rate=0.6) / 1e12, 1)
+    92.4
+    """
+    spec = _specs(model)[0]
+    i = check_number("input_tokens", input_tokens, minimum=0)
+    o = check_number("output_tokens", output_tokens, minimum=0)
+    h = check_fraction("cache_hit_rate", cache_hit_rate)
+    new, cached = i * (1 - h), i * h
+    prefill = 2 * spec.params_active * new + latency.attention_flops(spec, new, cached)
+    decode = 0.0
+    if o > 0:
+        ctx = memory.average_context_tokens(i, o)
+        decode = o * (2 * spec.params_active + latency.attention_flops(spec, 1, max(ctx - 1, 0.0), phase="decode"))
+    return prefill + decode
+
+
+def compute_utilization(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    peak_qps: float,
+    input_tokens: float,
+    output_tokens: float,
+    replicas: float,
+    tp: int = 1,
+    pp: int = 1,
+    cache_hit_rate: float = 0.0,
+    mfu: float = 0.5,
+    weight_dtype: str = "auto",
+) -> float:
+    """Compute utilization of a fleet at peak: ``λ·FLOPs per request / (replicas·TP·PP·F·MFU)`` (P2, P4).
+
+    The ceiling that prefill-heavy traffic hits before KV memory or TPOT: every uncached input token costs
+    ``2·P_active`` FLOPs however the batch is formed. ``F`` is the GPU's dense peak at the weights' precision
+    (:func:`planner.latency.flops_for`: FP8 for fp8 weights where the GPU has it), ``MFU`` the achieved fraction.
+    Over 1 the fleet cannot even compute the load; near 1, prefill queues and TTFT grows without bound.
+
+    Worked example: the seed's completion route (400 req/s of the request above) on 12 replicas of 4 H100 at MFU
+    0.4: ``400·9.24e13 / (48·989e12·0.4) = 1.95``: twice what the fleet can compute.
+
+    >>> round(compute_utilization("llama-3.1-70b", "h100-sxm", peak_qps=400, input_tokens=1500, output_tokens=40,
+    ...     replicas=12, tp=4, cache_hit_rate=0.6, mfu=0.4), 2)
+    1.95
+    """
+    spec, card = _specs(model, gpu)
+    lam = check_number("peak_qps", peak_qps, minimum=0)
+    n = check_number("replicas", replicas, minimum=0, exclusive_minimum=True)
+    tp = int(check_number("tp", tp, minimum=1, integer=True))
+    pp = int(check_number("pp", pp, minimum=1, integer=True))
+    mfu = check_fraction("mfu", mfu, allow_zero=False)
+    per_request = flops_per_request(spec, input_tokens=input_tokens, output_tokens=output_tokens,
+                                    cache_hit_rate=cache_hit_rate)
+    return lam * per_request / (n * tp * pp * latency.flops_for(card, weight_dtype, spec) * mfu)
+
+
 @dataclass(frozen=True, kw_only=True)
 class SloCapacity:
     """One replica at the largest batch that meets a TPOT SLO (and fits its KV cache)."""
@@ -254,8 +325,9 @@ def _concurrencies(fleet, routes) -> list[float]:
     modelled = decode.tpot_s(1)
     conc: list[float] = []
     for _ in range(FIXED_POINT_ITERATIONS):
-        conc = [
-            latency.concurrency(r.peak_qps, t + r.avg_output_tokens * (r.tpot_slo_s if r.tpot_slo_s else modelled))
+        conc = [  # P6 E2E (the first token comes with TTFT), as the template's E2E_LATENCY_S
+            latency.concurrency(r.peak_qps, latency.e2e_latency_s(t, r.tpot_slo_s if r.tpot_slo_s else modelled,
+                                                                  r.avg_output_tokens))
             for r, t in zip(routes, ttfts)
         ]
         if all(r.tpot_slo_s for r in routes):
@@ -294,13 +366,15 @@ def _check_fits(fleet, kv: ReplicaKv) -> ReplicaKv:
 
 
 def fleet_constraints(fleet, routes) -> list:
-    """``<fleet> KV`` and ``<fleet> TPOT`` constraints of a fleet carrying ``routes`` (see the module docstring).
+    """``<fleet> KV``, ``<fleet> COMPUTE`` and ``<fleet> TPOT`` constraints of a fleet carrying ``routes`` (see the
+    module docstring).
 
     KV: demand = in-flight requests, capacity = the requests the fleet holds at the routes' contexts
-    (``Σ C_r / utilization``), utilization ``Σ_r C_r / (C_max(ctx_r)·replicas)``. TPOT: demand = modelled TPOT at
-    the peak batch, capacity = the tightest TPOT SLO (no TPOT constraint when no route sets one). A fleet on which
-    one request does not fit (weights over the budget, or one request's KV over it) raises an
-    :class:`~planner.errors.ArgumentError` naming the fleet and what would fix it.
+    (``Σ C_r / utilization``), utilization ``Σ_r C_r·KV_req(ctx_r) / (budget·replicas)`` (M11, as ``KV_FIT``).
+    COMPUTE: demand = the routes' FLOP/s at peak (:func:`flops_per_request`), capacity = GPUs × peak FLOP/s × MFU.
+    TPOT: demand = modelled TPOT at the peak batch, capacity = the tightest TPOT SLO (no TPOT constraint when no
+    route sets one). A fleet on which one request does not fit (weights over the budget, or one request's KV over
+    it) raises an :class:`~planner.errors.ArgumentError` naming the fleet and what would fix it.
     """
     from planner.sizing import Constraint
 
@@ -310,12 +384,20 @@ def fleet_constraints(fleet, routes) -> list:
         return [Constraint(label=f"{fleet.name} KV", demand=0.0, capacity=0.0, unit="requests", utilization=0.0)]
     conc = _concurrencies(fleet, routes)
     util = 0.0
-    for r, c in zip(routes, conc):
+    for r, c in zip(routes, conc):  # M11 KV_FIT: in-flight KV over the budget, as the template's KV share
         kv = _check_fits(fleet, _fleet_kv(fleet, _route_context(r)))
-        util += c / (kv.max_concurrency * fleet.replicas)
+        util += memory.kv_utilization(c, kv.kv_bytes_per_request, kv.kv_budget_bytes, fleet.replicas)
     total = sum(conc)
     capacity = total / util if util > 0 else math.inf
     found = [Constraint(label=f"{fleet.name} KV", demand=total, capacity=capacity, unit="requests", utilization=util)]
+    gpus = fleet.replicas * fleet.tp * fleet.pp
+    _, card = _specs(fleet.model, fleet.gpu)
+    peak_flops = gpus * latency.flops_for(card, fleet.weight_dtype, _specs(fleet.model)[0]) * fleet.mfu
+    demand_flops = sum(r.peak_qps * flops_per_request(fleet.model, input_tokens=r.avg_input_tokens,
+                                                      output_tokens=r.avg_output_tokens,
+                                                      cache_hit_rate=r.cache_hit_rate) for r in routes)
+    found.append(Constraint(label=f"{fleet.name} COMPUTE", demand=demand_flops, capacity=peak_flops, unit="FLOP/s",
+                            utilization=demand_flops / peak_flops))
     slos = [r.tpot_slo_s for r in routes if r.tpot_slo_s]
     if slos:
         slo = min(slos)
@@ -332,7 +414,7 @@ def route_details(fleet, route) -> dict[str, float | None]:
     _, card = _specs(fleet.model, fleet.gpu)
     kv = _check_fits(fleet, _fleet_kv(fleet, _route_context(route)))
     (conc,) = _concurrencies(fleet, [route])
-    fit = conc / (kv.max_concurrency * fleet.replicas)
+    fit = memory.kv_utilization(conc, kv.kv_bytes_per_request, kv.kv_budget_bytes, fleet.replicas)
     decode = _fleet_decode(fleet, memory.average_context_tokens(route.avg_input_tokens, route.avg_output_tokens))
     price = fleet.usd_per_gpu_hour if fleet.usd_per_gpu_hour is not None else card.usd_per_gpu_hour
     monthly = cost.selfhost_monthly_usd(price, fleet.tp * fleet.pp * fleet.replicas) if price is not None else None
@@ -342,5 +424,9 @@ def route_details(fleet, route) -> dict[str, float | None]:
         "kv_fit": fit,
         "tpot_s": decode.tpot_s(conc / fleet.replicas),
         "ttft_s": _route_ttft(fleet, route),
+        "compute_utilization": compute_utilization(
+            fleet.model, fleet.gpu, peak_qps=route.peak_qps, input_tokens=route.avg_input_tokens,
+            output_tokens=route.avg_output_tokens, replicas=fleet.replicas, tp=fleet.tp, pp=fleet.pp,
+            cache_hit_rate=route.cache_hit_rate, mfu=fleet.mfu, weight_dtype=fleet.weight_dtype),
         "monthly_cost_usd": monthly,
     }

@@ -273,8 +273,9 @@ def _fmt(x: float | None, pct: bool = False) -> str:
         return "inf"
     if pct:
         return f"{x:.1%}"
-    if abs(x) >= 1e6:
-        return f"{x / 1e6:,.2f}M"
+    for scale, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M")):  # FLOP/s reach 1e16
+        if abs(x) >= scale:
+            return f"{x / scale:,.2f}{suffix}"
     if abs(x) >= 1e4:
         return f"{x:,.0f}"
     return f"{x:,.3g}" if abs(x) < 10 else f"{x:,.1f}"

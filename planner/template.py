@@ -303,9 +303,9 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
         row: dict[str, Any] = {"name": b.name, "provider": b.provider, "tier": b.tier, "model": b.model,
                                "keys": b.keys}
         for k in ("rpm", "tpm", "itpm", "otpm", "cached_reads_count_itpm", "reserves_max_tokens",
-                  "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_cache_write",
-                  "usd_per_mtok_output"):
-            own = getattr(b, k)
+                  "output_token_weight", "usd_per_mtok_input", "usd_per_mtok_cached_input",
+                  "usd_per_mtok_cache_write", "usd_per_mtok_output"):
+            own = getattr(b, k, None)
             row[k] = own if own is not None else getattr(lim, k)
         _put(out, ts.PROVIDERS, i, row)
     for i, f in enumerate(scenario.fleets):

@@ -672,7 +672,7 @@ KV_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8")
 WEIGHT_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
 ENGINES = ("vllm", "sglang", "trtllm")
 FLAGS = ("TRUE", "FALSE")
-CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "KV", "TPOT")
+CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "KV", "COMPUTE", "TPOT")
 """Constraint labels, in the order of the utilization columns of Results (what BINDING_CONSTRAINT returns)."""
 
 LISTS: dict[str, tuple[str, ...]] = {
@@ -804,6 +804,9 @@ PROVIDERS = Table(
           help="Prefix-cache reads count toward ITPM/TPM", kind="flag", choices="flag", required=True),
         C(key="reserves_max_tokens", header="Reserves max_tokens [TRUE/FALSE]",
           help="Admission counts input + max_tokens (D3)", kind="flag", choices="flag", required=True),
+        C(key="output_token_weight", header="Output quota weight [x]",
+          help="Quota tokens one reserved output token burns toward TPM (AWS Bedrock, Claude 3.7+: 5); blank: 1",
+          minimum=0, maximum=100, number_format="0.0"),
         C(key="usd_per_mtok_input", header="Input [USD/Mtok]", help="Uncached input price", minimum=0,
           number_format="0.000"),
         C(key="usd_per_mtok_cached_input", header="Cached input [USD/Mtok]", help="Cache-read price", minimum=0,
@@ -963,40 +966,66 @@ def _gpu_price(backend: Expr = _BACKEND) -> Expr:
     return fn("IF", own.gt(0), own, lookup(GPUS, "name", _fleet("gpu", backend), "usd_per_gpu_hour"))
 
 
+def _on_backend(key: str, backend: Expr = _BACKEND) -> Expr:
+    """The sum of a Results column over every route whose primary backend is ``backend``: routes on one backend
+    share its limits, KV cache and FLOP/s."""
+    return fn("SUMIFS", Cells(RESULTS_REF, key), Cells(ROUTES, "backend"), backend)
+
+
 def _limit_util(demand_key: str, limit_key: str) -> Expr:
     limit = _prov(limit_key)
     return fn(
         "IF",
         fn("AND", _res("backend_type").eq("provider"), fn("IFERROR", limit.gt(0), False)),
-        udf("LIMIT_UTILIZATION", _res(demand_key), limit, _prov("keys")),
+        udf("LIMIT_UTILIZATION", _on_backend(demand_key), limit, _prov("keys")),
         0,
     )
 
 
+def _demand_on(backend: Expr, demand_key: str) -> Expr:
+    """The route's demand as ``backend`` counts it: max_tokens reserved at admission or not (TPM, OTPM), cached reads
+    counted toward ITPM or not. Results uses the primary backend; the failover check the failover backend."""
+    qps, inp, out, cap = _q("peak_qps"), _q("avg_input_tokens"), _q("avg_output_tokens"), _q("max_tokens")
+    if demand_key == "rpm_demand":
+        return udf("CAPACITY_RPM", qps)
+    counts = fn("IF", _is_provider(backend), fn("IFERROR", _prov("cached_reads_count_itpm", backend), True), True)
+    itpm = udf("CAPACITY_ITPM", qps, inp, _q("cache_hit_rate"), _q("cache_write_tokens"), counts)
+    if demand_key == "itpm_demand":
+        return itpm
+    if demand_key == "otpm_demand":
+        return udf("CAPACITY_OTPM", qps, out)
+    if demand_key == "tpm_demand":  # counted input + output, or + max_tokens x quota weight where reserved (D3)
+        weight = _prov("output_token_weight", backend)
+        weight = fn("IF", fn("IFERROR", weight.gt(0), False), weight, 1)
+        return itpm + fn("IF", _reserves(backend), udf("CAPACITY_OTPM", qps, cap) * weight,
+                         udf("CAPACITY_OTPM", qps, out))
+    raise KeyError(demand_key)
+
+
 def _failover_provider_util(demand_key: str, limit_key: str) -> Expr:
     limit = _prov(limit_key, _FAILOVER)
-    moved = fn("SUMIFS", Cells(RESULTS_REF, demand_key), Cells(ROUTES, "backend"), _FAILOVER) + _res(demand_key)
+    # routes whose primary is the failover backend already count by its rules; this route is recounted by them
+    moved = _on_backend(demand_key, _FAILOVER) + _demand_on(_FAILOVER, demand_key)
     util = udf("LIMIT_UTILIZATION", moved, limit, _prov("keys", _FAILOVER))
     return fn("IF", fn("IFERROR", limit.gt(0), False), util, 0)
 
 
 def _failover_fleet_util() -> Expr:
-    moved = fn("SUMIFS", Cells(RESULTS_REF, "concurrency_needed"), Cells(ROUTES, "backend"), _FAILOVER) + _res(
-        "concurrency_needed"
-    )
+    """The failover fleet's KV and compute utilizations with this route moved onto it: the shares of the routes it
+    already serves plus this route's share on that fleet (both are linear in load)."""
+    f = _FAILOVER
     per_replica = udf(
-        "MAX_CONCURRENCY",
-        _fleet("model", _FAILOVER),
-        _fleet("gpu", _FAILOVER),
-        _fleet("tp", _FAILOVER),
-        _fleet("gpu_memory_utilization", _FAILOVER),
-        _fleet("kv_dtype", _FAILOVER),
-        _r("p95_context_tokens"),
-        _fleet("engine", _FAILOVER),
-        _fleet("weight_dtype", _FAILOVER),
-        _fleet("pp", _FAILOVER),
+        "MAX_CONCURRENCY", _fleet("model", f), _fleet("gpu", f), _fleet("tp", f), _fleet("gpu_memory_utilization", f),
+        _fleet("kv_dtype", f), _r("p95_context_tokens"), _fleet("engine", f), _fleet("weight_dtype", f),
+        _fleet("pp", f),
     )
-    return moved / (per_replica * _fleet("replicas", _FAILOVER))
+    kv = _on_backend("kv_share", f) + _res("concurrency_needed") / (per_replica * _fleet("replicas", f))
+    compute = _on_backend("compute_share", f) + udf(
+        "COMPUTE_UTILIZATION", _fleet("model", f), _fleet("gpu", f), _r("peak_qps"), _r("avg_input_tokens"),
+        _r("avg_output_tokens"), _fleet("replicas", f), _fleet("tp", f), _r("cache_hit_rate"), _fleet("mfu", f),
+        _fleet("weight_dtype", f), _fleet("pp", f),
+    )
+    return fn("MAX", kv, compute)
 
 
 def _q(key: str) -> Expr:
@@ -1013,12 +1042,13 @@ def _zero_unless_fleet(body: Expr) -> Expr:
 
 RESULT_KEYS = (
     "route", "backend_type", "rpm_demand", "tpm_demand", "itpm_demand", "otpm_demand", "concurrency_needed",
-    "rpm_util", "tpm_util", "itpm_util", "otpm_util", "kv_util", "tpot_util",
+    "kv_share", "compute_share", "decode_tokens_in_flight",
+    "rpm_util", "tpm_util", "itpm_util", "otpm_util", "kv_util", "compute_util", "tpot_util",
     "kv_bytes_per_request", "max_concurrency", "batch_per_replica", "tpot_at_peak_s",
     "cost_monthly_no_cache_usd", "cost_monthly_usd", "failover_util", "failover_ok",
     "max_util", "binding_constraint", "headroom_multiple", "months_to_breach", "status",
 )
-UTILIZATION_KEYS = ("rpm_util", "tpm_util", "itpm_util", "otpm_util", "kv_util", "tpot_util")
+UTILIZATION_KEYS = ("rpm_util", "tpm_util", "itpm_util", "otpm_util", "kv_util", "compute_util", "tpot_util")
 
 # The Results layout (keys -> letters) exists before its formulas, which refer to earlier Results columns.
 RESULTS_REF = Table(
@@ -1049,29 +1079,43 @@ def _results_columns() -> tuple[Column, ...]:
         col("backend_type", "Backend type", "provider, fleet or unknown",
             fn("IF", _is_provider(_BACKEND), "provider", fn("IF", _is_fleet(_BACKEND), "fleet", "unknown")),
             kind="text", width=10),
-        col("rpm_demand", "RPM demand [req/min]", "D1: 60 x peak QPS", udf("CAPACITY_RPM", qps)),
+        col("rpm_demand", "RPM demand [req/min]", "D1: 60 x peak QPS", _demand_on(_BACKEND, "rpm_demand")),
         col("tpm_demand", "TPM demand [tokens/min]", "D2/D3: total tokens per minute (max_tokens if reserved)",
-            fn("IF", _reserves(), udf("CAPACITY_TPM", qps, inp, _q("max_tokens")), udf("CAPACITY_TPM", qps, inp, out))),
+            _demand_on(_BACKEND, "tpm_demand")),
         col("itpm_demand", "ITPM demand [tokens/min]", "D4: counted input tokens per minute",
-            udf("CAPACITY_ITPM", qps, inp, _q("cache_hit_rate"), _q("cache_write_tokens"),
-                fn("IF", _is_provider(_BACKEND), fn("IFERROR", _prov("cached_reads_count_itpm"), True), True))),
+            _demand_on(_BACKEND, "itpm_demand")),
         col("otpm_demand", "OTPM demand [tokens/min]", "D2/D3: output tokens per minute (max_tokens if reserved)",
-            fn("IF", _reserves(), udf("CAPACITY_OTPM", qps, _q("max_tokens")), udf("CAPACITY_OTPM", qps, out))),
+            _demand_on(_BACKEND, "otpm_demand")),
         col("concurrency_needed", "In flight at peak [requests]",
             "P7 Little's law at the SLO: QPS x E2E latency (P6, TTFT SLO + output x TPOT SLO)",
             udf("CONCURRENCY", qps, e2e), fmt="#,##0.0"),
-        # utilization columns, in CONSTRAINTS order (contiguous: BINDING_CONSTRAINT reads them as one range)
+        col("kv_share", "KV share [x]", "M11 KV_FIT: this route's in-flight KV at p95 context / its fleet's KV budget",
+            _zero_unless_fleet(udf("KV_FIT", *fleet_args("model", "gpu"), qps, e2e, _q("p95_context_tokens"),
+                                   *fleet_args("replicas", "tp", "gpu_memory_utilization", "kv_dtype", "engine",
+                                               "weight_dtype", "pp"))),
+            util_fmt),
+        col("compute_share", "Compute share [x]", "P2/P4 COMPUTE_UTILIZATION: this route's FLOP/s at peak / its "
+            "fleet's GPUs x peak FLOP/s x MFU",
+            _zero_unless_fleet(udf("COMPUTE_UTILIZATION", *fleet_args("model", "gpu"), qps, inp, out,
+                                   *fleet_args("replicas", "tp"), _q("cache_hit_rate"),
+                                   *fleet_args("mfu", "weight_dtype", "pp"))),
+            util_fmt),
+        col("decode_tokens_in_flight", "Decode context in flight [tokens]",
+            "M8: in flight at peak x (input + output/2), to weight the fleet's decode context",
+            _res("concurrency_needed") * (inp + out / 2), "#,##0"),
+        # utilization columns, in CONSTRAINTS order (contiguous: BINDING_CONSTRAINT reads them as one range); each is
+        # the utilization of the route's backend with all the routes it serves
+
         col("rpm_util", "RPM util [x]", "RPM demand / (limit x keys)", _limit_util("rpm_demand", "rpm"), util_fmt),
         col("tpm_util", "TPM util [x]", "TPM demand / (limit x keys)", _limit_util("tpm_demand", "tpm"), util_fmt),
         col("itpm_util", "ITPM util [x]", "ITPM demand / (limit x keys)", _limit_util("itpm_demand", "itpm"),
             util_fmt),
         col("otpm_util", "OTPM util [x]", "OTPM demand / (limit x keys)", _limit_util("otpm_demand", "otpm"),
             util_fmt),
-        col("kv_util", "KV util [x]", "M11 KV_FIT: KV of in-flight requests at p95 context / fleet KV budget",
-            _zero_unless_fleet(udf("KV_FIT", *fleet_args("model", "gpu"), qps, e2e, _q("p95_context_tokens"),
-                                   *fleet_args("replicas", "tp", "gpu_memory_utilization", "kv_dtype", "engine",
-                                               "weight_dtype", "pp"))),
-            util_fmt),
+        col("kv_util", "KV util [x]", "M11: KV of every route in flight on the fleet / its KV budget (sum of shares)",
+            _zero_unless_fleet(_on_backend("kv_share")), util_fmt),
+        col("compute_util", "Compute util [x]", "P2/P4: FLOP/s of every route on the fleet / GPUs x peak FLOP/s x MFU",
+            _zero_unless_fleet(_on_backend("compute_share")), util_fmt),
         col("tpot_util", "TPOT util [x]", "TPOT at the peak batch / TPOT SLO",
             _zero_unless_fleet(_res("tpot_at_peak_s") / _q("tpot_slo_s")), util_fmt),
         col("kv_bytes_per_request", "KV per request [bytes]", "M8: KV bytes per request at p95 context",
@@ -1081,11 +1125,15 @@ def _results_columns() -> tuple[Column, ...]:
             _blank_unless_fleet(udf("MAX_CONCURRENCY", *fleet_args("model", "gpu", "tp", "gpu_memory_utilization",
                                                                     "kv_dtype"), _q("p95_context_tokens"),
                                     *fleet_args("engine", "weight_dtype", "pp"))), "#,##0"),
-        col("batch_per_replica", "Peak batch [req/replica]", "In flight at peak / replicas",
-            _blank_unless_fleet(_res("concurrency_needed") / _fleet("replicas")), "#,##0.0"),
-        col("tpot_at_peak_s", "TPOT at peak [s]", "P1-P2: decode step at the peak batch",
+        col("batch_per_replica", "Peak batch [req/replica]",
+            "In flight at peak on the fleet (all its routes) / replicas",
+            _blank_unless_fleet(_on_backend("concurrency_needed") / _fleet("replicas")), "#,##0.0"),
+        col("tpot_at_peak_s", "TPOT at peak [s]", "P1-P2: decode step at the fleet's peak batch and in-flight-weighted "
+            "context (M8)",
             _blank_unless_fleet(udf("TPOT_S", *fleet_args("model", "gpu", "tp"), _res("batch_per_replica"),
-                                    inp + out / 2, *fleet_args("kv_dtype", "mbu", "mfu", "weight_dtype"))),
+                                    fn("IFERROR", _on_backend("decode_tokens_in_flight")
+                                       / _on_backend("concurrency_needed"), inp + out / 2),
+                                    *fleet_args("kv_dtype", "mbu", "mfu", "weight_dtype"))),
             "0.0000"),
         col("cost_monthly_no_cache_usd", "Cost no cache [USD/month]", "C1 at hit rate 0 (fleet: GPU-hours)",
             fn("IF", _res("backend_type").eq("fleet"),

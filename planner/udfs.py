@@ -207,6 +207,23 @@ def CAPACITY_TPM(peak_qps, avg_input_tokens, avg_output_tokens):
 
 
 @xw.func(category='Latency')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@xw.arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
+@xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
+@xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
+@xw.arg('replicas', ndim=2, err_to_str=True, doc='Replicas of the fleet [replicas]')
+@xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
+@xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
+@xw.arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
+@xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@xw.arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def COMPUTE_UTILIZATION(model, gpu, peak_qps, avg_input_tokens, avg_output_tokens, replicas, tp=None, cache_hit_rate=None, mfu=None, weight_dtype=None, pp=None):
+    """Compute utilization of a fleet at peak: peak QPS x FLOPs per request (2 x active params per uncached input and output token, plus attention) / (replicas x TP x PP x peak FLOP/s x MFU). Over 1 the fleet cannot compute the load. Returns fraction (<= 1 fi..."""
+    return excel_call(_REGISTRY['COMPUTE_UTILIZATION'], model, gpu, peak_qps, avg_input_tokens, avg_output_tokens, replicas, tp, cache_hit_rate, mfu, weight_dtype, pp)
+
+
+@xw.func(category='Latency')
 @xw.arg('rate_qps', ndim=2, err_to_str=True, doc='Request rate (peak) [req/s]')
 @xw.arg('latency_s', ndim=2, err_to_str=True, doc='End-to-end latency per request [s]')
 def CONCURRENCY(rate_qps, latency_s):

@@ -38,18 +38,29 @@ def _max_conc(fleet: Fleet, ctx: float) -> int:
 
 
 def test_kv_constraint_is_the_workbook_formula():
-    """KV util = QPS·(TTFT SLO + O·TPOT SLO) / (MAX_CONCURRENCY at p95 context × replicas)."""
+    """KV util = KV_FIT(QPS, E2E_LATENCY_S(TTFT SLO, TPOT SLO, O), p95 context, replicas): the template's KV share."""
     kv = _by_label(selfhosted.fleet_constraints(FLEET, [ROUTE]))["f KV"]
-    in_flight = functions.CONCURRENCY(100, 0.5 + 200 * 0.03)
+    e2e = functions.E2E_LATENCY_S(0.5, 0.03, 200)
+    in_flight = functions.CONCURRENCY(100, e2e)
     assert kv.demand == pytest.approx(in_flight)
-    assert kv.utilization == pytest.approx(in_flight / (_max_conc(FLEET, 6000) * 4))
-    assert kv.capacity == pytest.approx(_max_conc(FLEET, 6000) * 4)
+    assert kv.utilization == pytest.approx(functions.KV_FIT("llama-3.1-8b", "h100-sxm", 100, e2e, 6000, 4, 1, 0.9,
+                                                            "fp8"))
+    assert kv.utilization < in_flight / (_max_conc(FLEET, 6000) * 4)  # whole requests per replica: a lower bound
     assert kv.unit == "requests"
+
+
+def test_compute_constraint_is_the_workbook_formula():
+    """COMPUTE util = COMPUTE_UTILIZATION of the route's load on the fleet's GPUs."""
+    comp = _by_label(selfhosted.fleet_constraints(FLEET, [ROUTE]))["f COMPUTE"]
+    assert comp.utilization == pytest.approx(
+        functions.COMPUTE_UTILIZATION("llama-3.1-8b", "h100-sxm", 100, 2000, 200, 4, 1, 0.0, FLEET.mfu))
+    assert comp.unit == "FLOP/s"
+    assert comp.capacity == pytest.approx(4 * get_gpu("h100-sxm").bf16_flops_per_s * FLEET.mfu)
 
 
 def test_tpot_constraint_is_tpot_at_the_peak_batch_over_the_slo():
     tpot = _by_label(selfhosted.fleet_constraints(FLEET, [ROUTE]))["f TPOT"]
-    batch = functions.CONCURRENCY(100, 0.5 + 200 * 0.03) / 4
+    batch = functions.CONCURRENCY(100, functions.E2E_LATENCY_S(0.5, 0.03, 200)) / 4
     expected = functions.TPOT_S("llama-3.1-8b", "h100-sxm", 1, batch, 2000 + 100, "fp8", FLEET.mbu, FLEET.mfu)
     assert tpot.demand == pytest.approx(expected)
     assert tpot.capacity == 0.03
@@ -77,11 +88,11 @@ def test_without_slos_the_modelled_latencies_are_a_fixed_point():
     """No TTFT/TPOT SLO: in flight = QPS·(modelled TTFT + O·TPOT(in flight / replicas)); no TPOT constraint."""
     route = replace(ROUTE, ttft_slo_s=None, tpot_slo_s=None)
     found = _by_label(selfhosted.fleet_constraints(FLEET, [route]))
-    assert set(found) == {"f KV"}
+    assert set(found) == {"f KV", "f COMPUTE"}
     c = found["f KV"].demand
     ttft = functions.TTFT_S("llama-3.1-8b", "h100-sxm", 1, 2000, 0.0, FLEET.mfu, FLEET.mbu, "fp8")
     tpot = functions.TPOT_S("llama-3.1-8b", "h100-sxm", 1, c / 4, 2100, "fp8", FLEET.mbu, FLEET.mfu)
-    assert c == pytest.approx(100 * (ttft + 200 * tpot), rel=1e-6)
+    assert c == pytest.approx(100 * functions.E2E_LATENCY_S(ttft, tpot, 200), rel=1e-6)
 
 
 def test_context_falls_back_to_input_plus_output():
@@ -128,12 +139,11 @@ def test_size_scenario_with_a_fleet(tmp_path):
     }
     report = size_scenario(parse_scenario(data))
     (route,) = report.routes
-    assert {c.label for c in route.constraints} == {"f KV", "f TPOT"}
-    expected_kv = 30 * (1 + 300 * 0.04) / (
-        functions.MAX_CONCURRENCY("qwen3-30b-a3b", "h200", 2, 0.9, "fp8", 16000) * 3
-    )
+    assert {c.label for c in route.constraints} == {"f KV", "f COMPUTE", "f TPOT"}
+    expected_kv = functions.KV_FIT("qwen3-30b-a3b", "h200", 30, functions.E2E_LATENCY_S(1, 0.04, 300), 16000, 3, 2,
+                                   0.9, "fp8")
     assert route.kv_fit == pytest.approx(expected_kv)
-    assert route.binding in ("f KV", "f TPOT")
+    assert route.binding in ("f KV", "f COMPUTE", "f TPOT")
     assert route.max_utilization == max(c.utilization for c in route.constraints)
 
 
@@ -165,14 +175,17 @@ def test_planner_size_json_matches_the_spreadsheet_functions():
         fleet = fleets[route.backend]
         ctx = route.p95_context_tokens
         c_max = functions.MAX_CONCURRENCY(fleet.model, fleet.gpu, fleet.tp, fleet.gpu_memory_utilization,
-                                          fleet.kv_dtype, ctx, fleet.engine)
-        in_flight = functions.CONCURRENCY(route.peak_qps, route.ttft_slo_s + route.avg_output_tokens * route.tpot_slo_s)
+                                          fleet.kv_dtype, ctx, fleet.engine, fleet.weight_dtype, fleet.pp)
+        e2e = functions.E2E_LATENCY_S(route.ttft_slo_s, route.tpot_slo_s, route.avg_output_tokens)
+        in_flight = functions.CONCURRENCY(route.peak_qps, e2e)
         assert row["max_concurrency_per_replica"] == c_max
         assert row["kv_bytes_per_request"] == functions.KV_BYTES_PER_REQUEST(fleet.model, ctx, fleet.kv_dtype, fleet.tp)
-        assert row["kv_fit"] == pytest.approx(in_flight / (c_max * fleet.replicas))
+        assert row["kv_fit"] == pytest.approx(functions.KV_FIT(
+            fleet.model, fleet.gpu, route.peak_qps, e2e, ctx, fleet.replicas, fleet.tp, fleet.gpu_memory_utilization,
+            fleet.kv_dtype, fleet.engine, fleet.weight_dtype, fleet.pp))
         tpot = functions.TPOT_S(fleet.model, fleet.gpu, fleet.tp, in_flight / fleet.replicas,
                                 route.avg_input_tokens + route.avg_output_tokens / 2, fleet.kv_dtype, fleet.mbu,
-                                fleet.mfu)
+                                fleet.mfu, fleet.weight_dtype)
         assert row["tpot_s"] == pytest.approx(tpot)
         checked += 1
     assert checked >= 1

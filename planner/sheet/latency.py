@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from planner import latency, selfhosted
 from planner.registry import Arg, sheet_function
-from planner.sheet.memory import ENGINE, GPU, KV_DTYPE, MODEL, TP, UTIL_OPT, WEIGHT_DTYPE, _kv_dtype
+from planner.sheet.memory import ENGINE, GPU, KV_DTYPE, MODEL, PP_OPT, TP, TP_OPT, UTIL_OPT, WEIGHT_DTYPE, _kv_dtype
 
 MBU = Arg(name="mbu", unit="fraction", help="Achieved fraction of peak memory bandwidth in decode (0-1)", default=0.7)
 MFU = Arg(name="mfu", unit="fraction", help="Achieved fraction of peak FLOP/s (0-1)", default=0.5)
@@ -73,6 +73,27 @@ def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=0.0, mfu=0.5, mbu=0.7, k
 )
 def E2E_LATENCY_S(time_to_first_token_s, time_per_output_token_s, output_tokens):
     return latency.e2e_latency_s(time_to_first_token_s, time_per_output_token_s, output_tokens)
+
+
+@sheet_function(
+    summary="Compute utilization of a fleet at peak: peak QPS x FLOPs per request (2 x active params per uncached "
+    "input and output token, plus attention) / (replicas x TP x PP x peak FLOP/s x MFU). Over 1 the fleet cannot "
+    "compute the load.",
+    args=(MODEL, GPU, Arg(name="peak_qps", unit="req/s", help="Requests per second at the peak"),
+          Arg(name="avg_input_tokens", unit="tokens", help="Average input (prompt) tokens per request"),
+          Arg(name="avg_output_tokens", unit="tokens", help="Average output tokens per request"),
+          Arg(name="replicas", unit="replicas", help="Replicas of the fleet"),
+          TP_OPT, HIT, MFU, WEIGHT_DTYPE, PP_OPT),
+    returns="fraction (<= 1 fits)",
+    category="Latency",
+    example='=COMPUTE_UTILIZATION("llama-3.1-70b", "h100-sxm", 400, 1500, 40, 12, 4, 0.6, 0.4) -> 1.945',
+    formula_ids=("P2", "P4"),
+)
+def COMPUTE_UTILIZATION(model, gpu, peak_qps, avg_input_tokens, avg_output_tokens, replicas, tp=1, cache_hit_rate=0.0,
+                        mfu=0.5, weight_dtype="auto", pp=1):
+    return selfhosted.compute_utilization(model, gpu, peak_qps=peak_qps, input_tokens=avg_input_tokens,
+                                          output_tokens=avg_output_tokens, replicas=replicas, tp=tp, pp=pp,
+                                          cache_hit_rate=cache_hit_rate, mfu=mfu, weight_dtype=weight_dtype)
 
 
 @sheet_function(

@@ -27,7 +27,7 @@ EXPECTED_CODES: dict[str, tuple[str, ...]] = {
     "input-out-of-range.xlsm": ("input-out-of-range",),
     "formula-overwritten.xlsm": ("formula-overwritten",),
     "output-stale-value.xlsm": ("stale-value",),
-    "policy-over-threshold.xlsm": ("utilization-over-threshold",),
+    "policy-over-threshold.xlsm": ("utilization-over-threshold",),  # plus the warning no-failover-headroom
     "hostile-dde-formula.xlsm": ("dde-formula", "formula-changed"),
 }
 """Each invalid sample and the finding codes it must produce (``tests/test_validate_samples.py``)."""
@@ -85,6 +85,8 @@ def make_invalid(scenario: str | Path, out_dir: str | Path) -> list[Path]:
         busy = dict(inputs)
         qps = (ts.ROUTES.sheet, ts.ROUTES.cell("peak_qps", 0))
         busy[qps] = float(busy[qps]) * 1.4
+        # and a failover backend with a single key, too small to absorb the busy route
+        busy[(ts.PROVIDERS.sheet, ts.PROVIDERS.cell("keys", 1))] = 1
         policy = write_plan(busy, Path(tmp) / "busy.xlsm").read_bytes()
     results = _sheet_part(ts.RESULTS.sheet)
     cost = ts.RESULTS.cell("cost_monthly_usd", 0)
