@@ -90,6 +90,128 @@ def activation_peak_bytes(
     return base * max(1.0, tokens / VLLM_DEFAULT_BATCHED_TOKENS)
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# vLLM V0 activation peak, derived from the model's shapes (no fitted constant)
+
+VLLM_V0_MAX_NUM_SEQS = 256
+"""V0's default ``max_num_seqs`` (vllm-project/vllm ``EngineArgs.max_num_seqs = 256``, 0.4-0.8): ``profile_run``
+(``vllm/worker/model_runner.py``) builds this many dummy prompts sharing ``max_num_batched_tokens``."""
+
+VLLM_V0_LONG_CONTEXT_TOKENS = 32768
+"""Above this ``max_model_len`` V0 turns chunked prefill on by default (``EngineArgs.create_engine_config``:
+"Chunked prefill is enabled by default for models with max_model_len > 32K", 0.5.5-0.8.x); the profile batch is then
+the chunked-prefill budget :func:`vllm_v0_profile_tokens` returns instead of ``max(max_model_len, 2048)``."""
+
+VLLM_V0_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + (4 + 8) + 8 + (4 + 8)
+"""Bytes the V0 sampler holds per ``[num_seqs, vocab]`` logit at its peak (inside ``torch.sort``): 38.
+
+``profile_run`` gives every dummy prompt ``SamplingParams(top_p=0.99, top_k=vocab_size - 1)`` "to reflect the
+accurate memory usage", so ``Sampler.forward`` takes the ``_apply_top_k_top_p`` path
+(``vllm/model_executor/layers/sampler.py``, 0.4-0.8). Live while ``logits.sort(dim=-1)`` runs:
+
+- 2: the 16-bit logits of ``LogitsProcessor`` (the model runner keeps its reference during sampling);
+- 4: the fp32 copy ``logits.to(torch.float)``;
+- 4 + 8: the sorted values and their int64 indices;
+- 8: the int64 reverse-index array PyTorch's ``segmented_sort_pairs`` allocates for 128 or more rows
+  (``aten/src/ATen/native/cuda/SortStable.cu``);
+- 4 + 8: cub ``DeviceSegmentedRadixSort::SortPairs``' alternate key and value buffers (its temp storage, taken from
+  the caching allocator, so inside torch's peak).
+
+The later top-p stage (softmax, cumsum, two bool masks, the scatter output) holds 32 bytes per logit, less.
+Derived from the code; not fitted to any case. Check (out of sample): Llama-3-8B, 256 x 128,256 logits at 8192
+tokens gives 38 x 32.8e6 B + the 64 MiB final hidden states = 1.22 GiB; vLLM PR #10511 logs 1.26 GiB at TP 1 and
+TP 2 (the driver rank samples the gathered logits, so the peak does not shrink with TP)."""
+
+
+def vllm_v0_profile_tokens(max_model_len: int, *, engine_version: str | None = None) -> int:
+    """Tokens of V0's profile batch (its default ``max_num_batched_tokens``) for ``max_model_len``.
+
+    - ``max_model_len`` <= 32768 (no chunked prefill): ``max(max_model_len, 2048)`` (``SchedulerConfig``,
+      ``_DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048``).
+    - Longer (chunked prefill on by default, :data:`VLLM_V0_LONG_CONTEXT_TOKENS`): 512 before 0.7 ("512 is the
+      default max_num_batched_tokens for chunked prefill", vLLM docs ``performance.rst``), 2048 from 0.7.
+      ***The 0.7 boundary is not located in the source here***; it agrees with the logs: vLLM #10517 (0.6.4, 35k)
+      profiles a ~0.06 GiB peak (512 tokens x 110,592 B = 0.05 GiB; 2048 would be 0.21 GiB) and the non-driver
+      rank of #13061 (0.7.2) 0.19 GiB (2048 tokens: 0.16 GiB; 512: 0.04 GiB). Neither value changes the driver
+      rank's peak, which the sampler sets (:func:`vllm_v0_activation_bytes`).
+
+    >>> vllm_v0_profile_tokens(8192), vllm_v0_profile_tokens(1024)
+    (8192, 2048)
+    >>> vllm_v0_profile_tokens(131072, engine_version="0.6.4"), vllm_v0_profile_tokens(131072, engine_version="0.7.2")
+    (512, 2048)
+    """
+    max_len = int(check_number("max_model_len", max_model_len, minimum=1, integer=True))
+    if max_len <= VLLM_V0_LONG_CONTEXT_TOKENS:
+        return max(max_len, 2048)
+    if engine_version and _version_tuple(engine_version) < (0, 7):
+        return 512
+    return 2048
+
+
+def vllm_v0_forward_bytes_per_token(model: ModelSpec, *, tp: int = 1, act_bytes: float = 2.0) -> float | None:
+    """Peak bytes per profiled token of V0's dummy forward pass, dense SwiGLU models (``None`` when the model has no
+    ``intermediate_size`` or is MoE/MLA, whose MLP workspaces this does not model).
+
+    ``b·(3·I/TP + (3 + [TP>1])·H)``: the peak is in the MLP's down projection, where ``LlamaMLP.forward``
+    (``vllm/model_executor/models/llama.py``; Qwen2 is the same) still holds ``gate_up`` [T, 2I/TP] and the
+    SiLU-and-mul output [T, I/TP] while writing ``down_proj``'s [T, H]; the decoder layer holds the layer input and
+    the residual [T, H] each (``fused_add_rms_norm`` works in place); at TP > 1 the all-reduce writes one more
+    [T, H]. Attention holds less (``qkv`` [T, (n_q + 2 n_kv)·d/TP] + output).
+
+    Check: Llama-3.1-8B (H 4096, I 14336): 2·(3·14336 + 3·4096) = 110,592 B per token; at 20,000 and 29,000 tokens
+    2.06 and 2.99 GiB, against the 2.07 and 2.99 GiB the two RTX 3090 logs of vLLM #10517 show
+    (peak_torch_memory − weights).
+
+    >>> from planner.catalog import get_model
+    >>> vllm_v0_forward_bytes_per_token(get_model("llama-3.1-8b"))
+    110592.0
+    """
+    if model.architecture == "moe" or model.attention == "mla" or not model.intermediate_size:
+        return None
+    tp = int(check_number("tp", tp, minimum=1, integer=True))
+    inter = model.intermediate_size / tp
+    return act_bytes * (3 * inter + (3 + (1 if tp > 1 else 0)) * model.hidden_size)
+
+
+def vllm_v0_activation_bytes(
+    model: ModelSpec,
+    *,
+    tp: int = 1,
+    max_num_batched_tokens: int,
+    max_num_seqs: int = VLLM_V0_MAX_NUM_SEQS,
+    engine_version: str | None = None,
+) -> float:
+    """vLLM V0's "PyTorch activation peak memory" on the driver rank (bytes), from the model's shapes.
+
+    ``act = max(T·forward_per_token, S·V·38 + T·H·b)`` with ``T = max_num_batched_tokens``,
+    ``S = min(max_num_seqs, T)`` dummy prompts and ``V = vocab_size``: the forward pass
+    (:func:`vllm_v0_forward_bytes_per_token`) and the sampler (:data:`VLLM_V0_SAMPLER_BYTES_PER_LOGIT`, while the
+    final hidden states [T, H] are still held) peak one after the other. V0 samples on the driver worker only
+    (``ModelRunner.execute_model``: "if not self.is_driver_worker: return"), so rank 0 has the larger peak and, the
+    executor taking the minimum of the ranks' block counts, it sets the logged KV size.
+
+    Models this does not cover (MoE, MLA, no ``intermediate_size``/``vocab_size``) keep the §2.2 constant.
+
+    Worked example, Llama-3.1-8B at 20,000 tokens: forward 20,000 x 110,592 B = 2.06 GiB; sampler
+    256 x 128,256 x 38 B + 20,000 x 4096 x 2 B = 1.31 GiB; peak 2.06 GiB.
+
+    >>> from planner.catalog import get_model
+    >>> round(vllm_v0_activation_bytes(get_model("llama-3.1-8b"), max_num_batched_tokens=20000) / 2**30, 2)
+    2.06
+    >>> round(vllm_v0_activation_bytes(get_model("llama-3.1-8b"), max_num_batched_tokens=8192) / 2**30, 2)
+    1.22
+    """
+    tokens = int(check_number("max_num_batched_tokens", max_num_batched_tokens, minimum=1, integer=True))
+    seqs = int(check_number("max_num_seqs", max_num_seqs, minimum=1, integer=True))
+    act_bytes = 4.0 if model.weight_dtype in ("fp32", "float32") else 2.0
+    per_token = vllm_v0_forward_bytes_per_token(model, tp=tp, act_bytes=act_bytes)
+    if per_token is None or not model.vocab_size:
+        return activation_peak_bytes(model, engine_version=engine_version)
+    forward = tokens * per_token
+    sampler = min(seqs, tokens) * model.vocab_size * VLLM_V0_SAMPLER_BYTES_PER_LOGIT
+    return max(forward, sampler + tokens * model.hidden_size * act_bytes)
+
+
 def non_torch_bytes(*, tp: int, engine_version: str | None = None) -> float:
     """vLLM non-torch memory increase during profiling (bytes): 0.15 GiB at TP=1, 0.6 GiB at TP>=2 (§2.2).
 
@@ -111,8 +233,9 @@ def default_reserve_bytes(
 ) -> float:
     """Non-KV, non-weight memory one GPU reserves (bytes): activation peak + non-torch memory (M9, §2.2).
 
-    ``reserve = act_family(max_num_batched_tokens) + non_torch(TP)``; for vLLM V0 the same constants apply (its
-    profile runs at ``max_num_batched_tokens`` as well). ``engine_version`` >= 0.17 selects the v0.17+ constants
+    ``reserve = act_family(max_num_batched_tokens) + non_torch(TP)``; for vLLM V0 the activation is derived from
+    the model's shapes (:func:`vllm_v0_activation_bytes`, profile batch ``max_num_batched_tokens``, default 2048).
+    ``engine_version`` >= 0.17 selects the v0.17+ constants
     (:data:`VLLM_V017_ACTIVATION_GIB`). SGLang and TensorRT-LLM budget their reserve differently
     (see :func:`kv_capacity`); this number is the vLLM-style reserve the generic memory model uses.
 
@@ -122,7 +245,12 @@ def default_reserve_bytes(
     >>> round(default_reserve_bytes(get_model("qwen3-30b-a3b"), tp=2) / 2**30, 2)
     8.6
     """
-    normalize_engine(engine, engine_version)
+    key = normalize_engine(engine, engine_version)
+    if key == "vllm-v0":
+        tokens = max_num_batched_tokens or vllm_v0_profile_tokens(2048, engine_version=engine_version)
+        return vllm_v0_activation_bytes(
+            model, tp=tp, max_num_batched_tokens=tokens, engine_version=engine_version
+        ) + non_torch_bytes(tp=tp, engine_version=engine_version)
     return activation_peak_bytes(
         model, max_num_batched_tokens=max_num_batched_tokens, engine_version=engine_version
     ) + non_torch_bytes(tp=tp, engine_version=engine_version)
@@ -423,8 +551,9 @@ def kv_capacity(
     - vLLM V1 (>= 0.10, pinned 0.11.0): ``avail = HBM·util − weights − activation − non_torch``;
       ``num_blocks = avail // (page·group_size)``; logged tokens ``num_blocks // groups · block``;
       concurrency ``num_blocks / Σ_groups blocks_per_request``.
-    - vLLM V0 (pinned 0.6.6): the same budget, activation profiled at ``max(max_model_len, 2048)`` tokens; logged
-      tokens ``num_blocks·block``.
+    - vLLM V0 (pinned 0.6.6): the same budget, activation derived from the model's shapes at the profile batch
+      (:func:`vllm_v0_profile_tokens`: ``max(max_model_len, 2048)``, chunked-prefill budget above 32K) for the
+      driver rank, which also samples (:func:`vllm_v0_activation_bytes`); logged tokens ``num_blocks·block``.
     - SGLang (pinned 0.5.3): ``KV = (HBM − weights − non_torch) − HBM·(1 − mem_fraction_static)``, default fraction
       from :func:`sglang_default_mem_fraction`; ``max_total_num_tokens = KV // cell_size`` (sliding layers sized at
       ``swa_full_tokens_ratio`` 0.8 of the full pool).
@@ -454,9 +583,10 @@ def kv_capacity(
     if block_size is None:
         block_size = defaults.block_size
     block = int(check_number("block_size", block_size, minimum=1, integer=True))
-    explicit_batched = max_num_batched_tokens is not None
     if max_num_batched_tokens is None:
-        max_num_batched_tokens = defaults.max_num_batched_tokens or max(max_len, 2048)
+        max_num_batched_tokens = defaults.max_num_batched_tokens or vllm_v0_profile_tokens(
+            max_len, engine_version=version
+        )
     batched = int(check_number("max_num_batched_tokens", max_num_batched_tokens, minimum=1, integer=True))
 
     if gpu_memory_utilization is None:
@@ -478,11 +608,10 @@ def kv_capacity(
         # quantity as vLLM's non-torch memory, so the recent measurements apply (0.25 GiB TP=1, 2.1 GiB TP>=2).
         reserve = VLLM_V017_NON_TORCH_GIB[1 if tp == 1 else 2] * GIB
     else:
-        # V0 profiles at max(max_model_len, 2048) tokens, yet the published constants do not scale with
-        # max_model_len (§2.2): keep them constant there unless max_num_batched_tokens is given.
-        profile_tokens = batched if (key != "vllm-v0" or explicit_batched) else None
+        # V0: the activation is derived from the shapes at the profile batch (vllm_v0_profile_tokens); V1 and
+        # TRT-LLM scale the measured constants by the batch.
         reserve = default_reserve_bytes(
-            spec, tp=tp, engine=key, max_num_batched_tokens=profile_tokens, engine_version=engine_version
+            spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version
         )
 
     per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype)

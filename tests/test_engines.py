@@ -163,3 +163,27 @@ def test_model_from_config_path(tmp_path):
     )
     cap = planner.kv_capacity(str(cfg), "a100-80gb-sxm")
     assert cap.kv_bytes_per_token == 131072 and cap.max_model_len == 8192
+
+
+def test_vllm_v0_activation_is_derived_from_shapes():
+    """V0: forward peak b·(3·I/TP + (3 + [TP>1])·H) per token against the sampler's 38 bytes per logit (driver)."""
+    llama = get_model("llama-3.1-8b")
+    assert engines.vllm_v0_forward_bytes_per_token(llama) == 2 * (3 * 14336 + 3 * 4096)
+    assert engines.vllm_v0_forward_bytes_per_token(llama, tp=2) == 2 * (3 * 7168 + 4 * 4096)
+    # 20k tokens: the forward pass binds; 8192 tokens: the sampler (256 x 128,256 logits) binds, independent of TP.
+    long = engines.vllm_v0_activation_bytes(llama, max_num_batched_tokens=20000)
+    assert long == 20000 * engines.vllm_v0_forward_bytes_per_token(llama)
+    short = engines.vllm_v0_activation_bytes(llama, max_num_batched_tokens=8192)
+    assert short == 256 * 128256 * 38 + 8192 * 4096 * 2
+    assert engines.vllm_v0_activation_bytes(llama, tp=2, max_num_batched_tokens=8192) == short
+    # MoE keeps the published constant (no derivation for fused-MoE workspaces here).
+    moe = get_model("qwen3-30b-a3b")
+    assert engines.vllm_v0_activation_bytes(moe, max_num_batched_tokens=8192) == engines.activation_peak_bytes(moe)
+
+
+def test_vllm_v0_profile_batch_and_capacity():
+    assert engines.vllm_v0_profile_tokens(20000) == 20000
+    assert engines.vllm_v0_profile_tokens(131072, engine_version="0.6.4") == 512
+    cap = planner.kv_capacity("llama-3.1-8b", "h100-sxm", engine="vllm-v0", max_model_len=20000)
+    act = engines.vllm_v0_activation_bytes(get_model("llama-3.1-8b"), max_num_batched_tokens=20000)
+    assert cap.reserve_gib * 2**30 == pytest.approx(act + engines.non_torch_bytes(tp=1))

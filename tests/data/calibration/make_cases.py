@@ -77,7 +77,7 @@ GPU KV cache size: 178,880 tokens""",
 (EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:864] GPU KV cache size: 42,656 tokens
 (EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:868] Maximum concurrency for 32,768 tokens per request: 1.30x""",
       notes="GPU and utilization not stated: checks KV bytes per token and concurrency only."),
- dict(id="vllm12330-llama3-8b-a100-40g", expect={'kv_cache_tokens': 'V0 0.6.6 measured a 9.37 GiB activation peak (its profile batch); the published constant is 4.8 GiB'}, source=issue("vllm-project/vllm", 12330),
+ dict(id="vllm12330-llama3-8b-a100-40g", expect={'kv_cache_tokens': 'V0 logged a 9.37 GiB activation peak; the shape-derived V0 peak for the default 256 dummy prompts is 1.22 GiB (PR #10511 logs 1.26 GiB for the same model at 8192 tokens on H100). The stored text has no command line; the sampler term reaches 9.37 GiB only with ~2048 dummy prompts (e.g. --max-num-seqs 2048: 2048 x 128,256 x 38 B + 64 MiB = 9.36 GiB), which the source does not confirm'}, source=issue("vllm-project/vllm", 12330),
       engine="vllm-v0", engine_version="0.6.6", model="llama-3.1-8b", gpu="a100-40gb-sxm", gpu_total_gib=39.50, tp=1,
       gpu_memory_utilization=0.90, max_model_len=8192,
       log="""INFO 01-13 11:35:21 model_runner.py:1099] Loading model weights took 14.9595 GB
@@ -86,7 +86,7 @@ INFO 01-13 11:35:23 worker.py:241] model weights take 14.96GiB; non_torch_memory
 INFO 01-13 11:35:23 gpu_executor.py:76] # GPU blocks: 5691, # CPU blocks: 2048
 INFO 01-13 11:35:23 gpu_executor.py:80] Maximum concurrency for 8192 tokens per request: 11.12x""",
       notes="Meta-Llama-3-8B (same shapes as Llama-3.1-8B), V0 engine (Jan 2025, 0.6.6 assumed)."),
- dict(id="vllm10517-llama31-8b-3090-20k", expect={'kv_cache_tokens': '24 GB GPU: the KV residual (~3.8 GiB) is smaller than the spread of the activation constant (4.8 GiB assumed, ~2 GiB measured), so the relative error explodes'}, source=issue("vllm-project/vllm", 10517),
+ dict(id="vllm10517-llama31-8b-3090-20k", source=issue("vllm-project/vllm", 10517),
       engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="rtx-3090", gpu_total_gib=23.58, gpu_spec=RTX3090, tp=1,
       gpu_memory_utilization=0.90, max_model_len=20000,
       log="""Loading model weights took 14.9888 GB
@@ -94,7 +94,7 @@ Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34Gi
 # GPU blocks: 1952, # CPU blocks: 2048
 Maximum concurrency for 20000 tokens per request: 1.56x""",
       notes="RTX 3090 (not in the GPU catalog: total from the log), V0 engine (Dec 2024)."),
- dict(id="vllm10517-llama31-8b-3090-29k", expect={'kv_cache_tokens': 'same as the 20k case: activation 4.8 GiB assumed against ~3 GiB measured on a 24 GB GPU'}, source=issue("vllm-project/vllm", 10517),
+ dict(id="vllm10517-llama31-8b-3090-29k", source=issue("vllm-project/vllm", 10517),
       engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="rtx-3090", gpu_total_gib=23.58, gpu_spec=RTX3090, tp=1,
       gpu_memory_utilization=0.90, max_model_len=29000,
       log="""Loading model weights took 14.9888 GB
@@ -102,13 +102,13 @@ Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34Gi
 # GPU blocks: 1478, # CPU blocks: 2048
 Maximum concurrency for 29000 tokens per request: 0.82x""",
       notes="Same setup at --max-model-len 29000 (the engine then refuses to start: 23648 < 29000)."),
- dict(id="vllm13061-r1-qwen14b-4090-tp2", expect={'kv_bytes_per_token': "one rank's available memory over the minimum token count of 2 ranks (the second 4090 had less free memory)", 'kv_cache_tokens': "the second GPU's free memory is not in the log, and the catalog RTX 4090 total (22.35 GiB) is below what the driver reports (~23.6 GiB): the residual after 13.8 GiB of weights is tiny, so any offset is a large relative error", 'calibrated': "the log's available memory belongs to a different rank than the token count"}, source=issue("vllm-project/vllm", 13061),
+ dict(id="vllm13061-r1-qwen14b-4090-tp2", expect={'kv_bytes_per_token': "the memory line is a non-driver rank's (0.19 GiB activation: no sampler), the token count the minimum over both ranks, set by the driver rank, which also samples 256 x 152,064 logits; the driver's line is not in the stored text, so available / tokens is not the per-token size", 'calibrated': "the log's available memory belongs to a different rank than the token count"}, source=issue("vllm-project/vllm", 13061),
       engine="vllm-v0", engine_version="0.7.2", model="configs/deepseek-r1-distill-qwen-14b.json", gpu="rtx-4090", tp=2,
       gpu_memory_utilization=0.98, max_model_len=131072,
       log="""(VllmWorkerProcess pid=1786) INFO 02-11 07:40:45 model_runner.py:1115] Loading model weights took 13.9476 GB
 model weights take 13.95GiB; non_torch_memory takes 0.25GiB; PyTorch activation peak memory takes 0.19GiB; the rest of the memory reserved for KV Cache is 8.69GiB.
 ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (81536).""",
-      notes="2x RTX 4090, TP=2, util 0.98. The token count is the minimum over both ranks; the log's available memory is one rank's, so available/tokens is not the per-token size (the other GPU had less free memory)."),
+      notes="2x RTX 4090, TP=2, util 0.98. The token count is the minimum over both ranks; the log's available memory is a non-driver rank's (its 0.19 GiB activation has no sampler), so available/tokens is not the per-token size. The binding driver rank samples: its derived extra peak (1.40 - 0.19 GiB) leaves 8.69 - 1.21 = 7.48 GiB, and 81,536 x 98,304 B = 7.47 GiB (a model-derived reconciliation, not a logged value). max_num_batched_tokens not stated (V0 0.7 turns chunked prefill on above 32K: 2048 assumed)."),
  dict(id="vllm10511-llama3-8b-h100-v0", source=issue("vllm-project/vllm", 10511, "pull"),
       engine="vllm-v0", engine_version="0.6.5", model="llama-3.1-8b", gpu="h100-sxm", gpu_total_gib=79.22, tp=1,
       gpu_memory_utilization=0.90, max_model_len=8192,
