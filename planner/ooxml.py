@@ -20,6 +20,7 @@ import re
 import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 from xml.etree.ElementTree import fromstring as _c_fromstring
@@ -299,6 +300,7 @@ def _tree(pkg: Package, name: str) -> Any:
         raise WorkbookError(pkg.path, f"malformed XML in {name}: {exc}", part=name) from None
 
 
+@lru_cache(maxsize=4096)  # bounded: a hostile part may use any number of distinct tags
 def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
@@ -358,6 +360,7 @@ def index_to_col(n: int) -> str:
     return s
 
 
+@lru_cache(maxsize=65536)  # plans of one template repeat the same references; bounded for hostile input
 def split_cell(ref: str) -> tuple[int, int]:
     """``"B3"`` → ``(3, 2)`` (row, column)."""
     m = _CELL_RE.match(ref)

@@ -232,13 +232,16 @@ def _sheet_ref(sheet: str) -> str:
 class Evaluator:
     """Evaluates expressions against the cell values of one plan: ``values[(sheet, cell)]``."""
 
-    def __init__(self, values: Mapping[tuple[str, str], Any], functions: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, values: Mapping[tuple[str, str], Any], functions: Mapping[str, Any] | None = None,
+                 memo: dict[tuple[Any, ...], Any] | None = None) -> None:
         self.values: dict[tuple[str, str], Any] = dict(values)
         if functions is None:
             from planner.registry import load
 
             functions = load()
         self.functions = functions
+        # registry functions are pure: a call with the same scalar arguments gives the same value (None: no memo)
+        self.memo = memo
 
     def get(self, sheet: str, cell: str) -> Any:
         v = self.values.get((sheet, cell))
@@ -325,7 +328,16 @@ class Ref(Expr):
         t = self.table
         return f"{_sheet_ref(t.sheet)}!${t.letter(self.key)}{t.first_row + row}"
 
+    @cached_property
+    def _addresses(self) -> tuple[tuple[str, str], ...]:
+        # every data row's (sheet, cell) once: evaluation resolves the same reference for thousands of cells
+        t = self.table
+        return tuple((t.sheet, t.cell(self.key, i)) for i in range(t.rows))
+
     def evaluate(self, ev: Evaluator, row: int) -> Any:
+        if 0 <= row < self.table.rows:
+            sheet, cell = self._addresses[row]
+            return ev.get(sheet, cell)
         return ev.get(self.table.sheet, self.table.cell(self.key, row))
 
 
@@ -594,6 +606,11 @@ def fn(name: str, *args: Any) -> Fn:
     return Fn(name, tuple(lit(a) for a in args))
 
 
+_MISSING = object()
+MEMO_LIMIT = 200_000
+"""Entries an evaluator's memo of registry calls holds before it starts over (bounded memory in long batches)."""
+
+
 @dataclass(frozen=True)
 class Udf(Expr):
     """A call to one of the registry's spreadsheet functions (classic xlwings UDF spelling: the plain name)."""
@@ -621,6 +638,21 @@ class Udf(Expr):
                     return err
                 v = [[x] for x in v]
             raw.append(v)
+        memo = ev.memo
+        key = None
+        if memo is not None and not any(isinstance(v, list) for v in raw):
+            key = (self.name, *((type(v), v) for v in raw))  # the type too: TRUE == 1 == 1.0 in Python
+            hit = memo.get(key, _MISSING)
+            if hit is not _MISSING:
+                return hit
+        result = self._call(call_sheet_function, spec, raw)
+        if key is not None:
+            if len(memo) > MEMO_LIMIT:
+                memo.clear()
+            memo[key] = result
+        return result
+
+    def _call(self, call_sheet_function: Callable[..., Any], spec: Any, raw: list[Any]) -> Any:
         result = call_sheet_function(spec, *raw)
         if isinstance(result, float) and (math.isnan(result) or math.isinf(result)):
             return NUM

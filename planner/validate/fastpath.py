@@ -79,16 +79,34 @@ def fingerprints() -> dict[tuple[str, str], str]:
 _COLUMN_CELLS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
 
 
+_MEMO: dict[tuple[Any, ...], Any] = {}
+"""Registry calls with scalar arguments, shared by the plans of one process: plans of one template repeat most
+calls (the same fleets, models and catalog rows)."""
+
+_COMPUTED_SHEETS = frozenset(sheet for sheet, _c, _e, _r in ts.formula_cells())
+
+
 class _FastEvaluator(ts.Evaluator):
-    """The template's evaluator with the addresses of whole columns computed once per process."""
+    """The template's evaluator with the addresses of whole columns computed once per process, and the columns of
+    input sheets (which no formula writes) read once per plan."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._inputs: dict[tuple[str, str], list[Any]] = {}
 
     def column(self, table: ts.Table, key: str) -> list[Any]:
+        cached = self._inputs.get((table.name, key))
+        if cached is not None:
+            return cached
         cells = _COLUMN_CELLS.get((table.name, key))
         if cells is None:
             cells = tuple((table.sheet, table.cell(key, i)) for i in range(table.rows))
             _COLUMN_CELLS[(table.name, key)] = cells
         get = self.values.get
-        return [("" if (v := get(k)) == "" else v) for k in cells]
+        values = [("" if (v := get(k)) == "" else v) for k in cells]
+        if table.sheet not in _COMPUTED_SHEETS:  # callers only read the list
+            self._inputs[(table.name, key)] = values
+        return values
 
 
 def evaluate(book: Book, keep: dict[tuple[str, str], Any]) -> dict[tuple[str, str], Any]:
@@ -102,7 +120,7 @@ def evaluate(book: Book, keep: dict[tuple[str, str], Any]) -> dict[tuple[str, st
     for k, v in book.values.items():
         if k not in formula_keys:
             values[k] = ts.XlError(str(v)) if isinstance(v, ErrorValue) else v
-    ev = _FastEvaluator(values, load())
+    ev = _FastEvaluator(values, load(), memo=_MEMO)
     out: dict[tuple[str, str], Any] = {}
     for sheet, cell, expr, row in cells:
         key = (sheet, cell)
