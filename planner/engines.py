@@ -212,6 +212,183 @@ def vllm_v0_activation_bytes(
     return max(forward, sampler + tokens * model.hidden_size * act_bytes)
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# vLLM V1 activation peak, derived from the model's shapes (no fitted constant)
+
+VLLM_V1_SAMPLERS = ("native", "flashinfer", "triton")
+"""The top-k/top-p implementations of V1's ``TopKTopPSampler`` (``vllm/v1/sample/ops/topk_topp_sampler.py``):
+PyTorch ``torch.sort`` (``forward_native``), FlashInfer's fused kernel (``forward_cuda``) and the Triton masking
+kernel (vLLM PR #33538)."""
+
+
+def vllm_v1_default_sampler(engine_version: str | None) -> str:
+    """The top-k/top-p path V1's dummy sampler run takes by default at ``engine_version`` (no FlashInfer env set).
+
+    - < 0.17: ``native`` (``torch.sort``). FlashInfer's kernel was on by default only when the ``flashinfer``
+      package was installed (V1 reads ``VLLM_USE_FLASHINFER_SAMPLER`` unset as on: flashinfer #1180 shows both
+      paths in one image), it was not a dependency of the pip wheel before ~0.11 (LMCache #1384), and PR #26859
+      (2025-10-15) turned it off by default; pass ``sampler="flashinfer"`` when a log shows "Using FlashInfer for
+      top-p & top-k sampling".
+    - >= 0.17: ``triton``. PR #33538 (merged 2026-02) added the Triton kernel, which PR #40376 (2026-04-20) calls
+      "used by default now". ***The 0.17 boundary is not located in the source here***; it is where the llm-d
+      v0.19 sweep's report places the ~60% drop of the profiled activation. FlashInfer (default again after #40376)
+      holds the same bytes per logit, so the boundary does not depend on which of the two a version uses.
+
+    >>> vllm_v1_default_sampler("0.10.2"), vllm_v1_default_sampler("0.19.0")
+    ('native', 'triton')
+    """
+    if engine_version and _version_tuple(engine_version) >= (0, 17):
+        return "triton"
+    return "native"
+
+
+def vllm_v1_sampler_bytes_per_logit(sampler: str, *, logits_bytes: float = 2.0) -> float:
+    """Bytes V1's dummy sampler run holds per ``[max_num_seqs, vocab]`` logit at its peak.
+
+    ``_dummy_sampler_run`` (``vllm/v1/worker/gpu_model_runner.py``) computes ``logits = compute_logits(...)`` in
+    the model dtype and keeps that reference while ``Sampler.forward`` runs with ``top_k = vocab - 1`` and
+    ``top_p`` < 1 for every dummy request (so both filters apply). ``Sampler.forward`` first takes
+    ``logits.to(torch.float32)`` (a copy unless the logits already are fp32). Then:
+
+    - ``native`` (``apply_top_k_top_p``: ``logits.sort``): the sorted fp32 values and int64 indices (4 + 8), PyTorch's
+      int64 reverse-index array of ``segmented_sort_pairs`` (8) and cub's alternate key/value buffers (4 + 8), the
+      same accounting as :data:`VLLM_V0_SAMPLER_BYTES_PER_LOGIT` (the V1 sort path is V0's). 16-bit: 2 + 4 + 32 = 38.
+    - ``triton`` (PR #33538: masks the fp32 logits in place) and ``flashinfer``
+      (``top_k_top_p_sampling_from_logits``: top-k-masked logits, then their softmax): two more fp32 [S, V]
+      tensors, the probabilities and the exponential noise ``q = torch.empty_like(probs)`` of ``random_sample``
+      (Triton) or the masked logits and the probabilities (FlashInfer). 16-bit: 2 + 4 + 8 = 14.
+
+    fp32 models (``logits_bytes`` 4) skip the copy: 36 and 12. Not counted: the Triton kernel's per-program
+    buffers (PR #33538: "around ~80MiB"), the vocabulary padding of the LM head (to a multiple of 64).
+
+    >>> vllm_v1_sampler_bytes_per_logit("native"), vllm_v1_sampler_bytes_per_logit("triton")
+    (38.0, 14.0)
+    >>> vllm_v1_sampler_bytes_per_logit("flashinfer", logits_bytes=4.0)
+    12.0
+    """
+    if sampler not in VLLM_V1_SAMPLERS:
+        raise ArgumentError("sampler", sampler, "one of " + ", ".join(VLLM_V1_SAMPLERS))
+    copy = 0.0 if logits_bytes >= 4 else 4.0
+    extra = (4 + 8) + 8 + (4 + 8) if sampler == "native" else 4 + 4
+    return float(logits_bytes + copy + extra)
+
+
+def vllm_v1_default_max_num_seqs(gpu: GpuSpec) -> int:
+    """V1's default ``max_num_seqs`` on ``gpu``: 1024 on GPUs with >= 70 GiB that are not A100s, else 256.
+
+    ``EngineArgs.get_batch_defaults`` (``vllm/engine/arg_utils.py``, 0.9+): "if device_memory >= 70 * GiB_bytes and
+    'a100' not in device_name" the defaults are 1024 sequences (``LLM`` and ``vllm serve``; 16384 / 8192 batched
+    tokens), otherwise 256 (8192 / 2048 tokens; A100s excluded after PR #17885).
+
+    >>> from planner.catalog import get_gpu
+    >>> vllm_v1_default_max_num_seqs(get_gpu("h100-sxm")), vllm_v1_default_max_num_seqs(get_gpu("a100-80gb-sxm"))
+    (1024, 256)
+    """
+    big = gpu.hbm_bytes >= 70 * GIB and "a100" not in f"{gpu.name} {gpu.display_name}".lower()
+    return 1024 if big else 256
+
+
+def vllm_v1_activation_bytes(
+    model: ModelSpec,
+    *,
+    tp: int = 1,
+    max_num_batched_tokens: int = VLLM_DEFAULT_BATCHED_TOKENS,
+    max_num_seqs: int = 1024,
+    engine_version: str | None = None,
+    sampler: str | None = None,
+    act_bytes: float | None = None,
+) -> float | None:
+    """vLLM V1's "torch peak memory increase" of ``profile_run`` (bytes), from the model's shapes; ``None`` for
+    models this does not cover (MoE, MLA, no ``intermediate_size`` / ``vocab_size``), which keep the constants.
+
+    ``act = max(T·forward_per_token, S·V·B + T·H·b)`` with ``T = max_num_batched_tokens``,
+    ``S = min(max_num_seqs, T)``, ``V = vocab_size`` and ``B`` from :func:`vllm_v1_sampler_bytes_per_logit`
+    (sampler path from :func:`vllm_v1_default_sampler` unless given). ``profile_run`` runs
+    ``_dummy_run(max_num_tokens)`` (the forward peak, :func:`vllm_v0_forward_bytes_per_token`: the same MLP
+    tensors) and then, still holding the [T, H] hidden states, ``_dummy_sampler_run`` over the last token of each of
+    the ``min(max_num_tokens, max_num_reqs)`` dummy requests. Every TP rank samples (V1 all-gathers the logits), so
+    the peak does not shrink with TP.
+
+    Worked example, Llama-3.1-8B on H100 (T 8192, S 1024): forward 8192 x 110,592 B = 0.84 GiB; sampler at 0.19
+    (``triton``) 1024 x 128,256 x 14 B + 8192 x 4096 x 2 B = 1.77 GiB (the llm-d v0.19 log: 1.89 GiB); at 0.11
+    (``native``) 1024 x 128,256 x 38 B + 64 MiB = 4.71 GiB (the §2.2 constant: 4.8 GiB).
+
+    >>> from planner.catalog import get_model
+    >>> m = get_model("llama-3.1-8b")
+    >>> round(vllm_v1_activation_bytes(m, engine_version="0.19.0") / 2**30, 2)
+    1.77
+    >>> round(vllm_v1_activation_bytes(m, engine_version="0.11.0") / 2**30, 2)
+    4.71
+    """
+    tokens = int(check_number("max_num_batched_tokens", max_num_batched_tokens, minimum=1, integer=True))
+    seqs = int(check_number("max_num_seqs", max_num_seqs, minimum=1, integer=True))
+    if act_bytes is None:  # the model dtype (``--dtype float32`` runs activations and logits in fp32)
+        act_bytes = 4.0 if model.weight_dtype in ("fp32", "float32") else 2.0
+    per_token = vllm_v0_forward_bytes_per_token(model, tp=tp, act_bytes=act_bytes)
+    if per_token is None or not model.vocab_size:
+        return None
+    path = sampler or vllm_v1_default_sampler(engine_version)
+    per_logit = vllm_v1_sampler_bytes_per_logit(path, logits_bytes=act_bytes)
+    sampler_peak = min(seqs, tokens) * model.vocab_size * per_logit + tokens * model.hidden_size * act_bytes
+    return max(tokens * per_token, sampler_peak)
+
+
+VLLM_V1_ANCHOR_SEQS = 1024
+"""The ``max_num_seqs`` at which both sets of V1 constants were measured: H100 ``vllm serve`` defaults (1024
+sequences, 8192 batched tokens; :func:`vllm_v1_default_max_num_seqs`)."""
+
+
+def vllm_v1_scaled_activation_bytes(
+    model: ModelSpec,
+    *,
+    tp: int = 1,
+    max_num_batched_tokens: int | None = None,
+    max_num_seqs: int | None = None,
+    engine_version: str | None = None,
+    act_bytes: float | None = None,
+) -> float:
+    """vLLM V1's activation peak (bytes): the family constant at its measured setup, scaled by the shape-derived
+    peak away from it.
+
+    ``act = A_family · D(T, S) / D(8192, 1024)`` with ``D`` = :func:`vllm_v1_activation_bytes` for this model
+    (``T`` batched tokens, ``S`` = ``max_num_seqs``, default 1024). At the setup the constants were measured at
+    (H100 defaults, T 8192, S 1024) the ratio is 1, so the constants' level is kept; elsewhere (A100 / <70 GiB GPUs
+    profile 256 sequences, other batch sizes) the ratio carries how the forward and sampler tensors grow with T
+    and S. This replaces the former ***heuristic*** ``max(1, T / 8192)``: the sampler's [S, V] tensors, not the
+    forward pass, set the peak at the default setup, so the peak follows S and barely T. Models ``D`` does not cover
+    (MoE, MLA) keep :func:`activation_peak_bytes`.
+
+    Why not ``D`` alone: on the five llm-d v0.19 logs that state the measured peak, ``D`` is 3-24% low (1.77 / 3.47
+    / 3.58 / 1.69 / 1.84 GiB against 1.89 / 3.65 / 3.99 / 2.21 / 1.96; mean absolute error 0.27 GiB against the
+    constants' 0.14 GiB), so the constants stay the level (docs/accuracy.md).
+
+    Worked example, Qwen3-0.6B on an A100 (S 256, T 8192, 0.10: ``native``): D(8192, 256) = 256 x 151,936 x 38 B
+    + 8192 x 1024 x 2 B = 1.39 GiB, D(8192, 1024) = 5.52 GiB, so 5.6 GiB x 0.252 = 1.41 GiB.
+
+    >>> from planner.catalog import get_model
+    >>> m = get_model("llama-3.1-8b")
+    >>> round(vllm_v1_scaled_activation_bytes(m) / 2**30, 2), round(
+    ...     vllm_v1_scaled_activation_bytes(m, max_num_seqs=256) / 2**30, 2)
+    (4.8, 1.25)
+    """
+    base = activation_peak_bytes(model, engine_version=engine_version)
+    tokens = VLLM_DEFAULT_BATCHED_TOKENS if max_num_batched_tokens is None else max_num_batched_tokens
+    seqs = VLLM_V1_ANCHOR_SEQS if max_num_seqs is None else max_num_seqs
+    derived = vllm_v1_activation_bytes(
+        model, tp=tp, max_num_batched_tokens=tokens, max_num_seqs=seqs, engine_version=engine_version,
+        act_bytes=act_bytes,
+    )
+    if derived is None:
+        return activation_peak_bytes(
+            model, max_num_batched_tokens=max_num_batched_tokens, engine_version=engine_version
+        )
+    at_anchor = vllm_v1_activation_bytes(
+        model, tp=tp, max_num_batched_tokens=VLLM_DEFAULT_BATCHED_TOKENS, max_num_seqs=VLLM_V1_ANCHOR_SEQS,
+        engine_version=engine_version, act_bytes=act_bytes,
+    )
+    return base * derived / at_anchor
+
+
 def non_torch_bytes(*, tp: int, engine_version: str | None = None) -> float:
     """vLLM non-torch memory increase during profiling (bytes): 0.15 GiB at TP=1, 0.6 GiB at TP>=2 (§2.2).
 
@@ -230,11 +407,15 @@ def default_reserve_bytes(
     engine: str = "vllm",
     max_num_batched_tokens: int | None = None,
     engine_version: str | None = None,
+    max_num_seqs: int | None = None,
+    act_bytes: float | None = None,
 ) -> float:
     """Non-KV, non-weight memory one GPU reserves (bytes): activation peak + non-torch memory (M9, §2.2).
 
-    ``reserve = act_family(max_num_batched_tokens) + non_torch(TP)``; for vLLM V0 the activation is derived from
-    the model's shapes (:func:`vllm_v0_activation_bytes`, profile batch ``max_num_batched_tokens``, default 2048).
+    ``reserve = act + non_torch(TP)``. vLLM V1: the family constant scaled by the shape-derived peak
+    (:func:`vllm_v1_scaled_activation_bytes`, ``max_num_seqs`` default 1024, the constants' setup); vLLM V0: the
+    activation derived from the model's shapes (:func:`vllm_v0_activation_bytes`, profile batch
+    ``max_num_batched_tokens``, default 2048); TensorRT-LLM: the constant scaled by ``max(1, T / 8192)``.
     ``engine_version`` >= 0.17 selects the v0.17+ constants
     (:data:`VLLM_V017_ACTIVATION_GIB`). SGLang and TensorRT-LLM budget their reserve differently
     (see :func:`kv_capacity`); this number is the vLLM-style reserve the generic memory model uses.
@@ -250,6 +431,11 @@ def default_reserve_bytes(
         tokens = max_num_batched_tokens or vllm_v0_profile_tokens(2048, engine_version=engine_version)
         return vllm_v0_activation_bytes(
             model, tp=tp, max_num_batched_tokens=tokens, engine_version=engine_version
+        ) + non_torch_bytes(tp=tp, engine_version=engine_version)
+    if key == "vllm":
+        return vllm_v1_scaled_activation_bytes(
+            model, tp=tp, max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
+            engine_version=engine_version, act_bytes=act_bytes,
         ) + non_torch_bytes(tp=tp, engine_version=engine_version)
     return activation_peak_bytes(
         model, max_num_batched_tokens=max_num_batched_tokens, engine_version=engine_version
@@ -542,6 +728,7 @@ def kv_capacity(
     engine_version: str | None = None,
     max_model_len: int | None = None,
     max_num_batched_tokens: int | None = None,
+    max_num_seqs: int | None = None,
     block_size: int | None = None,
     reserve_gib: float | None = None,
     weights_gib: float | None = None,
@@ -550,7 +737,9 @@ def kv_capacity(
 
     - vLLM V1 (>= 0.10, pinned 0.11.0): ``avail = HBM·util − weights − activation − non_torch``;
       ``num_blocks = avail // (page·group_size)``; logged tokens ``num_blocks // groups · block``;
-      concurrency ``num_blocks / Σ_groups blocks_per_request``.
+      concurrency ``num_blocks / Σ_groups blocks_per_request``. The activation is the family constant scaled by
+      the shape-derived peak (:func:`vllm_v1_scaled_activation_bytes`) at ``max_num_seqs`` dummy sequences (default
+      :func:`vllm_v1_default_max_num_seqs`: 1024 on >= 70 GiB non-A100 GPUs, else 256).
     - vLLM V0 (pinned 0.6.6): the same budget, activation derived from the model's shapes at the profile batch
       (:func:`vllm_v0_profile_tokens`: ``max(max_model_len, 2048)``, chunked-prefill budget above 32K) for the
       driver rank, which also samples (:func:`vllm_v0_activation_bytes`); logged tokens ``num_blocks·block``.
@@ -608,10 +797,14 @@ def kv_capacity(
         # quantity as vLLM's non-torch memory, so the recent measurements apply (0.25 GiB TP=1, 2.1 GiB TP>=2).
         reserve = VLLM_V017_NON_TORCH_GIB[1 if tp == 1 else 2] * GIB
     else:
-        # V0: the activation is derived from the shapes at the profile batch (vllm_v0_profile_tokens); V1 and
-        # TRT-LLM scale the measured constants by the batch.
+        # V0: the activation is derived from the shapes at the profile batch (vllm_v0_profile_tokens); V1 scales
+        # the measured constants by the shape-derived peak (batch and dummy sequences); TRT-LLM by the batch.
+        seqs = max_num_seqs
+        if key == "vllm" and seqs is None:  # V1 profiles its default sequences, which depend on the GPU
+            seqs = vllm_v1_default_max_num_seqs(card)
         reserve = default_reserve_bytes(
-            spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version
+            spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version,
+            max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", spec, weight_dtype=weight_dtype),
         )
 
     per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype)

@@ -20,11 +20,54 @@ def test_default_reserve_constants_by_family_and_tp():
     assert engines.default_reserve_bytes(moe, tp=2) == pytest.approx((8.0 + 0.6) * GIB)
     # vLLM >= 0.17 profiles a much smaller activation peak; NCCL buffers dominate at TP >= 2.
     assert engines.default_reserve_bytes(llama, tp=4, engine_version="0.19.0") == pytest.approx((1.9 + 2.1) * GIB)
-    # The peak grows with a larger profiling batch, never shrinks below the constant.
+    # V1: off the constants' setup (8192 tokens, 1024 sequences) the constant follows the shape-derived peak,
+    # which the sampler's [sequences, vocab] tensors set: it grows with the sequences, barely with the tokens.
+    d = engines.vllm_v1_activation_bytes
+    anchor = d(llama, max_num_batched_tokens=8192, max_num_seqs=1024)
     assert engines.default_reserve_bytes(llama, tp=1, max_num_batched_tokens=16384) == pytest.approx(
-        (9.6 + 0.15) * GIB
+        4.8 * GIB * d(llama, max_num_batched_tokens=16384, max_num_seqs=1024) / anchor + 0.15 * GIB
     )
-    assert engines.default_reserve_bytes(llama, tp=1, max_num_batched_tokens=1024) == pytest.approx(4.95 * GIB)
+    assert engines.default_reserve_bytes(llama, tp=1, max_num_seqs=256) == pytest.approx(
+        4.8 * GIB * d(llama, max_num_batched_tokens=8192, max_num_seqs=256) / anchor + 0.15 * GIB
+    )
+    # TensorRT-LLM keeps the batch scaling of the constant; MoE keeps it under V1 too (no shape model).
+    assert engines.default_reserve_bytes(llama, tp=1, engine="trtllm", max_num_batched_tokens=16384) == (
+        pytest.approx((9.6 + 0.15) * GIB)
+    )
+    assert engines.default_reserve_bytes(moe, tp=2, max_num_seqs=256) == pytest.approx((8.0 + 0.6) * GIB)
+
+
+def test_vllm_v1_activation_from_shapes():
+    llama = get_model("llama-3.1-8b")
+    # Sampler bytes per [S, V] logit by top-k/top-p path (16-bit and fp32 logits).
+    assert engines.vllm_v1_sampler_bytes_per_logit("native") == 2 + 4 + 12 + 8 + 12
+    assert engines.vllm_v1_sampler_bytes_per_logit("triton") == engines.vllm_v1_sampler_bytes_per_logit(
+        "flashinfer") == 2 + 4 + 8
+    assert engines.vllm_v1_sampler_bytes_per_logit("native", logits_bytes=4.0) == 36
+    with pytest.raises(ArgumentError):
+        engines.vllm_v1_sampler_bytes_per_logit("sort")
+    assert engines.vllm_v1_default_sampler("0.16.1") == "native"
+    assert engines.vllm_v1_default_sampler("0.17.0") == "triton"
+    # H100 defaults: the sampler binds; the <= 0.16 native path reproduces the 4.8 GiB constant within 2%.
+    old = engines.vllm_v1_activation_bytes(llama, engine_version="0.11.0")
+    assert old == 1024 * 128256 * 38 + 8192 * 4096 * 2
+    assert old / GIB == pytest.approx(4.8, rel=0.02)
+    new = engines.vllm_v1_activation_bytes(llama, engine_version="0.19.0")
+    assert new == 1024 * 128256 * 14 + 8192 * 4096 * 2
+    # Every rank samples the all-gathered logits: TP does not shrink the sampler peak.
+    assert engines.vllm_v1_activation_bytes(llama, tp=4, engine_version="0.19.0") == new
+    # Few sequences and many tokens: the forward pass binds.
+    assert engines.vllm_v1_activation_bytes(llama, max_num_batched_tokens=32768, max_num_seqs=16) == (
+        32768 * engines.vllm_v0_forward_bytes_per_token(llama)
+    )
+    assert engines.vllm_v1_activation_bytes(get_model("qwen3-30b-a3b")) is None
+    # Default sequences by GPU (EngineArgs.get_batch_defaults).
+    assert engines.vllm_v1_default_max_num_seqs(get_gpu("h100-sxm")) == 1024
+    assert engines.vllm_v1_default_max_num_seqs(get_gpu("a100-80gb-sxm")) == 256
+    a100 = planner.kv_capacity("llama-3.1-8b", "a100-80gb-sxm", max_model_len=8192)
+    again = planner.kv_capacity("llama-3.1-8b", "a100-80gb-sxm", max_model_len=8192, max_num_seqs=256)
+    assert a100.reserve_gib == again.reserve_gib < planner.kv_capacity(
+        "llama-3.1-8b", "a100-80gb-sxm", max_model_len=8192, max_num_seqs=1024).reserve_gib
 
 
 def test_unknown_engine_message_names_argument_and_choices():

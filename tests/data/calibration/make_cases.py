@@ -161,7 +161,7 @@ INFO 12-13 19:54:18 worker.py:243] available_kv_cache_memory    53.29GiB""",
 (EngineCore_DP0 pid=643458) INFO 09-10 13:29:24 [gpu_worker.py:276] Available KV cache memory: 69.66 GiB
 (EngineCore_DP0 pid=643458) INFO 09-10 13:29:25 [kv_cache_utils.py:864] GPU KV cache size: 652,144 tokens
 (EngineCore_DP0 pid=643458) INFO 09-10 13:29:25 [kv_cache_utils.py:868] Maximum concurrency for 4,096 tokens per request: 159.21x""",
-      notes="Maintainer run (lm_eval, FlashInfer backend, bf16 KV) on an A100 (80 GB assumed from the 69.66 GiB of KV), defaults otherwise; vLLM 0.10.2 dev assumed from the date and log line numbers."),
+      notes="Maintainer run (lm_eval, FlashInfer backend, bf16 KV) on an A100 (80 GB assumed from the 69.66 GiB of KV), defaults otherwise; vLLM 0.10.2 dev assumed from the date and log line numbers. V1 profiles 256 dummy sequences on an A100 (EngineArgs.get_batch_defaults excludes A100s from the 1024-sequence default) and 8192 tokens (LLM class, assumed). The log excerpt does not show which top-k/top-p path ran; with FlashInfer installed 0.10 would use its sampler (14 B per logit, 0.52 GiB) rather than the native sort (38 B, 1.39 GiB) the 5.6 GiB constant reflects."),
  dict(id="vllm15871-deepseek-v2-lite-mla", source=issue("vllm-project/vllm", 15871),
       engine="vllm", engine_version="0.8.3", model="configs/deepseek-v2-lite-chat.json", gpu=None, tp=1,
       gpu_memory_utilization=None, max_model_len=32768,
