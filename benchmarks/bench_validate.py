@@ -55,15 +55,20 @@ def plan_inputs(seed: int) -> dict:
     for i in range(r.rows):
         inp, outp = rng.randint(200, 20000), rng.randint(20, 2000)
         row = {
-            "name": f"route-{i}", "kind": rng.choice(ts.ROUTE_KINDS), "peak_qps": round(rng.uniform(0.05, 3.0), 3),
+            # 20 routes share two providers' limits: peak demand per route sized so a plan stays within them
+            "name": f"route-{i}", "kind": rng.choice(ts.ROUTE_KINDS), "peak_qps": round(rng.uniform(0.05, 1.8), 3),
             "avg_input_tokens": float(inp), "avg_output_tokens": float(outp),
             "p95_context_tokens": float(2 * (inp + outp)), "max_tokens": float(4 * outp),
-            "cache_hit_rate": round(rng.uniform(0, 0.9), 2), "cache_write_tokens": float(rng.randint(0, 500)),
+            "cache_hit_rate": (hit := round(rng.uniform(0, 0.9), 2)),
+            "cache_write_tokens": float(rng.randint(0, 500)),
             "ttft_slo_s": 2.0, "tpot_slo_s": 0.1, "backend": backends[i % 2], "failover": backends[(i + 1) % 2],
         }
         if i % 3 == 2:  # every third route on a self-hosted fleet (KV memory and decode time computed)
-            row.update(peak_qps=round(rng.uniform(0.05, 0.5), 3), avg_input_tokens=float(inp // 4),
+            row.update(peak_qps=round(rng.uniform(0.05, 0.3), 3), avg_input_tokens=float(inp // 4),
                        p95_context_tokens=float(inp // 2 + 2 * outp), backend=fleets[0], failover=fleets[1])
+        # cache writes are part of the non-read input (CAPACITY_ITPM rejects more)
+        row["cache_write_tokens"] = min(row["cache_write_tokens"],
+                                        float(max(0, int(row["avg_input_tokens"] * (1 - hit)) - 1)))
         for k, v in row.items():
             out[(r.sheet, r.cell(k, i))] = v
     return out

@@ -607,7 +607,7 @@ def fn(name: str, *args: Any) -> Fn:
 
 
 _MISSING = object()
-MEMO_LIMIT = 200_000
+MEMO_LIMIT = 8_192
 """Entries an evaluator's memo of registry calls holds before it starts over (bounded memory in long batches)."""
 
 
