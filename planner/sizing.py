@@ -108,8 +108,12 @@ def provider_limits_for(backend: ProviderBackend) -> ProviderLimits:
     return replace(base, **overrides, source=f"{base.source}; overridden in scenario: {', '.join(sorted(overrides))}")
 
 
-def _provider_demand(route: Route, tier: ProviderLimits) -> dict[str, float]:
-    """Per-minute demand of one route as this provider counts it (D1-D4), plus daily volume at the peak rate."""
+MINUTES_PER_DAY = 60 * 24
+
+
+def _provider_demand(route: Route, tier: ProviderLimits, avg_to_peak: float = 1.0) -> dict[str, float]:
+    """Per-minute demand of one route as this provider counts it (D1-D4), plus daily volume at the average rate
+    (``avg_to_peak`` x peak: a day holds one peak, not 1,440 of them)."""
     out = {
         "rpm": demand.rpm(route.peak_qps),
         "otpm": demand.otpm(route.peak_qps, route.avg_output_tokens),
@@ -124,8 +128,8 @@ def _provider_demand(route: Route, tier: ProviderLimits) -> dict[str, float]:
         out["tpm"] = itpm + demand.rpm(route.peak_qps) * max_tokens * weight
     else:
         out["tpm"] = itpm + out["otpm"]
-    out["rpd"] = out["rpm"] * 60 * 24
-    out["tpd"] = out["tpm"] * 60 * 24
+    out["rpd"] = out["rpm"] * avg_to_peak * MINUTES_PER_DAY
+    out["tpd"] = out["tpm"] * avg_to_peak * MINUTES_PER_DAY
     return out
 
 
@@ -179,7 +183,7 @@ def size_scenario(scenario: Scenario) -> SizingReport:
     def backend_load(name: str, extra: list[Route]) -> list[Constraint]:
         routes = by_backend.get(name, []) + extra
         if name in tiers:
-            totals = _sum([_provider_demand(r, tiers[name]) for r in routes])
+            totals = _sum([_provider_demand(r, tiers[name], scenario.plan.avg_to_peak_ratio) for r in routes])
             return _provider_constraints(name, tiers[name], providers[name].keys, totals)
         return fleet_constraints(fleets[name], routes)
 

@@ -302,7 +302,7 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
         lim = catalog.get_provider_limits(b.provider, b.tier, b.model)
         row: dict[str, Any] = {"name": b.name, "provider": b.provider, "tier": b.tier, "model": b.model,
                                "keys": b.keys}
-        for k in ("rpm", "tpm", "itpm", "otpm", "cached_reads_count_itpm", "reserves_max_tokens",
+        for k in ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd", "cached_reads_count_itpm", "reserves_max_tokens",
                   "output_token_weight", "usd_per_mtok_input", "usd_per_mtok_cached_input",
                   "usd_per_mtok_cache_write", "usd_per_mtok_output"):
             own = getattr(b, k, None)

@@ -704,7 +704,7 @@ KV_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8")
 WEIGHT_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
 ENGINES = ("vllm", "sglang", "trtllm")
 FLAGS = ("TRUE", "FALSE")
-CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "KV", "COMPUTE", "TPOT")
+CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "KV", "COMPUTE", "TPOT")
 """Constraint labels, in the order of the utilization columns of Results (what BINDING_CONSTRAINT returns)."""
 
 LISTS: dict[str, tuple[str, ...]] = {
@@ -737,7 +737,7 @@ PLAN_SETTINGS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
      {"minimum": 0.0, "maximum": 1.0, "default": 0.8}),
     ("monthly_growth", "fraction/month", "Demand growth per month, for months to breach (0.08 = 8 %)",
      {"minimum": 0.0, "maximum": 10.0, "default": 0.0}),
-    ("avg_to_peak_ratio", "fraction", "Average QPS over the month / peak QPS, for monthly cost",
+    ("avg_to_peak_ratio", "fraction", "Average QPS over the month / peak QPS, for monthly cost and daily limits",
      {"minimum": 0.0, "maximum": 1.0, "default": 0.5}),
 )
 
@@ -832,6 +832,10 @@ PROVIDERS = Table(
           number_format="#,##0"),
         C(key="otpm", header="OTPM limit [tokens/min]", help="Output tokens per minute per key", minimum=0,
           number_format="#,##0"),
+        C(key="rpd", header="RPD limit [req/day]", help="Requests per day per key (Gemini, OpenAI low tiers)",
+          minimum=0, number_format="#,##0"),
+        C(key="tpd", header="TPD limit [tokens/day]", help="Tokens per day per key (batch queues, low tiers)",
+          minimum=0, number_format="#,##0"),
         C(key="cached_reads_count_itpm", header="Cached reads count [TRUE/FALSE]",
           help="Prefix-cache reads count toward ITPM/TPM", kind="flag", choices="flag", required=True),
         C(key="reserves_max_tokens", header="Reserves max_tokens [TRUE/FALSE]",
@@ -1014,6 +1018,9 @@ def _limit_util(demand_key: str, limit_key: str) -> Expr:
     )
 
 
+MINUTES_PER_DAY = 60 * 24
+
+
 def _demand_on(backend: Expr, demand_key: str) -> Expr:
     """The route's demand as ``backend`` counts it: max_tokens reserved at admission or not (TPM, OTPM), cached reads
     counted toward ITPM or not. Results uses the primary backend; the failover check the failover backend."""
@@ -1026,6 +1033,9 @@ def _demand_on(backend: Expr, demand_key: str) -> Expr:
         return itpm
     if demand_key == "otpm_demand":
         return udf("CAPACITY_OTPM", qps, out)
+    if demand_key in ("rpd_demand", "tpd_demand"):  # daily volume at the average rate: a day holds one peak
+        per_min = _demand_on(backend, "rpm_demand" if demand_key == "rpd_demand" else "tpm_demand")
+        return per_min * PlanValue("avg_to_peak_ratio") * MINUTES_PER_DAY
     if demand_key == "tpm_demand":  # counted input + output, or + max_tokens x quota weight where reserved (D3)
         weight = _prov("output_token_weight", backend)
         weight = fn("IF", fn("IFERROR", weight.gt(0), False), weight, 1)
@@ -1073,14 +1083,16 @@ def _zero_unless_fleet(body: Expr) -> Expr:
 
 
 RESULT_KEYS = (
-    "route", "backend_type", "rpm_demand", "tpm_demand", "itpm_demand", "otpm_demand", "concurrency_needed",
+    "route", "backend_type", "rpm_demand", "tpm_demand", "itpm_demand", "otpm_demand", "rpd_demand", "tpd_demand",
+    "concurrency_needed",
     "kv_share", "compute_share", "decode_tokens_in_flight",
-    "rpm_util", "tpm_util", "itpm_util", "otpm_util", "kv_util", "compute_util", "tpot_util",
+    "rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "kv_util", "compute_util", "tpot_util",
     "kv_bytes_per_request", "max_concurrency", "batch_per_replica", "tpot_at_peak_s",
     "cost_monthly_no_cache_usd", "cost_monthly_usd", "failover_util", "failover_ok",
     "max_util", "binding_constraint", "headroom_multiple", "months_to_breach", "status",
 )
-UTILIZATION_KEYS = ("rpm_util", "tpm_util", "itpm_util", "otpm_util", "kv_util", "compute_util", "tpot_util")
+UTILIZATION_KEYS = ("rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "kv_util", "compute_util",
+                    "tpot_util")
 
 # The Results layout (keys -> letters) exists before its formulas, which refer to earlier Results columns.
 RESULTS_REF = Table(
@@ -1118,6 +1130,10 @@ def _results_columns() -> tuple[Column, ...]:
             _demand_on(_BACKEND, "itpm_demand")),
         col("otpm_demand", "OTPM demand [tokens/min]", "D2/D3: output tokens per minute (max_tokens if reserved)",
             _demand_on(_BACKEND, "otpm_demand")),
+        col("rpd_demand", "RPD demand [req/day]", "Requests per day at the average rate (peak x avg-to-peak x 1,440)",
+            _demand_on(_BACKEND, "rpd_demand")),
+        col("tpd_demand", "TPD demand [tokens/day]", "Counted tokens per day at the average rate",
+            _demand_on(_BACKEND, "tpd_demand")),
         col("concurrency_needed", "In flight at peak [requests]",
             "P7 Little's law at the SLO: QPS x E2E latency (P6, TTFT SLO + output x TPOT SLO)",
             udf("CONCURRENCY", qps, e2e), fmt="#,##0.0"),
@@ -1144,6 +1160,8 @@ def _results_columns() -> tuple[Column, ...]:
             util_fmt),
         col("otpm_util", "OTPM util [x]", "OTPM demand / (limit x keys)", _limit_util("otpm_demand", "otpm"),
             util_fmt),
+        col("rpd_util", "RPD util [x]", "RPD demand / (limit x keys)", _limit_util("rpd_demand", "rpd"), util_fmt),
+        col("tpd_util", "TPD util [x]", "TPD demand / (limit x keys)", _limit_util("tpd_demand", "tpd"), util_fmt),
         col("kv_util", "KV util [x]", "M11: KV of every route in flight on the fleet / its KV budget (sum of shares)",
             _zero_unless_fleet(_on_backend("kv_share")), util_fmt),
         col("compute_util", "Compute util [x]", "P2/P4: FLOP/s of every route on the fleet / GPUs x peak FLOP/s x MFU",
@@ -1184,7 +1202,8 @@ def _results_columns() -> tuple[Column, ...]:
             fn("IF", _FAILOVER.eq(""), 0,
                fn("IF", _is_provider(_FAILOVER),
                   fn("MAX", _failover_provider_util("rpm_demand", "rpm"), _failover_provider_util("tpm_demand", "tpm"),
-                     _failover_provider_util("itpm_demand", "itpm"), _failover_provider_util("otpm_demand", "otpm")),
+                     _failover_provider_util("itpm_demand", "itpm"), _failover_provider_util("otpm_demand", "otpm"),
+                     _failover_provider_util("rpd_demand", "rpd"), _failover_provider_util("tpd_demand", "tpd")),
                   fn("IF", _is_fleet(_FAILOVER), _failover_fleet_util(), 0))), util_fmt),
         col("failover_ok", "Failover check", "OK when the failover backend absorbs the route at <= 1",
             fn("IF", _FAILOVER.eq(""), "none", fn("IF", _res("failover_util").le(1), "OK", "BREACH")),
@@ -1248,8 +1267,9 @@ TOTALS: tuple[tuple[str, str, Expr, str], ...] = (
 )
 """Plan-wide figures on the Summary sheet, in rows 2.. of columns O:P (label, formula)."""
 
-TOTALS_COL_LABEL = "O"
-TOTALS_COL_VALUE = "P"
+# the plan totals block sits right of the Summary table, one empty column between (it moves when the table grows)
+TOTALS_COL_LABEL = col_letter(SUMMARY.first_col + len(SUMMARY.columns) + 1)
+TOTALS_COL_VALUE = col_letter(SUMMARY.first_col + len(SUMMARY.columns) + 2)
 TOTALS_FIRST_ROW = 5
 
 INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS)

@@ -217,6 +217,30 @@ def test_fleet_weight_dtype_pp_and_mfu_reach_the_memory_and_latency_functions() 
     assert lean["tpot_at_peak_s"] >= bf16["tpot_at_peak_s"]
 
 
+def test_daily_limits_count_the_average_day_and_agree_with_planner_size() -> None:
+    """RPD/TPD: demand per day = per-minute demand x avg-to-peak x 1,440, over the provider's daily limit x keys;
+    the workbook and ``planner size`` agree, and a daily limit can bind."""
+    from planner.scenario import parse_scenario
+    from planner.sizing import size_scenario
+    from planner.template import catalog_inputs
+
+    scenario = parse_scenario({
+        "plan": {"name": "daily", "avg_to_peak_ratio": 0.5},
+        "providers": [{"name": "flash", "provider": "gemini", "tier": "tier-1", "model": "gemini-2.5-flash",
+                       "keys": 2}],
+        "routes": [{"name": "r", "peak_qps": 0.5, "avg_input_tokens": 800, "avg_output_tokens": 100,
+                    "ttft_slo_s": 2, "tpot_slo_s": 0.1, "backend": "flash"}],
+    })
+    out = ts.evaluate_plan({**catalog_inputs(), **scenario_inputs(scenario)})
+    res = {c.key: out[("Results", ts.RESULTS.cell(c.key, 0))] for c in ts.RESULTS.columns}
+    assert res["rpd_demand"] == pytest.approx(0.5 * 60 * 0.5 * 1440)  # 21,600 requests on an average day
+    (route,) = size_scenario(scenario).routes
+    by_kind = {c.label.rsplit(" ", 1)[1]: c.utilization for c in route.constraints}
+    assert by_kind["RPD"] > 1  # 21,600 against 2 keys x 10,000 a day: the daily cap binds before RPM
+    assert res["rpd_util"] == pytest.approx(by_kind["RPD"])
+    assert res["binding_constraint"] == "RPD" == route.binding.rsplit(" ", 1)[1]
+
+
 def test_recompute_with_formulas_agrees_with_cached_values(tmp_path: Path) -> None:
     """The headless engine (formulas, via planner.recalc) reproduces every cached value of a filled plan."""
     recalc = pytest.importorskip("planner.recalc")
