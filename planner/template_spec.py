@@ -1033,9 +1033,11 @@ def _demand_on(backend: Expr, demand_key: str) -> Expr:
         return itpm
     if demand_key == "otpm_demand":
         return udf("CAPACITY_OTPM", qps, out)
-    if demand_key in ("rpd_demand", "tpd_demand"):  # daily volume at the average rate: a day holds one peak
-        per_min = _demand_on(backend, "rpm_demand" if demand_key == "rpd_demand" else "tpm_demand")
-        return per_min * PlanValue("avg_to_peak_ratio") * MINUTES_PER_DAY
+    # daily volume at the average rate: a day holds one peak, not 1,440 of them
+    if demand_key == "rpd_demand":
+        return udf("CAPACITY_RPD", qps * PlanValue("avg_to_peak_ratio"))
+    if demand_key == "tpd_demand":  # the counted tokens of a minute (TPM rules) over an average day
+        return _demand_on(backend, "tpm_demand") * PlanValue("avg_to_peak_ratio") * MINUTES_PER_DAY
     if demand_key == "tpm_demand":  # counted input + output, or + max_tokens x quota weight where reserved (D3)
         weight = _prov("output_token_weight", backend)
         weight = fn("IF", fn("IFERROR", weight.gt(0), False), weight, 1)
