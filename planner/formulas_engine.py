@@ -254,7 +254,7 @@ def _evaluate(
         arr = getattr(value, "value", value)
         arr = np.asarray(arr, dtype=object)
         a, _, _b = ref.partition(":")
-        from planner.ooxml import index_to_col, split_cell
+        from planner.a1 import index_to_col, split_cell
 
         r0, c0 = split_cell(a)
         if arr.ndim < 2:

@@ -19,6 +19,7 @@ import io
 import re
 import zipfile
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
@@ -28,6 +29,7 @@ from xml.etree.ElementTree import fromstring as _c_fromstring
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring, iterparse
 
+from planner.a1 import col_to_index, index_to_col, split_cell, split_range  # noqa: F401  (re-exported)
 from planner.errors import PlannerError
 
 NS_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
@@ -259,10 +261,11 @@ def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Package:
     return Package(p, zf, limits)
 
 
-def _events(pkg: Package, name: str, events: tuple[str, ...] = ("end",)) -> Iterator[tuple[str, Any]]:
-    data = pkg.read(name)
+@contextmanager
+def _xml_errors(pkg: Package, name: str) -> Iterator[None]:
+    """Parse errors of part ``name`` as :class:`WorkbookError` (hostile XML apart from malformed XML)."""
     try:
-        yield from iterparse(io.BytesIO(data), events=events, forbid_dtd=True)
+        yield
     except DefusedXmlException as exc:
         raise WorkbookError(
             pkg.path, f"hostile XML refused in {name}: {type(exc).__name__}", kind="hostile-xml", part=name
@@ -271,6 +274,12 @@ def _events(pkg: Package, name: str, events: tuple[str, ...] = ("end",)) -> Iter
         raise
     except Exception as exc:  # ElementTree.ParseError and friends
         raise WorkbookError(pkg.path, f"malformed XML in {name}: {exc}", part=name) from None
+
+
+def _events(pkg: Package, name: str, events: tuple[str, ...] = ("end",)) -> Iterator[tuple[str, Any]]:
+    data = pkg.read(name)
+    with _xml_errors(pkg, name):
+        yield from iterparse(io.BytesIO(data), events=events, forbid_dtd=True)
 
 
 def _plain_xml(data: bytes) -> bool:
@@ -286,18 +295,10 @@ def _plain_xml(data: bytes) -> bool:
 def _tree(pkg: Package, name: str) -> Any:
     """The whole part parsed at once (C parser: several times faster than :func:`_events` for a sheet)."""
     data = pkg.read(name)
-    try:
+    with _xml_errors(pkg, name):
         if _plain_xml(data):
             return _c_fromstring(data)
         return fromstring(data, forbid_dtd=True)
-    except DefusedXmlException as exc:
-        raise WorkbookError(
-            pkg.path, f"hostile XML refused in {name}: {type(exc).__name__}", kind="hostile-xml", part=name
-        ) from None
-    except MemoryError:
-        raise
-    except Exception as exc:  # ElementTree.ParseError and friends
-        raise WorkbookError(pkg.path, f"malformed XML in {name}: {exc}", part=name) from None
 
 
 @lru_cache(maxsize=4096)  # bounded: a hostile part may use any number of distinct tags
@@ -340,42 +341,7 @@ def _normpath(path: str) -> str:
 # ---------------------------------------------------------------------------------------------------------------------
 # A1 helpers
 
-_CELL_RE = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)$")
-
-
-def col_to_index(col: str) -> int:
-    """``"A"`` → 1, ``"AA"`` → 27."""
-    n = 0
-    for ch in col.upper():
-        n = n * 26 + ord(ch) - 64
-    return n
-
-
-def index_to_col(n: int) -> str:
-    """``1`` → ``"A"``, ``27`` → ``"AA"``."""
-    s = ""
-    while n > 0:
-        n, r = divmod(n - 1, 26)
-        s = chr(65 + r) + s
-    return s
-
-
-@lru_cache(maxsize=65536)  # plans of one template repeat the same references; bounded for hostile input
-def split_cell(ref: str) -> tuple[int, int]:
-    """``"B3"`` → ``(3, 2)`` (row, column)."""
-    m = _CELL_RE.match(ref)
-    if not m:
-        raise ValueError(f"not a cell reference: {ref!r}")
-    return int(m.group(2)), col_to_index(m.group(1))
-
-
-def split_range(ref: str) -> tuple[int, int, int, int]:
-    """``"B3:D9"`` → ``(3, 2, 9, 4)`` (top, left, bottom, right)."""
-    a, _, b = ref.partition(":")
-    r1, c1 = split_cell(a)
-    r2, c2 = split_cell(b or a)
-    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
-
+# col_to_index, index_to_col, split_cell and split_range live in planner.a1 (pure); re-exported from here
 
 _SHIFT_RE = re.compile(
     r"(\"(?:[^\"]|\"\")*\")"  # string literal

@@ -18,13 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from planner import structured_refs as sr
+from planner.a1 import index_to_col, split_cell, split_range
 from planner.ooxml import (
     DEFAULT_LIMITS,
     Limits,
     WorkbookError,
     read_workbook,
-    split_cell,
-    split_range,
     write_cached_values,
 )
 
@@ -64,7 +63,7 @@ def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult
         for c in sheet.cells.values():
             if c.array_ref and ":" in c.array_ref:
                 t, lft, b, r = split_range(c.array_ref)
-                covered |= {f"{_col(j)}{i}" for i in range(t, b + 1) for j in range(lft, r + 1)}
+                covered |= {f"{index_to_col(j)}{i}" for i in range(t, b + 1) for j in range(lft, r + 1)}
         for c in sheet.cells.values():
             if c.formula is None:
                 if c.ref not in covered:
@@ -110,10 +109,6 @@ def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult
     return RecalcResult(src=str(src), dst=None, values=results, findings=tuple(findings))
 
 
-def _col(n: int) -> str:
-    from planner.ooxml import index_to_col
-
-    return index_to_col(n)
 
 
 def recalc_file(src: str | Path, dst: str | Path, *, limits: Limits = DEFAULT_LIMITS,

@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from planner.a1 import index_to_col, split_range
+
 
 @dataclass(frozen=True, kw_only=True)
 class Table:
@@ -36,14 +38,6 @@ class Table:
 
 class StructuredRefError(ValueError):
     """A structured reference that names an unknown table or column, or has a bad specifier."""
-
-
-def _col(n: int) -> str:
-    s = ""
-    while n > 0:
-        n, r = divmod(n - 1, 26)
-        s = chr(65 + r) + s
-    return s
 
 
 def _quote_sheet(sheet: str) -> str:
@@ -158,8 +152,8 @@ def _resolve(table: Table, items: list[str], row: int, here_sheet: str) -> str:
             if sep:
                 idx.append(index(b))
         c1, c2 = min(idx), max(idx)
-    a = f"{_col(c1)}{r1}"
-    b = f"{_col(c2)}{r2}"
+    a = f"{index_to_col(c1)}{r1}"
+    b = f"{index_to_col(c2)}{r2}"
     ref = a if a == b else f"{a}:{b}"
     if table.sheet.lower() != here_sheet.lower():
         ref = f"{_quote_sheet(table.sheet)}!{ref}"
@@ -251,8 +245,6 @@ def _bare_table_names(formula: str, by_name: Mapping[str, Table], sheet: str) ->
 
 def tables_from_view(views: Iterable[object]) -> dict[str, Table]:
     """Convert :class:`planner.ooxml.TableView` objects into :class:`Table` (keyed by lower-case name)."""
-    from planner.ooxml import split_range
-
     out = {}
     for v in views:
         top, left, bottom, right = split_range(v.ref)  # type: ignore[attr-defined]
@@ -284,7 +276,7 @@ def bound_full_ranges(formula: str, *, max_row: int, max_col: int) -> str:
         if m.group(3):
             return f"{m.group(2)}{m.group(3)}1:{m.group(4)}{m.group(5)}{max_row}"
         a, b = m.group(6), m.group(8)
-        return f"{a}A{a}{m.group(7)}:{b}{_col(max_col)}{b}{m.group(9)}"
+        return f"{a}A{a}{m.group(7)}:{b}{index_to_col(max_col)}{b}{m.group(9)}"
 
     return _FULL_RE.sub(sub, formula)
 

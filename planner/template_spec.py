@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from planner.a1 import index_to_col
+
 TEMPLATE_ID = "llm-capacity-planner/capacity-plan"
 TEMPLATE_VERSION = "1.1.0"
 TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION": TEMPLATE_VERSION}
@@ -212,13 +214,8 @@ class Table:
         return all(c.formula is None for c in self.columns)
 
 
-def col_letter(index: int) -> str:
-    """1 -> A, 27 -> AA."""
-    s = ""
-    while index:
-        index, rem = divmod(index - 1, 26)
-        s = chr(65 + rem) + s
-    return s
+col_letter = index_to_col
+"""1 -> A, 27 -> AA (:func:`planner.a1.index_to_col`)."""
 
 
 def _sheet_ref(sheet: str) -> str:
