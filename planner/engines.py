@@ -703,16 +703,24 @@ class KvCapacity:
     kv_groups: int
 
 
-def _vllm_groups(full: int, swa: int) -> tuple[int, int, int]:
-    """vLLM hybrid allocator (kv_cache_utils._get_kv_cache_groups_uniform_page_size): layers of each type are cut into
-    groups of ``group_size`` layers, padded; returns (group_size, full groups, sliding groups)."""
+def vllm_kv_groups(full: int, swa: int) -> tuple[int, int, int]:
+    """vLLM V1's hybrid KV groups: (group size, full-attention groups, sliding-window groups) (M7).
+
+    Layers of each type are cut into groups of one size (the larger count if the two are within 1.5×, else the
+    smaller), the last group of a type padded: Gemma-3-27B's 10 full and 52 sliding layers become 1 + 6 groups of 10,
+    so 60 sliding layers' worth of pages. Ref: vLLM ``kv_cache_utils._get_kv_cache_groups_uniform_page_size``;
+    vllm-project/vllm #54458 (page alignment in hybrid models).
+
+    >>> vllm_kv_groups(10, 52), vllm_kv_groups(21, 21), vllm_kv_groups(32, 0)
+    ((10, 1, 6), (21, 1, 1), (32, 1, 0))
+    """
     if not swa:
         return full, 1, 0
     if not full:
         return swa, 0, 1
     small, large = min(full, swa), max(full, swa)
-    group_size = large if large / small < 1.5 else small
-    return group_size, math.ceil(full / group_size), math.ceil(swa / group_size)
+    size = large if large / small < 1.5 else small
+    return size, math.ceil(full / size), math.ceil(swa / size)
 
 
 def kv_capacity(
@@ -831,7 +839,7 @@ def kv_capacity(
         avail = hbm * fraction - w_bytes - reserve
         if key == "vllm-v0":  # V0 has no hybrid allocator: every layer caches the full context
             full, swa = full + swa, 0
-        group_size, full_groups, swa_groups = _vllm_groups(full, swa)
+        group_size, full_groups, swa_groups = vllm_kv_groups(full, swa)
         page = per_layer * block
         num_blocks = max(0, int(avail // (page * group_size)))
         groups = full_groups + swa_groups

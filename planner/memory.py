@@ -18,6 +18,7 @@ from planner.engines import (
     default_reserve_bytes,
     kv_bytes_per_token_layer,
     kv_dtype_bytes,
+    vllm_kv_groups,
     weight_bytes_per_gpu,
 )
 from planner.engines import kv_bytes_per_token as _engine_kv_bytes_per_token
@@ -113,26 +114,6 @@ def average_context_tokens(avg_input_tokens: float, avg_output_tokens: float) ->
     i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
     o = check_number("avg_output_tokens", avg_output_tokens, minimum=0)
     return i + o / 2
-
-
-def vllm_kv_groups(full: int, swa: int) -> tuple[int, int, int]:
-    """vLLM V1's hybrid KV groups: (group size, full-attention groups, sliding-window groups) (M7).
-
-    Layers of each type are cut into groups of one size (the larger count if the two are within 1.5×, else the
-    smaller), the last group of a type padded: Gemma-3-27B's 10 full and 52 sliding layers become 1 + 6 groups of 10,
-    so 60 sliding layers' worth of pages. Ref: vLLM ``kv_cache_utils._get_kv_cache_groups_uniform_page_size``;
-    vllm-project/vllm #54458 (page alignment in hybrid models).
-
-    >>> vllm_kv_groups(10, 52), vllm_kv_groups(21, 21), vllm_kv_groups(32, 0)
-    ((10, 1, 6), (21, 1, 1), (32, 1, 0))
-    """
-    if not swa:
-        return full, 1, 0
-    if not full:
-        return swa, 0, 1
-    small, large = min(full, swa), max(full, swa)
-    size = large if large / small < 1.5 else small
-    return size, math.ceil(full / size), math.ceil(swa / size)
 
 
 def kv_bytes_per_request(
