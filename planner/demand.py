@@ -20,6 +20,8 @@ from planner.errors import ArgumentError, check_fraction, check_number
 
 SECONDS_PER_MINUTE = 60.0
 SECONDS_PER_DAY = 86_400.0
+MINUTES_PER_DAY = SECONDS_PER_DAY / SECONDS_PER_MINUTE
+"""1,440: a per-minute demand at the average rate, times this, is the daily volume daily limits count."""
 DAYS_PER_MONTH = 365.25 / 12
 """30.4375: the average Gregorian month, used wherever a monthly volume comes from an average rate."""
 

@@ -108,9 +108,6 @@ def provider_limits_for(backend: ProviderBackend) -> ProviderLimits:
     return replace(base, **overrides, source=f"{base.source}; overridden in scenario: {', '.join(sorted(overrides))}")
 
 
-MINUTES_PER_DAY = 60 * 24
-
-
 def _provider_demand(route: Route, tier: ProviderLimits, avg_to_peak: float = 1.0) -> dict[str, float]:
     """Per-minute demand of one route as this provider counts it (D1-D4), plus daily volume at the average rate
     (``avg_to_peak`` x peak: a day holds one peak, not 1,440 of them)."""
@@ -128,8 +125,8 @@ def _provider_demand(route: Route, tier: ProviderLimits, avg_to_peak: float = 1.
         out["tpm"] = itpm + demand.rpm(route.peak_qps) * max_tokens * weight
     else:
         out["tpm"] = itpm + out["otpm"]
-    out["rpd"] = out["rpm"] * avg_to_peak * MINUTES_PER_DAY
-    out["tpd"] = out["tpm"] * avg_to_peak * MINUTES_PER_DAY
+    out["rpd"] = demand.requests_per_day(route.peak_qps * avg_to_peak)
+    out["tpd"] = out["tpm"] * avg_to_peak * demand.MINUTES_PER_DAY
     return out
 
 

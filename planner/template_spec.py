@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import Any
 
 from planner.a1 import index_to_col
+from planner.demand import MINUTES_PER_DAY
 
 TEMPLATE_ID = "llm-capacity-planner/capacity-plan"
 TEMPLATE_VERSION = "1.1.0"
@@ -1013,9 +1014,6 @@ def _limit_util(demand_key: str, limit_key: str) -> Expr:
         udf("LIMIT_UTILIZATION", _on_backend(demand_key), limit, _prov("keys")),
         0,
     )
-
-
-MINUTES_PER_DAY = 60 * 24
 
 
 def _demand_on(backend: Expr, demand_key: str) -> Expr:
