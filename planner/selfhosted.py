@@ -221,13 +221,34 @@ def compute_utilization(
     """
     spec, card = _specs(model, gpu)
     lam = check_number("peak_qps", peak_qps, minimum=0)
+    per_request = flops_per_request(spec, input_tokens=input_tokens, output_tokens=output_tokens,
+                                    cache_hit_rate=cache_hit_rate)
+    return lam * per_request / fleet_flops_per_s(spec, card, replicas=replicas, tp=tp, pp=pp, mfu=mfu,
+                                                 weight_dtype=weight_dtype)
+
+
+def fleet_flops_per_s(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    replicas: float,
+    tp: int = 1,
+    pp: int = 1,
+    mfu: float = 0.5,
+    weight_dtype: str = "auto",
+) -> float:
+    """FLOP/s a fleet achieves: ``replicas·TP·PP·F·MFU`` with ``F`` the GPU's dense peak at the weights' precision
+    (P2, P4; :func:`planner.latency.flops_for`).
+
+    >>> round(fleet_flops_per_s("llama-3.1-70b", "h100-sxm", replicas=12, tp=4, mfu=0.4) / 1e15, 2)
+    18.99
+    """
+    spec, card = _specs(model, gpu)
     n = check_number("replicas", replicas, minimum=0, exclusive_minimum=True)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
     mfu = check_fraction("mfu", mfu, allow_zero=False)
-    per_request = flops_per_request(spec, input_tokens=input_tokens, output_tokens=output_tokens,
-                                    cache_hit_rate=cache_hit_rate)
-    return lam * per_request / (n * tp * pp * latency.flops_for(card, weight_dtype, spec) * mfu)
+    return n * tp * pp * latency.flops_for(card, weight_dtype, spec) * mfu
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -390,9 +411,8 @@ def fleet_constraints(fleet, routes) -> list:
     total = sum(conc)
     capacity = total / util if util > 0 else math.inf
     found = [Constraint(label=f"{fleet.name} KV", demand=total, capacity=capacity, unit="requests", utilization=util)]
-    gpus = fleet.replicas * fleet.tp * fleet.pp
-    _, card = _specs(fleet.model, fleet.gpu)
-    peak_flops = gpus * latency.flops_for(card, fleet.weight_dtype, _specs(fleet.model)[0]) * fleet.mfu
+    peak_flops = fleet_flops_per_s(fleet.model, fleet.gpu, replicas=fleet.replicas, tp=fleet.tp, pp=fleet.pp,
+                                   mfu=fleet.mfu, weight_dtype=fleet.weight_dtype)
     demand_flops = sum(r.peak_qps * flops_per_request(fleet.model, input_tokens=r.avg_input_tokens,
                                                       output_tokens=r.avg_output_tokens,
                                                       cache_hit_rate=r.cache_hit_rate) for r in routes)
