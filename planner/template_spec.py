@@ -620,8 +620,6 @@ class Udf(Expr):
         return f"{self.name}({','.join(a.render(row) for a in self.args)})"
 
     def evaluate(self, ev: Evaluator, row: int) -> Any:
-        from planner.coerce import call_sheet_function
-
         spec = ev.functions.get(self.name)
         if spec is None:
             return NAME
@@ -643,14 +641,17 @@ class Udf(Expr):
             hit = memo.get(key, _MISSING)
             if hit is not _MISSING:
                 return hit
-        result = self._call(call_sheet_function, spec, raw)
+        result = self._call(spec, raw)
         if key is not None:
             if len(memo) > MEMO_LIMIT:
                 memo.clear()
             memo[key] = result
         return result
 
-    def _call(self, call_sheet_function: Callable[..., Any], spec: Any, raw: list[Any]) -> Any:
+    @staticmethod
+    def _call(spec: Any, raw: list[Any]) -> Any:
+        from planner.coerce import call_sheet_function
+
         result = call_sheet_function(spec, *raw)
         if isinstance(result, float) and (math.isnan(result) or math.isinf(result)):
             return NUM
@@ -1049,21 +1050,30 @@ def _failover_provider_util(demand_key: str, limit_key: str) -> Expr:
     return fn("IF", fn("IFERROR", limit.gt(0), False), util, 0)
 
 
+def _e2e() -> Expr:
+    """P6 at the SLOs: the latency Little's law holds a request in flight for (TTFT SLO + (O - 1) x TPOT SLO)."""
+    return udf("E2E_LATENCY_S", _r("ttft_slo_s"), _r("tpot_slo_s"), _r("avg_output_tokens"))
+
+
+def _kv_share_on(backend: Expr) -> Expr:
+    """M11 ``KV_FIT``: the route's in-flight KV at its p95 context over fleet ``backend``'s KV budget."""
+    return udf("KV_FIT", _fleet("model", backend), _fleet("gpu", backend), _r("peak_qps"), _e2e(),
+               _r("p95_context_tokens"), *(_fleet(k, backend) for k in (
+                   "replicas", "tp", "gpu_memory_utilization", "kv_dtype", "engine", "weight_dtype", "pp")))
+
+
+def _compute_share_on(backend: Expr) -> Expr:
+    """P2/P4 ``COMPUTE_UTILIZATION``: the route's FLOP/s at peak over fleet ``backend``'s achieved FLOP/s."""
+    return udf("COMPUTE_UTILIZATION", _fleet("model", backend), _fleet("gpu", backend), _r("peak_qps"),
+               _r("avg_input_tokens"), _r("avg_output_tokens"), _fleet("replicas", backend), _fleet("tp", backend),
+               _r("cache_hit_rate"), *(_fleet(k, backend) for k in ("mfu", "weight_dtype", "pp")))
+
+
 def _failover_fleet_util() -> Expr:
     """The failover fleet's KV and compute utilizations with this route moved onto it: the shares of the routes it
     already serves plus this route's share on that fleet (both are linear in load)."""
-    f = _FAILOVER
-    per_replica = udf(
-        "MAX_CONCURRENCY", _fleet("model", f), _fleet("gpu", f), _fleet("tp", f), _fleet("gpu_memory_utilization", f),
-        _fleet("kv_dtype", f), _r("p95_context_tokens"), _fleet("engine", f), _fleet("weight_dtype", f),
-        _fleet("pp", f),
-    )
-    kv = _on_backend("kv_share", f) + _res("concurrency_needed") / (per_replica * _fleet("replicas", f))
-    compute = _on_backend("compute_share", f) + udf(
-        "COMPUTE_UTILIZATION", _fleet("model", f), _fleet("gpu", f), _r("peak_qps"), _r("avg_input_tokens"),
-        _r("avg_output_tokens"), _fleet("replicas", f), _fleet("tp", f), _r("cache_hit_rate"), _fleet("mfu", f),
-        _fleet("weight_dtype", f), _fleet("pp", f),
-    )
+    kv = _on_backend("kv_share", _FAILOVER) + _kv_share_on(_FAILOVER)
+    compute = _on_backend("compute_share", _FAILOVER) + _compute_share_on(_FAILOVER)
     return fn("MAX", kv, compute)
 
 
@@ -1112,7 +1122,7 @@ def _results_columns() -> tuple[Column, ...]:
     fleet_args = lambda *keys: [_fleet(k) for k in keys]  # noqa: E731
     price = lambda k: fn("IFERROR", _prov(k), 0)  # noqa: E731
     avg_qps = qps * PlanValue("avg_to_peak_ratio")
-    e2e = udf("E2E_LATENCY_S", _q("ttft_slo_s"), _q("tpot_slo_s"), out)
+    e2e = _e2e()
     util_fmt = "0.00"
     return (
         col("route", "Route [name]", "Route name (from Routes)",
@@ -1135,16 +1145,9 @@ def _results_columns() -> tuple[Column, ...]:
             "P7 Little's law at the SLO: QPS x E2E latency (P6, TTFT SLO + output x TPOT SLO)",
             udf("CONCURRENCY", qps, e2e), fmt="#,##0.0"),
         col("kv_share", "KV share [x]", "M11 KV_FIT: this route's in-flight KV at p95 context / its fleet's KV budget",
-            _zero_unless_fleet(udf("KV_FIT", *fleet_args("model", "gpu"), qps, e2e, _q("p95_context_tokens"),
-                                   *fleet_args("replicas", "tp", "gpu_memory_utilization", "kv_dtype", "engine",
-                                               "weight_dtype", "pp"))),
-            util_fmt),
+            _zero_unless_fleet(_kv_share_on(_BACKEND)), util_fmt),
         col("compute_share", "Compute share [x]", "P2/P4 COMPUTE_UTILIZATION: this route's FLOP/s at peak / its "
-            "fleet's GPUs x peak FLOP/s x MFU",
-            _zero_unless_fleet(udf("COMPUTE_UTILIZATION", *fleet_args("model", "gpu"), qps, inp, out,
-                                   *fleet_args("replicas", "tp"), _q("cache_hit_rate"),
-                                   *fleet_args("mfu", "weight_dtype", "pp"))),
-            util_fmt),
+            "fleet's GPUs x peak FLOP/s x MFU", _zero_unless_fleet(_compute_share_on(_BACKEND)), util_fmt),
         col("decode_tokens_in_flight", "Decode context in flight [tokens]",
             "M8: in flight at peak x (input + output/2), to weight the fleet's decode context",
             _res("concurrency_needed") * (inp + out / 2), "#,##0"),
