@@ -38,9 +38,9 @@ LO_BENCH = Path("/work/shared/bench/lo_batch_recalc.py")
 
 def plan_inputs(seed: int) -> dict:
     """Distinct inputs: the bulk-tpm scenario's backends, every route row filled with varied demand."""
-    from planner import template_spec as ts
+    from planner import template as ts
     from planner.scenario import load_scenario
-    from planner.template import scenario_inputs
+    from planner.template.inputs import scenario_inputs
 
     base = scenario_inputs(load_scenario(ROOT / "samples" / "bulk-tpm.toml"))
     fleet = {k: v for k, v in scenario_inputs(load_scenario(ROOT / "samples" / "selfhost-kv.toml")).items()
@@ -75,7 +75,7 @@ def plan_inputs(seed: int) -> dict:
 
 
 def generate(directory: Path, n: int) -> list[Path]:
-    from planner.template import write_plan
+    from planner.template.build import write_plan
 
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> dict:
     t0 = time.perf_counter()
     paths = generate(work, a.n)
     res: dict = {"plans": a.n, "routes_per_plan": None, "generate_s": round(time.perf_counter() - t0, 2)}
-    from planner import template_spec as ts
+    from planner import template as ts
 
     res["routes_per_plan"] = ts.ROUTE_ROWS
     res["formula_cells_per_plan"] = len(ts.all_formulas())

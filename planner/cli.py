@@ -113,6 +113,9 @@ def size_cmd(scenario: str | None, fmt: str) -> None:
     """Size a plan written as a TOML scenario: per route, demand, the utilization of every limit, KV fit, the
     binding constraint and headroom. Without SCENARIO, sizes the bundled seed scenario.
 
+    The scenario is evaluated through the template (the same evaluation as a workbook's cells), so every figure is
+    a Results cell. Exit 1 when a cell holds an error (each named as Results!A1 with its message), 2 on a bad file.
+
     Example: planner size samples/seed.toml --format json
     """
     from planner.scenario import load_scenario
@@ -124,6 +127,8 @@ def size_cmd(scenario: str | None, fmt: str) -> None:
         fail(str(exc))
         return
     click.echo(report.to_json() if fmt == "json" else render_text(report))
+    if report.has_errors:
+        sys.exit(1)
 
 
 @cli.group("template")
@@ -142,7 +147,7 @@ def template_build_cmd(directory: str) -> None:
 
     Example: planner template build -o templates
     """
-    from planner.template import build_template
+    from planner.template.build import build_template
 
     try:
         path = build_template(directory)
@@ -161,7 +166,7 @@ def template_sample_cmd(scenario: str, out: str) -> None:
 
     Example: planner template sample samples/seed.toml -o samples/seed.xlsm
     """
-    from planner.template import build_sample
+    from planner.template.build import build_sample
 
     try:
         path = build_sample(scenario, out)

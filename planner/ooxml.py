@@ -31,6 +31,7 @@ from defusedxml.ElementTree import fromstring, iterparse
 
 from planner.a1 import col_to_index, index_to_col, split_cell, split_range  # noqa: F401  (re-exported)
 from planner.errors import PlannerError
+from planner.excel.values import ERROR_VALUES, XlError
 
 NS_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 NS_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -56,10 +57,8 @@ class WorkbookError(PlannerError):
         super().__init__(f"{path}: {problem}")
 
 
-class ErrorValue(str):
-    """A cached Excel error value (``"#N/A"``, ``"#VALUE!"``...): equal to its text, but known to be an error."""
-
-    __slots__ = ()
+ErrorValue = XlError
+"""A cached Excel error value: the one Excel error type (:class:`planner.excel.values.XlError`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -628,18 +627,6 @@ def _format_value(value: Any) -> tuple[bytes | None, bytes]:
     return b"str", _xml_text(s)
 
 
-ERROR_VALUES = (
-    "#NULL!",
-    "#DIV/0!",
-    "#VALUE!",
-    "#REF!",
-    "#NAME?",
-    "#NUM!",
-    "#N/A",
-    "#GETTING_DATA",
-    "#SPILL!",
-    "#CALC!",
-)
 
 
 def _patch_sheet(xml: bytes, values: Mapping[str, Any]) -> bytes:

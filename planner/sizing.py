@@ -1,70 +1,60 @@
-"""Evaluate a scenario: per route, demand, the utilization of every limit, KV fit, the binding constraint, headroom.
+"""``planner size``: a view of the one plan method.
 
-This is the method of the product in one call (:func:`size_scenario`):
-
-1. demand at peak (D1-D4) per route;
-2. provider limits: routes that share a provider backend share its limits, so utilization is the backend's total
-   counted demand over its limit times its keys (C7), for every limit the tier sets (RPM, TPM, ITPM, OTPM, daily);
-3. self-hosted fleets: Little's-law concurrency of every route on the fleet times KV bytes per request against the
-   fleet's KV budget (M8-M11, P7), and decode throughput at the TPOT SLO (P1, P8);
-4. the binding constraint (argmax utilization), headroom, headroom multiple and months to breach (C7), plus the
-   failover check (C8): with the route's primary backend down, the failover backend's utilization after it takes
-   the route's load on top of its own.
-
-Everything is computed by the core modules; this module only wires a scenario to them.
+A scenario becomes the template's input cells (:func:`planner.template.inputs.scenario_inputs`, with the bundled
+catalog on the GPUs and Models sheets), the template evaluates them (:func:`planner.template.evaluate_plan`, the
+same evaluation that writes a workbook's cached values and that the validator checks submitted plans against), and
+this module reads the Results, Outages and Summary cells back into a report. Nothing here computes a figure: every
+number the report shows is the value of a workbook cell, so ``planner size`` and the workbook cannot disagree.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
-from planner import catalog, cost, decision, demand, limits
-from planner.errors import ArgumentError
-from planner.scenario import Fleet, ProviderBackend, Route, Scenario
-from planner.specs import ProviderLimits
+from planner import template as ts
+from planner.decision import MONTHS_NEVER
+from planner.excel.values import XlError
+from planner.scenario import Scenario
+from planner.template.inputs import catalog_inputs, scenario_inputs
+
+CellValue = float | str | bool | None
+"""A cell as the report carries it: a number, text (an error cell holds its error text), a flag, or empty."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Constraint:
-    """One ceiling a route runs against: ``utilization = demand / capacity`` (both in ``unit``)."""
+    """One ceiling of a route's backend: ``label`` is ``"<backend> <CONSTRAINT>"`` (``"chat-api TPM"``)."""
 
     label: str
-    demand: float
-    capacity: float
-    unit: str
-    utilization: float
+    utilization: CellValue
+    cell: str
 
 
 @dataclass(frozen=True, kw_only=True)
 class RouteSizing:
+    """One route's row of Results, read back: ``results`` holds every Results cell of the row by column key."""
+
     route: str
     kind: str
     backend: str
-    rpm: float
-    tpm: float
-    itpm: float
-    otpm: float
+    backend_type: str
     constraints: tuple[Constraint, ...]
-    binding: str
-    max_utilization: float
-    headroom: float
-    headroom_multiple: float
-    months_to_breach: float | None
-    over_threshold: tuple[str, ...] = ()
-    kv_bytes_per_request: float | None = None
-    max_concurrency_per_replica: float | None = None
-    kv_fit: float | None = None
-    tpot_s: float | None = None
-    tpot_slo_s: float | None = None
-    ttft_s: float | None = None
-    monthly_cost_usd: float | None = None
-    monthly_cost_no_cache_usd: float | None = None
-    failover_backend: str | None = None
-    failover_utilization: float | None = None
-    failover_binding: str | None = None
-    notes: tuple[str, ...] = field(default=())
+    binding: CellValue
+    max_utilization: CellValue
+    headroom_multiple: CellValue
+    months_to_breach: CellValue
+    status: CellValue
+    monthly_cost_usd: CellValue
+    monthly_cost_no_cache_usd: CellValue
+    failover_backend: str | None
+    failover_utilization: CellValue
+    failover_check: CellValue
+    errors: tuple[str, ...] = ()
+    results: dict[str, CellValue] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,208 +63,98 @@ class SizingReport:
     path: str
     utilization_threshold: float
     routes: tuple[RouteSizing, ...]
+    totals: dict[str, CellValue] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
+    @property
+    def has_errors(self) -> bool:
+        """True when any Results cell of a route holds an error (the plan cannot be sized as written)."""
+        return any(r.errors for r in self.routes)
+
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, default=_json_default)
+        return json.dumps(self.to_dict(), indent=2, default=_json_default, allow_nan=False)
 
 
 def _json_default(value: object) -> object:
-    if isinstance(value, float) and math.isinf(value):
-        return None
     raise TypeError(type(value))
 
 
-# --- provider backends -------------------------------------------------------------------------------------------
+def _plain(value: Any) -> CellValue:
+    """A cell value as JSON carries it: errors as their text, non-finite numbers as their Excel error."""
+    if isinstance(value, XlError):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return "#NUM!"
+    return value
 
 
-def provider_limits_for(backend: ProviderBackend) -> ProviderLimits:
-    """The catalog tier for a provider backend, with the scenario's overrides applied."""
-    base = catalog.get_provider_limits(backend.provider, backend.tier, backend.model)
-    overrides = {
-        name: getattr(backend, name)
-        for name in (
-            "rpm", "tpm", "itpm", "otpm", "rpd", "tpd", "cached_reads_count_itpm", "reserves_max_tokens", "window_s",
-            "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_cache_write", "usd_per_mtok_output",
-        )
-        if getattr(backend, name) is not None
-    }
-    if not overrides:
-        return base
-    from dataclasses import replace
-
-    return replace(base, **overrides, source=f"{base.source}; overridden in scenario: {', '.join(sorted(overrides))}")
+def _is_error(value: Any) -> bool:
+    """An Excel error, or a registry function's refusal (its one-line message where a number belongs)."""
+    return isinstance(value, XlError) or (isinstance(value, str) and ": got " in value)
 
 
-def _provider_demand(route: Route, tier: ProviderLimits, avg_to_peak: float = 1.0) -> dict[str, float]:
-    """Per-minute demand of one route as this provider counts it (D1-D4), plus daily volume at the average rate
-    (``avg_to_peak`` x peak: a day holds one peak, not 1,440 of them)."""
-    out = {
-        "rpm": demand.rpm(route.peak_qps),
-        "otpm": demand.otpm(route.peak_qps, route.avg_output_tokens),
-    }
-    itpm = demand.itpm_counted(
-        route.peak_qps, route.avg_input_tokens, route.cache_hit_rate, cached_reads_count=tier.cached_reads_count_itpm
-    )
-    out["itpm"] = itpm
-    if tier.reserves_max_tokens:
-        max_tokens = route.max_tokens if route.max_tokens is not None else route.avg_output_tokens
-        weight = getattr(tier, "output_token_weight", 1.0) or 1.0
-        out["tpm"] = itpm + demand.rpm(route.peak_qps) * max_tokens * weight
-    else:
-        out["tpm"] = itpm + out["otpm"]
-    out["rpd"] = demand.requests_per_day(route.peak_qps * avg_to_peak)
-    out["tpd"] = out["tpm"] * avg_to_peak * demand.MINUTES_PER_DAY
-    return out
+def evaluate_scenario(scenario: Scenario) -> dict[tuple[str, str], Any]:
+    """Every formula cell of the scenario's plan, as the template computes it: ``{(sheet, cell): value}``."""
+    return ts.evaluate_plan({**catalog_inputs(), **scenario_inputs(scenario)})
 
 
-def _provider_constraints(name: str, tier: ProviderLimits, keys: int, totals: dict[str, float]) -> list[Constraint]:
-    found = []
-    for limit_name in limits.LIMIT_NAMES:
-        cap = getattr(tier, limit_name)
-        if cap is None:
+def _route_sizing(scenario: Scenario, i: int, values: Mapping[tuple[str, str], Any]) -> RouteSizing:
+    route = scenario.routes[i]
+    res = ts.RESULTS
+
+    def cell(key: str) -> CellValue:
+        return _plain(values[(res.sheet, res.cell(key, i))])
+
+    results = {key: cell(key) for key in ts.RESULT_KEYS}
+    backend_type = str(results["backend_type"])
+    constraints = []
+    for label, key in zip(ts.CONSTRAINTS, ts.UTILIZATION_KEYS):
+        u = results[key]
+        if u == 0 or u == "":  # a ceiling this backend does not have (Results shows 0)
             continue
-        u = limits.utilization(totals[limit_name], cap, keys)
-        unit = "per day" if limit_name.endswith("d") else "per min"
-        found.append(
-            Constraint(label=f"{name} {limit_name.upper()}", demand=totals[limit_name], capacity=cap * keys,
-                       unit=unit, utilization=u)
-        )
-    return found
-
-
-def _route_cost(route: Route, tier: ProviderLimits, avg_to_peak: float) -> tuple[float, float] | None:
-    if tier.usd_per_mtok_input is None or tier.usd_per_mtok_output is None:
-        return None
-    avg_qps = route.peak_qps * avg_to_peak
-    with_cache = cost.api_cost_per_request_usd(
-        route.avg_input_tokens, route.avg_output_tokens, tier.usd_per_mtok_input, tier.usd_per_mtok_output,
-        route.cache_hit_rate, tier.usd_per_mtok_cached_input, route.cache_write_tokens,
-        tier.usd_per_mtok_cache_write,
+        constraints.append(Constraint(label=f"{route.backend} {label}", utilization=u,
+                                      cell=f"{res.sheet}!{res.cell(key, i)}"))
+    errors = tuple(f"{res.sheet}!{res.cell(k, i)}: {v}" for k, v in results.items() if _is_error(v))
+    return RouteSizing(
+        route=route.name, kind=route.kind, backend=route.backend, backend_type=backend_type,
+        constraints=tuple(constraints),
+        binding=results["binding_constraint"], max_utilization=results["max_util"],
+        headroom_multiple=results["headroom_multiple"], months_to_breach=results["months_to_breach"],
+        status=results["status"],
+        monthly_cost_usd=results["cost_monthly_usd"], monthly_cost_no_cache_usd=results["cost_monthly_no_cache_usd"],
+        failover_backend=route.failover, failover_utilization=results["failover_util"],
+        failover_check=results["failover_ok"], errors=errors, results=results,
     )
-    without = cost.api_cost_per_request_usd(
-        route.avg_input_tokens, route.avg_output_tokens, tier.usd_per_mtok_input, tier.usd_per_mtok_output
-    )
-    return cost.monthly_cost_usd(with_cache, avg_qps=avg_qps), cost.monthly_cost_usd(without, avg_qps=avg_qps)
-
-
-# --- the whole scenario ------------------------------------------------------------------------------------------
-
-
-def _sum(dicts: list[dict[str, float]]) -> dict[str, float]:
-    keys = set().union(*dicts) if dicts else set()
-    return {k: sum(d.get(k, 0.0) for d in dicts) for k in keys}
 
 
 def size_scenario(scenario: Scenario) -> SizingReport:
-    """Size every route of ``scenario`` (see the module docstring for the method)."""
-    tiers = {b.name: provider_limits_for(b) for b in scenario.providers}
-    providers = {b.name: b for b in scenario.providers}
-    fleets = {f.name: f for f in scenario.fleets}
-    by_backend: dict[str, list[Route]] = {}
-    for r in scenario.routes:
-        by_backend.setdefault(scenario.backend(r.backend).name, []).append(r)
-
-    def backend_load(name: str, extra: list[Route]) -> list[Constraint]:
-        routes = by_backend.get(name, []) + extra
-        if name in tiers:
-            totals = _sum([_provider_demand(r, tiers[name], scenario.plan.avg_to_peak_ratio) for r in routes])
-            return _provider_constraints(name, tiers[name], providers[name].keys, totals)
-        return fleet_constraints(fleets[name], routes)
-
-    threshold = scenario.plan.utilization_threshold
-    results = []
-    for r in scenario.routes:
-        backend = scenario.backend(r.backend)
-        constraints = backend_load(backend.name, [])
-        notes: list[str] = []
-        kv: dict[str, float | None] = {}
-        costs = None
-        if isinstance(backend, ProviderBackend):
-            costs = _route_cost(r, tiers[backend.name], scenario.plan.avg_to_peak_ratio)
-        else:
-            kv = fleet_route_details(backend, r)
-        if not constraints:
-            raise ArgumentError(f"backend {backend.name}", "no limits", "a backend with at least one limit")
-        labels = [c.label for c in constraints]
-        utils = [c.utilization for c in constraints]
-        peak = decision.max_utilization(utils)
-        months = (
-            decision.months_to_breach(peak, scenario.plan.monthly_growth) if scenario.plan.monthly_growth > 0 else None
-        )
-        fo_backend = fo_util = fo_binding = None
-        if r.failover:
-            fo = scenario.backend(r.failover)
-            fo_constraints = backend_load(fo.name, [r])
-            fo_backend = fo.name
-            fo_util = decision.max_utilization([c.utilization for c in fo_constraints])
-            fo_binding = decision.binding_constraint(
-                [c.label for c in fo_constraints], [c.utilization for c in fo_constraints]
-            )
-            if fo_util > 1:
-                notes.append(f"failover to {fo.name} does not absorb this route: {fo_binding} at {fo_util:.0%}")
-        else:
-            notes.append("no failover backend")
-        results.append(
-            RouteSizing(
-                route=r.name, kind=r.kind, backend=backend.name,
-                rpm=demand.rpm(r.peak_qps),
-                tpm=demand.tpm(r.peak_qps, r.avg_input_tokens, r.avg_output_tokens),
-                itpm=demand.itpm(r.peak_qps, r.avg_input_tokens),
-                otpm=demand.otpm(r.peak_qps, r.avg_output_tokens),
-                constraints=tuple(constraints),
-                binding=decision.binding_constraint(labels, utils),
-                max_utilization=peak,
-                headroom=decision.headroom(utils),
-                headroom_multiple=decision.headroom_multiple(utils) if peak > 0 else math.inf,
-                months_to_breach=months,
-                over_threshold=tuple(c.label for c in constraints if c.utilization > threshold),
-                monthly_cost_usd=costs[0] if costs else kv.get("monthly_cost_usd"),
-                monthly_cost_no_cache_usd=costs[1] if costs else kv.get("monthly_cost_usd"),
-                kv_bytes_per_request=kv.get("kv_bytes_per_request"),
-                max_concurrency_per_replica=kv.get("max_concurrency_per_replica"),
-                kv_fit=kv.get("kv_fit"),
-                tpot_s=kv.get("tpot_s"),
-                tpot_slo_s=r.tpot_slo_s,
-                ttft_s=kv.get("ttft_s"),
-                failover_backend=fo_backend, failover_utilization=fo_util, failover_binding=fo_binding,
-                notes=tuple(notes),
-            )
-        )
+    """Evaluate ``scenario`` through the template and read every route's Results row back."""
+    values = evaluate_scenario(scenario)
+    totals = {key_label: _plain(values[(ts.SUMMARY.sheet, f"{ts.TOTALS_COL_VALUE}{ts.TOTALS_FIRST_ROW + j}")])
+              for j, (key_label, _key, _expr, _fmt) in enumerate(ts.TOTALS)}
     return SizingReport(
-        scenario=scenario.plan.name, path=scenario.path, utilization_threshold=threshold, routes=tuple(results)
+        scenario=scenario.plan.name, path=scenario.path,
+        utilization_threshold=scenario.plan.utilization_threshold,
+        routes=tuple(_route_sizing(scenario, i, values) for i in range(len(scenario.routes))),
+        totals=totals,
     )
-
-
-# --- self-hosted fleets ------------------------------------------------------------------------------------------
-
-
-def fleet_constraints(fleet: Fleet, routes: list[Route]) -> list[Constraint]:
-    """KV memory and decode-compute utilization of a fleet carrying ``routes``."""
-    from planner import selfhosted
-
-    return selfhosted.fleet_constraints(fleet, routes)
-
-
-def fleet_route_details(fleet: Fleet, route: Route) -> dict[str, float | None]:
-    from planner import selfhosted
-
-    return selfhosted.route_details(fleet, route)
 
 
 # --- text rendering ----------------------------------------------------------------------------------------------
 
 
-def _fmt(x: float | None, pct: bool = False) -> str:
-    if x is None:
+def _fmt(x: CellValue, pct: bool = False) -> str:
+    if x is None or x == "":
         return "-"
-    if math.isinf(x):
-        return "inf"
+    if isinstance(x, str):
+        return x
+    if isinstance(x, bool):
+        return "TRUE" if x else "FALSE"
     if pct:
         return f"{x:.1%}"
-    for scale, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M")):  # FLOP/s reach 1e16
+    for scale, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M")):
         if abs(x) >= scale:
             return f"{x / scale:,.2f}{suffix}"
     if abs(x) >= 1e4:
@@ -282,46 +162,41 @@ def _fmt(x: float | None, pct: bool = False) -> str:
     return f"{x:,.3g}" if abs(x) < 10 else f"{x:,.1f}"
 
 
+def _months(x: CellValue) -> str:
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and x >= MONTHS_NEVER:
+        return "never at this growth"
+    return f"{_fmt(x)} months" if isinstance(x, (int, float)) else _fmt(x)
+
+
 def render_text(report: SizingReport) -> str:
-    """The human report of ``planner size``."""
+    """The human report of ``planner size``: each figure is a Results cell of the evaluated plan."""
     lines = [f"plan {report.scenario} ({report.path}); policy threshold {report.utilization_threshold:.0%}", ""]
     for r in report.routes:
-        lines.append(f"route {r.route} [{r.kind}] on {r.backend}")
-        lines.append(
-            f"  demand: {_fmt(r.rpm)} RPM, {_fmt(r.tpm)} TPM (input {_fmt(r.itpm)}, output {_fmt(r.otpm)})"
-        )
+        res = r.results
+        lines.append(f"route {r.route} [{r.kind}] on {r.backend} ({r.backend_type}): {_fmt(r.status)}")
+        lines.append(f"  demand as {r.backend} counts it: {_fmt(res['rpm_demand'])} RPM, {_fmt(res['tpm_demand'])} "
+                     f"TPM (input {_fmt(res['itpm_demand'])}, output {_fmt(res['otpm_demand'])})")
         for c in r.constraints:
-            flag = "  <-- binding" if c.label == r.binding else ""
-            over = "  OVER THRESHOLD" if c.label in r.over_threshold else ""
-            lines.append(
-                f"  {c.label:<34} {_fmt(c.demand):>10} / {_fmt(c.capacity):>10} {c.unit:<8} "
-                f"{_fmt(c.utilization, pct=True):>7}{flag}{over}"
-            )
-        if r.kv_fit is not None:
-            lines.append(
-                f"  KV: {_fmt(r.kv_bytes_per_request)} B/request, max concurrency/replica "
-                f"{_fmt(r.max_concurrency_per_replica)}, KV fit {_fmt(r.kv_fit, pct=True)}"
-            )
-        if r.tpot_s is not None:
-            slo = f" (SLO {r.tpot_slo_s * 1000:.0f} ms)" if r.tpot_slo_s else ""
-            lines.append(f"  TPOT at peak batch {r.tpot_s * 1000:.1f} ms{slo}")
-        if r.monthly_cost_usd is not None:
-            lines.append(
-                f"  monthly cost ${_fmt(r.monthly_cost_usd)} (without caching ${_fmt(r.monthly_cost_no_cache_usd)})"
-            )
-        months = "never (no growth)" if r.months_to_breach is None else f"{_fmt(r.months_to_breach)} months"
-        lines.append(
-            f"  binding: {r.binding} at {_fmt(r.max_utilization, pct=True)}; headroom {_fmt(r.headroom, pct=True)}"
-            f" ({_fmt(r.headroom_multiple)}x demand); breach in {months}"
-        )
+            flag = "  <-- binding" if c.label.endswith(f" {r.binding}") else ""
+            lines.append(f"  {c.label:<34} {_fmt(c.utilization, pct=True):>8}   {c.cell}{flag}")
+        if r.backend_type == "fleet":
+            lines.append(f"  KV: {_fmt(res['kv_bytes_per_request'])} B/request, max concurrency/replica "
+                         f"{_fmt(res['max_concurrency'])}, peak batch/replica {_fmt(res['batch_per_replica'])}")
+            tpot = res["tpot_at_peak_s"]
+            tpot_text = f"{tpot * 1000:.1f} ms" if isinstance(tpot, float) else _fmt(tpot)
+            lines.append(f"  TPOT at peak batch {tpot_text}")
+        lines.append(f"  monthly cost ${_fmt(r.monthly_cost_usd)} "
+                     f"(without caching ${_fmt(r.monthly_cost_no_cache_usd)})")
+        lines.append(f"  binding: {_fmt(r.binding)} at {_fmt(r.max_utilization, pct=True)}; headroom "
+                     f"{_fmt(r.headroom_multiple)}x demand; breach in {_months(r.months_to_breach)}")
         if r.failover_backend:
-            lines.append(
-                f"  failover to {r.failover_backend}: {r.failover_binding} at "
-                f"{_fmt(r.failover_utilization, pct=True)}"
-            )
-        for note in r.notes:
-            lines.append(f"  note: {note}")
+            lines.append(f"  failover to {r.failover_backend}: {_fmt(r.failover_utilization, pct=True)} "
+                         f"({_fmt(r.failover_check)})")
+        for e in r.errors:
+            lines.append(f"  error: {e}")
         lines.append("")
+    for label, v in report.totals.items():
+        lines.append(f"{label}: {_fmt(v)}")
     return "\n".join(lines)
 
 

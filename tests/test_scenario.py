@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from planner import catalog, demand, limits
+from planner import catalog
 from planner.errors import ArgumentError
 from planner.scenario import load_scenario, parse_scenario
 from planner.sizing import size_scenario
@@ -60,14 +60,14 @@ def test_provider_routes_use_the_catalog_limits_and_counting_rules(tmp_path: Pat
     agent, chat = report.routes
     tier = catalog.get_provider_limits("anthropic", "tier-4", "claude-sonnet-4.5")
     # Anthropic excludes cache reads from ITPM: 6 req/s x 60,000 x (1 - 0.85) per minute, over two keys.
+    assert agent.results["itpm_demand"] == pytest.approx(60 * 6 * 60000 * (1 - 0.85))
     itpm = next(c for c in agent.constraints if c.label == "a ITPM")
-    assert itpm.demand == pytest.approx(demand.itpm_counted(6, 60000, 0.85))
-    assert itpm.utilization == pytest.approx(limits.utilization(itpm.demand, tier.itpm, 2))
-    assert agent.binding == max(agent.constraints, key=lambda c: c.utilization).label
+    assert itpm.utilization == pytest.approx(60 * 6 * 60000 * 0.15 / (tier.itpm * 2))
+    assert itpm.cell == "Results!O4"
+    assert agent.binding == max(agent.constraints, key=lambda c: c.utilization).label.split()[-1]
     assert agent.headroom_multiple == pytest.approx(1 / agent.max_utilization)
     # OpenAI reserves max_tokens at admission: TPM counts input + max_tokens.
-    tpm = next(c for c in chat.constraints if c.label == "o TPM")
-    assert tpm.demand == pytest.approx(60 * 40 * (2500 + 1024))
+    assert chat.results["tpm_demand"] == pytest.approx(60 * 40 * (2500 + 1024))
 
 
 def test_failover_adds_the_route_to_the_failover_backends_own_load(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from validate_support import ROOT, plan_bytes, write
 
-from planner import template_spec as ts
+from planner import template as ts
 from planner.validate.batch import validate_paths
 from planner.validate.make_invalid import EXPECTED_CODES, make_invalid
 from planner.validate.report import finding_line

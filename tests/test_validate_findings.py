@@ -17,7 +17,7 @@ from validate_support import (
     write,
 )
 
-from planner import template_spec as ts
+from planner import template as ts
 from planner.registry import load
 from planner.validate.batch import Limits, validate_paths
 from planner.validate.checks import validate_file
@@ -206,7 +206,8 @@ needs_fleet = pytest.mark.skipif(not FLEET_FUNCTIONS <= set(load()),
 @needs_fleet
 def test_kv_does_not_fit_and_slo_not_met(tmp_path: Path) -> None:
     from planner.scenario import load_scenario
-    from planner.template import scenario_inputs, write_plan
+    from planner.template.build import write_plan
+    from planner.template.inputs import scenario_inputs
 
     inputs = scenario_inputs(load_scenario(ROOT / "samples" / "selfhost-kv.toml"))
     inputs[(ROUTE.sheet, ROUTE.cell("peak_qps", 0))] = float(inputs[(ROUTE.sheet, ROUTE.cell("peak_qps", 0))]) * 50

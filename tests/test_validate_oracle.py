@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from validate_support import ROOT
 
-from planner import template_spec as ts
+from planner import template as ts
 from planner.validate.checks import read_book, values_equal
 from planner.validate.fastpath import evaluate
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from planner import template_spec as ts
+from planner import template as ts
 from planner.validate.make_invalid import edit_part
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +20,7 @@ SCENARIO = ROOT / "samples" / "bulk-tpm.toml"
 @lru_cache(maxsize=1)
 def base_inputs() -> dict[tuple[str, str], Any]:
     from planner.scenario import load_scenario
-    from planner.template import scenario_inputs
+    from planner.template.inputs import scenario_inputs
 
     return scenario_inputs(load_scenario(SCENARIO))
 
@@ -34,7 +34,7 @@ def plan_bytes(changes: dict[tuple[str, str], Any] | None = None, drop: tuple[tu
     if key not in _PLANS:
         import tempfile
 
-        from planner.template import write_plan
+        from planner.template.build import write_plan
 
         inputs = {**base_inputs(), **(changes or {})}
         for k in drop:

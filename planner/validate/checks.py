@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from planner import template_spec as ts
+from planner import template as ts
 from planner.ooxml import ErrorValue, Limits, WorkbookError, WorkbookView, read_workbook
 from planner.validate.findings import STALE_ABS_TOL, STALE_REL_TOL
 from planner.validate.report import Finding, Report, finding, sort_findings

@@ -1,6 +1,6 @@
 """The fast path: a plan that conforms to a template version shares one compiled evaluation.
 
-1. The template's formulas (:func:`planner.template_spec.all_formulas`) are rendered once per process and
+1. The template's formulas (:func:`planner.template.all_formulas`) are rendered once per process and
    normalised (:func:`normalize_formula`); each plan's formula cells are compared with them (the fingerprint).
 2. The plan's input cells are evaluated with the template's Python evaluator (the expressions that also render the
    Excel formulas, calling the same registry functions as Excel and the ``formulas`` engine), in the template's
@@ -19,7 +19,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from planner import template_spec as ts
+from planner import template as ts
 from planner.ooxml import ErrorValue
 from planner.validate.report import Finding, finding
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from planner import template_spec as ts
+from planner import template as ts
 
 EXPECTED_CODES: dict[str, tuple[str, ...]] = {
     "file-not-a-workbook.xlsx": ("not-a-workbook",),
@@ -72,7 +72,8 @@ def _set_formula(addr: str, formula: str) -> Callable[[str], str]:
 def make_invalid(scenario: str | Path, out_dir: str | Path) -> list[Path]:
     """Write the invalid samples of :data:`EXPECTED_CODES` into ``out_dir``; return their paths."""
     from planner.scenario import load_scenario
-    from planner.template import scenario_inputs, write_plan
+    from planner.template.build import write_plan
+    from planner.template.inputs import scenario_inputs
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,5 @@
 """Build the capacity-plan template and filled sample plans: spec -> xlsx (via :mod:`planner.xlsx_writer`) -> cached
-values (evaluated by :func:`planner.template_spec.evaluate_plan`, written with :mod:`planner.ooxml` when it is
-available, else by :func:`patch_cached_values`).
+values (evaluated by :func:`planner.template.evaluate_plan`, written by :func:`planner.ooxml.write_cached_values`).
 
 - :func:`build_template` writes ``capacity-plan.xlsm``: empty input tables, catalog sheets filled from the bundled
   catalog, every formula with its cached value;
@@ -11,15 +10,13 @@ Output is reproducible byte for byte.
 
 from __future__ import annotations
 
-import io
-import re
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from planner import template_spec as ts
+from planner import template as ts
 from planner.errors import ArgumentError
+from planner.template.inputs import catalog_inputs, scenario_inputs
 from planner.xlsx_writer import (
     CellSpec,
     ChartSpec,
@@ -233,103 +230,6 @@ def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[s
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Input cells from the catalog and from a scenario
-
-
-def catalog_inputs() -> dict[tuple[str, str], Any]:
-    """GPUs and Models sheets filled from the bundled catalog."""
-    from planner import catalog
-
-    out: dict[tuple[str, str], Any] = {}
-    gpus = catalog.gpus()[: ts.GPU_ROWS]
-    for i, g in enumerate(gpus):
-        row = {
-            "name": g.name,
-            "display_name": g.display_name,
-            "hbm_gib": round(g.hbm_gib, 2),
-            "mem_bw_gb_s": g.mem_bw_bytes_per_s / 1e9,
-            "bf16_tflops": g.bf16_flops_per_s / 1e12,
-            "fp8_tflops": None if g.fp8_flops_per_s is None else g.fp8_flops_per_s / 1e12,
-            "usd_per_gpu_hour": g.usd_per_gpu_hour,
-            "source": g.source,
-            "as_of": g.as_of,
-        }
-        for k, v in row.items():
-            out[(ts.GPUS.sheet, ts.GPUS.cell(k, i))] = v
-    for i, m in enumerate(catalog.models()[: ts.MODEL_ROWS]):
-        row = {
-            "name": m.name,
-            "hf_id": m.hf_id,
-            "attention": m.attention,
-            "layers": m.num_hidden_layers,
-            "kv_heads": m.num_key_value_heads,
-            "head_dim": m.head_dim,
-            "sliding_window": m.sliding_window,
-            "params_total_b": round(m.params_total / 1e9, 3),
-            "params_active_b": round(m.params_active / 1e9, 3),
-            "max_context": m.max_position_embeddings,
-            "source": m.source,
-            "as_of": m.as_of,
-        }
-        for k, v in row.items():
-            out[(ts.MODELS.sheet, ts.MODELS.cell(k, i))] = v
-    return out
-
-
-def _put(out: dict, t: ts.Table, i: int, row: Mapping[str, Any]) -> None:
-    for k, v in row.items():
-        if v is not None:
-            out[(t.sheet, t.cell(k, i))] = float(v) if isinstance(v, int) and not isinstance(v, bool) else v
-
-
-def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
-    """The template's input cells for a :class:`planner.scenario.Scenario` (provider limits from the catalog
-    unless the scenario overrides them)."""
-    from planner import catalog
-
-    for name, n, limit in (("routes", len(scenario.routes), ts.ROUTE_ROWS),
-                           ("providers", len(scenario.providers), ts.PROVIDER_ROWS),
-                           ("fleets", len(scenario.fleets), ts.FLEET_ROWS)):
-        if n > limit:
-            raise ArgumentError(f"{scenario.path}: {name}", n, f"at most {limit} entries (template rows)")
-    out: dict[tuple[str, str], Any] = {}
-    p = scenario.plan
-    settings = {"name": p.name, "utilization_threshold": p.utilization_threshold,
-                "monthly_growth": p.monthly_growth, "avg_to_peak_ratio": p.avg_to_peak_ratio}
-    for i, (name, *_rest) in enumerate(ts.PLAN_SETTINGS):
-        out[(ts.PLAN.sheet, ts.PLAN.cell("value", i))] = settings[name]
-    for i, b in enumerate(scenario.providers):
-        lim = catalog.get_provider_limits(b.provider, b.tier, b.model)
-        row: dict[str, Any] = {"name": b.name, "provider": b.provider, "tier": b.tier, "model": b.model,
-                               "keys": b.keys}
-        for k in ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd", "cached_reads_count_itpm", "reserves_max_tokens",
-                  "output_token_weight", "usd_per_mtok_input", "usd_per_mtok_cached_input",
-                  "usd_per_mtok_cache_write", "usd_per_mtok_output"):
-            own = getattr(b, k, None)
-            row[k] = own if own is not None else getattr(lim, k)
-        _put(out, ts.PROVIDERS, i, row)
-    for i, f in enumerate(scenario.fleets):
-        _put(out, ts.FLEET, i, {
-            "name": f.name, "model": f.model, "gpu": f.gpu, "tp": f.tp, "pp": f.pp, "replicas": f.replicas,
-            "gpu_memory_utilization": f.gpu_memory_utilization, "kv_dtype": f.kv_dtype,
-            "weight_dtype": f.weight_dtype, "engine": f.engine, "usd_per_gpu_hour": f.usd_per_gpu_hour,
-            "mbu": f.mbu, "mfu": f.mfu,
-        })
-    for i, r in enumerate(scenario.routes):
-        ctx = r.p95_context_tokens if r.p95_context_tokens is not None else r.avg_input_tokens + r.avg_output_tokens
-        _put(out, ts.ROUTES, i, {
-            "name": r.name, "kind": r.kind, "peak_qps": r.peak_qps, "avg_input_tokens": r.avg_input_tokens,
-            "avg_output_tokens": r.avg_output_tokens, "p95_context_tokens": ctx,
-            "max_tokens": r.max_tokens if r.max_tokens is not None else r.avg_output_tokens * 4,
-            "cache_hit_rate": r.cache_hit_rate, "cache_write_tokens": r.cache_write_tokens,
-            "ttft_slo_s": r.ttft_slo_s if r.ttft_slo_s is not None else 2.0,
-            "tpot_slo_s": r.tpot_slo_s if r.tpot_slo_s is not None else 0.1,
-            "backend": r.backend, "failover": r.failover,
-        })
-    return out
-
-
-# --------------------------------------------------------------------------------------------------------------
 # Writing
 
 
@@ -337,69 +237,17 @@ def write_plan(inputs: Mapping[tuple[str, str], Any], path: str | Path) -> Path:
     """Write a plan workbook (template layout + ``inputs``) with cached values for every formula."""
     import tempfile
 
+    from planner.ooxml import write_cached_values
+
     values = {**catalog_inputs(), **inputs}
     cached = ts.evaluate_plan(values)
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         bare = write_workbook(workbook_spec(values, cached), Path(tmp) / out.name, macro_enabled=True)
-        try:
-            from planner.ooxml import write_cached_values
-        except ImportError:  # the shared OOXML writer is not installed: same bytes from the local step
-            out.write_bytes(_patch_cached_values(bare.read_bytes(), cached))
-        else:
-            write_cached_values(bare, out, cached)
+        write_cached_values(bare, out, cached)
     out.write_bytes(normalize_zip(out.read_bytes()))
     return out
-
-
-_FORMULA_CELL = re.compile(r'<c r="([A-Z]+[0-9]+)"([^>]*)>(<f>.*?</f>)</c>', re.S)
-_ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
-
-
-def _cached_xml(value: Any) -> tuple[str | None, str]:
-    """(t attribute, <v> text) of a cached value, as :func:`planner.ooxml.write_cached_values` writes it."""
-    if value is None:
-        return "str", ""
-    if isinstance(value, bool):
-        return "b", "1" if value else "0"
-    if isinstance(value, (int, float)):
-        f = float(value)
-        if f != f or f in (float("inf"), float("-inf")):
-            return "e", "#NUM!"
-        return None, repr(int(f)) if f.is_integer() and abs(f) < 1e15 else repr(f)
-    text = str(value)
-    if text in _ERRORS:
-        return "e", text
-    return "str", text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _patch_cached_values(data: bytes, values: Mapping[tuple[str, str], Any]) -> bytes:
-    """Insert ``<v>`` into the formula cells of the sheets openpyxl wrote (``xl/worksheets/sheetN.xml`` in
-    :data:`planner.template_spec.SHEET_ORDER`)."""
-    by_sheet: dict[str, dict[str, Any]] = {}
-    for (sheet, cell), v in values.items():
-        by_sheet.setdefault(sheet, {})[cell] = v
-    src = zipfile.ZipFile(io.BytesIO(data))
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            body = src.read(info.filename)
-            m = re.fullmatch(r"xl/worksheets/sheet(\d+)\.xml", info.filename)
-            if m:
-                cells = by_sheet.get(ts.SHEET_ORDER[int(m.group(1)) - 1], {})
-
-                def sub(mo: re.Match[str], cells: dict[str, Any] = cells) -> str:
-                    addr, attrs, formula = mo.groups()
-                    if addr not in cells:
-                        return mo.group(0)
-                    t, text = _cached_xml(cells[addr])
-                    attrs = re.sub(r'\st="[^"]*"', "", attrs) + (f' t="{t}"' if t else "")
-                    return f'<c r="{addr}"{attrs}>{formula}<v>{text}</v></c>'
-
-                body = _FORMULA_CELL.sub(sub, body.decode("utf-8")).encode("utf-8")
-            dst.writestr(info, body)
-    return buf.getvalue()
 
 
 def build_template(directory: str | Path = "templates") -> Path:

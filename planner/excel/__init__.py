@@ -1,0 +1,1 @@
+"""Excel semantics in Python: values and errors, table layout, and formula expressions."""

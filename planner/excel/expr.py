@@ -1,0 +1,488 @@
+"""Formula expressions: one definition renders the Excel formula and evaluates it in Python.
+
+An expression (:class:`Expr`) does two things from one definition:
+
+- ``render(row)`` gives the Excel formula text written into the template (only functions of
+  :data:`ALLOWED_BUILTINS`, which the headless ``formulas`` engine computes correctly, plus the registry's functions);
+- ``evaluate(ev, row)`` computes the same value in Python, with Excel's semantics for empty cells, text and errors,
+  calling the registry's functions through :func:`planner.coerce.call_sheet_function` (what every adapter calls).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from planner.excel.tables import Table, sheet_ref
+from planner.excel.values import DIV0, NA, NAME, NUM, XlError, compare, equal_key, to_number, to_text, truthy
+
+ALLOWED_BUILTINS = frozenset(
+    {"IF", "IFERROR", "AND", "OR", "MIN", "MAX", "SUM", "INDEX", "MATCH", "ISNUMBER", "SUMIFS", "COUNTIFS"}
+)
+"""Excel built-ins the template may use: each is computed correctly by formulas 1.3.4 (checked by
+``tests/test_template.py`` against a real recompute). No ``--``, ``N()``, SUBTOTAL, OFFSET, SEQUENCE or structured
+references."""
+
+class Evaluator:
+    """Evaluates expressions against the cell values of one plan: ``values[(sheet, cell)]``."""
+
+    def __init__(self, values: Mapping[tuple[str, str], Any], functions: Mapping[str, Any] | None = None,
+                 memo: dict[tuple[Any, ...], Any] | None = None) -> None:
+        self.values: dict[tuple[str, str], Any] = dict(values)
+        if functions is None:
+            from planner.registry import load
+
+            functions = load()
+        self.functions = functions
+        # registry functions are pure: a call with the same scalar arguments gives the same value (None: no memo)
+        self.memo = memo
+
+    def get(self, sheet: str, cell: str) -> Any:
+        v = self.values.get((sheet, cell))
+        if isinstance(v, str) and v == "":
+            return ""
+        return v
+
+    def column(self, table: Table, key: str) -> list[Any]:
+        return [self.get(table.sheet, table.cell(key, i)) for i in range(table.rows)]
+
+
+class Expr:
+    """A formula expression that renders to Excel text and evaluates in Python."""
+
+    def render(self, row: int) -> str:  # row: 0-based data row of the cell being written
+        raise TypeError(f"{type(self).__name__} does not render")
+
+    def evaluate(self, ev: Evaluator, row: int) -> Any:
+        raise TypeError(f"{type(self).__name__} does not evaluate")
+
+    def functions(self) -> set[str]:
+        """Function names used (upper case)."""
+        return set().union(*(c.functions() for c in self.children()))
+
+    def children(self) -> Sequence[Expr]:
+        return ()
+
+    # operator sugar
+    def __add__(self, o: Any) -> Expr:
+        return Bin("+", self, lit(o))
+
+    def __sub__(self, o: Any) -> Expr:
+        return Bin("-", self, lit(o))
+
+    def __mul__(self, o: Any) -> Expr:
+        return Bin("*", self, lit(o))
+
+    def __truediv__(self, o: Any) -> Expr:
+        return Bin("/", self, lit(o))
+
+    def eq(self, o: Any) -> Expr:
+        return Bin("=", self, lit(o))
+
+    def ne(self, o: Any) -> Expr:
+        return Bin("<>", self, lit(o))
+
+    def gt(self, o: Any) -> Expr:
+        return Bin(">", self, lit(o))
+
+    def le(self, o: Any) -> Expr:
+        return Bin("<=", self, lit(o))
+
+
+def lit(value: Any) -> Expr:
+    return value if isinstance(value, Expr) else Lit(value)
+
+
+@dataclass(frozen=True)
+class Lit(Expr):
+    value: Any
+
+    def render(self, row: int) -> str:
+        v = self.value
+        if isinstance(v, bool):
+            return "TRUE" if v else "FALSE"
+        if isinstance(v, str):
+            return '"' + v.replace('"', '""') + '"'
+        if isinstance(v, float) and v.is_integer():
+            return str(int(v))
+        return repr(v)
+
+    def evaluate(self, ev: Evaluator, row: int) -> Any:
+        return float(self.value) if isinstance(self.value, int) and not isinstance(self.value, bool) else self.value
+
+
+@dataclass(frozen=True)
+class Ref(Expr):
+    """Column ``key`` of ``table`` on the same data row as the formula (tables are row-aligned with Routes)."""
+
+    table: Table
+    key: str
+
+    def render(self, row: int) -> str:
+        t = self.table
+        return f"{sheet_ref(t.sheet)}!${t.letter(self.key)}{t.first_row + row}"
+
+    @cached_property
+    def _addresses(self) -> tuple[tuple[str, str], ...]:
+        # every data row's (sheet, cell) once: evaluation resolves the same reference for thousands of cells
+        t = self.table
+        return tuple((t.sheet, t.cell(self.key, i)) for i in range(t.rows))
+
+    def evaluate(self, ev: Evaluator, row: int) -> Any:
+        if 0 <= row < self.table.rows:
+            sheet, cell = self._addresses[row]
+            return ev.get(sheet, cell)
+        return ev.get(self.table.sheet, self.table.cell(self.key, row))
+
+
+@dataclass(frozen=True)
+class At(Expr):
+    """Column ``key`` of ``table`` on a fixed data row (absolute reference)."""
+
+    table: Table
+    key: str
+    row_index: int
+
+    def render(self, row: int) -> str:
+        t = self.table
+        return f"{sheet_ref(t.sheet)}!${t.letter(self.key)}${t.first_row + self.row_index}"
+
+    def evaluate(self, ev: Evaluator, row: int) -> Any:
+        return ev.get(self.table.sheet, self.table.cell(self.key, self.row_index))
+
+
+@dataclass(frozen=True)
+class Cells(Expr):
+    """A fixed range: ``Sheet!$A$4:$A$15`` (a whole data column), or one data row across columns."""
+
+    table: Table
+    first: str
+    last: str | None = None  # None: the whole data column ``first``; else: the current row from first to last
+    fixed_row: int | None = None  # with ``last``: a fixed data row instead of the current one
+
+    def render(self, row: int) -> str:
+        t = self.table
+        s = sheet_ref(t.sheet)
+        if self.last is None:
+            c = t.letter(self.first)
+            return f"{s}!${c}${t.first_row}:${c}${t.last_row}"
+        r = t.first_row + (row if self.fixed_row is None else self.fixed_row)
+        lock = "$" if self.fixed_row is not None else ""
+        return f"{s}!${t.letter(self.first)}{lock}{r}:${t.letter(self.last)}{lock}{r}"
+
+    def evaluate(self, ev: Evaluator, row: int) -> list[Any]:
+        t = self.table
+        if self.last is None:
+            return ev.column(t, self.first)
+        r = row if self.fixed_row is None else self.fixed_row
+        i, j = t.index(self.first), t.index(self.last)
+        return [ev.get(t.sheet, t.cell(c.key, r)) for c in t.columns[i : j + 1]]
+
+
+@dataclass(frozen=True)
+class Bin(Expr):
+    op: str
+    a: Expr
+    b: Expr
+
+    def render(self, row: int) -> str:
+        a, b = self.a.render(row), self.b.render(row)
+        if isinstance(self.a, Bin) and _PREC[self.a.op] < _PREC[self.op]:
+            a = f"({a})"
+        if isinstance(self.b, Bin) and _PREC[self.b.op] <= _PREC[self.op]:
+            b = f"({b})"
+        return f"{a}{self.op}{b}"
+
+    def evaluate(self, ev: Evaluator, row: int) -> Any:
+        a, b = self.a.evaluate(ev, row), self.b.evaluate(ev, row)
+        if self.op in ("=", "<>", "<", ">", "<=", ">="):
+            return compare(self.op, a, b)
+        if self.op == "&":
+            for v in (a, b):
+                if isinstance(v, XlError):
+                    return v
+            return to_text(a) + to_text(b)
+        x, y = to_number(a), to_number(b)
+        for v in (x, y):
+            if isinstance(v, XlError):
+                return v
+        if self.op == "+":
+            return x + y
+        if self.op == "-":
+            return x - y
+        if self.op == "*":
+            return x * y
+        if self.op == "/":
+            return DIV0 if y == 0 else x / y
+        raise AssertionError(self.op)
+
+    def children(self) -> Sequence[Expr]:
+        return (self.a, self.b)
+
+
+_PREC = {"=": 0, "<>": 0, "<": 0, ">": 0, "<=": 0, ">=": 0, "&": 1, "+": 2, "-": 2, "*": 3, "/": 3}
+
+
+def _scalar_args(values: Sequence[Any]) -> Any:
+    for v in values:
+        if isinstance(v, XlError):
+            return v
+    return None
+
+
+def _flat(values: Sequence[Any]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        out.extend(v if isinstance(v, list) else [v])
+    return out
+
+
+def _fn_if(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
+    c = truthy(args[0].evaluate(ev, row))
+    if isinstance(c, XlError):
+        return c
+    if c:
+        return args[1].evaluate(ev, row)
+    return args[2].evaluate(ev, row) if len(args) > 2 else False
+
+
+def _fn_iferror(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
+    v = args[0].evaluate(ev, row)
+    return args[1].evaluate(ev, row) if isinstance(v, XlError) else v
+
+
+def _fn_minmax(pick: Callable[..., float]) -> Callable[[Evaluator, int, Sequence[Expr]], Any]:
+    def f(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
+        nums = []
+        for a in args:
+            v = a.evaluate(ev, row)
+            if isinstance(v, list):  # ranges: numbers only, text and empty ignored
+                for x in v:
+                    if isinstance(x, XlError):
+                        return x
+                    if isinstance(x, (int, float)) and not isinstance(x, bool):
+                        nums.append(float(x))
+            else:
+                n = to_number(v)
+                if isinstance(n, XlError):
+                    return n
+                nums.append(n)
+        return pick(nums) if nums else 0.0
+
+    return f
+
+
+def _fn_andor(want_all: bool) -> Callable[[Evaluator, int, Sequence[Expr]], Any]:
+    def f(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
+        vals = []
+        for a in args:
+            t = truthy(a.evaluate(ev, row))
+            if isinstance(t, XlError):
+                return t
+            vals.append(t)
+        return all(vals) if want_all else any(vals)
+
+    return f
+
+
+def _match(key: Any, cells: list[Any]) -> Any:
+    if isinstance(key, XlError):
+        return key
+    for i, c in enumerate(cells):
+        if equal_key(c, key):
+            return float(i + 1)
+    return NA
+
+
+def _fn_match(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
+    return _match(args[0].evaluate(ev, row), args[1].evaluate(ev, row))
+
+
+def _fn_index(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
+    cells = args[0].evaluate(ev, row)
+    i = to_number(args[1].evaluate(ev, row))
+    if isinstance(i, XlError):
+        return i
+    if not 1 <= int(i) <= len(cells):
+        return XlError("#REF!")
+    v = cells[int(i) - 1]
+    return 0.0 if v is None else v  # a reference to an empty cell reads as 0
+
+
+def _fn_isnumber(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
+    v = args[0].evaluate(ev, row)
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _fn_sumifs(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
+    total_cells = args[0].evaluate(ev, row)
+    crit_ranges = [args[i].evaluate(ev, row) for i in range(1, len(args), 2)]
+    crits = [args[i].evaluate(ev, row) for i in range(2, len(args), 2)]
+    err = _scalar_args(crits)
+    if err is not None:
+        return err
+    total = 0.0
+    for k, v in enumerate(total_cells):
+        if all(equal_key(cr[k], c) for cr, c in zip(crit_ranges, crits)):
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                total += float(v)
+    return total
+
+
+def _fn_countifs(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
+    crit_ranges = [args[i].evaluate(ev, row) for i in range(0, len(args), 2)]
+    crits = [args[i].evaluate(ev, row) for i in range(1, len(args), 2)]
+    n = 0
+    for k in range(len(crit_ranges[0])):
+        if all(_crit(cr[k], c) for cr, c in zip(crit_ranges, crits)):
+            n += 1
+    return float(n)
+
+
+def _crit(cell: Any, crit: Any) -> bool:
+    """COUNTIFS criterion: ``">1"`` style comparisons on numbers, else equality."""
+    if isinstance(crit, str) and crit[:1] in "<>=" and crit:
+        for op in ("<=", ">=", "<>", "<", ">", "="):
+            if crit.startswith(op):
+                try:
+                    y = float(crit[len(op) :])
+                except ValueError:
+                    return False
+                if not isinstance(cell, (int, float)) or isinstance(cell, bool):
+                    return False
+                return bool(compare(op, float(cell), y))
+    return equal_key(cell, crit)
+
+
+_BUILTINS: dict[str, Callable[[Evaluator, int, Sequence[Expr]], Any]] = {
+    "IF": _fn_if,
+    "IFERROR": _fn_iferror,
+    "AND": _fn_andor(True),
+    "OR": _fn_andor(False),
+    "MIN": _fn_minmax(min),
+    "MAX": _fn_minmax(max),
+    "SUM": _fn_minmax(lambda xs: float(sum(xs))),
+    "INDEX": _fn_index,
+    "MATCH": _fn_match,
+    "ISNUMBER": _fn_isnumber,
+    "SUMIFS": _fn_sumifs,
+    "COUNTIFS": _fn_countifs,
+}
+assert set(_BUILTINS) == ALLOWED_BUILTINS
+
+
+@dataclass(frozen=True)
+class Fn(Expr):
+    """An Excel built-in from :data:`ALLOWED_BUILTINS`."""
+
+    name: str
+    args: tuple[Expr, ...]
+
+    def __post_init__(self) -> None:
+        if self.name not in ALLOWED_BUILTINS:
+            raise ValueError(f"{self.name} is not an allowed built-in")
+
+    def render(self, row: int) -> str:
+        extra = ",0" if self.name == "MATCH" else ""
+        return f"{self.name}({','.join(a.render(row) for a in self.args)}{extra})"
+
+    def evaluate(self, ev: Evaluator, row: int) -> Any:
+        return _BUILTINS[self.name](ev, row, self.args)
+
+    def functions(self) -> set[str]:
+        return {self.name} | super().functions()
+
+    def children(self) -> Sequence[Expr]:
+        return self.args
+
+
+def fn(name: str, *args: Any) -> Fn:
+    return Fn(name, tuple(lit(a) for a in args))
+
+
+_MISSING = object()
+MEMO_LIMIT = 8_192
+"""Entries an evaluator's memo of registry calls holds before it starts over (bounded memory in long batches)."""
+
+
+@dataclass(frozen=True)
+class Udf(Expr):
+    """A call to one of the registry's spreadsheet functions (classic xlwings UDF spelling: the plain name)."""
+
+    name: str
+    args: tuple[Expr, ...]
+
+    def render(self, row: int) -> str:
+        return f"{self.name}({','.join(a.render(row) for a in self.args)})"
+
+    def evaluate(self, ev: Evaluator, row: int) -> Any:
+        spec = ev.functions.get(self.name)
+        if spec is None:
+            return NAME
+        raw = []
+        for a in self.args:
+            v = a.evaluate(ev, row)
+            if isinstance(v, XlError):
+                return v
+            if isinstance(v, list):
+                err = next((x for x in v if isinstance(x, XlError)), None)
+                if err is not None:  # formulas' wrap_func: an error inside a range is the result
+                    return err
+                v = [[x] for x in v]
+            raw.append(v)
+        memo = ev.memo
+        key = None
+        if memo is not None and not any(isinstance(v, list) for v in raw):
+            key = (self.name, *((type(v), v) for v in raw))  # the type too: TRUE == 1 == 1.0 in Python
+            hit = memo.get(key, _MISSING)
+            if hit is not _MISSING:
+                return hit
+        result = self._call(spec, raw)
+        if key is not None:
+            if len(memo) > MEMO_LIMIT:
+                memo.clear()
+            memo[key] = result
+        return result
+
+    @staticmethod
+    def _call(spec: Any, raw: list[Any]) -> Any:
+        from planner.coerce import call_sheet_function
+
+        result = call_sheet_function(spec, *raw)
+        if isinstance(result, float) and (math.isnan(result) or math.isinf(result)):
+            return NUM
+        if isinstance(result, int) and not isinstance(result, bool):
+            return float(result)
+        return result
+
+    def functions(self) -> set[str]:
+        return {self.name} | super().functions()
+
+    def children(self) -> Sequence[Expr]:
+        return self.args
+
+
+def udf(name: str, *args: Any) -> Udf:
+    return Udf(name, tuple(lit(a) for a in args))
+
+
+def lookup(table: Table, key_col: str, key: Expr, value_col: str) -> Expr:
+    """``INDEX(value column, MATCH(key, key column, 0))``."""
+    return fn("INDEX", Cells(table, value_col), fn("MATCH", key, Cells(table, key_col)))
+
+
+def when_filled(first: Expr, body: Expr) -> Expr:
+    """Blank ("") on an unused row, else ``body``."""
+    return fn("IF", first.eq(""), "", body)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sheet:
+    name: str
+    tables: tuple[Table, ...] = ()
+    intro: tuple[str, ...] = ()
+    tab_color: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,225 @@
+"""The capacity-plan template's contract, defined once: sheets, tables, columns (with units), input constraints and
+every formula column as an expression (:mod:`planner.excel.expr`).
+
+- :mod:`planner.template.layout`: the input tables and the Lists sheet;
+- :mod:`planner.template.results`: the Results and Summary formulas;
+- :mod:`planner.template.inputs`: a scenario and the bundled catalog as input cells;
+- :mod:`planner.template.contract`: the contract as Markdown (docs/template.md);
+- :mod:`planner.template.build`: writing the template and sample workbooks (the only part that does I/O).
+
+:func:`evaluate_plan` evaluates every formula cell of a plan from its input cells: it is THE plan method. The template
+builder uses it for the cached values, the validator as its fast path, ``planner size`` as its whole computation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from planner.excel.expr import ALLOWED_BUILTINS, At, Cells, Evaluator, Expr, Ref
+from planner.excel.tables import Column, Table, col_letter
+from planner.excel.values import NA, VALUE, XlError, is_error
+from planner.template.layout import (
+    CONSTRAINTS,
+    ENGINES,
+    FLEET,
+    FLEET_ROWS,
+    GPU_ROWS,
+    GPUS,
+    KV_DTYPES,
+    LISTS,
+    LISTS_TABLE,
+    MODEL_ROWS,
+    MODELS,
+    PLAN,
+    PLAN_SETTINGS,
+    PROVIDER_ROWS,
+    PROVIDERS,
+    ROUTE_KINDS,
+    ROUTE_ROWS,
+    ROUTES,
+    WEIGHT_DTYPES,
+    plan_value_cell,
+)
+from planner.template.results import (
+    RESULT_KEYS,
+    RESULTS,
+    SUMMARY,
+    TOTALS,
+    TOTALS_COL_LABEL,
+    TOTALS_COL_VALUE,
+    TOTALS_FIRST_ROW,
+    UTILIZATION_KEYS,
+)
+
+__all__ = [
+    "ALLOWED_BUILTINS",
+    "At",
+    "CONSTRAINTS",
+    "Cells",
+    "Column",
+    "ENGINES",
+    "Evaluator",
+    "Expr",
+    "FLEET",
+    "FLEET_ROWS",
+    "FORMULA_TABLES",
+    "GPUS",
+    "GPU_ROWS",
+    "INPUT_TABLES",
+    "KV_DTYPES",
+    "LISTS",
+    "LISTS_TABLE",
+    "MODELS",
+    "MODEL_ROWS",
+    "NA",
+    "PLAN",
+    "PLAN_SETTINGS",
+    "PROVIDERS",
+    "PROVIDER_ROWS",
+    "RESULTS",
+    "RESULT_KEYS",
+    "ROUTES",
+    "ROUTE_KINDS",
+    "ROUTE_ROWS",
+    "Ref",
+    "SHEET_ORDER",
+    "SUMMARY",
+    "TABLES",
+    "TEMPLATE_ID",
+    "TEMPLATE_NAMES",
+    "TEMPLATE_VERSION",
+    "TOTALS",
+    "TOTALS_COL_LABEL",
+    "TOTALS_COL_VALUE",
+    "TOTALS_FIRST_ROW",
+    "Table",
+    "UTILIZATION_KEYS",
+    "VALUE",
+    "WEIGHT_DTYPES",
+    "XlError",
+    "all_formulas",
+    "col_letter",
+    "evaluate_plan",
+    "fixed_cells",
+    "formula_cells",
+    "functions_used",
+    "is_error",
+    "plan_value_cell",
+    "table",
+]
+
+TEMPLATE_ID = "llm-capacity-planner/capacity-plan"
+TEMPLATE_VERSION = "1.1.0"
+TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION": TEMPLATE_VERSION}
+"""Global defined names (constant strings) that identify the template."""
+
+INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS)
+FORMULA_TABLES = (LISTS_TABLE, RESULTS, SUMMARY)
+TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, RESULTS, SUMMARY, GPUS, MODELS, LISTS_TABLE)
+SHEET_ORDER = ("ReadMe", "Summary", "Plan", "Routes", "Providers", "Fleet", "Results", "GPUs", "Models", "Lists")
+
+
+def table(name: str) -> Table:
+    for t in TABLES:
+        if t.name == name:
+            return t
+    raise KeyError(name)
+
+
+def _references(expr: Expr) -> set[tuple[str, str]]:
+    """(table name, column key) pairs an expression reads."""
+    if isinstance(expr, (Ref, Cells)):
+        keys = {expr.first, expr.last} if isinstance(expr, Cells) else {expr.key}
+        if isinstance(expr, Cells) and expr.last is not None:
+            t = expr.table
+            i, j = t.index(expr.first), t.index(expr.last)
+            keys = {c.key for c in t.columns[i : j + 1]}
+        return {(expr.table.name, k) for k in keys if k is not None}
+    if isinstance(expr, At):
+        return {(expr.table.name, expr.key)}
+    return set().union(*(_references(c) for c in expr.children()))
+
+
+def _column_order() -> list[tuple[Table, Column]]:
+    """Formula columns in dependency order (a column after every column it reads)."""
+    nodes = {(t.name, c.key): (t, c) for t in FORMULA_TABLES for c in t.columns if c.formula is not None}
+    order: list[tuple[Table, Column]] = []
+    state: dict[tuple[str, str], int] = {}
+
+    def visit(node: tuple[str, str]) -> None:
+        if state.get(node) == 2:
+            return
+        if state.get(node) == 1:
+            raise ValueError(f"circular reference through {node}")
+        state[node] = 1
+        t, c = nodes[node]
+        assert c.formula is not None
+        for dep in sorted(_references(c.formula)):
+            if dep in nodes and dep != node:
+                visit(dep)
+        state[node] = 2
+        order.append((t, c))
+
+    for node in nodes:
+        visit(node)
+    return order
+
+
+def formula_cells() -> list[tuple[str, str, Expr, int]]:
+    """Every formula cell of the template, in evaluation order: ``(sheet, cell, expr, data_row)``.
+
+    Columns come in dependency order and each column is evaluated for all rows, so a column may use whole
+    columns computed before it (SUMIFS for failover).
+    """
+    out: list[tuple[str, str, Expr, int]] = []
+    for t, c in _column_order():
+        assert c.formula is not None
+        for i in range(t.rows):
+            out.append((t.sheet, t.cell(c.key, i), c.formula, i))
+    for i, (_label, _key, expr, _fmt) in enumerate(TOTALS):
+        out.append((SUMMARY.sheet, f"{TOTALS_COL_VALUE}{TOTALS_FIRST_ROW + i}", expr, 0))
+    return out
+
+
+def all_formulas() -> dict[tuple[str, str], str]:
+    """``{(sheet, cell): "=formula"}`` for every formula cell of the template."""
+    return {(sheet, cell): "=" + expr.render(row) for sheet, cell, expr, row in formula_cells()}
+
+
+def functions_used() -> set[str]:
+    """Every function name (built-in and registry) the template's formulas call."""
+    return set().union(*(expr.functions() for _s, _c, expr, _r in formula_cells()))
+
+
+def fixed_cells() -> dict[tuple[str, str], Any]:
+    """Cells whose content is part of the template itself (list values, plan setting names and units)."""
+    out: dict[tuple[str, str], Any] = {}
+    for key, values in LISTS.items():
+        for i, v in enumerate(values):
+            out[(LISTS_TABLE.sheet, LISTS_TABLE.cell(key, i))] = v
+    for i, (name, unit, help, _opts) in enumerate(PLAN_SETTINGS):
+        out[(PLAN.sheet, PLAN.cell("setting", i))] = name
+        out[(PLAN.sheet, PLAN.cell("unit", i))] = unit
+        out[(PLAN.sheet, PLAN.cell("help", i))] = help
+    return out
+
+
+def evaluate_plan(
+    inputs: Mapping[tuple[str, str], Any], functions: Mapping[str, Any] | None = None
+) -> dict[tuple[str, str], Any]:
+    """Evaluate every formula cell of a plan from its input cells, in Python.
+
+    ``inputs`` maps ``(sheet, cell)`` (``("Routes", "C4")``) to the cell's value (``None`` or absent: empty).
+    Returns ``{(sheet, cell): value}`` for every formula cell: numbers as ``float``, text as ``str``, errors as
+    :class:`XlError`, ``""`` on unused rows. ``functions`` defaults to the registry (:func:`planner.registry.load`).
+    """
+    values = dict(fixed_cells())
+    values.update(inputs)
+    ev = Evaluator(values, functions)
+    out: dict[tuple[str, str], Any] = {}
+    for sheet, cell, expr, row in formula_cells():
+        v = expr.evaluate(ev, row)
+        ev.values[(sheet, cell)] = v
+        out[(sheet, cell)] = v
+    return out

@@ -1,0 +1,283 @@
+"""The template's layout: the input tables (Plan, Routes, Providers, Fleet, GPUs, Models) and the Lists sheet.
+
+Every column carries its header (with its unit), help, input constraints and, for computed columns, its formula
+expression (:mod:`planner.excel.expr`). This module is pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from planner.excel.expr import At, Evaluator, Expr, fn
+from planner.excel.tables import Column, Table
+
+ROUTE_ROWS = 20
+PROVIDER_ROWS = 8
+FLEET_ROWS = 6
+GPU_ROWS = 24
+MODEL_ROWS = 36
+
+ROUTE_KINDS = ("latency-critical", "bulk", "interactive")
+KV_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8")
+WEIGHT_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
+ENGINES = ("vllm", "sglang", "trtllm")
+FLAGS = ("TRUE", "FALSE")
+CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "KV", "COMPUTE", "TPOT")
+"""Constraint labels, in the order of the utilization columns of Results (what BINDING_CONSTRAINT returns)."""
+
+LISTS: dict[str, tuple[str, ...]] = {
+    "kind": ROUTE_KINDS,
+    "kv_dtype": KV_DTYPES,
+    "weight_dtype": WEIGHT_DTYPES,
+    "engine": ENGINES,
+    "flag": FLAGS,
+    "constraint": CONSTRAINTS,
+}
+
+C = Column
+
+PLAN = Table(
+    name="tblPlan",
+    sheet="Plan",
+    rows=4,
+    title="Plan settings",
+    note="One value per setting. Policy threshold, growth and the average-to-peak ratio used for monthly cost.",
+    columns=(
+        C(key="setting", header="Setting", help="Setting name (fixed)", kind="text", width=26),
+        C(key="value", header="Value", help="Your value", kind="text", width=22),
+        C(key="unit", header="Unit", help="Unit of the value (fixed)", kind="text", width=18),
+        C(key="help", header="Meaning", help="What the setting does (fixed)", kind="text", width=70),
+    ),
+)
+PLAN_SETTINGS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
+    ("name", "text", "Name of the plan", {"kind": "text"}),
+    ("utilization_threshold", "fraction", "Policy: a utilization above this is flagged (0 < x <= 1)",
+     {"minimum": 0.0, "maximum": 1.0, "default": 0.8}),
+    ("monthly_growth", "fraction/month", "Demand growth per month, for months to breach (0.08 = 8 %)",
+     {"minimum": 0.0, "maximum": 10.0, "default": 0.0}),
+    ("avg_to_peak_ratio", "fraction", "Average QPS over the month / peak QPS, for monthly cost and daily limits",
+     {"minimum": 0.0, "maximum": 1.0, "default": 0.5}),
+)
+
+
+def plan_value_cell(setting: str) -> str:
+    for i, (name, *_rest) in enumerate(PLAN_SETTINGS):
+        if name == setting:
+            return PLAN.cell("value", i)
+    raise KeyError(setting)
+
+
+@dataclass(frozen=True)
+class PlanValue(Expr):
+    """A plan setting (absolute reference to its value cell on the Plan sheet)."""
+
+    setting: str
+
+    def render(self, row: int) -> str:
+        cell = plan_value_cell(self.setting)
+        col = cell.rstrip("0123456789")
+        return f"Plan!${col}${cell[len(col):]}"
+
+    def evaluate(self, ev: Evaluator, row: int) -> Any:
+        return ev.get(PLAN.sheet, plan_value_cell(self.setting))
+
+
+GPUS = Table(
+    name="tblGPUs",
+    sheet="GPUs",
+    rows=GPU_ROWS,
+    title="GPU catalog (editable): facts the Fleet and Results sheets use",
+    note="HBM as the driver reports it. Prices are on-demand USD per GPU-hour where a public source gives one.",
+    columns=(
+        C(key="name", header="GPU [name]", help="Catalog name used by Fleet", kind="text", width=16),
+        C(key="display_name", header="Display name", help="Marketing name", kind="text", width=26),
+        C(key="hbm_gib", header="HBM [GiB]", help="Memory the driver reports", minimum=0, number_format="0.0"),
+        C(key="mem_bw_gb_s", header="Bandwidth [GB/s]", help="Peak HBM bandwidth", minimum=0, number_format="#,##0"),
+        C(key="bf16_tflops", header="BF16 dense [TFLOP/s]", help="Peak dense BF16", minimum=0, number_format="#,##0"),
+        C(key="fp8_tflops", header="FP8 dense [TFLOP/s]", help="Peak dense FP8 (blank: none)", minimum=0,
+          number_format="#,##0"),
+        C(key="usd_per_gpu_hour", header="Price [USD/GPU-h]", help="On-demand price", minimum=0,
+          number_format="0.00"),
+        C(key="source", header="Source", help="Where the facts come from", kind="text", width=40),
+        C(key="as_of", header="As of [date]", help="Date of the facts", kind="text", width=14),
+    ),
+)
+
+MODELS = Table(
+    name="tblModels",
+    sheet="Models",
+    rows=MODEL_ROWS,
+    title="Model catalog (editable): architecture facts from config.json",
+    note="KV bytes per token depend on layers, KV heads and head_dim (M2), or the MLA latent (M3).",
+    columns=(
+        C(key="name", header="Model [name]", help="Catalog name used by Fleet", kind="text", width=20),
+        C(key="hf_id", header="Hugging Face id", help="Repository id", kind="text", width=30),
+        C(key="attention", header="Attention [gqa/mla]", help="Attention kind", kind="text", width=10),
+        C(key="layers", header="Layers [count]", help="num_hidden_layers", minimum=1, integer=True),
+        C(key="kv_heads", header="KV heads [count]", help="num_key_value_heads", minimum=1, integer=True),
+        C(key="head_dim", header="Head dim [elements]", help="head_dim", minimum=1, integer=True),
+        C(key="sliding_window", header="Sliding window [tokens]", help="Blank: none", minimum=0, integer=True),
+        C(key="params_total_b", header="Params total [1e9]", help="All parameters (all experts)", minimum=0,
+          number_format="0.00"),
+        C(key="params_active_b", header="Params active [1e9]", help="Active per token", minimum=0,
+          number_format="0.00"),
+        C(key="max_context", header="Max context [tokens]", help="max_position_embeddings", minimum=0,
+          number_format="#,##0"),
+        C(key="source", header="Source", help="Where the facts come from", kind="text", width=40),
+        C(key="as_of", header="As of [date]", help="Date of the facts", kind="text", width=14),
+    ),
+)
+
+PROVIDERS = Table(
+    name="tblProviders",
+    sheet="Providers",
+    rows=PROVIDER_ROWS,
+    title="Provider API backends: rate limits, counting rules and prices",
+    note="Limits are per key/deployment and per minute; blank means the provider sets no such limit. "
+    "Prices are USD per million tokens.",
+    columns=(
+        C(key="name", header="Backend [name]", help="Unique backend name routes refer to", kind="text", width=20),
+        C(key="provider", header="Provider", help="Provider (anthropic, openai, ...)", kind="text", width=12),
+        C(key="tier", header="Tier", help="Usage tier", kind="text", width=10),
+        C(key="model", header="Model", help="Provider model (class)", kind="text", width=20),
+        C(key="keys", header="Keys [count]", help="Keys / deployments / regions sharing the load", minimum=1,
+          maximum=1000, integer=True, required=True),
+        C(key="rpm", header="RPM limit [req/min]", help="Requests per minute per key", minimum=0,
+          number_format="#,##0"),
+        C(key="tpm", header="TPM limit [tokens/min]", help="Total tokens per minute per key", minimum=0,
+          number_format="#,##0"),
+        C(key="itpm", header="ITPM limit [tokens/min]", help="Input tokens per minute per key", minimum=0,
+          number_format="#,##0"),
+        C(key="otpm", header="OTPM limit [tokens/min]", help="Output tokens per minute per key", minimum=0,
+          number_format="#,##0"),
+        C(key="rpd", header="RPD limit [req/day]", help="Requests per day per key (Gemini, OpenAI low tiers)",
+          minimum=0, number_format="#,##0"),
+        C(key="tpd", header="TPD limit [tokens/day]", help="Tokens per day per key (batch queues, low tiers)",
+          minimum=0, number_format="#,##0"),
+        C(key="cached_reads_count_itpm", header="Cached reads count [TRUE/FALSE]",
+          help="Prefix-cache reads count toward ITPM/TPM", kind="flag", choices="flag", required=True),
+        C(key="reserves_max_tokens", header="Reserves max_tokens [TRUE/FALSE]",
+          help="Admission counts input + max_tokens (D3)", kind="flag", choices="flag", required=True),
+        C(key="output_token_weight", header="Output quota weight [x]",
+          help="Quota tokens one reserved output token burns toward TPM (AWS Bedrock, Claude 3.7+: 5); blank: 1",
+          minimum=0, maximum=100, number_format="0.0"),
+        C(key="usd_per_mtok_input", header="Input [USD/Mtok]", help="Uncached input price", minimum=0,
+          number_format="0.000"),
+        C(key="usd_per_mtok_cached_input", header="Cached input [USD/Mtok]", help="Cache-read price", minimum=0,
+          number_format="0.000"),
+        C(key="usd_per_mtok_cache_write", header="Cache write [USD/Mtok]", help="Cache-write price", minimum=0,
+          number_format="0.000"),
+        C(key="usd_per_mtok_output", header="Output [USD/Mtok]", help="Output price", minimum=0,
+          number_format="0.000"),
+    ),
+)
+
+FLEET = Table(
+    name="tblFleet",
+    sheet="Fleet",
+    rows=FLEET_ROWS,
+    title="Self-hosted fleets",
+    note="One row per fleet (model x GPU x parallelism). Price blank: the GPU catalog price is used.",
+    columns=(
+        C(key="name", header="Backend [name]", help="Unique backend name routes refer to", kind="text", width=20),
+        C(key="model", header="Model [name]", help="From the Models sheet", kind="text", choices="tblModels.name",
+          required=True, width=20),
+        C(key="gpu", header="GPU [name]", help="From the GPUs sheet", kind="text", choices="tblGPUs.name",
+          required=True),
+        C(key="tp", header="TP [GPUs]", help="Tensor-parallel degree", minimum=1, maximum=64, integer=True,
+          required=True),
+        C(key="pp", header="PP [stages]", help="Pipeline-parallel stages (GPUs per replica = TP x PP)", minimum=1,
+          maximum=64, integer=True, required=True),
+        C(key="replicas", header="Replicas [count]", help="Engine replicas", minimum=1, maximum=10000,
+          integer=True, required=True),
+        C(key="gpu_memory_utilization", header="GPU mem util [fraction]", help="vLLM gpu_memory_utilization",
+          minimum=0.05, maximum=1.0, required=True, number_format="0.00"),
+        C(key="kv_dtype", header="KV dtype", help="KV-cache dtype", kind="text", choices="kv_dtype", required=True),
+        C(key="weight_dtype", header="Weight dtype", help="Weights as served: auto (the released checkpoint), bf16, "
+          "fp8, int4, mxfp4, ...", kind="text", choices="weight_dtype", required=True),
+        C(key="engine", header="Engine", help="Serving engine", kind="text", choices="engine", required=True),
+        C(key="usd_per_gpu_hour", header="Price [USD/GPU-h]", help="Blank: GPU catalog price", minimum=0,
+          number_format="0.00"),
+        C(key="mbu", header="MBU [fraction]", help="Achieved fraction of peak HBM bandwidth (P1)", minimum=0.05,
+          maximum=1.0, required=True, number_format="0.00"),
+        C(key="mfu", header="MFU [fraction]", help="Achieved fraction of peak FLOP/s (P2 decode floor, P4 prefill)",
+          minimum=0.05, maximum=1.0, required=True, number_format="0.00"),
+    ),
+)
+
+ROUTES = Table(
+    name="tblRoutes",
+    sheet="Routes",
+    rows=ROUTE_ROWS,
+    title="Routes: one row per route or product surface",
+    note="Demand at the peak. Backend and failover name a row of Providers or Fleet.",
+    columns=(
+        C(key="name", header="Route [name]", help="Unique route name", kind="text", width=18),
+        C(key="kind", header="Kind", help="latency-critical, bulk or interactive", kind="text", choices="kind",
+          required=True, width=16),
+        C(key="peak_qps", header="Peak [req/s]", help="Requests per second at the peak", minimum=0,
+          maximum=1e6, required=True, number_format="#,##0.0"),
+        C(key="avg_input_tokens", header="Avg input [tokens]", help="Average prompt tokens", minimum=0,
+          maximum=1e7, required=True, number_format="#,##0"),
+        C(key="avg_output_tokens", header="Avg output [tokens]", help="Average completion tokens", minimum=0,
+          maximum=1e6, required=True, number_format="#,##0"),
+        C(key="p95_context_tokens", header="p95 context [tokens]", help="95th-percentile input + output",
+          minimum=1, maximum=1e7, required=True, number_format="#,##0"),
+        C(key="max_tokens", header="max_tokens [tokens]", help="Request cap (reserved where the provider does)",
+          minimum=1, maximum=1e7, required=True, number_format="#,##0"),
+        C(key="cache_hit_rate", header="Prefix-cache hit [fraction]", help="Share of input read from cache",
+          minimum=0, maximum=1, required=True, number_format="0%"),
+        C(key="cache_write_tokens", header="Cache writes [tokens/req]", help="Input tokens written to cache",
+          minimum=0, maximum=1e7, required=True, number_format="#,##0"),
+        C(key="ttft_slo_s", header="TTFT SLO [s]", help="Time to first token budget", minimum=0.001,
+          maximum=600, required=True, number_format="0.000"),
+        C(key="tpot_slo_s", header="TPOT SLO [s]", help="Time per output token budget", minimum=0.0001,
+          maximum=10, required=True, number_format="0.000"),
+        C(key="backend", header="Backend [name]", help="A Providers or Fleet backend", kind="text",
+          choices="tblLists.backend", required=True, width=20),
+        C(key="failover", header="Failover [name]", help="Backend taking the load when the primary is down",
+          kind="text", choices="tblLists.backend", width=20),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class PerRow(Expr):
+    """A different expression on each data row (used by the Lists sheet's backend column)."""
+
+    exprs: tuple[Expr, ...]
+
+    def render(self, row: int) -> str:
+        return self.exprs[row].render(row)
+
+    def evaluate(self, ev: Evaluator, row: int) -> Any:
+        return self.exprs[row].evaluate(ev, row)
+
+    def children(self) -> Sequence[Expr]:
+        return self.exprs
+
+
+LIST_ROWS = PROVIDER_ROWS + FLEET_ROWS
+
+
+def _backend_name(i: int) -> Expr:
+    src, j = (PROVIDERS, i) if i < PROVIDER_ROWS else (FLEET, i - PROVIDER_ROWS)
+    name = At(src, "name", j)
+    return fn("IF", name.eq(""), "", name)
+
+
+LISTS_TABLE = Table(
+    name="tblLists",
+    sheet="Lists",
+    rows=LIST_ROWS,
+    title="Lists feeding the dropdowns (fixed; the backend column follows Providers and Fleet)",
+    columns=tuple(
+        C(key=k, header=f"{k} [choice]", help=f"Allowed values of {k}", kind="text", width=18) for k in LISTS
+    )
+    + (
+        C(key="backend", header="backend [name]", help="Provider and fleet backend names",
+          kind="text", formula=PerRow(tuple(_backend_name(i) for i in range(LIST_ROWS))), width=20),
+    ),
+)
