@@ -25,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from planner import catalog_sheet
 from planner.errors import ArgumentError, UnknownNameError
 from planner.specs import (
     ATTENTION_GQA,
@@ -450,6 +451,8 @@ def get_model(name_or_path: str | ModelSpec) -> ModelSpec:
         return name_or_path
     if not isinstance(name_or_path, str) or not name_or_path.strip():
         raise ArgumentError("model", name_or_path, "a catalog model name or the path of a config.json")
+    if catalog_sheet.is_token(name_or_path):  # a Models-sheet row (MODEL_SPEC): the sheet's facts over the catalog's
+        return catalog_sheet.model_from_token(name_or_path)
     specs, index, _ = _models()
     found = index.get(normalize_name(name_or_path))
     if found is not None:
@@ -484,6 +487,8 @@ def get_gpu(name: str | GpuSpec) -> GpuSpec:
         return name
     if not isinstance(name, str) or not name.strip():
         raise ArgumentError("gpu", name, "a catalog GPU name")
+    if catalog_sheet.is_token(name):  # a GPUs-sheet row (GPU_SPEC)
+        return catalog_sheet.gpu_from_token(name)
     specs, index = _gpus()
     found = index.get(normalize_name(name))
     if found is None:

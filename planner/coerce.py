@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from planner.errors import ArgumentError, PlannerError
+from planner.errors import ArgumentError, PlannerError, Refusal, is_refusal_text
 from planner.registry import SheetFunction
 
 Grid = list[list[Any]]
@@ -52,6 +52,8 @@ def coerce_scalar(kind: str, name: str, value: Any) -> Any:
         return None
     if hasattr(value, "item") and not is_range(value):  # numpy scalar
         value = value.item()
+    if isinstance(value, str) and is_refusal_text(value):  # an upstream refusal: pass its message on unchanged
+        raise Refusal(value.strip())
     if kind == "number":
         if isinstance(value, bool):
             raise ArgumentError(name, value, "a number")
@@ -90,6 +92,21 @@ def coerce_sequence(kind: str, name: str, value: Any) -> list[Any]:
     return [coerce_scalar(scalar_kind, name, v) for v in flatten(value)]
 
 
+def coerce_table(value: Any) -> list[list[Any]]:
+    """A ``table`` argument: the range as rows of cells, empty cells (and empty text) as ``None``, numbers as
+    floats; the function reads it by its header row."""
+    rows = to_grid(value)
+    out = []
+    for row in rows:
+        cells = []
+        for v in row:
+            if hasattr(v, "item") and not is_range(v):
+                v = v.item()
+            cells.append(None if _is_empty(v) else float(v) if isinstance(v, int) and not isinstance(v, bool) else v)
+        out.append(cells)
+    return out
+
+
 def _used_length(cells: list[Any]) -> int:
     n = len(cells)
     while n and cells[n - 1] is None:
@@ -121,7 +138,7 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     sequences = {
         i: coerce_sequence(arg.kind, arg.name, raw[i])
         for i, arg in enumerate(spec.args)
-        if not arg.elementwise and i < len(raw) and raw[i] is not None
+        if arg.kind in ("numbers", "texts") and i < len(raw) and raw[i] is not None
     }
     used = max((_used_length(cells) for cells in sequences.values()), default=0)
     for i, arg in enumerate(spec.args):
@@ -129,6 +146,8 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
         if arg.elementwise:
             cell = flatten(value)[0] if is_range(value) else value
             v = coerce_scalar(arg.kind, arg.name, cell)
+        elif arg.kind == "table":
+            v = coerce_table(value) if value is not None else None
         else:
             cells = sequences.get(i, [])[:used]
             v = cells if any(c is not None for c in cells) else None

@@ -165,3 +165,104 @@ def spillover(demand: float, primary_limit: float, buffer: float = 0.0) -> float
     lim = check_number("primary_limit", primary_limit, minimum=0)
     b = check_number("buffer", buffer, minimum=0, maximum=1)
     return max(0.0, d - lim * (1.0 - b))
+
+
+def backend_sum(backend: str, backends: Sequence[str | None], values: Sequence[float | None]) -> float:
+    """Sum of ``values`` over the rows whose backend is ``backend`` (case-insensitive; empty rows skipped).
+
+    Routes on one backend share its limits, KV cache and FLOP/s (C7), so a backend's utilization is the sum of its
+    routes' demands over its capacity: ``D_backend = sum(D_r for r with backend(r) = b)``.
+
+    Reference: C7 (docs/method.md); Excel's ``SUMIFS(values, backends, backend)`` on numbers.
+
+    Two chat routes on backend ``a`` with 1,200 and 800 RPM, one on ``b`` with 500:
+
+    >>> backend_sum("a", ["a", "b", "A"], [1200, 500, 800])
+    2000.0
+    """
+    key = (backend or "").strip().lower()
+    if not key:
+        raise ArgumentError("backend", backend, "a backend name")
+    if len(backends) != len(values):
+        raise ArgumentError("values", len(values), f"one value per route ({len(backends)} backends)")
+    total = 0.0
+    for b, v in zip(backends, values):
+        if b is not None and str(b).strip().lower() == key and v is not None:
+            total += float(v)
+    return total
+
+
+def outage_sum(
+    failed: str, receiver: str, backends: Sequence[str | None], failovers: Sequence[str | None],
+    values: Sequence[float | None],
+) -> float:
+    """Sum of ``values`` over the routes that move from ``failed`` to ``receiver`` when ``failed`` is down (C8).
+
+    In an outage every route of the failed backend moves to its failover at once, so the receiver carries its own
+    routes plus all of them: ``D_outage(b -> f) = D_f + sum(D'_r for r with backend(r) = b and failover(r) = f)``,
+    each moved route counted by the receiver's rules (``D'_r``). This returns the sum.
+
+    Reference: C8 (docs/method.md).
+
+    Two routes of ``a`` fail over to ``c``, one to ``d``:
+
+    >>> outage_sum("a", "c", ["a", "a", "a", "b"], ["c", "C", "d", "c"], [600, 600, 100, 50])
+    1200.0
+    """
+    f, r = (failed or "").strip().lower(), (receiver or "").strip().lower()
+    if not f or not r:
+        raise ArgumentError("backend", failed if not f else receiver, "a backend name")
+    if not len(backends) == len(failovers) == len(values):
+        raise ArgumentError("values", len(values), "one backend, failover and value per route")
+    total = 0.0
+    for b, fo, v in zip(backends, failovers, values):
+        if v is not None and b is not None and fo is not None and str(b).strip().lower() == f \
+                and str(fo).strip().lower() == r:
+            total += float(v)
+    return total
+
+
+def backend_max(backend: str, backends: Sequence[str | None], values: Sequence[float | None]) -> float:
+    """The highest of ``values`` over the routes on ``backend`` (0 when it has none): the worst outage a backend's
+    failure causes, over the receivers of its routes.
+
+    >>> backend_max("a", ["a", "b", "a"], [0.6, 2.0, 1.2])
+    1.2
+    """
+    key = (backend or "").strip().lower()
+    found = [float(v) for b, v in zip(backends, values)
+             if b is not None and v is not None and str(b).strip().lower() == key]
+    return max(found, default=0.0)
+
+
+def backend_argmax(
+    backend: str, backends: Sequence[str | None], values: Sequence[float | None], labels: Sequence[str | None]
+) -> str:
+    """The label on the row of :func:`backend_max` (the first such row); ``""`` when the backend has no routes.
+
+    >>> backend_argmax("a", ["a", "b", "a"], [0.6, 2.0, 1.2], ["c TPM", "x", "d KV"])
+    'd KV'
+    """
+    key = (backend or "").strip().lower()
+    best, label = None, ""
+    for b, v, lab in zip(backends, values, labels):
+        if b is not None and v is not None and str(b).strip().lower() == key and (best is None or float(v) > best):
+            best, label = float(v), "" if lab is None else str(lab)
+    return label
+
+
+def n_plus_one_utilization(utilization: float, replicas: float) -> float:
+    """A fleet's utilization with one replica lost (N+1): ``u * R / (R - 1)`` for load spread evenly over replicas.
+
+    Reference: C8 (docs/method.md); N+1 redundancy: the fleet must carry its peak on ``R - 1`` replicas.
+
+    A fleet of 4 replicas at 70 % KV runs at 93 % with one down:
+
+    >>> round(n_plus_one_utilization(0.7, 4), 4)
+    0.9333
+    """
+    u = check_number("utilization", utilization, minimum=0)
+    r = check_number("replicas", replicas, minimum=1, integer=True)
+    if r < 2:
+        raise ArgumentError("replicas", replicas, "at least 2 for N+1 (losing the only replica leaves no capacity)")
+    return u * r / (r - 1)

@@ -105,6 +105,42 @@ def itpm_counted(
     return full if cached_reads_count else full * (1.0 - h)
 
 
+def tpm_counted(
+    peak_qps: float,
+    avg_input_tokens: float,
+    avg_output_tokens: float,
+    *,
+    cache_hit_rate: float = 0.0,
+    cached_reads_count: bool = True,
+    reserved_max_tokens: float | None = None,
+    output_weight: float = 1.0,
+) -> float:
+    """Tokens per minute as a provider counts them against TPM (D2-D4, with the provider's rules).
+
+    ``TPM_counted = ITPM_counted + RPM * O_counted * w``, where ``ITPM_counted`` is :func:`itpm_counted` (cache reads
+    in or out), ``O_counted`` is ``max_tokens`` where the provider reserves it at admission (OpenAI, Azure, Bedrock:
+    D3) and the actual output otherwise, and ``w`` is the quota weight of an output token (AWS Bedrock burns 5 for
+    Claude 3.7 and later; 1 elsewhere).
+
+    Reference: D2-D4 (docs/method.md); OpenAI rate limits ("the maximum of max_tokens and the estimated number of
+    tokens"); AWS Bedrock token burndown (InputTokenCount + CacheWriteInputTokens + OutputTokenCount x 5).
+
+    A 10 req/s route with 2,000 input and 500 output tokens counts 1.5 M TPM with plain counting; where 1,024
+    ``max_tokens`` are reserved at a quota weight of 5 and 80 % of the input is read from cache (not counted):
+
+    >>> tpm_counted(10, 2000, 500)
+    1500000.0
+    >>> round(tpm_counted(10, 2000, 500, cache_hit_rate=0.8, cached_reads_count=False, reserved_max_tokens=1024,
+    ...                   output_weight=5))
+    3312000
+    """
+    counted_input = itpm_counted(peak_qps, avg_input_tokens, cache_hit_rate, cached_reads_count=cached_reads_count)
+    w = check_number("output_weight", output_weight, minimum=0.0)
+    out = avg_output_tokens if reserved_max_tokens is None else check_number(
+        "max_tokens", reserved_max_tokens, minimum=0.0)
+    return counted_input + otpm(peak_qps, out) * w
+
+
 def check_cache_write_tokens(avg_input_tokens: float, cache_hit_rate: float, cache_write_tokens: float) -> float:
     """Validate ``cache_write_tokens`` against the non-read input ``I·(1−h)`` and return it as a float."""
     i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)

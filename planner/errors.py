@@ -29,6 +29,32 @@ class ArgumentError(PlannerError):
         super().__init__(f"{argument}: got {given!r}, expected {allowed}")
 
 
+class Refusal(PlannerError):
+    """A function's refusal arriving as an argument of another function: the cell it came from holds the message
+    (``"kv_budget: got ..., expected ..."``), and every function that reads that cell shows the same message, so the
+    cause travels unchanged through SUMs and lookups to the cells a planner reads.
+
+        >>> str(Refusal("kv_dtype: got 'fp9', expected one of auto, fp8"))
+        "kv_dtype: got 'fp9', expected one of auto, fp8"
+    """
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return (Refusal, (self.message,))
+
+
+def is_refusal_text(value: object) -> bool:
+    """True for a cell text that is a planner function's refusal (``"<argument>: got <value>, expected <what>"``).
+
+    >>> is_refusal_text("kv_budget: got '-3 GiB', expected a positive KV budget"), is_refusal_text("fleet")
+    (True, False)
+    """
+    return isinstance(value, str) and ": got " in value and ", expected " in value
+
+
 class UnknownNameError(ArgumentError):
     """A catalog name (model, GPU, provider, dtype, engine) that is not known."""
 

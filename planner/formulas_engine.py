@@ -54,7 +54,7 @@ def _plain(value: Any) -> Any:
 def _adapter(spec: registry.SheetFunction) -> Any:
     def call(*args: Any) -> Any:
         try:
-            result = call_sheet_function(spec, *[_plain(a) for a in args], errors_as_text=False)
+            result = call_sheet_function(spec, *[_plain(a) for a in args])  # refusals as their text, as in Excel
         except PlannerError:
             return formulas.functions.Error.errors["#VALUE!"]
         except (TypeError, ValueError, ZeroDivisionError, OverflowError):

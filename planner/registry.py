@@ -19,9 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-ARG_KINDS = ("number", "text", "flag", "numbers", "texts")
+ARG_KINDS = ("number", "text", "flag", "numbers", "texts", "table")
 """``number``/``text``/``flag`` take one cell (a whole column makes the call element-wise and returns a column);
-``numbers``/``texts`` take a whole range as one sequence (e.g. the utilizations of ``BINDING_CONSTRAINT``)."""
+``numbers``/``texts`` take a whole range as one sequence (e.g. the utilizations of ``BINDING_CONSTRAINT``);
+``table`` takes a range with its header row as rows of cells (e.g. the Models sheet for ``MODEL_SPEC``)."""
 
 
 class _Required:

@@ -83,6 +83,34 @@ def AZURE_RPM_LIMIT(tpm_limit, rpm_per_1000_tpm=None):
     return excel_call(_REGISTRY['AZURE_RPM_LIMIT'], tpm_limit, rpm_per_1000_tpm)
 
 
+@xw.func(category='Plan')
+@xw.arg('backend', ndim=2, err_to_str=True, doc='Backend name (a row of Providers or Fleet) [name]')
+@xw.arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes!L4:L23) [names]')
+@xw.arg('values', ndim=2, err_to_str=True, doc='A column with one value per route, aligned [per route]')
+@xw.arg('labels', ndim=2, err_to_str=True, doc='A column of labels, aligned with the values [text]')
+def BACKEND_ARGMAX(backend, backends, values, labels):
+    """The label on the row holding BACKEND_MAX: e.g. which receiver and constraint bind in a backend's worst outage. Returns label."""
+    return excel_call(_REGISTRY['BACKEND_ARGMAX'], backend, backends, values, labels)
+
+
+@xw.func(category='Plan')
+@xw.arg('backend', ndim=2, err_to_str=True, doc='Backend name (a row of Providers or Fleet) [name]')
+@xw.arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes!L4:L23) [names]')
+@xw.arg('values', ndim=2, err_to_str=True, doc='A column with one value per route, aligned [per route]')
+def BACKEND_MAX(backend, backends, values):
+    """The highest of a per-route column over the routes on one backend (0 when it has none). Returns the values' unit."""
+    return excel_call(_REGISTRY['BACKEND_MAX'], backend, backends, values)
+
+
+@xw.func(category='Plan')
+@xw.arg('backend', ndim=2, err_to_str=True, doc='Backend name (a row of Providers or Fleet) [name]')
+@xw.arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes!L4:L23) [names]')
+@xw.arg('values', ndim=2, err_to_str=True, doc='A column with one value per route, aligned [per route]')
+def BACKEND_SUM(backend, backends, values):
+    """The sum of a per-route column over the routes on one backend (routes on a backend share its limits, KV and FLOP/s); a refusal in a summed cell is the result, so no cause is summed away. Returns the values' unit."""
+    return excel_call(_REGISTRY['BACKEND_SUM'], backend, backends, values)
+
+
 @xw.func(category='Decision')
 @xw.arg('labels', ndim=2, err_to_str=True, doc='Names of the constraints (RPM, ITPM, KV, ...), a range [names]')
 @xw.arg('utilizations', ndim=2, err_to_str=True, doc='Utilizations (demand / limit) of every constraint, a range; blank cells are skipped [fractions]')
@@ -100,6 +128,14 @@ def BINDING_CONSTRAINT(labels, utilizations):
 def BREAKEVEN_MTOK_MONTHLY(selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output):
     """Monthly API volume (million tokens) at which self-hosting costs the same: self-host monthly cost / blended API price. Returns Mtok/month."""
     return excel_call(_REGISTRY['BREAKEVEN_MTOK_MONTHLY'], selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output)
+
+
+@xw.func(category='Plan')
+@xw.arg('spec', ndim=2, err_to_str=True, doc='A MODEL_SPEC or GPU_SPEC result [spec token]')
+@xw.arg('kind', ndim=2, err_to_str=True, doc='model or gpu [model/gpu]')
+def BUNDLED_FACTS(spec, kind):
+    """Which facts of a spec token come from the bundled catalog because the sheet leaves them blank. Returns text."""
+    return excel_call(_REGISTRY['BUNDLED_FACTS'], spec, kind)
 
 
 @xw.func(category='Cost')
@@ -201,9 +237,14 @@ def CAPACITY_TPD(avg_qps, avg_input_tokens, avg_output_tokens):
 @xw.arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
 @xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
 @xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output (completion) tokens per request [tokens]')
-def CAPACITY_TPM(peak_qps, avg_input_tokens, avg_output_tokens):
-    """Total tokens per minute at peak: 60 x peak QPS x (input + output tokens). Returns tokens/min."""
-    return excel_call(_REGISTRY['CAPACITY_TPM'], peak_qps, avg_input_tokens, avg_output_tokens)
+@xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1, or a percentage) [fraction] (optional, default 0.0)')
+@xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache; they count like uncached input (checked <= input x (1-h)) [tokens] (optional, default 0.0)')
+@xw.arg('cached_reads_count', ndim=2, err_to_str=True, doc='Cache reads count toward TPM (blank: TRUE, plain counting) [TRUE/FALSE] (optional, default True)')
+@xw.arg('reserved_max_tokens', ndim=2, err_to_str=True, doc='max_tokens the provider reserves at admission (blank: actual output counts) [tokens] (optional, default None)')
+@xw.arg('output_weight', ndim=2, err_to_str=True, doc='Quota tokens one output token burns (AWS Bedrock, Claude 3.7+: 5) [x] (optional, default 1.0)')
+def CAPACITY_TPM(peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=None, cache_write_tokens=None, cached_reads_count=None, reserved_max_tokens=None, output_weight=None):
+    """Tokens per minute at peak as the provider counts them toward TPM: counted input (cache reads in or out) + output, or the reserved max_tokens x the output quota weight where the provider reserves it. Returns tokens/min."""
+    return excel_call(_REGISTRY['CAPACITY_TPM'], peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, cached_reads_count, reserved_max_tokens, output_weight)
 
 
 @xw.func(category='Latency')
@@ -256,6 +297,14 @@ def EFFECTIVE_HIT_RATE(cache_hit_rate, replicas=None, cache_aware_routing=None):
 def FAILOVER_UTILIZATION(peak_demand, capacities, failed_backend=None):
     """Utilization of the surviving backends when one is down and the whole peak is rerouted over the others in proportion to capacity (<= 1: failover is feasible). Returns fraction."""
     return excel_call(_REGISTRY['FAILOVER_UTILIZATION'], peak_demand, capacities, failed_backend)
+
+
+@xw.func(category='Plan')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU name (a row of the GPUs sheet) [name]')
+@xw.arg('gpus', ndim=2, err_to_str=True, doc="The GPUs sheet's range, header row included [table]")
+def GPU_SPEC(gpu, gpus):
+    """The spec token of a GPUs-sheet row (blank cells fall back to the bundled catalog). Returns spec token."""
+    return excel_call(_REGISTRY['GPU_SPEC'], gpu, gpus)
 
 
 @xw.func(category='Decision')
@@ -423,12 +472,39 @@ def MAX_UTILIZATION(utilizations):
     return excel_call(_REGISTRY['MAX_UTILIZATION'], utilizations)
 
 
+@xw.func(category='Plan')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model name (a row of the Models sheet) [name]')
+@xw.arg('models', ndim=2, err_to_str=True, doc="The Models sheet's range, header row included [table]")
+def MODEL_SPEC(model, models):
+    """The spec token of a Models-sheet row: the sheet's facts (blank cells fall back to the bundled catalog) in the form every model argument accepts. Returns spec token."""
+    return excel_call(_REGISTRY['MODEL_SPEC'], model, models)
+
+
 @xw.func(category='Decision')
 @xw.arg('utilization', ndim=2, err_to_str=True, doc='Current utilization (e.g. MAX_UTILIZATION of the route) [fraction]')
 @xw.arg('monthly_growth_rate', ndim=2, err_to_str=True, doc='Demand growth per month (0.1 or 10%) [fraction/month]')
 def MONTHS_TO_BREACH(utilization, monthly_growth_rate):
     """Months of compound growth until a utilization reaches 1: log(1/u) / log(1+g); 0 if already over, 9999 if never (no growth or nothing in use). Returns months."""
     return excel_call(_REGISTRY['MONTHS_TO_BREACH'], utilization, monthly_growth_rate)
+
+
+@xw.func(category='Plan')
+@xw.arg('utilization', ndim=2, err_to_str=True, doc="The fleet's utilization with every replica up [fraction]")
+@xw.arg('replicas', ndim=2, err_to_str=True, doc='Replicas of the fleet (at least 2) [count]')
+def N_PLUS_ONE_UTILIZATION(utilization, replicas):
+    """A fleet's utilization with one replica lost (N+1): u x R / (R - 1). Returns fraction."""
+    return excel_call(_REGISTRY['N_PLUS_ONE_UTILIZATION'], utilization, replicas)
+
+
+@xw.func(category='Plan')
+@xw.arg('failed', ndim=2, err_to_str=True, doc='The backend that is down [name]')
+@xw.arg('receiver', ndim=2, err_to_str=True, doc='The failover backend taking its routes [name]')
+@xw.arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes!L4:L23) [names]')
+@xw.arg('failovers', ndim=2, err_to_str=True, doc='The failover column of the routes (Routes!M4:M23) [names]')
+@xw.arg('values', ndim=2, err_to_str=True, doc='A column with one value per route, aligned [per route]')
+def OUTAGE_SUM(failed, receiver, backends, failovers, values):
+    """The sum of a per-route column over the routes that move from a failed backend to one receiver (backend = failed and failover = receiver): what an outage adds to the receiver. Returns the values' unit."""
+    return excel_call(_REGISTRY['OUTAGE_SUM'], failed, receiver, backends, failovers, values)
 
 
 @xw.func(category='Limits')

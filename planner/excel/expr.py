@@ -183,6 +183,26 @@ class Cells(Expr):
 
 
 @dataclass(frozen=True)
+class Block(Expr):
+    """A whole table with its header row (``Models!$A$3:$W$39``), for ``table`` arguments: evaluates to a tuple of
+    row tuples (hashable, so calls taking it are memoized like scalar calls). The header row is the table's own
+    headers, which the validator checks are unchanged."""
+
+    table: Table
+
+    def render(self, row: int) -> str:
+        t = self.table
+        first, last = t.letter(t.columns[0].key), t.letter(t.columns[-1].key)
+        return f"{sheet_ref(t.sheet)}!${first}${t.header_row}:${last}${t.last_row}"
+
+    def evaluate(self, ev: Evaluator, row: int) -> tuple[tuple[Any, ...], ...]:
+        t = self.table
+        rows = [tuple(c.header for c in t.columns)]
+        rows += [tuple(ev.get(t.sheet, t.cell(c.key, i)) for c in t.columns) for i in range(t.rows)]
+        return tuple(rows)
+
+
+@dataclass(frozen=True)
 class Bin(Expr):
     op: str
     a: Expr
@@ -432,6 +452,10 @@ class Udf(Expr):
                 if err is not None:  # formulas' wrap_func: an error inside a range is the result
                     return err
                 v = [[x] for x in v]
+            elif isinstance(v, tuple):  # a Block: rows of cells
+                err = next((x for r in v for x in r if isinstance(x, XlError)), None)
+                if err is not None:
+                    return err
             raw.append(v)
         memo = ev.memo
         key = None

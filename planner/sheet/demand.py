@@ -43,15 +43,26 @@ def CAPACITY_RPM(peak_qps):
 
 
 @sheet_function(
-    summary="Total tokens per minute at peak: 60 x peak QPS x (input + output tokens).",
-    args=(PEAK_QPS, AVG_INPUT, AVG_OUTPUT),
+    summary="Tokens per minute at peak as the provider counts them toward TPM: counted input (cache reads in or "
+    "out) + output, or the reserved max_tokens x the output quota weight where the provider reserves it.",
+    args=(PEAK_QPS, AVG_INPUT, AVG_OUTPUT, CACHE_HIT_RATE, CACHE_WRITE_TOKENS,
+          Arg(name="cached_reads_count", unit="TRUE/FALSE", kind="flag", default=True,
+              help="Cache reads count toward TPM (blank: TRUE, plain counting)"),
+          Arg(name="reserved_max_tokens", unit="tokens", default=None,
+              help="max_tokens the provider reserves at admission (blank: actual output counts)"),
+          Arg(name="output_weight", unit="x", default=1.0,
+              help="Quota tokens one output token burns (AWS Bedrock, Claude 3.7+: 5)")),
     returns="tokens/min",
     category="Demand",
     example="=CAPACITY_TPM(10, 2000, 500) -> 1500000",
-    formula_ids=("D2",),
+    formula_ids=("D2", "D3", "D4"),
 )
-def CAPACITY_TPM(peak_qps, avg_input_tokens, avg_output_tokens):
-    return demand.tpm(peak_qps, avg_input_tokens, avg_output_tokens)
+def CAPACITY_TPM(peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=0.0, cache_write_tokens=0.0,
+                 cached_reads_count=True, reserved_max_tokens=None, output_weight=1.0):
+    demand.check_cache_write_tokens(avg_input_tokens, cache_hit_rate, cache_write_tokens)
+    return demand.tpm_counted(peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=cache_hit_rate,
+                              cached_reads_count=cached_reads_count, reserved_max_tokens=reserved_max_tokens,
+                              output_weight=output_weight)
 
 
 @sheet_function(

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from planner.excel.expr import ALLOWED_BUILTINS, At, Cells, Evaluator, Expr, Ref
-from planner.excel.tables import Column, Table, col_letter
+from planner.excel.tables import Column, Table, col_letter, sheet_ref
 from planner.excel.values import NA, VALUE, XlError, is_error
 from planner.template.layout import (
     CONSTRAINTS,
@@ -38,10 +38,15 @@ from planner.template.layout import (
     ROUTE_KINDS,
     ROUTE_ROWS,
     ROUTES,
+    SPECS,
     WEIGHT_DTYPES,
     plan_value_cell,
 )
 from planner.template.results import (
+    FAILOVER,
+    FAILOVER_KEYS,
+    OUTAGES,
+    OUTAGES_TITLE,
     RESULT_KEYS,
     RESULTS,
     SUMMARY,
@@ -59,6 +64,10 @@ __all__ = [
     "Cells",
     "Column",
     "ENGINES",
+    "FAILOVER",
+    "FAILOVER_KEYS",
+    "OUTAGES",
+    "OUTAGES_TITLE",
     "Evaluator",
     "Expr",
     "FLEET",
@@ -84,6 +93,7 @@ __all__ = [
     "ROUTE_ROWS",
     "Ref",
     "SHEET_ORDER",
+    "SPECS",
     "SUMMARY",
     "TABLES",
     "TEMPLATE_ID",
@@ -103,6 +113,7 @@ __all__ = [
     "evaluate_plan",
     "fixed_cells",
     "formula_cells",
+    "formula_text",
     "functions_used",
     "is_error",
     "plan_value_cell",
@@ -110,14 +121,17 @@ __all__ = [
 ]
 
 TEMPLATE_ID = "llm-capacity-planner/capacity-plan"
-TEMPLATE_VERSION = "1.1.0"
+TEMPLATE_VERSION = "2.0.0"
 TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION": TEMPLATE_VERSION}
 """Global defined names (constant strings) that identify the template."""
 
 INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS)
-FORMULA_TABLES = (LISTS_TABLE, RESULTS, SUMMARY)
-TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, RESULTS, SUMMARY, GPUS, MODELS, LISTS_TABLE)
-SHEET_ORDER = ("ReadMe", "Summary", "Plan", "Routes", "Providers", "Fleet", "Results", "GPUs", "Models", "Lists")
+FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES)
+TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, GPUS, MODELS, LISTS_TABLE)
+SHEET_ORDER = (
+    "ReadMe", "Summary", "Plan", "Routes", "Providers", "Fleet", "Specs", "Results", "Failover", "GPUs", "Models",
+    "Lists",
+)
 
 
 def table(name: str) -> Table:
@@ -182,9 +196,15 @@ def formula_cells() -> list[tuple[str, str, Expr, int]]:
     return out
 
 
+def formula_text(sheet: str, expr: Expr, row: int) -> str:
+    """The formula text of ``expr`` written on ``sheet`` (data row ``row``): references to the formula's own sheet
+    drop the sheet name, as Excel writes them, so each formula reads as short as it can."""
+    return "=" + expr.render(row).replace(f"{sheet_ref(sheet)}!", "")
+
+
 def all_formulas() -> dict[tuple[str, str], str]:
     """``{(sheet, cell): "=formula"}`` for every formula cell of the template."""
-    return {(sheet, cell): "=" + expr.render(row) for sheet, cell, expr, row in formula_cells()}
+    return {(sheet, cell): formula_text(sheet, expr, row) for sheet, cell, expr, row in formula_cells()}
 
 
 def functions_used() -> set[str]:

@@ -111,7 +111,7 @@ def _add_table(sheet: SheetSpec, t: ts.Table, values: Mapping[tuple[str, str], A
         for i in range(t.rows):
             addr = f"{letter}{t.first_row + i}"
             if col.formula is not None:
-                sheet.cells[addr] = CellSpec(value="=" + col.formula.render(i), number_format=col.number_format,
+                sheet.cells[addr] = CellSpec(value=ts.formula_text(t.sheet, col.formula, i), number_format=col.number_format,
                                              fill=FORMULA_FILL)
                 continue
             key = (t.sheet, addr)
@@ -157,9 +157,13 @@ def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[s
     for name in ("Plan", "Routes", "Providers", "Fleet", "GPUs", "Models"):
         sheets[name].tab_color = "FFC000"
         sheets[name].freeze = "B4" if name != "Plan" else None
-    for name in ("Results", "Summary"):
+    for name in ("Results", "Summary", "Failover", "Specs"):
         sheets[name].tab_color = "70AD47"
     sheets["Results"].freeze = "B4"
+    sheets["Failover"].freeze = "B4"
+    outages = ts.OUTAGES
+    sheets["Summary"].cells[f"{ts.col_letter(outages.first_col)}{outages.header_row - 1}"] = CellSpec(
+        value=ts.OUTAGES_TITLE, bold=True, size=14)
     # Plan settings: numeric validation per setting row
     plan = sheets["Plan"]
     plan.validations = []
@@ -204,7 +208,7 @@ def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[s
     for i, (label, _key, expr, fmt) in enumerate(ts.TOTALS):
         row = ts.TOTALS_FIRST_ROW + i
         s.cells[f"{ts.TOTALS_COL_LABEL}{row}"] = CellSpec(value=label, bold=True)
-        s.cells[f"{ts.TOTALS_COL_VALUE}{row}"] = CellSpec(value="=" + expr.render(0), number_format=fmt,
+        s.cells[f"{ts.TOTALS_COL_VALUE}{row}"] = CellSpec(value=ts.formula_text(ts.SUMMARY.sheet, expr, 0), number_format=fmt,
                                                           fill=FORMULA_FILL)
     s.widths[ts.TOTALS_COL_LABEL] = 34
     s.widths[ts.TOTALS_COL_VALUE] = 16

@@ -16,42 +16,16 @@ from planner.errors import ArgumentError
 
 
 def catalog_inputs() -> dict[tuple[str, str], Any]:
-    """GPUs and Models sheets filled from the bundled catalog."""
-    from planner import catalog
+    """GPUs and Models sheets filled from the bundled catalog (each row exactly as :mod:`planner.catalog_sheet`
+    reads it back: a bundled row's spec token gives the bundled spec unchanged)."""
+    from planner import catalog, catalog_sheet
 
     out: dict[tuple[str, str], Any] = {}
-    gpus = catalog.gpus()[: ts.GPU_ROWS]
-    for i, g in enumerate(gpus):
-        row = {
-            "name": g.name,
-            "display_name": g.display_name,
-            "hbm_gib": round(g.hbm_gib, 2),
-            "mem_bw_gb_s": g.mem_bw_bytes_per_s / 1e9,
-            "bf16_tflops": g.bf16_flops_per_s / 1e12,
-            "fp8_tflops": None if g.fp8_flops_per_s is None else g.fp8_flops_per_s / 1e12,
-            "usd_per_gpu_hour": g.usd_per_gpu_hour,
-            "source": g.source,
-            "as_of": g.as_of,
-        }
-        for k, v in row.items():
-            out[(ts.GPUS.sheet, ts.GPUS.cell(k, i))] = v
-    for i, m in enumerate(catalog.models()[: ts.MODEL_ROWS]):
-        row = {
-            "name": m.name,
-            "hf_id": m.hf_id,
-            "attention": m.attention,
-            "layers": m.num_hidden_layers,
-            "kv_heads": m.num_key_value_heads,
-            "head_dim": m.head_dim,
-            "sliding_window": m.sliding_window,
-            "params_total_b": round(m.params_total / 1e9, 3),
-            "params_active_b": round(m.params_active / 1e9, 3),
-            "max_context": m.max_position_embeddings,
-            "source": m.source,
-            "as_of": m.as_of,
-        }
-        for k, v in row.items():
-            out[(ts.MODELS.sheet, ts.MODELS.cell(k, i))] = v
+    for table, specs in ((ts.GPUS, catalog.gpus()[: ts.GPU_ROWS]), (ts.MODELS, catalog.models()[: ts.MODEL_ROWS])):
+        for i, spec in enumerate(specs):
+            for k, v in catalog_sheet.catalog_row(spec).items():
+                if v is not None:
+                    out[(table.sheet, table.cell(k, i))] = float(v) if isinstance(v, int) else v
     return out
 
 

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from planner.excel.expr import At, Evaluator, Expr, fn
+from planner import catalog_sheet
+from planner.excel.expr import At, Block, Cells, Evaluator, Expr, Ref, fn, udf
 from planner.excel.tables import Column, Table
 
 ROUTE_ROWS = 20
@@ -27,6 +28,9 @@ FLAGS = ("TRUE", "FALSE")
 CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "KV", "COMPUTE", "TPOT")
 """Constraint labels, in the order of the utilization columns of Results (what BINDING_CONSTRAINT returns)."""
 
+OUTAGE_CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "KV", "COMPUTE")
+"""Constraints checked on a failover receiver, in the order of the Failover sheet's outage columns."""
+
 LISTS: dict[str, tuple[str, ...]] = {
     "kind": ROUTE_KINDS,
     "kv_dtype": KV_DTYPES,
@@ -34,6 +38,7 @@ LISTS: dict[str, tuple[str, ...]] = {
     "engine": ENGINES,
     "flag": FLAGS,
     "constraint": CONSTRAINTS,
+    "outage_constraint": OUTAGE_CONSTRAINTS,
 }
 
 C = Column
@@ -84,25 +89,25 @@ class PlanValue(Expr):
         return ev.get(PLAN.sheet, plan_value_cell(self.setting))
 
 
+def _sheet_columns(columns: tuple[catalog_sheet.SheetColumn, ...]) -> tuple[Column, ...]:
+    """Template columns from the catalog-sheet definition (:mod:`planner.catalog_sheet`): one definition of what a
+    catalog sheet holds, for the template, ``MODEL_SPEC``/``GPU_SPEC`` and the bundled catalog's rows."""
+    return tuple(
+        C(key=c.key, header=c.header, help=c.help, kind="text" if c.kind == "text" else "number",
+          minimum=None if c.kind == "text" else 0, integer=c.kind == "integer", number_format=c.number_format,
+          width=c.width)
+        for c in columns
+    )
+
+
 GPUS = Table(
     name="tblGPUs",
     sheet="GPUs",
     rows=GPU_ROWS,
-    title="GPU catalog (editable): facts the Fleet and Results sheets use",
-    note="HBM as the driver reports it. Prices are on-demand USD per GPU-hour where a public source gives one.",
-    columns=(
-        C(key="name", header="GPU [name]", help="Catalog name used by Fleet", kind="text", width=16),
-        C(key="display_name", header="Display name", help="Marketing name", kind="text", width=26),
-        C(key="hbm_gib", header="HBM [GiB]", help="Memory the driver reports", minimum=0, number_format="0.0"),
-        C(key="mem_bw_gb_s", header="Bandwidth [GB/s]", help="Peak HBM bandwidth", minimum=0, number_format="#,##0"),
-        C(key="bf16_tflops", header="BF16 dense [TFLOP/s]", help="Peak dense BF16", minimum=0, number_format="#,##0"),
-        C(key="fp8_tflops", header="FP8 dense [TFLOP/s]", help="Peak dense FP8 (blank: none)", minimum=0,
-          number_format="#,##0"),
-        C(key="usd_per_gpu_hour", header="Price [USD/GPU-h]", help="On-demand price", minimum=0,
-          number_format="0.00"),
-        C(key="source", header="Source", help="Where the facts come from", kind="text", width=40),
-        C(key="as_of", header="As of [date]", help="Date of the facts", kind="text", width=14),
-    ),
+    title="GPU catalog (editable): the facts every fleet on this GPU is computed with",
+    note="Edit a value or add a row: fleets use this sheet (see Specs). A blank cell takes the bundled catalog's "
+    "value. HBM as the driver reports it; prices on demand, USD per GPU-hour.",
+    columns=_sheet_columns(catalog_sheet.GPU_COLUMNS),
 )
 
 MODELS = Table(
@@ -110,24 +115,9 @@ MODELS = Table(
     sheet="Models",
     rows=MODEL_ROWS,
     title="Model catalog (editable): architecture facts from config.json",
-    note="KV bytes per token depend on layers, KV heads and head_dim (M2), or the MLA latent (M3).",
-    columns=(
-        C(key="name", header="Model [name]", help="Catalog name used by Fleet", kind="text", width=20),
-        C(key="hf_id", header="Hugging Face id", help="Repository id", kind="text", width=30),
-        C(key="attention", header="Attention [gqa/mla]", help="Attention kind", kind="text", width=10),
-        C(key="layers", header="Layers [count]", help="num_hidden_layers", minimum=1, integer=True),
-        C(key="kv_heads", header="KV heads [count]", help="num_key_value_heads", minimum=1, integer=True),
-        C(key="head_dim", header="Head dim [elements]", help="head_dim", minimum=1, integer=True),
-        C(key="sliding_window", header="Sliding window [tokens]", help="Blank: none", minimum=0, integer=True),
-        C(key="params_total_b", header="Params total [1e9]", help="All parameters (all experts)", minimum=0,
-          number_format="0.00"),
-        C(key="params_active_b", header="Params active [1e9]", help="Active per token", minimum=0,
-          number_format="0.00"),
-        C(key="max_context", header="Max context [tokens]", help="max_position_embeddings", minimum=0,
-          number_format="#,##0"),
-        C(key="source", header="Source", help="Where the facts come from", kind="text", width=40),
-        C(key="as_of", header="As of [date]", help="Date of the facts", kind="text", width=14),
-    ),
+    note="Edit a value or add a row: fleets use this sheet (see Specs). A blank cell takes the bundled catalog's "
+    "value; a model not in the bundled catalog needs every column up to Params active.",
+    columns=_sheet_columns(catalog_sheet.MODEL_COLUMNS),
 )
 
 PROVIDERS = Table(
@@ -281,3 +271,48 @@ LISTS_TABLE = Table(
           kind="text", formula=PerRow(tuple(_backend_name(i) for i in range(LIST_ROWS))), width=20),
     ),
 )
+
+# ---- Specs: the model and GPU facts each fleet is computed with -----------------------------------------------
+
+_SPEC_KEYS = ("fleet", "model_spec", "gpu_spec", "model_bundled", "gpu_bundled", "gpus", "usd_per_gpu_hour",
+              "cost_monthly_usd")
+_SPECS_REF = Table(name="tblSpecs", sheet="Specs", rows=FLEET_ROWS,
+                   columns=tuple(C(key=k, header=k, help=k) for k in _SPEC_KEYS))
+
+
+def _spec_col(key: str, header: str, help: str, body: Expr, width: float, kind: str = "text",
+              fmt: str = "General") -> Column:
+    fleet = Ref(FLEET, "name")
+    return C(key=key, header=header, help=help, kind=kind, width=width, number_format=fmt,
+             formula=fn("IF", fleet.eq(""), "", body))
+
+
+SPECS = Table(
+    name="tblSpecs",
+    sheet="Specs",
+    rows=FLEET_ROWS,
+    title="Specs: the model and GPU facts each fleet is computed with (formulas; locked)",
+    note="One row per Fleet row: its Models and GPUs rows as every function reads them. Edit the Models or GPUs "
+    "sheet to change them; a blank catalog cell takes the bundled value, listed on the right.",
+    columns=(
+        _spec_col("fleet", "Backend [name]", "The Fleet row's name", Ref(FLEET, "name"), 20),
+        _spec_col("model_spec", "Model as used [spec]", "MODEL_SPEC of the fleet's model on the Models sheet",
+                  udf("MODEL_SPEC", Ref(FLEET, "model"), Block(MODELS)), 60),
+        _spec_col("gpu_spec", "GPU as used [spec]", "GPU_SPEC of the fleet's GPU on the GPUs sheet",
+                  udf("GPU_SPEC", Ref(FLEET, "gpu"), Block(GPUS)), 60),
+        _spec_col("model_bundled", "Model facts from the bundled catalog", "Model columns left blank on the sheet",
+                  udf("BUNDLED_FACTS", Ref(_SPECS_REF, "model_spec"), "model"), 40),
+        _spec_col("gpu_bundled", "GPU facts from the bundled catalog", "GPU columns left blank on the sheet",
+                  udf("BUNDLED_FACTS", Ref(_SPECS_REF, "gpu_spec"), "gpu"), 40),
+        _spec_col("gpus", "GPUs [count]", "TP x PP x replicas",
+                  Ref(FLEET, "tp") * Ref(FLEET, "pp") * Ref(FLEET, "replicas"), 10, "number", "#,##0"),
+        _spec_col("usd_per_gpu_hour", "Price [USD/GPU-h]", "The Fleet row's price, else the GPUs sheet's",
+                  fn("IF", Ref(FLEET, "usd_per_gpu_hour").gt(0), Ref(FLEET, "usd_per_gpu_hour"),
+                     fn("INDEX", Cells(GPUS, "usd_per_gpu_hour"), fn("MATCH", Ref(FLEET, "gpu"), Cells(GPUS, "name")))),
+                  12, "number", "0.00"),
+        _spec_col("cost_monthly_usd", "Fleet cost [USD/month]", "C1: GPU-hours of a month at that price",
+                  udf("SELFHOST_USD_MONTHLY", Ref(_SPECS_REF, "usd_per_gpu_hour"), Ref(_SPECS_REF, "gpus")), 14,
+                  "number", "#,##0"),
+    ),
+)
+assert tuple(c.key for c in SPECS.columns) == _SPEC_KEYS

@@ -6,16 +6,19 @@ KV memory M2-M11, decode time P1-P2, cost C1 and the decision C7-C8. This module
 
 from __future__ import annotations
 
+from typing import Any
+
 from planner.demand import MINUTES_PER_DAY
 from planner.excel.expr import Cells, Expr, Ref, fn, lookup, udf, when_filled
 from planner.excel.tables import Column, Table, col_letter
+from planner.memory import DEFAULT_BLOCK_SIZE
 from planner.template.layout import (
     FLEET,
-    GPUS,
     LISTS_TABLE,
     PROVIDERS,
     ROUTE_ROWS,
     ROUTES,
+    SPECS,
     C,
     PlanValue,
 )
@@ -25,248 +28,223 @@ def _r(key: str) -> Expr:
     return Ref(ROUTES, key)
 
 
-_BACKEND = _r("backend")
-_FAILOVER = _r("failover")
-
-
-def _prov(key: str, backend: Expr = _BACKEND) -> Expr:
-    return lookup(PROVIDERS, "name", backend, key)
-
-
-def _fleet(key: str, backend: Expr = _BACKEND) -> Expr:
-    return lookup(FLEET, "name", backend, key)
-
-
-def _is_provider(backend: Expr) -> Expr:
-    return fn("ISNUMBER", fn("MATCH", backend, Cells(PROVIDERS, "name")))
-
-
-def _is_fleet(backend: Expr) -> Expr:
-    return fn("ISNUMBER", fn("MATCH", backend, Cells(FLEET, "name")))
-
-
 def _res(key: str) -> Expr:
     return Ref(RESULTS_REF, key)
 
 
-def _reserves(backend: Expr = _BACKEND) -> Expr:
-    return fn("AND", _is_provider(backend), fn("IFERROR", _prov("reserves_max_tokens", backend), False))
+def _fo(key: str) -> Expr:
+    return Ref(FAILOVER_REF, key)
 
 
-def _gpu_price(backend: Expr = _BACKEND) -> Expr:
-    own = _fleet("usd_per_gpu_hour", backend)
-    return fn("IF", own.gt(0), own, lookup(GPUS, "name", _fleet("gpu", backend), "usd_per_gpu_hour"))
+def _at(table: Table, key: str, row: Expr) -> Expr:
+    """``INDEX(<table column>, row)``: a fact of the backend whose row number a Results column holds."""
+    return fn("INDEX", Cells(table, key), row)
 
 
-def _on_backend(key: str, backend: Expr = _BACKEND) -> Expr:
-    """The sum of a Results column over every route whose primary backend is ``backend``: routes on one backend
-    share its limits, KV cache and FLOP/s."""
-    return fn("SUMIFS", Cells(RESULTS_REF, key), Cells(ROUTES, "backend"), backend)
+def _spec(kind: str, row: Expr) -> Expr:
+    """The fleet's model or GPU as the catalog sheets give it (its Specs row, see :data:`SPECS`)."""
+    return _at(SPECS, f"{kind}_spec", row)
 
 
-def _limit_util(demand_key: str, limit_key: str) -> Expr:
-    limit = _prov(limit_key)
-    return fn(
-        "IF",
-        fn("AND", _res("backend_type").eq("provider"), fn("IFERROR", limit.gt(0), False)),
-        udf("LIMIT_UTILIZATION", _on_backend(demand_key), limit, _prov("keys")),
-        0,
-    )
+def _row_of(table: Table, backend: Expr) -> Expr:
+    """The backend's row number on ``table`` (Providers or Fleet), or "" when it is not there."""
+    return fn("IFERROR", fn("MATCH", backend, Cells(table, "name")), "")
 
 
-def _demand_on(backend: Expr, demand_key: str) -> Expr:
-    """The route's demand as ``backend`` counts it: max_tokens reserved at admission or not (TPM, OTPM), cached reads
-    counted toward ITPM or not. Results uses the primary backend; the failover check the failover backend."""
-    qps, inp, out, cap = _q("peak_qps"), _q("avg_input_tokens"), _q("avg_output_tokens"), _q("max_tokens")
-    if demand_key == "rpm_demand":
-        return udf("CAPACITY_RPM", qps)
-    counts = fn("IF", _is_provider(backend), fn("IFERROR", _prov("cached_reads_count_itpm", backend), True), True)
-    itpm = udf("CAPACITY_ITPM", qps, inp, _q("cache_hit_rate"), _q("cache_write_tokens"), counts)
-    if demand_key == "itpm_demand":
-        return itpm
-    if demand_key == "otpm_demand":
-        return udf("CAPACITY_OTPM", qps, out)
-    # daily volume at the average rate: a day holds one peak, not 1,440 of them
-    if demand_key == "rpd_demand":
-        return udf("CAPACITY_RPD", qps * PlanValue("avg_to_peak_ratio"))
-    if demand_key == "tpd_demand":  # the counted tokens of a minute (TPM rules) over an average day
-        return _demand_on(backend, "tpm_demand") * PlanValue("avg_to_peak_ratio") * MINUTES_PER_DAY
-    if demand_key == "tpm_demand":  # counted input + output, or + max_tokens x quota weight where reserved (D3)
-        weight = _prov("output_token_weight", backend)
-        weight = fn("IF", fn("IFERROR", weight.gt(0), False), weight, 1)
-        return itpm + fn("IF", _reserves(backend), udf("CAPACITY_OTPM", qps, cap) * weight,
-                         udf("CAPACITY_OTPM", qps, out))
-    raise KeyError(demand_key)
+def _type(provider_row: Expr, fleet_row: Expr) -> Expr:
+    return fn("IF", fn("ISNUMBER", provider_row), "provider", fn("IF", fn("ISNUMBER", fleet_row), "fleet", "unknown"))
 
 
-def _failover_provider_util(demand_key: str, limit_key: str) -> Expr:
-    limit = _prov(limit_key, _FAILOVER)
-    # routes whose primary is the failover backend already count by its rules; this route is recounted by them
-    moved = _on_backend(demand_key, _FAILOVER) + _demand_on(_FAILOVER, demand_key)
-    util = udf("LIMIT_UTILIZATION", moved, limit, _prov("keys", _FAILOVER))
-    return fn("IF", fn("IFERROR", limit.gt(0), False), util, 0)
+def _counts_cached(kind: Expr, prow: Expr) -> Expr:
+    return fn("IF", kind.eq("provider"), _at(PROVIDERS, "cached_reads_count_itpm", prow), True)
 
 
-def _e2e() -> Expr:
-    """P6 at the SLOs: the latency Little's law holds a request in flight for (TTFT SLO + (O - 1) x TPOT SLO)."""
-    return udf("E2E_LATENCY_S", _r("ttft_slo_s"), _r("tpot_slo_s"), _r("avg_output_tokens"))
+def _reserved(kind: Expr, prow: Expr) -> Expr:
+    """The route's max_tokens where the backend reserves it at admission (D3), else "" (actual output counts)."""
+    return fn("IF", kind.eq("provider"),
+              fn("IF", _at(PROVIDERS, "reserves_max_tokens", prow), _r("max_tokens"), ""), "")
 
 
-def _kv_share_on(backend: Expr) -> Expr:
-    """M11 ``KV_FIT``: the route's in-flight KV at its p95 context over fleet ``backend``'s KV budget."""
-    return udf("KV_FIT", _fleet("model", backend), _fleet("gpu", backend), _r("peak_qps"), _e2e(),
-               _r("p95_context_tokens"), *(_fleet(k, backend) for k in (
-                   "replicas", "tp", "gpu_memory_utilization", "kv_dtype", "engine", "weight_dtype", "pp")))
+def _weight(kind: Expr, prow: Expr) -> Expr:
+    w = _at(PROVIDERS, "output_token_weight", prow)
+    return fn("IF", kind.eq("provider"), fn("IF", w.gt(0), w, 1), 1)
 
 
-def _compute_share_on(backend: Expr) -> Expr:
-    """P2/P4 ``COMPUTE_UTILIZATION``: the route's FLOP/s at peak over fleet ``backend``'s achieved FLOP/s."""
-    return udf("COMPUTE_UTILIZATION", _fleet("model", backend), _fleet("gpu", backend), _r("peak_qps"),
-               _r("avg_input_tokens"), _r("avg_output_tokens"), _fleet("replicas", backend), _fleet("tp", backend),
-               _r("cache_hit_rate"), *(_fleet(k, backend) for k in ("mfu", "weight_dtype", "pp")))
+def _demands(kind: Expr, counts: Expr, reserved: Expr, weight: Expr) -> dict[str, Expr]:
+    """The route's demand per limit as one backend counts it (D1-D4): the counting rules are columns beside it."""
+    qps, inp, out = _r("peak_qps"), _r("avg_input_tokens"), _r("avg_output_tokens")
+    hit, writes, avg = _r("cache_hit_rate"), _r("cache_write_tokens"), PlanValue("avg_to_peak_ratio")
+    tpm = udf("CAPACITY_TPM", qps, inp, out, hit, writes, counts, reserved, weight)
+    return {
+        "rpm": udf("CAPACITY_RPM", qps),
+        "tpm": tpm,
+        "itpm": udf("CAPACITY_ITPM", qps, inp, hit, writes, counts),
+        "otpm": udf("CAPACITY_OTPM", qps, out),
+        # daily volume at the average rate: a day holds one peak, not 1,440 of them
+        "rpd": udf("CAPACITY_RPD", qps * avg),
+        "tpd": tpm * avg * MINUTES_PER_DAY,
+    }
 
 
-def _failover_fleet_util() -> Expr:
-    """The failover fleet's KV and compute utilizations with this route moved onto it: the shares of the routes it
-    already serves plus this route's share on that fleet (both are linear in load)."""
-    kv = _on_backend("kv_share", _FAILOVER) + _kv_share_on(_FAILOVER)
-    compute = _on_backend("compute_share", _FAILOVER) + _compute_share_on(_FAILOVER)
-    return fn("MAX", kv, compute)
+def _kv_share(frow: Expr) -> Expr:
+    """M11 ``KV_FIT``: the route's in-flight KV at its p95 context over the KV budget of the fleet on row ``frow``."""
+    f = lambda k: _at(FLEET, k, frow)  # noqa: E731
+    return udf("KV_FIT", _spec("model", frow), _spec("gpu", frow), _r("peak_qps"), _res("e2e_s"),
+               _r("p95_context_tokens"),
+               *(f(k) for k in ("replicas", "tp", "gpu_memory_utilization", "kv_dtype", "engine", "weight_dtype",
+                                "pp")))
 
 
-def _q(key: str) -> Expr:
-    return _r(key)
+def _compute_share(frow: Expr) -> Expr:
+    """P2/P4 ``COMPUTE_UTILIZATION``: the route's FLOP/s at peak over the achieved FLOP/s of the fleet on ``frow``."""
+    f = lambda k: _at(FLEET, k, frow)  # noqa: E731
+    return udf("COMPUTE_UTILIZATION", _spec("model", frow), _spec("gpu", frow), _r("peak_qps"),
+               _r("avg_input_tokens"), _r("avg_output_tokens"), f("replicas"), f("tp"), _r("cache_hit_rate"),
+               f("mfu"), f("weight_dtype"), f("pp"))
 
 
-def _blank_unless_fleet(body: Expr) -> Expr:
-    return fn("IF", _res("backend_type").eq("fleet"), body, "")
+def _on(backend: Expr, column: Expr) -> Expr:
+    """``BACKEND_SUM``: a per-route column summed over the routes on ``backend`` (they share its limits)."""
+    return udf("BACKEND_SUM", backend, Cells(ROUTES, "backend"), column)
 
 
-def _zero_unless_fleet(body: Expr) -> Expr:
-    return fn("IF", _res("backend_type").eq("fleet"), body, 0)
+def _limit_util(kind: Expr, prow: Expr, limit_key: str, demand: Expr) -> Expr:
+    """A provider limit's utilization: ``demand / (limit x keys)``, 0 where the backend has no such limit."""
+    limit = _at(PROVIDERS, limit_key, prow)
+    return fn("IF", kind.eq("provider"),
+              fn("IF", limit.gt(0), udf("LIMIT_UTILIZATION", demand, limit, _at(PROVIDERS, "keys", prow)), 0), 0)
 
+
+LIMIT_KEYS = ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd")
 
 RESULT_KEYS = (
-    "route", "backend_type", "rpm_demand", "tpm_demand", "itpm_demand", "otpm_demand", "rpd_demand", "tpd_demand",
-    "concurrency_needed",
-    "kv_share", "compute_share", "decode_tokens_in_flight",
+    "route", "provider_row", "fleet_row", "backend_type", "counts_cached_reads", "reserved_max_tokens",
+    "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS),
+    "e2e_s", "concurrency_needed", "kv_share", "compute_share", "decode_tokens_in_flight", "decode_context_tokens",
     "rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "kv_util", "compute_util", "tpot_util",
     "kv_bytes_per_request", "max_concurrency", "batch_per_replica", "tpot_at_peak_s",
-    "cost_monthly_no_cache_usd", "cost_monthly_usd", "failover_util", "failover_ok",
+    "cost_monthly_no_cache_usd", "cost_monthly_usd", "failover_util", "failover_binding", "failover_ok",
     "max_util", "binding_constraint", "headroom_multiple", "months_to_breach", "status",
 )
 UTILIZATION_KEYS = ("rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "kv_util", "compute_util",
                     "tpot_util")
 
-# The Results layout (keys -> letters) exists before its formulas, which refer to earlier Results columns.
-RESULTS_REF = Table(
-    name="tblResults",
-    sheet="Results",
-    rows=ROUTE_ROWS,
-    columns=tuple(C(key=k, header=k, help=k) for k in RESULT_KEYS),
+FAILOVER_KEYS = (
+    "route", "failover", "receiver_provider_row", "receiver_fleet_row", "receiver_type", "counts_cached_reads",
+    "reserved_max_tokens", "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS), "kv_share", "compute_share",
+    *(f"outage_{k}_util" for k in (*LIMIT_KEYS, "kv", "compute")), "outage_util", "outage_binding", "outage_ok",
 )
+# The layouts (keys -> letters) exist before the formulas, which refer to columns of their own and other tables.
+RESULTS_REF = Table(name="tblResults", sheet="Results", rows=ROUTE_ROWS,
+                    columns=tuple(C(key=k, header=k, help=k) for k in RESULT_KEYS))
+FAILOVER_REF = Table(name="tblFailover", sheet="Failover", rows=ROUTE_ROWS,
+                     columns=tuple(C(key=k, header=k, help=k) for k in FAILOVER_KEYS))
+
+UTIL_FMT = "0.00"
+
+
+def _col(route: Expr, key: str, header: str, help: str, body: Expr, fmt: str = "#,##0", kind: str = "number",
+         width: float = 14.0) -> Column:
+    formula = body if key == "route" else when_filled(route, body)
+    return C(key=key, header=header, help=help, formula=formula, number_format=fmt, kind=kind, width=width)
 
 
 def _results_columns() -> tuple[Column, ...]:
-    qps, inp, out = _q("peak_qps"), _q("avg_input_tokens"), _q("avg_output_tokens")
-    route = _res("route")
+    qps, inp, out = _r("peak_qps"), _r("avg_input_tokens"), _r("avg_output_tokens")
+    backend, kind, prow, frow = _r("backend"), _res("backend_type"), _res("provider_row"), _res("fleet_row")
 
     def col(key: str, header: str, help: str, body: Expr, fmt: str = "#,##0", kind: str = "number",
             width: float = 14.0) -> Column:
-        formula = body if key == "route" else when_filled(route, body)
-        return C(key=key, header=header, help=help, formula=formula, number_format=fmt, kind=kind, width=width)
+        return _col(_res("route"), key, header, help, body, fmt, kind, width)
 
-    fleet_args = lambda *keys: [_fleet(k) for k in keys]  # noqa: E731
-    price = lambda k: fn("IFERROR", _prov(k), 0)  # noqa: E731
+    def fleet_only(body: Expr, otherwise: Any = 0) -> Expr:
+        return fn("IF", kind.eq("fleet"), body, otherwise)
+
+    f = lambda k: _at(FLEET, k, frow)  # noqa: E731
+    price = lambda k: _at(PROVIDERS, k, prow)  # noqa: E731
     avg_qps = qps * PlanValue("avg_to_peak_ratio")
-    e2e = _e2e()
-    util_fmt = "0.00"
+    demands = _demands(kind, _res("counts_cached_reads"), _res("reserved_max_tokens"), _res("output_weight"))
+    fleet_cost = _at(SPECS, "cost_monthly_usd", frow)
+
+    def api_cost(hit: Any, writes: Any) -> Expr:
+        return udf("API_COST_MONTHLY", avg_qps, inp, out, hit, writes, price("usd_per_mtok_input"),
+                   price("usd_per_mtok_cached_input"), price("usd_per_mtok_cache_write"), price("usd_per_mtok_output"))
+
+    labels = {"rpm": "D1: 60 x peak QPS", "tpm": "D2-D4 CAPACITY_TPM: counted input + output (or reserved "
+              "max_tokens x output weight)", "itpm": "D4: input tokens per minute as the backend counts them",
+              "otpm": "D2: output tokens per minute", "rpd": "Requests per day at the average rate (peak x "
+              "avg-to-peak x 1,440)", "tpd": "Counted tokens per day at the average rate"}
+    units = {"rpm": "req/min", "tpm": "tokens/min", "itpm": "tokens/min", "otpm": "tokens/min", "rpd": "req/day",
+             "tpd": "tokens/day"}
     return (
-        col("route", "Route [name]", "Route name (from Routes)",
-            fn("IF", _r("name").eq(""), "", _r("name")), kind="text", width=18),
-        col("backend_type", "Backend type", "provider, fleet or unknown",
-            fn("IF", _is_provider(_BACKEND), "provider", fn("IF", _is_fleet(_BACKEND), "fleet", "unknown")),
-            kind="text", width=10),
-        col("rpm_demand", "RPM demand [req/min]", "D1: 60 x peak QPS", _demand_on(_BACKEND, "rpm_demand")),
-        col("tpm_demand", "TPM demand [tokens/min]", "D2/D3: total tokens per minute (max_tokens if reserved)",
-            _demand_on(_BACKEND, "tpm_demand")),
-        col("itpm_demand", "ITPM demand [tokens/min]", "D4: counted input tokens per minute",
-            _demand_on(_BACKEND, "itpm_demand")),
-        col("otpm_demand", "OTPM demand [tokens/min]", "D2/D3: output tokens per minute (max_tokens if reserved)",
-            _demand_on(_BACKEND, "otpm_demand")),
-        col("rpd_demand", "RPD demand [req/day]", "Requests per day at the average rate (peak x avg-to-peak x 1,440)",
-            _demand_on(_BACKEND, "rpd_demand")),
-        col("tpd_demand", "TPD demand [tokens/day]", "Counted tokens per day at the average rate",
-            _demand_on(_BACKEND, "tpd_demand")),
-        col("concurrency_needed", "In flight at peak [requests]",
-            "P7 Little's law at the SLO: QPS x E2E latency (P6, TTFT SLO + output x TPOT SLO)",
-            udf("CONCURRENCY", qps, e2e), fmt="#,##0.0"),
+        col("route", "Route [name]", "Route name (from Routes)", fn("IF", _r("name").eq(""), "", _r("name")),
+            kind="text", width=18),
+        col("provider_row", "Provider row [#]", "The backend's row on Providers (blank: not a provider)",
+            _row_of(PROVIDERS, backend), "0", width=8),
+        col("fleet_row", "Fleet row [#]", "The backend's row on Fleet (blank: not a fleet)",
+            _row_of(FLEET, backend), "0", width=8),
+        col("backend_type", "Backend type", "provider, fleet or unknown", _type(prow, frow), kind="text", width=10),
+        col("counts_cached_reads", "Counts cache reads [TRUE/FALSE]", "The backend counts prefix-cache reads toward "
+            "ITPM/TPM (Providers)", _counts_cached(kind, prow), kind="text", width=10),
+        col("reserved_max_tokens", "Reserved max_tokens [tokens]", "max_tokens where the backend reserves it at "
+            "admission (D3); blank: actual output counts", _reserved(kind, prow)),
+        col("output_weight", "Output weight [x]", "Quota tokens one output token burns toward TPM (Providers)",
+            _weight(kind, prow), "0.0"),
+        *(col(f"{k}_demand", f"{k.upper()} demand [{units[k]}]", labels[k], demands[k]) for k in LIMIT_KEYS),
+        col("e2e_s", "E2E at the SLOs [s]", "P6: TTFT SLO + (output - 1) x TPOT SLO, the time a request is in flight",
+            udf("E2E_LATENCY_S", _r("ttft_slo_s"), _r("tpot_slo_s"), out), "0.000"),
+        col("concurrency_needed", "In flight at peak [requests]", "P7 Little's law: peak QPS x E2E",
+            udf("CONCURRENCY", qps, _res("e2e_s")), fmt="#,##0.0"),
         col("kv_share", "KV share [x]", "M11 KV_FIT: this route's in-flight KV at p95 context / its fleet's KV budget",
-            _zero_unless_fleet(_kv_share_on(_BACKEND)), util_fmt),
+            fleet_only(_kv_share(frow)), UTIL_FMT),
         col("compute_share", "Compute share [x]", "P2/P4 COMPUTE_UTILIZATION: this route's FLOP/s at peak / its "
-            "fleet's GPUs x peak FLOP/s x MFU", _zero_unless_fleet(_compute_share_on(_BACKEND)), util_fmt),
+            "fleet's GPUs x peak FLOP/s x MFU", fleet_only(_compute_share(frow)), UTIL_FMT),
         col("decode_tokens_in_flight", "Decode context in flight [tokens]",
             "M8: in flight at peak x (input + output/2), to weight the fleet's decode context",
             _res("concurrency_needed") * (inp + out / 2), "#,##0"),
+        col("decode_context_tokens", "Decode context [tokens]", "M8: the fleet's decode tokens in flight / its "
+            "requests in flight (all its routes): the context a decode step reads per sequence",
+            fleet_only(fn("IFERROR", _on(backend, Cells(RESULTS_REF, "decode_tokens_in_flight"))
+                          / _on(backend, Cells(RESULTS_REF, "concurrency_needed")), inp + out / 2), ""), "#,##0"),
         # utilization columns, in CONSTRAINTS order (contiguous: BINDING_CONSTRAINT reads them as one range); each is
         # the utilization of the route's backend with all the routes it serves
-
-        col("rpm_util", "RPM util [x]", "RPM demand / (limit x keys)", _limit_util("rpm_demand", "rpm"), util_fmt),
-        col("tpm_util", "TPM util [x]", "TPM demand / (limit x keys)", _limit_util("tpm_demand", "tpm"), util_fmt),
-        col("itpm_util", "ITPM util [x]", "ITPM demand / (limit x keys)", _limit_util("itpm_demand", "itpm"),
-            util_fmt),
-        col("otpm_util", "OTPM util [x]", "OTPM demand / (limit x keys)", _limit_util("otpm_demand", "otpm"),
-            util_fmt),
-        col("rpd_util", "RPD util [x]", "RPD demand / (limit x keys)", _limit_util("rpd_demand", "rpd"), util_fmt),
-        col("tpd_util", "TPD util [x]", "TPD demand / (limit x keys)", _limit_util("tpd_demand", "tpd"), util_fmt),
+        *(col(f"{k}_util", f"{k.upper()} util [x]", f"{k.upper()} demand of every route on the backend / (limit x "
+              "keys)", _limit_util(kind, prow, k, _on(backend, Cells(RESULTS_REF, f"{k}_demand"))), UTIL_FMT)
+          for k in LIMIT_KEYS),
         col("kv_util", "KV util [x]", "M11: KV of every route in flight on the fleet / its KV budget (sum of shares)",
-            _zero_unless_fleet(_on_backend("kv_share")), util_fmt),
+            fleet_only(_on(backend, Cells(RESULTS_REF, "kv_share"))), UTIL_FMT),
         col("compute_util", "Compute util [x]", "P2/P4: FLOP/s of every route on the fleet / GPUs x peak FLOP/s x MFU",
-            _zero_unless_fleet(_on_backend("compute_share")), util_fmt),
+            fleet_only(_on(backend, Cells(RESULTS_REF, "compute_share"))), UTIL_FMT),
         col("tpot_util", "TPOT util [x]", "TPOT at the peak batch / TPOT SLO",
-            _zero_unless_fleet(_res("tpot_at_peak_s") / _q("tpot_slo_s")), util_fmt),
+            fleet_only(_res("tpot_at_peak_s") / _r("tpot_slo_s")), UTIL_FMT),
         col("kv_bytes_per_request", "KV per request [bytes]", "M8: KV bytes per request at p95 context",
-            _blank_unless_fleet(udf("KV_BYTES_PER_REQUEST", *fleet_args("model"), _q("p95_context_tokens"),
-                                    *fleet_args("kv_dtype", "tp"), 16, _fleet("pp"))), "#,##0"),
+            fleet_only(udf("KV_BYTES_PER_REQUEST", _spec("model", frow), _r("p95_context_tokens"), f("kv_dtype"),
+                           f("tp"), DEFAULT_BLOCK_SIZE, f("pp")), ""), "#,##0"),
         col("max_concurrency", "Max concurrency [req/replica]", "M11: requests at p95 context that fit one replica",
-            _blank_unless_fleet(udf("MAX_CONCURRENCY", *fleet_args("model", "gpu", "tp", "gpu_memory_utilization",
-                                                                    "kv_dtype"), _q("p95_context_tokens"),
-                                    *fleet_args("engine", "weight_dtype", "pp"))), "#,##0"),
+            fleet_only(udf("MAX_CONCURRENCY", _spec("model", frow), _spec("gpu", frow), f("tp"),
+                           f("gpu_memory_utilization"), f("kv_dtype"), _r("p95_context_tokens"), f("engine"),
+                           f("weight_dtype"), f("pp")), ""), "#,##0"),
         col("batch_per_replica", "Peak batch [req/replica]",
             "In flight at peak on the fleet (all its routes) / replicas",
-            _blank_unless_fleet(_on_backend("concurrency_needed") / _fleet("replicas")), "#,##0.0"),
+            fleet_only(_on(backend, Cells(RESULTS_REF, "concurrency_needed")) / f("replicas"), ""), "#,##0.0"),
         col("tpot_at_peak_s", "TPOT at peak [s]", "P1-P2: decode step at the fleet's peak batch and in-flight-weighted "
-            "context (M8)",
-            _blank_unless_fleet(udf("TPOT_S", *fleet_args("model", "gpu", "tp"), _res("batch_per_replica"),
-                                    fn("IFERROR", _on_backend("decode_tokens_in_flight")
-                                       / _on_backend("concurrency_needed"), inp + out / 2),
-                                    *fleet_args("kv_dtype", "mbu", "mfu", "weight_dtype"))),
+            "context (M8: decode tokens in flight / requests in flight)",
+            fleet_only(udf("TPOT_S", _spec("model", frow), _spec("gpu", frow), f("tp"), _res("batch_per_replica"),
+                           _res("decode_context_tokens"), f("kv_dtype"), f("mbu"), f("mfu"), f("weight_dtype")), ""),
             "0.0000"),
         col("cost_monthly_no_cache_usd", "Cost no cache [USD/month]", "C1 at hit rate 0 (fleet: GPU-hours)",
-            fn("IF", _res("backend_type").eq("fleet"),
-               udf("SELFHOST_USD_MONTHLY", _gpu_price(), _fleet("tp") * _fleet("pp") * _fleet("replicas")),
-               udf("API_COST_MONTHLY", avg_qps, inp, out, 0, 0, price("usd_per_mtok_input"),
-                   price("usd_per_mtok_cached_input"), price("usd_per_mtok_cache_write"),
-                   price("usd_per_mtok_output"))), "#,##0"),
+            fn("IF", kind.eq("fleet"), fleet_cost, api_cost(0, 0)), "#,##0"),
         col("cost_monthly_usd", "Cost with cache [USD/month]", "C1 at the route's hit rate (fleet: GPU-hours)",
-            fn("IF", _res("backend_type").eq("fleet"),
-               udf("SELFHOST_USD_MONTHLY", _gpu_price(), _fleet("tp") * _fleet("pp") * _fleet("replicas")),
-               udf("API_COST_MONTHLY", avg_qps, inp, out, _q("cache_hit_rate"), _q("cache_write_tokens"),
-                   price("usd_per_mtok_input"), price("usd_per_mtok_cached_input"),
-                   price("usd_per_mtok_cache_write"), price("usd_per_mtok_output"))), "#,##0"),
-        col("failover_util", "Failover util [x]", "C8: highest utilization of the failover backend with this route "
-            "moved onto it (plus the routes it already serves)",
-            fn("IF", _FAILOVER.eq(""), 0,
-               fn("IF", _is_provider(_FAILOVER),
-                  fn("MAX", _failover_provider_util("rpm_demand", "rpm"), _failover_provider_util("tpm_demand", "tpm"),
-                     _failover_provider_util("itpm_demand", "itpm"), _failover_provider_util("otpm_demand", "otpm"),
-                     _failover_provider_util("rpd_demand", "rpd"), _failover_provider_util("tpd_demand", "tpd")),
-                  fn("IF", _is_fleet(_FAILOVER), _failover_fleet_util(), 0))), util_fmt),
-        col("failover_ok", "Failover check", "OK when the failover backend absorbs the route at <= 1",
-            fn("IF", _FAILOVER.eq(""), "none", fn("IF", _res("failover_util").le(1), "OK", "BREACH")),
-            kind="text", width=10),
+            fn("IF", kind.eq("fleet"), fleet_cost, api_cost(_r("cache_hit_rate"), _r("cache_write_tokens"))),
+            "#,##0"),
+        col("failover_util", "Failover util [x]", "C8: the failover backend's highest utilization when this route's "
+            "backend is down and all its routes move at once (Failover sheet)", _fo("outage_util"), UTIL_FMT),
+        col("failover_binding", "Failover binds", "C8: the constraint that binds on the failover in that outage",
+            _fo("outage_binding"), kind="text", width=10),
+        col("failover_ok", "Failover check", "OK when the failover backend absorbs the outage at <= 1",
+            _fo("outage_ok"), kind="text", width=10),
         col("max_util", "Max util [x]", "C7: highest utilization of the route",
-            fn("MAX", Cells(RESULTS_REF, "rpm_util", "tpot_util")), util_fmt),
+            fn("MAX", Cells(RESULTS_REF, "rpm_util", "tpot_util")), UTIL_FMT),
         col("binding_constraint", "Binding constraint", "C7: the constraint with the highest utilization",
             udf("BINDING_CONSTRAINT", Cells(LISTS_TABLE, "constraint"), Cells(RESULTS_REF, "rpm_util", "tpot_util")),
             kind="text", width=12),
@@ -281,15 +259,83 @@ def _results_columns() -> tuple[Column, ...]:
     )
 
 
+def _failover_columns() -> tuple[Column, ...]:
+    failover, backend = _r("failover"), _r("backend")
+    kind, prow, frow = _fo("receiver_type"), _fo("receiver_provider_row"), _fo("receiver_fleet_row")
+
+    def col(key: str, header: str, help: str, body: Expr, fmt: str = "#,##0", kind: str = "number",
+            width: float = 14.0) -> Column:
+        return _col(_fo("route"), key, header, help, body, fmt, kind, width)
+
+    def moved(key: str) -> Expr:
+        """The receiver's own load plus every route that moves to it from this route's backend."""
+        return _on(failover, Cells(RESULTS_REF, key)) + udf(
+            "OUTAGE_SUM", backend, failover, Cells(ROUTES, "backend"), Cells(ROUTES, "failover"),
+            Cells(FAILOVER_REF, key))
+
+    demands = _demands(kind, _fo("counts_cached_reads"), _fo("reserved_max_tokens"), _fo("output_weight"))
+    none = lambda body: fn("IF", failover.eq(""), "", body)  # noqa: E731
+    return (
+        col("route", "Route [name]", "Route name (from Routes)", fn("IF", _r("name").eq(""), "", _r("name")),
+            kind="text", width=18),
+        col("failover", "Failover [name]", "The route's failover backend (Routes)", none(failover), kind="text",
+            width=18),
+        col("receiver_provider_row", "Provider row [#]", "The failover's row on Providers",
+            none(_row_of(PROVIDERS, failover)), "0", width=8),
+        col("receiver_fleet_row", "Fleet row [#]", "The failover's row on Fleet", none(_row_of(FLEET, failover)),
+            "0", width=8),
+        col("receiver_type", "Failover type", "provider, fleet, unknown or none",
+            fn("IF", failover.eq(""), "none", _type(prow, frow)), kind="text", width=10),
+        col("counts_cached_reads", "Counts cache reads [TRUE/FALSE]", "The failover's counting rule",
+            _counts_cached(kind, prow), kind="text", width=10),
+        col("reserved_max_tokens", "Reserved max_tokens [tokens]", "max_tokens where the failover reserves it",
+            _reserved(kind, prow)),
+        col("output_weight", "Output weight [x]", "The failover's output quota weight", _weight(kind, prow), "0.0"),
+        *(col(f"{k}_demand", f"{k.upper()} demand there [per {'day' if k.endswith('d') else 'min'}]",
+              f"This route's {k.upper()} demand as the failover counts it", demands[k]) for k in LIMIT_KEYS),
+        col("kv_share", "KV share there [x]", "This route's KV share on the failover fleet",
+            fn("IF", kind.eq("fleet"), _kv_share(frow), 0), UTIL_FMT),
+        col("compute_share", "Compute share there [x]", "This route's compute share on the failover fleet",
+            fn("IF", kind.eq("fleet"), _compute_share(frow), 0), UTIL_FMT),
+        *(col(f"outage_{k}_util", f"Outage {k.upper()} util [x]", f"The failover's {k.upper()} utilization with "
+              "every route of this route's backend moved onto it", _limit_util(kind, prow, k, moved(f"{k}_demand")),
+              UTIL_FMT) for k in LIMIT_KEYS),
+        col("outage_kv_util", "Outage KV util [x]", "The failover fleet's KV utilization in the outage",
+            fn("IF", kind.eq("fleet"), moved("kv_share"), 0), UTIL_FMT),
+        col("outage_compute_util", "Outage compute util [x]", "The failover fleet's compute utilization in the outage",
+            fn("IF", kind.eq("fleet"), moved("compute_share"), 0), UTIL_FMT),
+        col("outage_util", "Outage util [x]", "C8: the highest of the outage utilizations",
+            fn("MAX", Cells(FAILOVER_REF, "outage_rpm_util", "outage_compute_util")), UTIL_FMT),
+        col("outage_binding", "Outage binds", "The constraint at that utilization",
+            none(udf("BINDING_CONSTRAINT", Cells(LISTS_TABLE, "outage_constraint"),
+                     Cells(FAILOVER_REF, "outage_rpm_util", "outage_compute_util"))), kind="text", width=10),
+        col("outage_ok", "Outage check", "OK when the failover absorbs the outage at <= 1; none without a failover",
+            fn("IF", failover.eq(""), "none", fn("IF", _fo("outage_util").le(1), "OK", "BREACH")), kind="text",
+            width=10),
+    )
+
+
 RESULTS = Table(
     name="tblResults",
     sheet="Results",
     rows=ROUTE_ROWS,
     title="Results per route (formulas; locked)",
-    note="Demand, then provider limits, then GPU memory and decode time, then the binding constraint.",
+    note="Demand as each backend counts it, then provider limits, then GPU memory and decode time, then the binding "
+    "constraint. Row columns name the backend's row on Providers or Fleet; the rules beside them are read there.",
     columns=_results_columns(),
 )
 assert tuple(c.key for c in RESULTS.columns) == RESULT_KEYS
+
+FAILOVER = Table(
+    name="tblFailover",
+    sheet="Failover",
+    rows=ROUTE_ROWS,
+    title="Failover: each route's backend down, every one of its routes moved at once (formulas; locked)",
+    note="The receiver carries its own routes plus all routes of the failed backend that fail over to it, each "
+    "counted by the receiver's rules. Two routes losing one primary add up here.",
+    columns=_failover_columns(),
+)
+assert tuple(c.key for c in FAILOVER.columns) == FAILOVER_KEYS
 
 _SUMMARY_KEYS = ("route", *UTILIZATION_KEYS, "failover_util", "binding_constraint", "headroom_multiple",
                  "months_to_breach", "cost_monthly_usd", "status")
@@ -313,6 +359,62 @@ SUMMARY = Table(
     ),
 )
 
+
+def _outage_columns() -> tuple[Column, ...]:
+    backend = Ref(LISTS_TABLE, "backend")
+    routes = Cells(ROUTES, "backend")
+    kind = Ref(_OUTAGES_REF, "type")
+    fleet_util = fn("MAX", udf("BACKEND_MAX", backend, routes, Cells(RESULTS, "kv_util")),
+                    udf("BACKEND_MAX", backend, routes, Cells(RESULTS, "compute_util")))
+
+    def col(key: str, header: str, help: str, body: Expr, fmt: str = "0.00", kind: str = "number",
+            width: float = 14.0) -> Column:
+        return C(key=key, header=header, help=help, number_format=fmt, kind=kind, width=width,
+                 formula=body if key == "backend" else fn("IF", backend.eq(""), "", body))
+
+    return (
+        col("backend", "Backend down [name]", "Every backend of the plan (Providers, then Fleet)",
+            fn("IF", backend.eq(""), "", backend), kind="text", width=20),
+        col("type", "Type", "provider or fleet",
+            fn("IF", fn("ISNUMBER", fn("MATCH", backend, Cells(PROVIDERS, "name"))), "provider", "fleet"),
+            kind="text", width=10),
+        col("routes", "Routes moved [count]", "Routes whose primary backend it is",
+            fn("COUNTIFS", routes, backend), "0", width=10),
+        col("worst_util", "Worst receiver util [x]", "C8: the highest utilization a receiver reaches when this "
+            "backend is down (all its routes moved at once)",
+            udf("BACKEND_MAX", backend, routes, Cells(FAILOVER, "outage_util"))),
+        col("receiver", "Worst receiver", "The failover backend at that utilization",
+            udf("BACKEND_ARGMAX", backend, routes, Cells(FAILOVER, "outage_util"), Cells(FAILOVER, "failover")),
+            kind="text", width=18),
+        col("binding", "Binds there", "The constraint at that utilization",
+            udf("BACKEND_ARGMAX", backend, routes, Cells(FAILOVER, "outage_util"), Cells(FAILOVER, "outage_binding")),
+            kind="text", width=10),
+        col("n_plus_one_util", "N+1 util [x]", "Fleets: the highest of KV and compute utilization with one replica "
+            "lost (u x R / (R - 1)); providers: blank",
+            fn("IF", kind.eq("fleet"), fn("IF", Ref(_OUTAGES_REF, "routes").gt(0), udf(
+                "N_PLUS_ONE_UTILIZATION", fleet_util, lookup(FLEET, "name", backend, "replicas")), 0), "")),
+        col("status", "Status", "BREACH when the worst receiver or N+1 exceeds 1, OK otherwise",
+            fn("IF", fn("MAX", Ref(_OUTAGES_REF, "worst_util"), Ref(_OUTAGES_REF, "n_plus_one_util")).gt(1),
+               "BREACH", "OK"), kind="text", width=10),
+    )
+
+
+_OUTAGE_KEYS = ("backend", "type", "routes", "worst_util", "receiver", "binding", "n_plus_one_util", "status")
+OUTAGES_HEADER_ROW = SUMMARY.last_row + 3
+_OUTAGES_REF = Table(name="tblOutages", sheet="Summary", rows=LISTS_TABLE.rows, header_row=OUTAGES_HEADER_ROW,
+                     columns=tuple(C(key=k, header=k, help=k) for k in _OUTAGE_KEYS))
+OUTAGES = Table(
+    name="tblOutages",
+    sheet="Summary",
+    rows=LISTS_TABLE.rows,
+    header_row=OUTAGES_HEADER_ROW,
+    title="",
+    note="",
+    columns=_outage_columns(),
+)
+assert tuple(c.key for c in OUTAGES.columns) == _OUTAGE_KEYS
+OUTAGES_TITLE = "Outages: each backend down, all its routes on their failovers at once; fleets with one replica lost"
+
 TOTALS: tuple[tuple[str, str, Expr, str], ...] = (
     ("Total cost with cache [USD/month]", "cost_monthly_usd", fn("SUM", Cells(RESULTS, "cost_monthly_usd")),
      "#,##0"),
@@ -321,6 +423,9 @@ TOTALS: tuple[tuple[str, str, Expr, str], ...] = (
     ("Routes in breach [count]", "status", fn("COUNTIFS", Cells(RESULTS, "status"), "BREACH"), "0"),
     ("Routes above threshold [count]", "status", fn("COUNTIFS", Cells(RESULTS, "status"), "WARN"), "0"),
     ("Highest utilization [x]", "max_util", fn("MAX", Cells(RESULTS, "max_util")), "0.00"),
+    ("Worst outage [x]", "worst_util", fn("MAX", Cells(OUTAGES, "worst_util"), Cells(OUTAGES, "n_plus_one_util")),
+     "0.00"),
+    ("Outages in breach [count]", "status", fn("COUNTIFS", Cells(OUTAGES, "status"), "BREACH"), "0"),
 )
 """Plan-wide figures on the Summary sheet, in rows 2.. of columns O:P (label, formula)."""
 

@@ -66,7 +66,7 @@ def _norm_code(code: str, aliases: dict[str, str]) -> str:
 def compiled() -> tuple[list[tuple[str, str, Any, int]], dict[tuple[str, str], str], dict[tuple[str, str], Any]]:
     """Per process, once: the template's formula cells in evaluation order, their texts, fixed cells."""
     cells = ts.formula_cells()
-    expected = {(s, c): "=" + e.render(r) for s, c, e, r in cells}
+    expected = {(s, c): ts.formula_text(s, e, r) for s, c, e, r in cells}
     return cells, expected, ts.fixed_cells()
 
 
