@@ -215,7 +215,8 @@ def poisson_burst_factor(per_min_rate: float, *, window_s: float, quantile: floa
     ``b = Q_q(Poisson(m)) / m`` with ``m = rate_per_min * w / 60``. It is a floor for real traffic (which is burstier
     than Poisson) and only for counts of requests; tokens per request add their own spread. The quantile is summed
     exactly for ``m <= 500`` and taken from the Cornish-Fisher expansion ``m + z*sqrt(m) + (z^2 - 1)/6`` (rounded up)
-    above. A window with no expected arrival (``m = 0``) has factor 1.
+    above, which is within one request of the exact quantile there (tests/test_limits.py checks it). A window with no
+    expected arrival (``m = 0``) has factor 1.
 
     Reference: Poisson counts of a Poisson process (MLPerf server scenario, facts.md 5.1, sends Poisson arrivals);
     Cornish-Fisher expansion of the Poisson quantile. ***Derived.***

@@ -150,12 +150,14 @@ def _route_cost(route: Route, tier: ProviderLimits, avg_to_peak: float) -> tuple
         return None
     avg_qps = route.peak_qps * avg_to_peak
     with_cache = cost.api_cost_per_request_usd(
-        route.avg_input_tokens, route.avg_output_tokens, tier.usd_per_mtok_input, tier.usd_per_mtok_output,
-        route.cache_hit_rate, tier.usd_per_mtok_cached_input, route.cache_write_tokens,
-        tier.usd_per_mtok_cache_write,
+        route.avg_input_tokens, avg_output_tokens=route.avg_output_tokens, usd_per_mtok_input=tier.usd_per_mtok_input,
+        usd_per_mtok_output=tier.usd_per_mtok_output, cache_hit_rate=route.cache_hit_rate,
+        usd_per_mtok_cached_input=tier.usd_per_mtok_cached_input, cache_write_tokens=route.cache_write_tokens,
+        usd_per_mtok_cache_write=tier.usd_per_mtok_cache_write,
     )
     without = cost.api_cost_per_request_usd(
-        route.avg_input_tokens, route.avg_output_tokens, tier.usd_per_mtok_input, tier.usd_per_mtok_output
+        route.avg_input_tokens, avg_output_tokens=route.avg_output_tokens, usd_per_mtok_input=tier.usd_per_mtok_input,
+        usd_per_mtok_output=tier.usd_per_mtok_output,
     )
     return cost.monthly_cost_usd(with_cache, avg_qps=avg_qps), cost.monthly_cost_usd(without, avg_qps=avg_qps)
 
