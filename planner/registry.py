@@ -92,7 +92,7 @@ class SheetFunction:
     def arg_help(self, arg: Arg) -> str:
         """The argument help as the function wizard shows it (Excel keeps 255 characters)."""
         text = f"{arg.help} [{arg.unit}]" + ("" if not arg.optional else f" (optional, default {arg.default!r})")
-        text += f" (blank: {arg.blank})" if arg.blank else ""
+        text += f" (may be blank: {arg.blank})" if arg.blank else ""
         return text if len(text) <= 255 else text[:252] + "..."
 
 

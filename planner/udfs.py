@@ -52,8 +52,8 @@ def API_COST_FOR_REQUESTS(cost_per_request_usd, requests_per_month):
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
 @xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (blank: no discount: the input price)')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
 @xw.arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
 @xw.arg('days_per_month', ndim=2, err_to_str=True, doc='Days in the month [days] (optional, default 30.4375)')
 def API_COST_MONTHLY(avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output, days_per_month=None):
@@ -67,8 +67,8 @@ def API_COST_MONTHLY(avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rat
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
 @xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (blank: no discount: the input price)')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
 @xw.arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
 def API_COST_PER_REQUEST(avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
     """API cost of one request: uncached input, cache reads, cache writes and output at their prices (cache writes are part of the non-read input). Returns USD/request."""
@@ -81,8 +81,8 @@ def API_COST_PER_REQUEST(avg_input_tokens, avg_output_tokens, cache_hit_rate, ca
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
 @xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (blank: no discount: the input price)')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
 @xw.arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
 def API_USD_PER_MTOK(avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
     """API cost per million total (input + output) tokens, caching included: 1e6 x API_COST_PER_REQUEST / (input + output tokens). Compares with SELFHOST_USD_PER_MTOK. Returns USD/Mtok."""
@@ -95,8 +95,8 @@ def API_USD_PER_MTOK(avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
 @xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (blank: no discount: the input price)')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
 @xw.arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
 def API_USD_PER_MTOK_OUTPUT(avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
     """API cost per million output tokens, the input they needed included: 1e6 x API_COST_PER_REQUEST / output tokens. Compares with SELFHOST_USD_PER_MTOK_OUTPUT. Returns USD/Mtok output."""
@@ -144,8 +144,8 @@ def BURST_UTILIZATION(per_min_demand, per_min_limit, window_s, burst_factor, key
 
 @xw.func(category='Cost')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (blank: no separate write price: writes cost the input price)')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
 def CACHE_BREAKEVEN_HIT_RATE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input):
     """Hit rate among the uses of a cached prefix above which paying for cache writes pays: (p_write - p_in) / (p_write - p_read). Returns fraction."""
     return excel_call(_REGISTRY['CACHE_BREAKEVEN_HIT_RATE'], usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input)
@@ -153,8 +153,8 @@ def CACHE_BREAKEVEN_HIT_RATE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_p
 
 @xw.func(category='Cost')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (blank: no separate write price: writes cost the input price)')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
 def CACHE_BREAKEVEN_REUSE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input):
     """Uses per cache write (the write plus its reads) above which caching a prefix pays: (p_write - p_read) / (p_in - p_read), at least 1. Returns uses per write."""
     return excel_call(_REGISTRY['CACHE_BREAKEVEN_REUSE'], usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input)
@@ -166,8 +166,8 @@ def CACHE_BREAKEVEN_REUSE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
 @xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (blank: no discount: the input price)')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
 @xw.arg('days_per_month', ndim=2, err_to_str=True, doc='Days in the month [days] (optional, default 30.4375)')
 def CACHE_SAVINGS_MONTHLY(avg_qps, avg_input_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, days_per_month=None):
     """What prompt caching saves per month against sending every input token uncached (negative when cache writes cost more than reads save). Returns USD/month."""
