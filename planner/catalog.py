@@ -31,6 +31,8 @@ from planner.specs import (
     ATTENTION_GQA,
     ATTENTION_MLA,
     FULL_ATTENTION,
+    LIMIT_MULTIPLIERS,
+    LIMIT_SCOPES,
     SLIDING_ATTENTION,
     GpuSpec,
     ModelSpec,
@@ -518,6 +520,32 @@ def _normalize_tier(tier: object) -> str:
     return f"tier-{match.group(1)}" if match else text
 
 
+def _scope_fields(entry: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """``scope``, ``multiplied_by``, ``raise_by`` and ``verified`` of a limit entry, checked against the closed
+    vocabularies :data:`~planner.specs.LIMIT_SCOPES` and :data:`~planner.specs.LIMIT_MULTIPLIERS`.
+
+    A bad value is a bug in the data file: the error names the file, the entry and the field.
+    """
+    scope = entry.get("scope")
+    if scope not in LIMIT_SCOPES:
+        raise RuntimeError(f"providers.json {where}: scope {scope!r} is not one of {', '.join(LIMIT_SCOPES)}")
+    multiplied_by = entry.get("multiplied_by")
+    if multiplied_by is not None and multiplied_by not in LIMIT_MULTIPLIERS:
+        raise RuntimeError(
+            f"providers.json {where}: multiplied_by {multiplied_by!r} is not null or one of "
+            + ", ".join(LIMIT_MULTIPLIERS)
+        )
+    raise_by = entry.get("raise_by")
+    if not isinstance(raise_by, list) or not raise_by or not all(isinstance(r, str) and r.strip() for r in raise_by):
+        raise RuntimeError(f"providers.json {where}: raise_by must be a non-empty list of texts")
+    if not str(entry.get("scope_source") or "").strip():
+        raise RuntimeError(f"providers.json {where}: scope_source (where the scope is stated) is missing")
+    verified = entry.get("verified", True)
+    if not isinstance(verified, bool):
+        raise RuntimeError(f"providers.json {where}: verified must be true or false")
+    return {"scope": scope, "multiplied_by": multiplied_by, "raise_by": tuple(raise_by), "verified": verified}
+
+
 @lru_cache(maxsize=1)
 def _providers() -> tuple[tuple[ProviderLimits, ...], dict[str, str], dict[tuple[str, str, str], ProviderLimits], dict]:
     data = _read_data("providers.json")
@@ -525,6 +553,8 @@ def _providers() -> tuple[tuple[ProviderLimits, ...], dict[str, str], dict[tuple
     for provider, info in data["providers"].items():
         for key in (provider, *info.get("aliases", ())):
             _add_key(provider_index, key, provider, "provider")
+        if "limit_scope" in info:
+            _scope_fields(info["limit_scope"], provider)
     specs: list[ProviderLimits] = []
     index: dict[tuple[str, str, str], ProviderLimits] = {}
     for entry in data["limits"]:
@@ -547,6 +577,7 @@ def _providers() -> tuple[tuple[ProviderLimits, ...], dict[str, str], dict[tuple
             reserves_max_tokens=bool(entry["reserves_max_tokens"]),
             window_s=float(entry["window_s"]),
             output_token_weight=float(entry.get("output_token_weight", 1.0)),
+            **_scope_fields(entry, f"{entry['provider']}/{entry['tier']}/{entry['model']}"),
             **prices,
             notes=tuple(entry.get("notes", ())),
             source=entry["source"],

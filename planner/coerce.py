@@ -152,6 +152,9 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
             cells = sequences.get(i, [])[:used]
             v = cells if any(c is not None for c in cells) else None
         if v is None:
+            if arg.blank and not arg.optional:
+                values.append(None)  # a documented meaning of an empty cell (Arg.blank): the implementation decides
+                continue
             if not arg.optional:
                 raise ArgumentError(arg.name, None, "a value (the cell is empty)")
             v = arg.default

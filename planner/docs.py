@@ -39,6 +39,7 @@ def functions_markdown() -> str:
             out += ["| argument | unit | help | default |", "| --- | --- | --- | --- |"]
             for arg in spec.args:
                 default = "required" if not arg.optional else f"`{arg.default!r}`"
+                default = f"may be blank: {arg.blank}" if arg.blank else default
                 out.append(f"| `{arg.name}` | {arg.unit} | {arg.help} | {default} |")
             out += ["", f"Example: `{spec.example}`", ""]
     return "\n".join(out)

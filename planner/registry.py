@@ -35,13 +35,19 @@ REQUIRED: Any = _Required()
 
 @dataclass(frozen=True, kw_only=True)
 class Arg:
-    """One positional argument of a spreadsheet function."""
+    """One positional argument of a spreadsheet function.
+
+    ``blank`` says what an empty cell means for an argument that has no default (it keeps its position): when set,
+    an empty cell is passed to the implementation as ``None`` instead of being refused (e.g. a blank cache-write
+    price, "no separate write price").
+    """
 
     name: str
     unit: str
     help: str
     kind: str = "number"
     default: Any = REQUIRED
+    blank: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in ARG_KINDS:
@@ -87,6 +93,7 @@ class SheetFunction:
     def arg_help(self, arg: Arg) -> str:
         """The argument help as the function wizard shows it (Excel keeps 255 characters)."""
         text = f"{arg.help} [{arg.unit}]" + ("" if not arg.optional else f" (optional, default {arg.default!r})")
+        text += f" (may be blank: {arg.blank})" if arg.blank else ""
         return text if len(text) <= 255 else text[:252] + "..."
 
 

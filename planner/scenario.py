@@ -59,6 +59,7 @@ class Plan:
     utilization_threshold: float = 0.8
     monthly_growth: float = 0.0
     avg_to_peak_ratio: float = 0.5  # average QPS over the month / peak QPS, for monthly cost
+    burst_factor: float | None = None  # busiest window / average window; None: Poisson at p99
     notes: str = ""
 
 
@@ -78,6 +79,8 @@ class ProviderBackend:
     cached_reads_count_itpm: bool | None = None
     reserves_max_tokens: bool | None = None
     window_s: float | None = None
+    scope: str | None = None
+    output_token_weight: float | None = None
     usd_per_mtok_input: float | None = None
     usd_per_mtok_cached_input: float | None = None
     usd_per_mtok_cache_write: float | None = None

@@ -16,6 +16,19 @@ MIB = 1024**2
 ATTENTION_GQA = "gqa"
 ATTENTION_MLA = "mla"
 
+# What a provider limit is metered per (the closed vocabulary of ``ProviderLimits.scope``; docs/catalog.md).
+LIMIT_SCOPES = ("organization", "project", "key", "deployment", "account-region")
+"""- ``organization``: one pool for the whole organization (Anthropic; OpenAI, whose project limits are caps inside
+  the organization's); more API keys or projects add nothing;
+- ``project``: one pool per project (Gemini: "applied per project, not per API key");
+- ``key``: one pool per API key;
+- ``deployment``: one pool per deployment (Azure OpenAI: the TPM quota of a subscription, region and model is split
+  among its deployments, so only deployments that draw on different quota pools add capacity);
+- ``account-region``: one pool per AWS account and Region (Amazon Bedrock service quotas)."""
+
+LIMIT_MULTIPLIERS = ("project", "key", "deployment", "region", "account")
+"""What a planner can add to get another full copy of a limit (``ProviderLimits.multiplied_by``), or ``None``."""
+
 # Per-layer attention types, spelled as Hugging Face ``layer_types`` spells them.
 FULL_ATTENTION = "full_attention"
 SLIDING_ATTENTION = "sliding_attention"
@@ -109,7 +122,15 @@ class ProviderLimits:
     - ``reserves_max_tokens``: admission counts input + ``max_tokens`` rather than actual output;
     - ``window_s``: the enforcement window behind a per-minute limit (60, 10 or 1 second);
     - ``output_token_weight``: quota tokens one output token consumes toward TPM (AWS Bedrock, Claude 3.7+: 5).
-    Prices are USD per million tokens.
+    Scope (see :data:`LIMIT_SCOPES`):
+    - ``scope``: what the limit is metered per (``organization``, ``project``, ``key``, ``deployment``,
+      ``account-region``); the default ``organization`` is the conservative reading (more keys add nothing);
+    - ``multiplied_by``: what, added, brings another full copy of the limit (``region``, ``deployment``, ...), or
+      ``None`` when nothing a planner controls does;
+    - ``raise_by``: what else raises it (a higher tier, provisioned throughput, a quota request, ...);
+    - ``verified``: ``False`` where the figures could not be confirmed on a current public page.
+    Prices are USD per million tokens; a ``None`` cache-write price means the provider charges no separate write
+    price, so writes are billed as uncached input (:func:`planner.cost.api_cost_per_request_usd`).
     """
 
     provider: str
@@ -125,6 +146,10 @@ class ProviderLimits:
     reserves_max_tokens: bool = False
     window_s: float = 60.0
     output_token_weight: float = 1.0
+    scope: str = "organization"
+    multiplied_by: str | None = None
+    raise_by: tuple[str, ...] = ()
+    verified: bool = True
     usd_per_mtok_input: float | None = None
     usd_per_mtok_cached_input: float | None = None
     usd_per_mtok_cache_write: float | None = None

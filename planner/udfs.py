@@ -52,8 +52,8 @@ def API_COST_FOR_REQUESTS(cost_per_request_usd, requests_per_month):
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
 @xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok]')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok]')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
 @xw.arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
 @xw.arg('days_per_month', ndim=2, err_to_str=True, doc='Days in the month [days] (optional, default 30.4375)')
 def API_COST_MONTHLY(avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output, days_per_month=None):
@@ -67,12 +67,40 @@ def API_COST_MONTHLY(avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rat
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
 @xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok]')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok]')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
 @xw.arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
 def API_COST_PER_REQUEST(avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
     """API cost of one request: uncached input, cache reads, cache writes and output at their prices (cache writes are part of the non-read input). Returns USD/request."""
     return excel_call(_REGISTRY['API_COST_PER_REQUEST'], avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output)
+
+
+@xw.func(category='Cost')
+@xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
+@xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output (completion) tokens per request [tokens]')
+@xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
+@xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
+@xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
+def API_USD_PER_MTOK(avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
+    """API cost per million total (input + output) tokens, caching included: 1e6 x API_COST_PER_REQUEST / (input + output tokens). Compares with SELFHOST_USD_PER_MTOK. Returns USD/Mtok."""
+    return excel_call(_REGISTRY['API_USD_PER_MTOK'], avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output)
+
+
+@xw.func(category='Cost')
+@xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
+@xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output (completion) tokens per request [tokens]')
+@xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
+@xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
+@xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
+def API_USD_PER_MTOK_OUTPUT(avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
+    """API cost per million output tokens, the input they needed included: 1e6 x API_COST_PER_REQUEST / output tokens. Compares with SELFHOST_USD_PER_MTOK_OUTPUT. Returns USD/Mtok output."""
+    return excel_call(_REGISTRY['API_USD_PER_MTOK_OUTPUT'], avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output)
 
 
 @xw.func(category='Limits')
@@ -138,10 +166,22 @@ def BUNDLED_FACTS(spec, kind):
     return excel_call(_REGISTRY['BUNDLED_FACTS'], spec, kind)
 
 
+@xw.func(category='Limits')
+@xw.arg('per_min_demand', ndim=2, err_to_str=True, doc="Demand in the limit's unit at the planned (peak) rate [per min]")
+@xw.arg('per_min_limit', ndim=2, err_to_str=True, doc='The per-minute limit of one key, deployment or organization [per min]')
+@xw.arg('window_s', ndim=2, err_to_str=True, doc="Enforcement window in seconds (the catalog's window_s: 1 or 60) [s]")
+@xw.arg('burst_factor', ndim=2, err_to_str=True, doc="Busiest window's demand over the average window's (1 = smooth; POISSON_BURST_FACTOR for random arrivals) [ratio]")
+@xw.arg('keys', ndim=2, err_to_str=True, doc='API keys, deployments or account-Region pairs the route is spread over [count]')
+@xw.arg('scope', ndim=2, err_to_str=True, doc='What the limit is metered per: organization, project (keys share it), key, deployment or account-region (each carries its own copy) [name]')
+def BURST_UTILIZATION(per_min_demand, per_min_limit, window_s, burst_factor, keys, scope):
+    """Utilization of the busiest enforcement window: per-minute demand x burst factor against the window's share of the per-minute limit (keys multiplied only where the scope allows). 1 is the ceiling. Returns fraction."""
+    return excel_call(_REGISTRY['BURST_UTILIZATION'], per_min_demand, per_min_limit, window_s, burst_factor, keys, scope)
+
+
 @xw.func(category='Cost')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok]')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok]')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
 def CACHE_BREAKEVEN_HIT_RATE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input):
     """Hit rate among the uses of a cached prefix above which paying for cache writes pays: (p_write - p_in) / (p_write - p_read). Returns fraction."""
     return excel_call(_REGISTRY['CACHE_BREAKEVEN_HIT_RATE'], usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input)
@@ -149,8 +189,8 @@ def CACHE_BREAKEVEN_HIT_RATE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_p
 
 @xw.func(category='Cost')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok]')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok]')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
 def CACHE_BREAKEVEN_REUSE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input):
     """Uses per cache write (the write plus its reads) above which caching a prefix pays: (p_write - p_read) / (p_in - p_read), at least 1. Returns uses per write."""
     return excel_call(_REGISTRY['CACHE_BREAKEVEN_REUSE'], usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input)
@@ -162,8 +202,8 @@ def CACHE_BREAKEVEN_REUSE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
 @xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
 @xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
-@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok]')
-@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok]')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
 @xw.arg('days_per_month', ndim=2, err_to_str=True, doc='Days in the month [days] (optional, default 30.4375)')
 def CACHE_SAVINGS_MONTHLY(avg_qps, avg_input_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, days_per_month=None):
     """What prompt caching saves per month against sending every input token uncached (negative when cache writes cost more than reads save). Returns USD/month."""
@@ -427,12 +467,32 @@ def KV_MAX_CONCURRENCY(model, gpu, tp=None, gpu_memory_utilization=None, kv_cach
 
 
 @xw.func(category='Limits')
+@xw.arg('limit', ndim=2, err_to_str=True, doc='The limit of one key, deployment or organization [per min or per day]')
+@xw.arg('keys', ndim=2, err_to_str=True, doc='API keys, deployments or account-Region pairs the route is spread over [count]')
+@xw.arg('scope', ndim=2, err_to_str=True, doc='What the limit is metered per: organization, project (keys share it), key, deployment or account-region (each carries its own copy) [name]')
+def LIMIT_CAPACITY(limit, keys, scope):
+    """Capacity of one limit over several keys, given what it is metered per: limit x keys for scope key, deployment or account-region; the limit itself for organization or project (keys share one pool). Returns the limit's unit."""
+    return excel_call(_REGISTRY['LIMIT_CAPACITY'], limit, keys, scope)
+
+
+@xw.func(category='Limits')
+@xw.arg('scope', ndim=2, err_to_str=True, doc='What the limit is metered per: organization, project (keys share it), key, deployment or account-region (each carries its own copy) [name]')
+@xw.arg('keys', ndim=2, err_to_str=True, doc='API keys, deployments or account-Region pairs the route is spread over [count]')
+@xw.arg('multiplied_by', ndim=2, err_to_str=True, doc="What, added, brings another full copy of the limit (region, deployment, account, project, key); blank if nothing [name] (optional, default '')")
+@xw.arg('raise_by', ndim=2, err_to_str=True, doc="Other ways to raise it, separated by semicolons (e.g. a higher tier; provisioned throughput) [text] (optional, default '')")
+def LIMIT_SCOPE_TEXT(scope, keys, multiplied_by=None, raise_by=None):
+    """What a limit is metered per and what would raise it, as one line: e.g. 'per organization: keys in one organization share it, so 3 keys count as 1; raise it with a higher usage tier or ...'. Returns text."""
+    return excel_call(_REGISTRY['LIMIT_SCOPE_TEXT'], scope, keys, multiplied_by, raise_by)
+
+
+@xw.func(category='Limits')
 @xw.arg('demand', ndim=2, err_to_str=True, doc="Demand in the limit's unit (e.g. CAPACITY_ITPM) [per min or per day]")
-@xw.arg('limit', ndim=2, err_to_str=True, doc='The limit per key or deployment, same unit as demand [per min or per day]')
+@xw.arg('limit', ndim=2, err_to_str=True, doc='The limit of one key or deployment, same unit as demand [per min or per day]')
 @xw.arg('keys', ndim=2, err_to_str=True, doc='Keys, deployments or regions sharing the demand evenly [count] (optional, default 1)')
-def LIMIT_UTILIZATION(demand, limit, keys=None):
-    """Utilization of one provider limit (RPM, TPM, ITPM, OTPM, RPD or TPD) spread over keys or deployments: demand / (limit x keys); 1 is the ceiling. Returns fraction."""
-    return excel_call(_REGISTRY['LIMIT_UTILIZATION'], demand, limit, keys)
+@xw.arg('scope', ndim=2, err_to_str=True, doc="What the limit is metered per (organization, project, key, deployment, account-region); blank: key, i.e. keys multiply it (as before scopes existed) [name] (optional, default 'key')")
+def LIMIT_UTILIZATION(demand, limit, keys=None, scope=None):
+    """Utilization of one provider limit (RPM, TPM, ITPM, OTPM, RPD or TPD): demand / LIMIT_CAPACITY(limit, keys, scope); keys multiply the limit only for scope key, deployment or account-region. 1 is the ceiling. Returns fraction."""
+    return excel_call(_REGISTRY['LIMIT_UTILIZATION'], demand, limit, keys, scope)
 
 
 @xw.func(category='Latency')
@@ -508,6 +568,15 @@ def OUTAGE_SUM(failed, receiver, backends, failovers, values):
 
 
 @xw.func(category='Limits')
+@xw.arg('per_min_rate', ndim=2, err_to_str=True, doc='Average requests per minute [req/min]')
+@xw.arg('window_s', ndim=2, err_to_str=True, doc='Enforcement window in seconds (1 to 60) [s]')
+@xw.arg('quantile', ndim=2, err_to_str=True, doc='Quantile of the busiest window to plan for [fraction] (optional, default 0.99)')
+def POISSON_BURST_FACTOR(per_min_rate, window_s, quantile=None):
+    """Burst factor of random (Poisson) arrivals: the quantile of requests in one window over the mean per window. A floor for real traffic; counts of requests only. Returns ratio."""
+    return excel_call(_REGISTRY['POISSON_BURST_FACTOR'], per_min_rate, window_s, quantile)
+
+
+@xw.func(category='Limits')
 @xw.arg('provider', ndim=2, err_to_str=True, doc='Provider in the catalog (e.g. anthropic) [name]')
 @xw.arg('tier', ndim=2, err_to_str=True, doc='Usage tier of the provider (e.g. tier-4) [name]')
 @xw.arg('model', ndim=2, err_to_str=True, doc='Model the limits apply to (e.g. claude-sonnet-4.5) [name]')
@@ -515,6 +584,16 @@ def OUTAGE_SUM(failed, receiver, backends, failovers, values):
 def PROVIDER_LIMIT(provider, tier, model, limit_name):
     """One rate limit of a provider tier from the catalog: rpm, tpm, itpm, otpm, rpd, tpd, window_s (s) or output_token_weight (quota units per output token). Returns the limit's unit (per min, per day, or s)."""
     return excel_call(_REGISTRY['PROVIDER_LIMIT'], provider, tier, model, limit_name)
+
+
+@xw.func(category='Limits')
+@xw.arg('provider', ndim=2, err_to_str=True, doc='Provider in the catalog (e.g. anthropic) [name]')
+@xw.arg('tier', ndim=2, err_to_str=True, doc='Usage tier of the provider (e.g. tier-4) [name]')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model the limits apply to (e.g. claude-sonnet-4.5) [name]')
+@xw.arg('keys', ndim=2, err_to_str=True, doc='Blank: return the scope name; a count: return the text for that many keys [count] (optional, default None)')
+def PROVIDER_LIMIT_SCOPE(provider, tier, model, keys=None):
+    """The scope of a provider tier's limits from the catalog (organization, project, key, deployment or account-region), or with keys the one-line text of what they count for and what would raise the limit. Returns text."""
+    return excel_call(_REGISTRY['PROVIDER_LIMIT_SCOPE'], provider, tier, model, keys)
 
 
 @xw.func(category='Cost')
@@ -577,7 +656,7 @@ def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu
 @xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
 @xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
 def SELFHOST_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype=None, mbu=None, mfu=None, gpu_memory_utilization=None, engine=None, weight_dtype=None):
-    """Output tokens per second one replica decodes at the largest batch meeting the TPOT SLO (and fitting the KV cache at context I+O): batch / TPOT(batch). Feeds SELFHOST_USD_PER_MTOK. Returns tokens/s per replica."""
+    """Output tokens per second one replica decodes at the largest batch meeting the TPOT SLO (and fitting the KV cache at context I+O): batch / TPOT(batch). Feeds SELFHOST_USD_PER_MTOK and SELFHOST_USD_PER_MTOK_OUTPUT. Returns tokens/s per replica."""
     return excel_call(_REGISTRY['SELFHOST_TOKENS_PER_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, gpu_memory_utilization, engine, weight_dtype)
 
 
@@ -591,11 +670,22 @@ def SELFHOST_USD_MONTHLY(usd_per_gpu_hour, gpus):
 
 @xw.func(category='Cost')
 @xw.arg('usd_per_gpu_hour', ndim=2, err_to_str=True, doc='Price of one GPU-hour (on-demand or reserved) [USD/GPU-h]')
-@xw.arg('tokens_per_s', ndim=2, err_to_str=True, doc='Tokens per second the GPUs deliver together at the SLO [tokens/s]')
+@xw.arg('output_tokens_per_s', ndim=2, err_to_str=True, doc='Output tokens per second the GPUs decode together at the SLO (e.g. DECODE_TOKENS_PER_S x replicas) [tokens/s]')
+@xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
+@xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output (completion) tokens per request [tokens]')
 @xw.arg('gpus', ndim=2, err_to_str=True, doc='GPUs behind that throughput [count] (optional, default 1)')
-def SELFHOST_USD_PER_MTOK(usd_per_gpu_hour, tokens_per_s, gpus=None):
-    """Self-hosted cost per million tokens: 1e6 x GPUs x $/GPU-hour / (3600 x tokens/s delivered at the SLO). Returns USD/Mtok."""
-    return excel_call(_REGISTRY['SELFHOST_USD_PER_MTOK'], usd_per_gpu_hour, tokens_per_s, gpus)
+def SELFHOST_USD_PER_MTOK(usd_per_gpu_hour, output_tokens_per_s, avg_input_tokens, avg_output_tokens, gpus=None):
+    """Self-hosted cost per million total (input + output) tokens: 1e6 x GPUs x $/GPU-hour / (3600 x output tokens/s x (input + output) / output). Compares with API_USD_PER_MTOK. Returns USD/Mtok."""
+    return excel_call(_REGISTRY['SELFHOST_USD_PER_MTOK'], usd_per_gpu_hour, output_tokens_per_s, avg_input_tokens, avg_output_tokens, gpus)
+
+
+@xw.func(category='Cost')
+@xw.arg('usd_per_gpu_hour', ndim=2, err_to_str=True, doc='Price of one GPU-hour (on-demand or reserved) [USD/GPU-h]')
+@xw.arg('output_tokens_per_s', ndim=2, err_to_str=True, doc='Output tokens per second the GPUs decode together at the SLO (e.g. DECODE_TOKENS_PER_S x replicas) [tokens/s]')
+@xw.arg('gpus', ndim=2, err_to_str=True, doc='GPUs behind that throughput [count] (optional, default 1)')
+def SELFHOST_USD_PER_MTOK_OUTPUT(usd_per_gpu_hour, output_tokens_per_s, gpus=None):
+    """Self-hosted cost per million output tokens: 1e6 x GPUs x $/GPU-hour / (3600 x output tokens/s at the SLO). Compares with API_USD_PER_MTOK_OUTPUT. Returns USD/Mtok output."""
+    return excel_call(_REGISTRY['SELFHOST_USD_PER_MTOK_OUTPUT'], usd_per_gpu_hour, output_tokens_per_s, gpus)
 
 
 @xw.func(category='Decision')
@@ -657,6 +747,14 @@ def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=None, mfu=None, mbu=None
 def WEIGHTS_GIB(model, weight_dtype=None, tp=None, pp=None):
     """Weight memory on each GPU: parameters x bytes per weight (all MoE experts resident) / (TP x PP). Returns GiB per GPU."""
     return excel_call(_REGISTRY['WEIGHTS_GIB'], model, weight_dtype, tp, pp)
+
+
+@xw.func(category='Limits')
+@xw.arg('per_min_limit', ndim=2, err_to_str=True, doc='The per-minute limit (RPM, TPM, ITPM or OTPM) [per min]')
+@xw.arg('window_s', ndim=2, err_to_str=True, doc="Enforcement window in seconds (1 to 60; the catalog's window_s) [s]")
+def WINDOW_LIMIT(per_min_limit, window_s):
+    """The share of a per-minute limit one enforcement window allows: limit x window / 60 (OpenAI may enforce per second; Anthropic's token bucket; Azure 1 s or 10 s). Returns per window."""
+    return excel_call(_REGISTRY['WINDOW_LIMIT'], per_min_limit, window_s)
 
 
 @xw.func(category='Demand')

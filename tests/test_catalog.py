@@ -8,15 +8,24 @@ The config files in tests/data/configs are Hugging Face config.json files writte
 from __future__ import annotations
 
 import json
+import re
 import shutil
-from dataclasses import fields
+from dataclasses import FrozenInstanceError, fields
 from pathlib import Path
 
 import pytest
 
 from planner import catalog
 from planner.errors import ArgumentError, UnknownNameError
-from planner.specs import FULL_ATTENTION, SLIDING_ATTENTION, GpuSpec, ModelSpec, ProviderLimits
+from planner.specs import (
+    FULL_ATTENTION,
+    LIMIT_MULTIPLIERS,
+    LIMIT_SCOPES,
+    SLIDING_ATTENTION,
+    GpuSpec,
+    ModelSpec,
+    ProviderLimits,
+)
 
 CONFIGS = Path(__file__).parent / "data" / "configs"
 DATA = Path(catalog.__file__).parent / "data"
@@ -440,3 +449,124 @@ def test_docstring_examples_hold():
 
     result = doctest.testmod(catalog)
     assert result.failed == 0 and result.attempted >= 10
+
+
+# --------------------------------------------------------------------------------------------- limit scope (issue 10)
+
+SCOPES_STATED = {
+    # provider: (scope, multiplied_by) as the provider's own pages state it (docs/catalog.md "Limit scope")
+    "openai": ("organization", None),  # rate-limits guide: organization and project level, not user level
+    "anthropic": ("organization", None),  # support article 8243635: "set at the organization level"
+    "gemini": ("project", None),  # rate-limits page: "applied per project, not per API key"
+    "bedrock": ("account-region", "region"),  # quotas page: per account, per model and Region
+}
+
+
+def test_every_limit_entry_carries_its_scope():
+    for entry in _raw("providers.json")["limits"]:
+        assert entry["scope"] in LIMIT_SCOPES, entry["model"]
+        assert entry["multiplied_by"] is None or entry["multiplied_by"] in LIMIT_MULTIPLIERS
+        assert entry["raise_by"] and all(isinstance(r, str) and r for r in entry["raise_by"])
+        assert entry["scope_source"].startswith("https://"), entry["model"]
+
+
+@pytest.mark.parametrize("provider", sorted(SCOPES_STATED))
+def test_provider_scopes_match_the_stated_ones(provider):
+    scope, multiplied_by = SCOPES_STATED[provider]
+    entries = [lim for lim in catalog.provider_limits() if lim.provider == provider]
+    assert entries
+    for lim in entries:
+        assert (lim.scope, lim.multiplied_by) == (scope, multiplied_by), lim.key
+        assert lim.raise_by
+
+
+def test_azure_scope_is_per_deployment_and_multiplied_by_region():
+    """Azure has no tier figures, but its scope is stated: TPM per subscription x Region x model, on deployments."""
+    block = catalog.provider_rules("azure")["limit_scope"]
+    assert (block["scope"], block["multiplied_by"]) == ("deployment", "region")
+    assert "provisioned throughput units (PTU)" in block["raise_by"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("scope", "team", "scope 'team' is not one of organization, project, key, deployment, account-region"),
+        ("multiplied_by", "planet", "multiplied_by 'planet' is not null or one of"),
+        ("raise_by", [], "raise_by must be a non-empty list of texts"),
+        ("scope_source", " ", "scope_source (where the scope is stated) is missing"),
+        ("verified", "yes", "verified must be true or false"),
+    ],
+)
+def test_scope_vocabulary_is_closed(field, value, message):
+    """A bad scope field is a bug in the data file: the error names the file, the entry and the field."""
+    good = {"scope": "organization", "multiplied_by": None, "raise_by": ["a higher tier"], "scope_source": "https://x"}
+    with pytest.raises(RuntimeError, match=f"^providers.json openai/tier-1/gpt-4o: {re.escape(message)}"):
+        catalog._scope_fields({**good, field: value}, "openai/tier-1/gpt-4o")
+
+
+def test_provider_limits_is_frozen_and_keyword_only():
+    lim = catalog.get_provider_limits("openai", 1, "gpt-4o")
+    with pytest.raises(FrozenInstanceError):
+        lim.scope = "key"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        ProviderLimits("p", "t", "m", source="s", as_of="a")  # type: ignore[misc]
+    assert ProviderLimits(provider="p", tier="t", model="m", source="s", as_of="a").scope == "organization"
+
+
+# ------------------------------------------------------------------------------------------- facts refreshed (issue 10)
+
+
+def test_bedrock_cached_reads_do_not_count_toward_tpm():
+    """AWS: at the end of a request TPM burns InputTokenCount + CacheWriteInputTokens + OutputTokenCount x burndown;
+    CacheReadInputTokens is not in the formula (re:Post quota-dashboard article; quotas-token-burndown page)."""
+    bedrock = catalog.get_provider_limits("bedrock", "default-cross-region", "claude-sonnet-4.6")
+    assert bedrock.cached_reads_count_itpm is False
+    assert bedrock.output_token_weight == 5  # "1 output token consumes 5 tokens from your quotas"
+
+
+def test_gemini_free_tier_cut():
+    """Since 2025-12-06 Gemini 2.5 Pro is off the free tier and 2.5 Flash / Flash-Lite allow 20 requests a day."""
+    with pytest.raises(UnknownNameError, match="^model: got 'gemini-2.5-pro'"):
+        catalog.get_provider_limits("gemini", "free", "gemini-2.5-pro")
+    assert catalog.get_provider_limits("gemini", "free", "gemini-2.5-flash").rpd == 20
+    assert catalog.get_provider_limits("gemini", "free", "gemini-2.5-flash-lite").rpd == 20
+    removed = catalog.provider_rules("gemini")["removed_limits"]
+    assert removed[0]["model"] == "gemini-2.5-pro" and removed[0]["source"] and removed[0]["as_of"]
+    # Google no longer publishes per-model limits (AI Studio only): none of them is marked verified.
+    assert not any(lim.verified for lim in catalog.provider_limits() if lim.provider == "gemini")
+
+
+def test_anthropic_tier_structure():
+    """platform.claude.com rate limits: Start, Build and Scale carry monthly spend caps of $500, $1,000, $200,000;
+    Custom has none. Tier 1-4 are kept but marked superseded; no Anthropic figure is marked verified."""
+    tiers = {t["tier"]: t for t in catalog.provider_rules("anthropic")["tiers"]}
+    caps = [tiers[name]["monthly_spend_cap_usd"] for name in ("Start", "Build", "Scale", "Custom")]
+    assert caps == [500, 1000, 200_000, None]
+    assert all(tiers[f"Tier {n}"]["superseded"] for n in range(1, 5))
+    assert tiers["Tier 4"]["uncertain"]
+    assert not any(lim.verified for lim in catalog.provider_limits() if lim.provider == "anthropic")
+
+
+def test_gpu_prices_follow_the_cheapest_on_demand_rule():
+    """Every headline price is the cheapest listed offer that is not a Community listing, a reservation or a
+    legacy list price. Hyperstack's rate card (2026-08-26) lists 'NVIDIA A100' 80 GB at 1.35 and 'NVIDIA H100' at
+    2.50 on demand, below the offers the catalog used before (3.673, 2.89)."""
+    excluded = ("community", "capacity blocks", "legacy")
+    for entry in _raw("gpus.json")["gpus"]:
+        if entry["usd_per_gpu_hour"] is None:
+            continue
+        eligible = [o["usd_per_gpu_hour"] for o in entry["prices"]
+                    if not any(word in o["provider"].lower() for word in excluded)]
+        assert entry["usd_per_gpu_hour"] == min(eligible), entry["id"]
+    assert catalog.get_gpu("a100-80gb-pcie").usd_per_gpu_hour == 1.35
+    assert catalog.get_gpu("h100-pcie").usd_per_gpu_hour == 2.5
+
+
+def test_b300_memory_gb_matches_its_bytes():
+    """B300: 288 GB (Hyperstack lists vram_gb 288; the driver-reported total is 288.4e9 bytes)."""
+    b300 = _raw_gpu("b300-hgx")
+    assert b300["memory_gb"] == 288 and round(b300["hbm_bytes"] / 1e9) == 288
+
+
+def _raw_gpu(gpu_id: str) -> dict:
+    return next(g for g in _raw("gpus.json")["gpus"] if g["id"] == gpu_id)

@@ -171,7 +171,7 @@ def test_replicas_and_tokens_per_s_at_the_slo():
     assert F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 900, 1800, 48, 0.02) >= replicas
     assert F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 450, 1800, 48, 0.05) <= replicas
     # the throughput feeds the self-hosted $/Mtok (C4)
-    assert F.SELFHOST_USD_PER_MTOK(3, tokens, 1) == pytest.approx(1e6 * 3 / (3600 * tokens))
+    assert F.SELFHOST_USD_PER_MTOK_OUTPUT(3, tokens, 1) == pytest.approx(1e6 * 3 / (3600 * tokens))
 
 
 def test_unreachable_slo_is_a_clear_error():

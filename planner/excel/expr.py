@@ -328,8 +328,9 @@ def _fn_index(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
         return i
     if not 1 <= int(i) <= len(cells):
         return XlError("#REF!")
-    v = cells[int(i) - 1]
-    return 0.0 if v is None else v  # a reference to an empty cell reads as 0
+    # a reference to an empty cell: 0 to arithmetic and comparisons (Bin coerces None), empty to a function argument
+    # (xlwings and the formulas engine hand a UDF None for it)
+    return cells[int(i) - 1]
 
 
 def _fn_isnumber(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:

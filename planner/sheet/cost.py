@@ -1,4 +1,10 @@
-"""Spreadsheet functions for cost: API cost with prompt caching, cache break-even, self-hosted $/Mtok."""
+"""Spreadsheet functions for cost: API cost with prompt caching, cache break-even, $/Mtok for the API and for
+self-hosting (per million total tokens, and per million output tokens in the ``..._OUTPUT`` functions).
+
+The arguments keep Excel's order; the core (:mod:`planner.cost`) is called by keyword. A blank cache-write price
+means the provider charges no separate write price (written tokens cost the input price); a blank cached-input price
+means no discount.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +16,16 @@ from planner.sheet.demand import AVG_INPUT, AVG_OUTPUT
 P_IN = Arg(name="usd_per_mtok_input", unit="USD/Mtok", help="Price of uncached input tokens")
 P_OUT = Arg(name="usd_per_mtok_output", unit="USD/Mtok", help="Price of output tokens")
 P_READ = Arg(
-    name="usd_per_mtok_cached_input", unit="USD/Mtok", help="Price of input tokens read from the prompt cache"
+    name="usd_per_mtok_cached_input",
+    unit="USD/Mtok",
+    help="Price of input tokens read from the prompt cache",
+    blank="no discount: the input price",
 )
 P_WRITE = Arg(
-    name="usd_per_mtok_cache_write", unit="USD/Mtok", help="Price of input tokens written to the prompt cache"
+    name="usd_per_mtok_cache_write",
+    unit="USD/Mtok",
+    help="Price of input tokens written to the prompt cache",
+    blank="no separate write price: writes cost the input price",
 )
 HIT_RATE = Arg(
     name="cache_hit_rate", unit="fraction", help="Fraction of input tokens read from the prompt cache (0-1)"
@@ -66,16 +78,58 @@ def API_COST_PER_REQUEST(
     usd_per_mtok_cache_write,
     usd_per_mtok_output,
 ):
-    return cost.api_cost_per_request_usd(
-        avg_input_tokens,
-        avg_output_tokens,
-        usd_per_mtok_input,
-        usd_per_mtok_output,
-        cache_hit_rate,
-        usd_per_mtok_cached_input,
-        cache_write_tokens,
-        usd_per_mtok_cache_write,
-    )
+    return cost.api_cost_per_request_usd(avg_input_tokens, **_api_prices(locals()))
+
+
+def _api_prices(args: dict) -> dict:
+    """The keyword arguments of :func:`planner.cost.api_cost_per_request_usd` after ``avg_input_tokens``."""
+    names = ("avg_output_tokens", "usd_per_mtok_input", "usd_per_mtok_output", "cache_hit_rate",
+             "usd_per_mtok_cached_input", "cache_write_tokens", "usd_per_mtok_cache_write")
+    return {name: args[name] for name in names}
+
+
+@sheet_function(
+    summary="API cost per million total (input + output) tokens, caching included: 1e6 x API_COST_PER_REQUEST / "
+    "(input + output tokens). Compares with SELFHOST_USD_PER_MTOK.",
+    args=(AVG_INPUT, AVG_OUTPUT, HIT_RATE, WRITE_TOKENS, P_IN, P_READ, P_WRITE, P_OUT),
+    returns="USD/Mtok",
+    category="Cost",
+    example="=API_USD_PER_MTOK(10000, 500, 0.8, 1000, 3, 0.3, 3.75, 15) -> 1.5857",
+    formula_ids=("C1", "C6"),
+)
+def API_USD_PER_MTOK(
+    avg_input_tokens,
+    avg_output_tokens,
+    cache_hit_rate,
+    cache_write_tokens,
+    usd_per_mtok_input,
+    usd_per_mtok_cached_input,
+    usd_per_mtok_cache_write,
+    usd_per_mtok_output,
+):
+    return cost.api_usd_per_mtok(avg_input_tokens, **_api_prices(locals()))
+
+
+@sheet_function(
+    summary="API cost per million output tokens, the input they needed included: 1e6 x API_COST_PER_REQUEST / "
+    "output tokens. Compares with SELFHOST_USD_PER_MTOK_OUTPUT.",
+    args=(AVG_INPUT, AVG_OUTPUT, HIT_RATE, WRITE_TOKENS, P_IN, P_READ, P_WRITE, P_OUT),
+    returns="USD/Mtok output",
+    category="Cost",
+    example="=API_USD_PER_MTOK_OUTPUT(10000, 500, 0.8, 1000, 3, 0.3, 3.75, 15) -> 33.3",
+    formula_ids=("C1",),
+)
+def API_USD_PER_MTOK_OUTPUT(
+    avg_input_tokens,
+    avg_output_tokens,
+    cache_hit_rate,
+    cache_write_tokens,
+    usd_per_mtok_input,
+    usd_per_mtok_cached_input,
+    usd_per_mtok_cache_write,
+    usd_per_mtok_output,
+):
+    return cost.api_usd_per_mtok_output(avg_input_tokens, **_api_prices(locals()))
 
 
 @sheet_function(
@@ -99,16 +153,7 @@ def API_COST_MONTHLY(
     usd_per_mtok_output,
     days_per_month=DAYS_PER_MONTH,
 ):
-    per_request = cost.api_cost_per_request_usd(
-        avg_input_tokens,
-        avg_output_tokens,
-        usd_per_mtok_input,
-        usd_per_mtok_output,
-        cache_hit_rate,
-        usd_per_mtok_cached_input,
-        cache_write_tokens,
-        usd_per_mtok_cache_write,
-    )
+    per_request = cost.api_cost_per_request_usd(avg_input_tokens, **_api_prices(locals()))
     return cost.monthly_cost_usd(per_request, avg_qps=avg_qps, days_per_month=days_per_month)
 
 
@@ -148,13 +193,13 @@ def CACHE_SAVINGS_MONTHLY(
 ):
     return cost.cache_savings_monthly_usd(
         avg_qps,
-        avg_input_tokens,
-        cache_hit_rate,
-        usd_per_mtok_input,
-        usd_per_mtok_cached_input,
-        cache_write_tokens,
-        usd_per_mtok_cache_write,
-        days_per_month,
+        avg_input_tokens=avg_input_tokens,
+        cache_hit_rate=cache_hit_rate,
+        usd_per_mtok_input=usd_per_mtok_input,
+        usd_per_mtok_cached_input=usd_per_mtok_cached_input,
+        cache_write_tokens=cache_write_tokens,
+        usd_per_mtok_cache_write=usd_per_mtok_cache_write,
+        days_per_month=days_per_month,
     )
 
 
@@ -168,7 +213,8 @@ def CACHE_SAVINGS_MONTHLY(
     formula_ids=("C2",),
 )
 def CACHE_BREAKEVEN_HIT_RATE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input):
-    return cost.cache_breakeven_hit_rate(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input)
+    return cost.cache_breakeven_hit_rate(usd_per_mtok_input, usd_per_mtok_cache_write=usd_per_mtok_cache_write,
+                                         usd_per_mtok_cached_input=usd_per_mtok_cached_input)
 
 
 @sheet_function(
@@ -181,26 +227,48 @@ def CACHE_BREAKEVEN_HIT_RATE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_p
     formula_ids=("C2",),
 )
 def CACHE_BREAKEVEN_REUSE(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input):
-    return cost.cache_breakeven_reuse(usd_per_mtok_input, usd_per_mtok_cache_write, usd_per_mtok_cached_input)
+    return cost.cache_breakeven_reuse(usd_per_mtok_input, usd_per_mtok_cache_write=usd_per_mtok_cache_write,
+                                      usd_per_mtok_cached_input=usd_per_mtok_cached_input)
 
 
 GPU_HOUR = Arg(name="usd_per_gpu_hour", unit="USD/GPU-h", help="Price of one GPU-hour (on-demand or reserved)")
 
 
+OUTPUT_TPS = Arg(
+    name="output_tokens_per_s",
+    unit="tokens/s",
+    help="Output tokens per second the GPUs decode together at the SLO (e.g. DECODE_TOKENS_PER_S x replicas)",
+)
+SELFHOST_GPUS = Arg(name="gpus", unit="count", help="GPUs behind that throughput", default=1)
+
+
 @sheet_function(
-    summary="Self-hosted cost per million tokens: 1e6 x GPUs x $/GPU-hour / (3600 x tokens/s delivered at the SLO).",
-    args=(
-        GPU_HOUR,
-        Arg(name="tokens_per_s", unit="tokens/s", help="Tokens per second the GPUs deliver together at the SLO"),
-        Arg(name="gpus", unit="count", help="GPUs behind that throughput", default=1),
-    ),
+    summary="Self-hosted cost per million total (input + output) tokens: 1e6 x GPUs x $/GPU-hour / (3600 x output "
+    "tokens/s x (input + output) / output). Compares with API_USD_PER_MTOK.",
+    args=(GPU_HOUR, OUTPUT_TPS, AVG_INPUT, AVG_OUTPUT, SELFHOST_GPUS),
     returns="USD/Mtok",
     category="Cost",
-    example="=SELFHOST_USD_PER_MTOK(3, 920, 2) -> 1.8116",
+    example="=SELFHOST_USD_PER_MTOK(3, 920, 3000, 1000, 2) -> 0.4529",
+    formula_ids=("C4", "C6"),
+)
+def SELFHOST_USD_PER_MTOK(usd_per_gpu_hour, output_tokens_per_s, avg_input_tokens, avg_output_tokens, gpus=1):
+    return cost.selfhost_usd_per_mtok(
+        usd_per_gpu_hour, output_tokens_per_s=output_tokens_per_s, avg_input_tokens=avg_input_tokens,
+        avg_output_tokens=avg_output_tokens, gpus=gpus,
+    )
+
+
+@sheet_function(
+    summary="Self-hosted cost per million output tokens: 1e6 x GPUs x $/GPU-hour / (3600 x output tokens/s at the "
+    "SLO). Compares with API_USD_PER_MTOK_OUTPUT.",
+    args=(GPU_HOUR, OUTPUT_TPS, SELFHOST_GPUS),
+    returns="USD/Mtok output",
+    category="Cost",
+    example="=SELFHOST_USD_PER_MTOK_OUTPUT(3, 920, 2) -> 1.8116",
     formula_ids=("C4",),
 )
-def SELFHOST_USD_PER_MTOK(usd_per_gpu_hour, tokens_per_s, gpus=1):
-    return cost.selfhost_usd_per_mtok(usd_per_gpu_hour, tokens_per_s, gpus)
+def SELFHOST_USD_PER_MTOK_OUTPUT(usd_per_gpu_hour, output_tokens_per_s, gpus=1):
+    return cost.selfhost_usd_per_mtok_output(usd_per_gpu_hour, output_tokens_per_s=output_tokens_per_s, gpus=gpus)
 
 
 @sheet_function(
@@ -234,7 +302,8 @@ def BREAKEVEN_MTOK_MONTHLY(
     selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output
 ):
     return cost.breakeven_mtok_per_month(
-        selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output
+        selfhost_usd_per_month, avg_input_tokens=avg_input_tokens, avg_output_tokens=avg_output_tokens,
+        usd_per_mtok_input=usd_per_mtok_input, usd_per_mtok_output=usd_per_mtok_output,
     )
 
 
@@ -258,7 +327,7 @@ def BREAKEVEN_MTOK_MONTHLY(
     formula_ids=("C3",),
 )
 def EFFECTIVE_HIT_RATE(cache_hit_rate, replicas=1, cache_aware_routing=True):
-    return cost.effective_hit_rate(cache_hit_rate, replicas, cache_aware_routing)
+    return cost.effective_hit_rate(cache_hit_rate, replicas=replicas, cache_aware_routing=cache_aware_routing)
 
 
 @sheet_function(
@@ -277,5 +346,6 @@ def EFFECTIVE_HIT_RATE(cache_hit_rate, replicas=1, cache_aware_routing=True):
 )
 def TCO_YEARLY(capex_usd, depreciation_years, license_usd_per_year=0.0, hosting_usd_per_year=0.0,
                power_usd_per_year=0.0):
-    return cost.tco_yearly_usd(capex_usd, depreciation_years, license_usd_per_year, hosting_usd_per_year,
-                               power_usd_per_year)
+    return cost.tco_yearly_usd(capex_usd, depreciation_years=depreciation_years,
+                               license_usd_per_year=license_usd_per_year, hosting_usd_per_year=hosting_usd_per_year,
+                               power_usd_per_year=power_usd_per_year)

@@ -147,7 +147,7 @@ def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_token
 
 @sheet_function(
     summary="Output tokens per second one replica decodes at the largest batch meeting the TPOT SLO (and fitting "
-    "the KV cache at context I+O): batch / TPOT(batch). Feeds SELFHOST_USD_PER_MTOK.",
+    "the KV cache at context I+O): batch / TPOT(batch). Feeds SELFHOST_USD_PER_MTOK and SELFHOST_USD_PER_MTOK_OUTPUT.",
     args=(MODEL, GPU, TP,
           Arg(name="avg_input_tokens", unit="tokens", help="Average input tokens per request"),
           Arg(name="avg_output_tokens", unit="tokens", help="Average output tokens per request"),

@@ -111,8 +111,8 @@ def _add_table(sheet: SheetSpec, t: ts.Table, values: Mapping[tuple[str, str], A
         for i in range(t.rows):
             addr = f"{letter}{t.first_row + i}"
             if col.formula is not None:
-                sheet.cells[addr] = CellSpec(value=ts.formula_text(t.sheet, col.formula, i), number_format=col.number_format,
-                                             fill=FORMULA_FILL)
+                sheet.cells[addr] = CellSpec(value=ts.formula_text(t.sheet, col.formula, i),
+                                             number_format=col.number_format, fill=FORMULA_FILL)
                 continue
             key = (t.sheet, addr)
             is_fixed = key in fixed
@@ -208,8 +208,8 @@ def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[s
     for i, (label, _key, expr, fmt) in enumerate(ts.TOTALS):
         row = ts.TOTALS_FIRST_ROW + i
         s.cells[f"{ts.TOTALS_COL_LABEL}{row}"] = CellSpec(value=label, bold=True)
-        s.cells[f"{ts.TOTALS_COL_VALUE}{row}"] = CellSpec(value=ts.formula_text(ts.SUMMARY.sheet, expr, 0), number_format=fmt,
-                                                          fill=FORMULA_FILL)
+        s.cells[f"{ts.TOTALS_COL_VALUE}{row}"] = CellSpec(value=ts.formula_text(ts.SUMMARY.sheet, expr, 0),
+                                                          number_format=fmt, fill=FORMULA_FILL)
     s.widths[ts.TOTALS_COL_LABEL] = 34
     s.widths[ts.TOTALS_COL_VALUE] = 16
     s.cells["A2"] = CellSpec(value=f"Template {ts.TEMPLATE_ID} v{ts.TEMPLATE_VERSION}. Red: utilization over 1. "

@@ -48,18 +48,21 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
     out: dict[tuple[str, str], Any] = {}
     p = scenario.plan
     settings = {"name": p.name, "utilization_threshold": p.utilization_threshold,
-                "monthly_growth": p.monthly_growth, "avg_to_peak_ratio": p.avg_to_peak_ratio}
+                "monthly_growth": p.monthly_growth, "avg_to_peak_ratio": p.avg_to_peak_ratio,
+                "burst_factor": getattr(p, "burst_factor", None)}
     for i, (name, *_rest) in enumerate(ts.PLAN_SETTINGS):
-        out[(ts.PLAN.sheet, ts.PLAN.cell("value", i))] = settings[name]
+        if settings[name] is not None:
+            out[(ts.PLAN.sheet, ts.PLAN.cell("value", i))] = settings[name]
     for i, b in enumerate(scenario.providers):
         lim = catalog.get_provider_limits(b.provider, b.tier, b.model)
         row: dict[str, Any] = {"name": b.name, "provider": b.provider, "tier": b.tier, "model": b.model,
                                "keys": b.keys}
-        for k in ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd", "cached_reads_count_itpm", "reserves_max_tokens",
-                  "output_token_weight", "usd_per_mtok_input", "usd_per_mtok_cached_input",
-                  "usd_per_mtok_cache_write", "usd_per_mtok_output"):
+        for k in ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd", "window_s", "cached_reads_count_itpm",
+                  "reserves_max_tokens", "output_token_weight", "usd_per_mtok_input", "usd_per_mtok_cached_input",
+                  "usd_per_mtok_cache_write", "usd_per_mtok_output", "scope", "multiplied_by", "source", "as_of"):
             own = getattr(b, k, None)
             row[k] = own if own is not None else getattr(lim, k)
+        row["raise_by"] = "; ".join(lim.raise_by) or None
         _put(out, ts.PROVIDERS, i, row)
     for i, f in enumerate(scenario.fleets):
         _put(out, ts.FLEET, i, {

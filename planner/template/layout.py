@@ -13,6 +13,7 @@ from typing import Any
 from planner import catalog_sheet
 from planner.excel.expr import At, Block, Cells, Evaluator, Expr, Ref, fn, udf
 from planner.excel.tables import Column, Table
+from planner.specs import LIMIT_MULTIPLIERS, LIMIT_SCOPES
 
 ROUTE_ROWS = 20
 PROVIDER_ROWS = 8
@@ -25,7 +26,9 @@ KV_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8")
 WEIGHT_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
 ENGINES = ("vllm", "sglang", "trtllm")
 FLAGS = ("TRUE", "FALSE")
-CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "KV", "COMPUTE", "TPOT")
+SCOPES = LIMIT_SCOPES
+MULTIPLIERS = LIMIT_MULTIPLIERS
+CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "BURST", "KV", "COMPUTE", "TPOT")
 """Constraint labels, in the order of the utilization columns of Results (what BINDING_CONSTRAINT returns)."""
 
 OUTAGE_CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "KV", "COMPUTE")
@@ -37,6 +40,8 @@ LISTS: dict[str, tuple[str, ...]] = {
     "weight_dtype": WEIGHT_DTYPES,
     "engine": ENGINES,
     "flag": FLAGS,
+    "scope": SCOPES,
+    "multiplied_by": MULTIPLIERS,
     "constraint": CONSTRAINTS,
     "outage_constraint": OUTAGE_CONSTRAINTS,
 }
@@ -46,7 +51,7 @@ C = Column
 PLAN = Table(
     name="tblPlan",
     sheet="Plan",
-    rows=4,
+    rows=5,
     title="Plan settings",
     note="One value per setting. Policy threshold, growth and the average-to-peak ratio used for monthly cost.",
     columns=(
@@ -64,6 +69,8 @@ PLAN_SETTINGS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
      {"minimum": 0.0, "maximum": 10.0, "default": 0.0}),
     ("avg_to_peak_ratio", "fraction", "Average QPS over the month / peak QPS, for monthly cost and daily limits",
      {"minimum": 0.0, "maximum": 1.0, "default": 0.5}),
+    ("burst_factor", "x", "Peak-window requests / average-window requests at the peak minute, for limits enforced "
+     "per second or per 10 s (blank: Poisson at the 99th percentile)", {"minimum": 1.0, "maximum": 100.0}),
 )
 
 
@@ -125,8 +132,9 @@ PROVIDERS = Table(
     sheet="Providers",
     rows=PROVIDER_ROWS,
     title="Provider API backends: rate limits, counting rules and prices",
-    note="Limits are per key/deployment and per minute; blank means the provider sets no such limit. "
-    "Prices are USD per million tokens.",
+    note="Limits per minute (RPD/TPD per day) as the provider states them, with the scope they apply to: keys "
+    "multiply a limit only where its scope is per key, deployment or account-region. Blank: no such limit. "
+    "Prices in USD per million tokens; a blank cache-write price bills writes as uncached input.",
     columns=(
         C(key="name", header="Backend [name]", help="Unique backend name routes refer to", kind="text", width=20),
         C(key="provider", header="Provider", help="Provider (anthropic, openai, ...)", kind="text", width=12),
@@ -134,6 +142,13 @@ PROVIDERS = Table(
         C(key="model", header="Model", help="Provider model (class)", kind="text", width=20),
         C(key="keys", header="Keys [count]", help="Keys / deployments / regions sharing the load", minimum=1,
           maximum=1000, integer=True, required=True),
+        C(key="scope", header="Limit scope", help="What a limit is metered per: organization, project, key, "
+          "deployment or account-region (keys multiply only the last three)", kind="text", choices="scope",
+          required=True, width=14),
+        C(key="multiplied_by", header="More capacity from", help="What adds capacity at this scope (another "
+          "deployment, region, ...); blank: nothing at this scope", kind="text", choices="multiplied_by", width=12),
+        C(key="raise_by", header="Raise it with", help="Other ways to raise the limit, separated by semicolons",
+          kind="text", width=30),
         C(key="rpm", header="RPM limit [req/min]", help="Requests per minute per key", minimum=0,
           number_format="#,##0"),
         C(key="tpm", header="TPM limit [tokens/min]", help="Total tokens per minute per key", minimum=0,
@@ -146,6 +161,8 @@ PROVIDERS = Table(
           minimum=0, number_format="#,##0"),
         C(key="tpd", header="TPD limit [tokens/day]", help="Tokens per day per key (batch queues, low tiers)",
           minimum=0, number_format="#,##0"),
+        C(key="window_s", header="Window [s]", help="Enforcement window behind the per-minute limits (1, 10 or 60)",
+          minimum=1, maximum=60, required=True, number_format="0"),
         C(key="cached_reads_count_itpm", header="Cached reads count [TRUE/FALSE]",
           help="Prefix-cache reads count toward ITPM/TPM", kind="flag", choices="flag", required=True),
         C(key="reserves_max_tokens", header="Reserves max_tokens [TRUE/FALSE]",
@@ -161,6 +178,8 @@ PROVIDERS = Table(
           number_format="0.000"),
         C(key="usd_per_mtok_output", header="Output [USD/Mtok]", help="Output price", minimum=0,
           number_format="0.000"),
+        C(key="source", header="Source", help="Where the limits and prices come from", kind="text", width=40),
+        C(key="as_of", header="As of [date]", help="Date of the facts", kind="text", width=14),
     ),
 )
 

@@ -109,10 +109,20 @@ def _on(backend: Expr, column: Expr) -> Expr:
 
 
 def _limit_util(kind: Expr, prow: Expr, limit_key: str, demand: Expr) -> Expr:
-    """A provider limit's utilization: ``demand / (limit x keys)``, 0 where the backend has no such limit."""
+    """A provider limit's utilization: ``demand / (limit x keys)`` where the limit's scope lets keys multiply it,
+    ``demand / limit`` where it does not; 0 where the backend has no such limit."""
     limit = _at(PROVIDERS, limit_key, prow)
-    return fn("IF", kind.eq("provider"),
-              fn("IF", limit.gt(0), udf("LIMIT_UTILIZATION", demand, limit, _at(PROVIDERS, "keys", prow)), 0), 0)
+    util = udf("LIMIT_UTILIZATION", demand, limit, _at(PROVIDERS, "keys", prow), _at(PROVIDERS, "scope", prow))
+    return fn("IF", kind.eq("provider"), fn("IF", limit.gt(0), util, 0), 0)
+
+
+def _burst_util(kind: Expr, prow: Expr, backend: Expr, burst: Expr) -> Expr:
+    """The RPM limit in its enforcement window: the backend's requests in the busiest window (``burst`` x the
+    average window at the peak minute) over the window's share of the limit."""
+    limit, window = _at(PROVIDERS, "rpm", prow), _at(PROVIDERS, "window_s", prow)
+    util = udf("BURST_UTILIZATION", _on(backend, Cells(RESULTS_REF, "rpm_demand")), limit, window, burst,
+               _at(PROVIDERS, "keys", prow), _at(PROVIDERS, "scope", prow))
+    return fn("IF", kind.eq("provider"), fn("IF", fn("AND", limit.gt(0), window.le(59)), util, 0), 0)
 
 
 LIMIT_KEYS = ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd")
@@ -121,13 +131,14 @@ RESULT_KEYS = (
     "route", "provider_row", "fleet_row", "backend_type", "counts_cached_reads", "reserved_max_tokens",
     "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS),
     "e2e_s", "concurrency_needed", "kv_share", "compute_share", "decode_tokens_in_flight", "decode_context_tokens",
-    "rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "kv_util", "compute_util", "tpot_util",
-    "kv_bytes_per_request", "max_concurrency", "batch_per_replica", "tpot_at_peak_s",
+    "burst_factor", "rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "burst_util", "kv_util",
+    "compute_util", "tpot_util", "limit_scope", "kv_bytes_per_request", "max_concurrency", "batch_per_replica",
+    "tpot_at_peak_s",
     "cost_monthly_no_cache_usd", "cost_monthly_usd", "failover_util", "failover_binding", "failover_ok",
     "max_util", "binding_constraint", "headroom_multiple", "months_to_breach", "status",
 )
-UTILIZATION_KEYS = ("rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "kv_util", "compute_util",
-                    "tpot_util")
+UTILIZATION_KEYS = ("rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "burst_util", "kv_util",
+                    "compute_util", "tpot_util")
 
 FAILOVER_KEYS = (
     "route", "failover", "receiver_provider_row", "receiver_fleet_row", "receiver_type", "counts_cached_reads",
@@ -206,17 +217,31 @@ def _results_columns() -> tuple[Column, ...]:
             "requests in flight (all its routes): the context a decode step reads per sequence",
             fleet_only(fn("IFERROR", _on(backend, Cells(RESULTS_REF, "decode_tokens_in_flight"))
                           / _on(backend, Cells(RESULTS_REF, "concurrency_needed")), inp + out / 2), ""), "#,##0"),
+        col("burst_factor", "Burst factor [x]", "Busiest window / average window at the peak minute: the Plan's "
+            "burst factor, else Poisson at p99 for the backend's requests (1 where limits are per minute)",
+            fn("IF", fn("AND", kind.eq("provider"), _at(PROVIDERS, "window_s", prow).le(59)),
+               fn("IF", PlanValue("burst_factor").gt(0), PlanValue("burst_factor"),
+                  udf("POISSON_BURST_FACTOR", _on(backend, Cells(RESULTS_REF, "rpm_demand")),
+                      _at(PROVIDERS, "window_s", prow))), 1), "0.00"),
         # utilization columns, in CONSTRAINTS order (contiguous: BINDING_CONSTRAINT reads them as one range); each is
         # the utilization of the route's backend with all the routes it serves
         *(col(f"{k}_util", f"{k.upper()} util [x]", f"{k.upper()} demand of every route on the backend / (limit x "
               "keys)", _limit_util(kind, prow, k, _on(backend, Cells(RESULTS_REF, f"{k}_demand"))), UTIL_FMT)
           for k in LIMIT_KEYS),
+        col("burst_util", "Burst util [x]", "RPM in the provider's enforcement window: the backend's requests in the "
+            "busiest window / the window's share of the limit (BURST_UTILIZATION)",
+            _burst_util(kind, prow, backend, _res("burst_factor")), UTIL_FMT),
         col("kv_util", "KV util [x]", "M11: KV of every route in flight on the fleet / its KV budget (sum of shares)",
             fleet_only(_on(backend, Cells(RESULTS_REF, "kv_share"))), UTIL_FMT),
         col("compute_util", "Compute util [x]", "P2/P4: FLOP/s of every route on the fleet / GPUs x peak FLOP/s x MFU",
             fleet_only(_on(backend, Cells(RESULTS_REF, "compute_share"))), UTIL_FMT),
         col("tpot_util", "TPOT util [x]", "TPOT at the peak batch / TPOT SLO",
             fleet_only(_res("tpot_at_peak_s") / _r("tpot_slo_s")), UTIL_FMT),
+        col("limit_scope", "Limit scope", "What the backend's limits are metered per, what its keys count for and "
+            "what would raise them (LIMIT_SCOPE_TEXT)",
+            fn("IF", kind.eq("provider"), udf("LIMIT_SCOPE_TEXT", _at(PROVIDERS, "scope", prow),
+                                              _at(PROVIDERS, "keys", prow), _at(PROVIDERS, "multiplied_by", prow),
+                                              _at(PROVIDERS, "raise_by", prow)), ""), kind="text", width=40),
         col("kv_bytes_per_request", "KV per request [bytes]", "M8: KV bytes per request at p95 context",
             fleet_only(udf("KV_BYTES_PER_REQUEST", _spec("model", frow), _r("p95_context_tokens"), f("kv_dtype"),
                            f("tp"), DEFAULT_BLOCK_SIZE, f("pp")), ""), "#,##0"),
