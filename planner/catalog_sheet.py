@@ -176,9 +176,23 @@ def find_row(name: Any, table: Sequence[Sequence[Any]], what: str) -> tuple[list
     for r in rows:
         if r and not _blank(r[0]) and str(r[0]).strip().lower() == key:
             return headers, r
+    canonical = _bundled_name(name, what)  # an alias of a bundled entry ("h200" for h200-sxm) finds its row
+    if canonical is not None and canonical.lower() != key:
+        for r in rows:
+            if r and not _blank(r[0]) and str(r[0]).strip().lower() == canonical.lower():
+                return headers, r
     names = [str(r[0]) for r in rows if r and not _blank(r[0])]
     more = " ..." if len(names) > 12 else ""
     raise ArgumentError(what, name, f"a name on the {what} sheet ({', '.join(names[:12])}{more})")
+
+
+def _bundled_name(name: Any, what: str) -> str | None:
+    from planner import catalog
+
+    try:
+        return (catalog.get_model if what == "model" else catalog.get_gpu)(str(name)).name
+    except (ArgumentError, OSError):
+        return None
 
 
 def is_token(text: Any) -> bool:

@@ -557,14 +557,14 @@ def N_PLUS_ONE_UTILIZATION(utilization, replicas):
 
 
 @xw.func(category='Plan')
-@xw.arg('failed', ndim=2, err_to_str=True, doc='The backend that is down [name]')
+@xw.arg('failed_backend', ndim=2, err_to_str=True, doc='The backend that is down [name]')
 @xw.arg('receiver', ndim=2, err_to_str=True, doc='The failover backend taking its routes [name]')
 @xw.arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes!L4:L23) [names]')
 @xw.arg('failovers', ndim=2, err_to_str=True, doc='The failover column of the routes (Routes!M4:M23) [names]')
 @xw.arg('values', ndim=2, err_to_str=True, doc='A column with one value per route, aligned [per route]')
-def OUTAGE_SUM(failed, receiver, backends, failovers, values):
+def OUTAGE_SUM(failed_backend, receiver, backends, failovers, values):
     """The sum of a per-route column over the routes that move from a failed backend to one receiver (backend = failed and failover = receiver): what an outage adds to the receiver. Returns the values' unit."""
-    return excel_call(_REGISTRY['OUTAGE_SUM'], failed, receiver, backends, failovers, values)
+    return excel_call(_REGISTRY['OUTAGE_SUM'], failed_backend, receiver, backends, failovers, values)
 
 
 @xw.func(category='Limits')

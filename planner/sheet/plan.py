@@ -80,7 +80,7 @@ FAILOVERS = Arg(name="failovers", unit="names", kind="texts", help="The failover
 @sheet_function(
     summary="The sum of a per-route column over the routes that move from a failed backend to one receiver "
     "(backend = failed and failover = receiver): what an outage adds to the receiver.",
-    args=(Arg(name="failed", unit="name", kind="text", help="The backend that is down"),
+    args=(Arg(name="failed_backend", unit="name", kind="text", help="The backend that is down"),
           Arg(name="receiver", unit="name", kind="text", help="The failover backend taking its routes"),
           BACKENDS, FAILOVERS, VALUES),
     returns="the values' unit",
@@ -88,8 +88,8 @@ FAILOVERS = Arg(name="failovers", unit="names", kind="texts", help="The failover
     example='=OUTAGE_SUM("a", "c", {"a";"a";"b"}, {"c";"c";"c"}, {600;600;50}) -> 1200',
     formula_ids=("C8",),
 )
-def OUTAGE_SUM(failed, receiver, backends, failovers, values):
-    return decision.outage_sum(failed, receiver, backends, failovers, values)
+def OUTAGE_SUM(failed_backend, receiver, backends, failovers, values):
+    return decision.outage_sum(failed_backend, receiver, backends, failovers, values)
 
 
 @sheet_function(

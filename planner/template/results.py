@@ -122,7 +122,7 @@ def _burst_util(kind: Expr, prow: Expr, backend: Expr, burst: Expr) -> Expr:
     limit, window = _at(PROVIDERS, "rpm", prow), _at(PROVIDERS, "window_s", prow)
     util = udf("BURST_UTILIZATION", _on(backend, Cells(RESULTS_REF, "rpm_demand")), limit, window, burst,
                _at(PROVIDERS, "keys", prow), _at(PROVIDERS, "scope", prow))
-    return fn("IF", kind.eq("provider"), fn("IF", fn("AND", limit.gt(0), window.le(59)), util, 0), 0)
+    return fn("IF", kind.eq("provider"), fn("IF", fn("AND", limit.gt(0), window.gt(0), window.le(59)), util, 0), 0)
 
 
 LIMIT_KEYS = ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd")
@@ -173,6 +173,7 @@ def _results_columns() -> tuple[Column, ...]:
 
     f = lambda k: _at(FLEET, k, frow)  # noqa: E731
     price = lambda k: _at(PROVIDERS, k, prow)  # noqa: E731
+    window = _at(PROVIDERS, "window_s", prow)
     avg_qps = qps * PlanValue("avg_to_peak_ratio")
     demands = _demands(kind, _res("counts_cached_reads"), _res("reserved_max_tokens"), _res("output_weight"))
     fleet_cost = _at(SPECS, "cost_monthly_usd", frow)
@@ -219,10 +220,10 @@ def _results_columns() -> tuple[Column, ...]:
                           / _on(backend, Cells(RESULTS_REF, "concurrency_needed")), inp + out / 2), ""), "#,##0"),
         col("burst_factor", "Burst factor [x]", "Busiest window / average window at the peak minute: the Plan's "
             "burst factor, else Poisson at p99 for the backend's requests (1 where limits are per minute)",
-            fn("IF", fn("AND", kind.eq("provider"), _at(PROVIDERS, "window_s", prow).le(59)),
-               fn("IF", PlanValue("burst_factor").gt(0), PlanValue("burst_factor"),
-                  udf("POISSON_BURST_FACTOR", _on(backend, Cells(RESULTS_REF, "rpm_demand")),
-                      _at(PROVIDERS, "window_s", prow))), 1), "0.00"),
+            fn("IF", kind.eq("provider"), fn("IF", fn("AND", window.gt(0), window.le(59)), fn(
+                "IF", PlanValue("burst_factor").gt(0), PlanValue("burst_factor"),
+                udf("POISSON_BURST_FACTOR", _on(backend, Cells(RESULTS_REF, "rpm_demand")), window)), 1), 1),
+            "0.00"),
         # utilization columns, in CONSTRAINTS order (contiguous: BINDING_CONSTRAINT reads them as one range); each is
         # the utilization of the route's backend with all the routes it serves
         *(col(f"{k}_util", f"{k.upper()} util [x]", f"{k.upper()} demand of every route on the backend / (limit x "
@@ -419,8 +420,9 @@ def _outage_columns() -> tuple[Column, ...]:
             fn("IF", kind.eq("fleet"), fn("IF", Ref(_OUTAGES_REF, "routes").gt(0), udf(
                 "N_PLUS_ONE_UTILIZATION", fleet_util, lookup(FLEET, "name", backend, "replicas")), 0), "")),
         col("status", "Status", "BREACH when the worst receiver or N+1 exceeds 1, OK otherwise",
-            fn("IF", fn("MAX", Ref(_OUTAGES_REF, "worst_util"), Ref(_OUTAGES_REF, "n_plus_one_util")).gt(1),
-               "BREACH", "OK"), kind="text", width=10),
+            fn("IF", fn("IF", kind.eq("fleet"), fn("MAX", Ref(_OUTAGES_REF, "worst_util"),
+                                                     Ref(_OUTAGES_REF, "n_plus_one_util")),
+                        Ref(_OUTAGES_REF, "worst_util")).gt(1), "BREACH", "OK"), kind="text", width=10),
     )
 
 
