@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from planner import cost, latency, memory
 from planner.engines import kv_capacity
+from planner.engines.vllm import padded_layers
 from planner.errors import ArgumentError, check_fraction, check_number
 from planner.specs import GIB, GpuSpec, ModelSpec
 
@@ -83,7 +84,7 @@ def replica_kv(
     budget = cap.available_kv_gib * GIB
     per_request = memory.kv_bytes_per_request(
         spec, context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
-        hybrid_group_padding=cap.engine == "vllm",
+        cached_layers=padded_layers(*memory.layer_split(spec, pp=pp)) if cap.engine == "vllm" else None,
     )
     conc = memory.max_concurrency(budget, per_request) if per_request > 0 else 0
     return ReplicaKv(
