@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from planner.defaults import DEFAULT_BLOCK_SIZE
 from planner.errors import ArgumentError
 from planner.specs import GIB
 
@@ -179,7 +180,7 @@ def parse_log(text: str) -> EngineLog:
     if tokens_v is None:
         tokens_v = _value("vllm_v0_tokens", text)
     if tokens_v is None and blocks is not None:
-        tokens_v = blocks * 16
+        tokens_v = blocks * DEFAULT_BLOCK_SIZE  # V0 logs "# GPU blocks" in its default 16-token blocks
     request = _last("request_kv", text)
     if weights is None and avail_gib is None and tokens_v is None and conc is None and request is None:
         raise ArgumentError(

@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 
 from planner import cost, latency, memory
+from planner.defaults import DEFAULT_MBU, DEFAULT_MFU
 from planner.engines import kv_capacity
 from planner.engines.vllm import padded_layers
 from planner.errors import ArgumentError, check_fraction, check_number
@@ -101,8 +102,8 @@ def decode_model(
     tp: int = 1,
     kv_cache_dtype: str = "auto",
     weight_dtype: str = "auto",
-    mbu: float = 0.7,
-    mfu: float = 0.5,
+    mbu: float = DEFAULT_MBU,
+    mfu: float = DEFAULT_MFU,
 ) -> latency.DecodeModel:
     """The decode roofline of one replica (P1-P3): weights and KV per token per GPU of a TP group.
 
@@ -138,8 +139,8 @@ def ttft_s(
     cache_hit_rate: float = 0.0,
     kv_cache_dtype: str = "auto",
     weight_dtype: str = "auto",
-    mbu: float = 0.7,
-    mfu: float = 0.5,
+    mbu: float = DEFAULT_MBU,
+    mfu: float = DEFAULT_MFU,
     queue_s: float = 0.0,
 ) -> float:
     """TTFT of one request on an idle replica: ``queue + prefill(I·(1−h)) + one decode step at batch 1`` (P4);
@@ -203,7 +204,7 @@ def compute_utilization(
     tp: int = 1,
     pp: int = 1,
     cache_hit_rate: float = 0.0,
-    mfu: float = 0.5,
+    mfu: float = DEFAULT_MFU,
     weight_dtype: str = "auto",
 ) -> float:
     """Compute utilization of a fleet at peak: ``λ·FLOPs per request / (replicas·TP·PP·F·MFU)`` (P2, P4).
@@ -235,7 +236,7 @@ def fleet_flops_per_s(
     replicas: float,
     tp: int = 1,
     pp: int = 1,
-    mfu: float = 0.5,
+    mfu: float = DEFAULT_MFU,
     weight_dtype: str = "auto",
 ) -> float:
     """FLOP/s a fleet achieves: ``replicas·TP·PP·F·MFU`` with ``F`` the GPU's dense peak at the weights' precision
@@ -276,8 +277,8 @@ def slo_capacity(
     tp: int = 1,
     kv_cache_dtype: str = "auto",
     weight_dtype: str = "auto",
-    mbu: float = 0.7,
-    mfu: float = 0.5,
+    mbu: float = DEFAULT_MBU,
+    mfu: float = DEFAULT_MFU,
     cache_hit_rate: float = 0.0,
     gpu_memory_utilization: float | None = None,
     engine: str = "vllm",
