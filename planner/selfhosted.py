@@ -74,7 +74,7 @@ def replica_kv(
 
     >>> r = replica_kv("llama-3.1-8b", "h100-sxm", context_tokens=4096)
     >>> r.kv_bytes_per_request / 2**30, r.max_concurrency
-    (0.5, 103)
+    (0.5, 102)
     """
     spec, card = _specs(model, gpu)
     ctx = memory.blocks(context_tokens, 1)  # validates; whole tokens
@@ -288,7 +288,7 @@ def slo_capacity(
 
     >>> c = slo_capacity("llama-3.1-8b", "h100-sxm", tpot_slo_s=0.02, avg_input_tokens=1800, avg_output_tokens=48)
     >>> c.batch_at_tpot, c.max_concurrency_kv, c.batch
-    (128, 228, 128)
+    (128, 226, 128)
     """
     spec, card = _specs(model, gpu)
     ctx_avg = memory.average_context_tokens(avg_input_tokens, avg_output_tokens)

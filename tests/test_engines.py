@@ -158,7 +158,7 @@ def test_quantized_weight_bytes():
 def test_vllm_budget_formula():
     gpu = get_gpu("h100-sxm")
     cap = planner.kv_capacity("llama-3.1-8b", gpu, gpu_memory_utilization=0.9, max_model_len=8192)
-    expected = gpu.hbm_bytes * 0.9 - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
+    expected = gpu.engine_total_bytes * 0.9 - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
     assert cap.available_kv_gib * GIB == pytest.approx(expected)
     assert cap.num_blocks == int(expected // (131072 * 16))
     assert cap.kv_cache_tokens == cap.num_blocks * 16
@@ -169,12 +169,12 @@ def test_vllm_budget_formula():
 
 def test_sglang_default_fraction_and_budget():
     gpu = get_gpu("h100-sxm")
-    frac = sglang.sglang_default_mem_fraction(gpu.hbm_bytes, tp=1)
-    gpu_mb = gpu.hbm_bytes / 2**20
+    frac = sglang.sglang_default_mem_fraction(gpu.engine_total_bytes, tp=1)
+    gpu_mb = gpu.engine_total_bytes / 2**20
     assert frac == pytest.approx((gpu_mb - max(512 + 1.5 * 8192 + 512 + 128, 10240)) / gpu_mb)
     cap = planner.kv_capacity("llama-3.1-8b", gpu, engine="sglang", max_model_len=8192)
     assert cap.memory_fraction == frac
-    expected = gpu.hbm_bytes * frac - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 0.25 * GIB
+    expected = gpu.engine_total_bytes * frac - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 0.25 * GIB
     assert cap.available_kv_gib * GIB == pytest.approx(expected)
     assert cap.kv_cache_tokens == int(expected // 131072)
     # A 24 GiB GPU gets no 10 GB floor: 512 + 1.5 x 2048 + 2 x 256 + 1024/8 MB reserved.
@@ -184,7 +184,7 @@ def test_sglang_default_fraction_and_budget():
 def test_trtllm_fraction_applies_to_free_memory_after_weights():
     gpu = get_gpu("h100-sxm")
     cap = planner.kv_capacity("llama-3.1-8b", gpu, engine="trtllm", max_model_len=8192)
-    free = gpu.hbm_bytes - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
+    free = gpu.engine_total_bytes - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
     assert cap.available_kv_gib * GIB == pytest.approx(free * 0.9)
     assert cap.kv_cache_tokens % 32 == 0
 

@@ -104,7 +104,7 @@ def kv_capacity(
 
     >>> cap = kv_capacity("llama-3.1-8b", "h100-sxm", max_model_len=8192)
     >>> round(cap.available_kv_gib, 2), cap.kv_cache_tokens, round(cap.max_concurrency, 2)
-    (51.78, 424144, 51.78)
+    (51.35, 420688, 51.35)
     """
     from planner.catalog import get_gpu, get_model
 
@@ -114,7 +114,7 @@ def kv_capacity(
     key = normalize_engine(engine, engine_version)
     defaults = ENGINE_DEFAULTS[key]
     version = engine_version or defaults.version
-    hbm = float(card.hbm_bytes)
+    hbm = float(card.engine_total_bytes)
 
     if max_model_len is None:
         max_model_len = spec.max_position_embeddings or 8192

@@ -279,7 +279,7 @@ def vllm_v1_default_max_num_seqs(gpu: GpuSpec) -> int:
     >>> vllm_v1_default_max_num_seqs(get_gpu("h100-sxm")), vllm_v1_default_max_num_seqs(get_gpu("a100-80gb-sxm"))
     (1024, 256)
     """
-    big = gpu.hbm_bytes >= 70 * GIB and "a100" not in f"{gpu.name} {gpu.display_name}".lower()
+    big = gpu.engine_total_bytes >= 70 * GIB and "a100" not in f"{gpu.name} {gpu.display_name}".lower()
     return 1024 if big else 256
 
 

@@ -90,7 +90,7 @@ def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype="auto", tp=1, block_siz
     args=(MODEL, GPU, TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE, WEIGHT_DTYPE, PP_OPT),
     returns="GiB per GPU",
     category="Memory",
-    example='=KV_BUDGET_GIB("llama-3.1-8b", "h100-sxm") -> 51.78',
+    example='=KV_BUDGET_GIB("llama-3.1-8b", "h100-sxm") -> 51.35',
     formula_ids=("M9",),
 )
 def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, kv_dtype="auto",
@@ -109,7 +109,7 @@ def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=DEFAULT_GPU_MEMORY_UT
           CONTEXT, ENGINE, WEIGHT_DTYPE, PP_OPT),
     returns="requests per replica",
     category="Memory",
-    example='=MAX_CONCURRENCY("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", 4096) -> 103',
+    example='=MAX_CONCURRENCY("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", 4096) -> 102',
     formula_ids=("M9", "M11"),
 )
 def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine="vllm",
@@ -133,7 +133,7 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
     ),
     returns="fraction (<= 1 fits)",
     category="Memory",
-    example='=KV_FIT("llama-3.1-8b", "h100-sxm", 100, 2, 4096, 2) -> 0.9657',
+    example='=KV_FIT("llama-3.1-8b", "h100-sxm", 100, 2, 4096, 2) -> 0.9736',
     formula_ids=("P7", "M11"),
 )
 def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1,
