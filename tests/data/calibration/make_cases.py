@@ -11,13 +11,9 @@ def llmd(path):
             "url": f"https://github.com/{LLMD}/blob/{LLMD_COMMIT}/accuracy/results/v0.19.0/logs/{path}"}
 def issue(repo, n, kind="issues"):
     return {"repo": repo, "ref": f"#{n}", "url": f"https://github.com/{repo}/{kind}/{n}"}
-H100_TOTAL = 79.19  # what torch/vLLM report for an H100 80GB SXM in the llm-d logs (the log of the case does not say)
-RTX3090 = {"display_name": "NVIDIA GeForce RTX 3090", "mem_bw_bytes_per_s": 936e9, "bf16_flops_per_s": 71e12,
-           "source": "NVIDIA Ampere GA102 GPU Architecture whitepaper (936 GB/s; 71 TFLOPS dense FP16/BF16 tensor, FP32 accumulate)",
-           "as_of": "2020-09"}
 cases = [
  dict(id="llmd-llama31-8b-h100-16k", source=llmd("meta-llama-llama-3-1-8b--h100-80gb--tp1pp1dp1--16384.log"),
-      engine="vllm", engine_version="0.19.0", model="llama-3.1-8b", gpu="h100-sxm", gpu_total_gib=79.19, tp=1,
+      engine="vllm", engine_version="0.19.0", model="llama-3.1-8b", gpu="h100-sxm", tp=1,
       gpu_memory_utilization=0.95, max_model_len=16384, max_num_batched_tokens=8192,
       log="""(EngineCore pid=243) DEBUG 04-22 01:47:26 [v1/worker/gpu_worker.py:284] worker init memory snapshot: torch_peak=0.0GiB, free_memory=78.68GiB, total_memory=79.19GiB, cuda_memory=0.51GiB, torch_memory=0.0GiB, non_torch_memory=0.51GiB, timestamp=1776822446.960836, auto_measure=True
 (EngineCore pid=243) DEBUG 04-22 01:47:55 [v1/worker/gpu_worker.py:435] Memory profiling takes 18.17 seconds. Total non KV cache memory: 17.12GiB; torch peak memory increase: 1.89GiB; non-torch forward increase memory: 0.25GiB; weights memory: 14.99GiB.
@@ -26,7 +22,7 @@ cases = [
 (EngineCore pid=243) INFO 04-22 01:47:55 [v1/core/kv_cache_utils.py:1324] Maximum concurrency for 16,384 tokens per request: 29.05x""",
       notes="Dense GQA, TP=1, --gpu-memory-utilization 0.95, vLLM 0.19.0 on H100 (llm-d accuracy sweep)."),
  dict(id="llmd-gemma2-9b-h100", source=llmd("google-gemma-2-9b-it--h100-80gb--tp1pp1dp1--8192.log"),
-      engine="vllm", engine_version="0.19.0", model="gemma-2-9b", gpu="h100-sxm", gpu_total_gib=79.19, tp=1,
+      engine="vllm", engine_version="0.19.0", model="gemma-2-9b", gpu="h100-sxm", tp=1,
       gpu_memory_utilization=0.95, max_model_len=8192, max_num_batched_tokens=8192,
       log="""(EngineCore pid=285) DEBUG 04-22 15:57:45 [v1/worker/gpu_worker.py:435] Memory profiling takes 21.51 seconds. Total non KV cache memory: 21.11GiB; torch peak memory increase: 3.65GiB; non-torch forward increase memory: 0.25GiB; weights memory: 17.22GiB.
 (EngineCore pid=285) INFO 04-22 15:57:45 [v1/worker/gpu_worker.py:436] Available KV cache memory: 54.12 GiB
@@ -34,7 +30,7 @@ cases = [
 (EngineCore pid=285) INFO 04-22 15:57:45 [v1/core/kv_cache_utils.py:1324] Maximum concurrency for 8,192 tokens per request: 20.60x""",
       notes="Sliding window (4096) on every other layer: vLLM makes 2 KV groups of 21 layers; logged tokens = num_blocks // 2 x 16."),
  dict(id="llmd-gemma3-27b-h100", source=llmd("google-gemma-3-27b-it--h100-80gb--tp1pp1dp1--8192.log"),
-      engine="vllm", engine_version="0.19.0", model="gemma-3-27b", gpu="h100-sxm", gpu_total_gib=79.19, tp=1,
+      engine="vllm", engine_version="0.19.0", model="gemma-3-27b", gpu="h100-sxm", tp=1,
       gpu_memory_utilization=0.95, max_model_len=8192, max_num_batched_tokens=8192,
       log="""(EngineCore pid=509) DEBUG 04-22 16:10:11 [v1/worker/gpu_worker.py:435] Memory profiling takes 35.21 seconds. Total non KV cache memory: 55.7GiB; torch peak memory increase: 3.99GiB; non-torch forward increase memory: 0.26GiB; weights memory: 51.45GiB.
 (EngineCore pid=509) INFO 04-22 16:10:11 [v1/worker/gpu_worker.py:436] Available KV cache memory: 19.53 GiB
@@ -43,7 +39,7 @@ cases = [
 (EngineCore pid=509) INFO 04-22 16:10:11 [v1/core/kv_cache_utils.py:1324] Maximum concurrency for 8,192 tokens per request: 4.46x""",
       notes="Hybrid 52 sliding (1024) + 10 full layers: 7 groups of 10 (8 padding layers); logged tokens are num_blocks // 7 x 16, not a per-token capacity. Weights include the vision tower (not in the catalog's text parameter count)."),
  dict(id="llmd-llama31-8b-h100-fp32", source=llmd("meta-llama-llama-3--h100-80gb--tp1pp1dp1--8192-dtf32.log"),
-      engine="vllm", engine_version="0.19.0", model="llama-3.1-8b", gpu="h100-sxm", gpu_total_gib=79.19, tp=1,
+      engine="vllm", engine_version="0.19.0", model="llama-3.1-8b", gpu="h100-sxm", tp=1,
       gpu_memory_utilization=0.95, max_model_len=8192, max_num_batched_tokens=8192, weight_dtype="fp32",
       log="""(EngineCore pid=244) DEBUG 04-22 00:09:01 [v1/worker/gpu_worker.py:435] Memory profiling takes 21.36 seconds. Total non KV cache memory: 32.43GiB; torch peak memory increase: 2.21GiB; non-torch forward increase memory: 0.25GiB; weights memory: 29.98GiB.
 (EngineCore pid=244) INFO 04-22 00:09:01 [v1/worker/gpu_worker.py:436] Available KV cache memory: 42.8 GiB
@@ -51,7 +47,7 @@ cases = [
 (EngineCore pid=244) INFO 04-22 00:09:01 [v1/core/kv_cache_utils.py:1324] Maximum concurrency for 8,192 tokens per request: 21.40x""",
       notes="--dtype float32: fp32 weights and an fp32 KV cache (4 bytes per element)."),
  dict(id="llmd-llama33-70b-fp8-h100-tp2", source=llmd("fp8dyn-llama-3-3-70b--h100-80gb--tp2pp1dp1--8192.log"),
-      engine="vllm", engine_version="0.19.0", model="llama-3.3-70b", gpu="h100-sxm", gpu_total_gib=79.19, tp=2,
+      engine="vllm", engine_version="0.19.0", model="llama-3.3-70b", gpu="h100-sxm", tp=2,
       gpu_memory_utilization=0.95, max_model_len=8192, max_num_batched_tokens=8192, weight_dtype="fp8",
       log="""(Worker_TP0 pid=444) INFO 04-22 00:17:32 [v1/worker/gpu_model_runner.py:4820] Model loading took 33.88 GiB memory and 54.254199 seconds
 (Worker_TP0 pid=444) DEBUG 04-22 00:18:23 [v1/worker/gpu_worker.py:435] Memory profiling takes 50.74 seconds. Total non KV cache memory: 37.95GiB; torch peak memory increase: 1.96GiB; non-torch forward increase memory: 2.1GiB; weights memory: 33.88GiB.
@@ -60,13 +56,13 @@ cases = [
 (EngineCore pid=245) INFO 04-22 00:18:23 [v1/core/kv_cache_utils.py:1324] Maximum concurrency for 8,192 tokens per request: 29.82x""",
       notes="RedHatAI FP8-dynamic checkpoint (compressed-tensors W8A8 FP8; embeddings and LM head stay bf16), TP=2."),
  dict(id="vllm21348-qwen3-235b-fp8-h100-tp4-vllm", expect={'kv_bytes_per_token': "rank 0's available memory over the minimum token count of 4 ranks (another rank had ~1% less free memory)", 'calibrated': "the log's available memory belongs to rank 0, the token count to the smallest rank"}, source=issue("vllm-project/vllm", 21348),
-      engine="vllm", engine_version="0.9.2", model="qwen3-235b-a22b", gpu="h100-sxm", gpu_total_gib=H100_TOTAL, tp=4,
+      engine="vllm", engine_version="0.9.2", model="qwen3-235b-a22b", gpu="h100-sxm", tp=4,
       gpu_memory_utilization=None, max_model_len=40960, weight_dtype="fp8",
       log="""Available KV cache memory: 8.11 GiB
 GPU KV cache size: 178,880 tokens""",
       notes="Qwen3-235B-A22B-FP8, 4xH100, defaults (util 0.9, max_model_len 40960 from the config), LMCache connector; version not stated (July 2025: 0.9.2 assumed). Available memory is rank 0's; the token count is the minimum over the 4 ranks."),
  dict(id="vllm21348-qwen3-235b-fp8-h100-tp4-sglang", source=issue("vllm-project/vllm", 21348),
-      engine="sglang", engine_version="0.4.9", model="qwen3-235b-a22b", gpu="h100-sxm", gpu_total_gib=H100_TOTAL, tp=4,
+      engine="sglang", engine_version="0.4.9", model="qwen3-235b-a22b", gpu="h100-sxm", tp=4,
       gpu_memory_utilization=0.93, max_model_len=40960, weight_dtype="fp8",
       log="""KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB""",
       notes="Same model and GPUs on SGLang with --mem-fraction-static 0.93 --tp 4."),
@@ -78,7 +74,7 @@ GPU KV cache size: 178,880 tokens""",
 (EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:868] Maximum concurrency for 32,768 tokens per request: 1.30x""",
       notes="GPU and utilization not stated: checks KV bytes per token and concurrency only."),
  dict(id="vllm12330-llama3-8b-a100-40g", expect={'kv_cache_tokens': 'V0 logged a 9.37 GiB activation peak; the shape-derived V0 peak for the default 256 dummy prompts is 1.22 GiB (PR #10511 logs 1.26 GiB for the same model at 8192 tokens on H100). The stored text has no command line; the sampler term reaches 9.37 GiB only with ~2048 dummy prompts (e.g. --max-num-seqs 2048: 2048 x 128,256 x 38 B + 64 MiB = 9.36 GiB), which the source does not confirm'}, source=issue("vllm-project/vllm", 12330),
-      engine="vllm-v0", engine_version="0.6.6", model="llama-3.1-8b", gpu="a100-40gb-sxm", gpu_total_gib=39.50, tp=1,
+      engine="vllm-v0", engine_version="0.6.6", model="llama-3.1-8b", gpu="a100-40gb-sxm", tp=1,
       gpu_memory_utilization=0.90, max_model_len=8192,
       log="""INFO 01-13 11:35:21 model_runner.py:1099] Loading model weights took 14.9595 GB
 INFO 01-13 11:35:23 worker.py:241] the current vLLM instance can use total_gpu_memory (39.50GiB) x gpu_memory_utilization (0.90) = 35.55GiB
@@ -87,15 +83,15 @@ INFO 01-13 11:35:23 gpu_executor.py:76] # GPU blocks: 5691, # CPU blocks: 2048
 INFO 01-13 11:35:23 gpu_executor.py:80] Maximum concurrency for 8192 tokens per request: 11.12x""",
       notes="Meta-Llama-3-8B (same shapes as Llama-3.1-8B), V0 engine (Jan 2025, 0.6.6 assumed)."),
  dict(id="vllm10517-llama31-8b-3090-20k", source=issue("vllm-project/vllm", 10517),
-      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="rtx-3090", gpu_total_gib=23.58, gpu_spec=RTX3090, tp=1,
+      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="rtx-3090", tp=1,
       gpu_memory_utilization=0.90, max_model_len=20000,
       log="""Loading model weights took 14.9888 GB
 Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=3.81GiB gpu_memory_utilization=0.90
 # GPU blocks: 1952, # CPU blocks: 2048
 Maximum concurrency for 20000 tokens per request: 1.56x""",
-      notes="RTX 3090 (not in the GPU catalog: total from the log), V0 engine (Dec 2024)."),
+      notes="RTX 3090 (catalog rtx-3090; its torch-visible total, 23.58 GiB, is this log's), V0 engine (Dec 2024)."),
  dict(id="vllm10517-llama31-8b-3090-29k", source=issue("vllm-project/vllm", 10517),
-      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="rtx-3090", gpu_total_gib=23.58, gpu_spec=RTX3090, tp=1,
+      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="rtx-3090", tp=1,
       gpu_memory_utilization=0.90, max_model_len=29000,
       log="""Loading model weights took 14.9888 GB
 Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB peak_torch_memory=17.98GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=2.89GiB gpu_memory_utilization=0.90
@@ -110,7 +106,7 @@ model weights take 13.95GiB; non_torch_memory takes 0.25GiB; PyTorch activation 
 ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (81536).""",
       notes="2x RTX 4090, TP=2, util 0.98. The token count is the minimum over both ranks; the log's available memory is a non-driver rank's (its 0.19 GiB activation has no sampler), so available/tokens is not the per-token size. The binding driver rank samples: its derived extra peak (1.40 - 0.19 GiB) leaves 8.69 - 1.21 = 7.48 GiB, and 81,536 x 98,304 B = 7.47 GiB (a model-derived reconciliation, not a logged value). max_num_batched_tokens not stated (V0 0.7 turns chunked prefill on above 32K: 2048 assumed)."),
  dict(id="vllm10511-llama3-8b-h100-v0", source=issue("vllm-project/vllm", 10511, "pull"),
-      engine="vllm-v0", engine_version="0.6.5", model="llama-3.1-8b", gpu="h100-sxm", gpu_total_gib=79.22, tp=1,
+      engine="vllm-v0", engine_version="0.6.5", model="llama-3.1-8b", gpu="h100-sxm", tp=1,
       gpu_memory_utilization=0.90, max_model_len=8192,
       log="""INFO 12-13 19:54:18 worker.py:243] total_gpu_memory     79.22GiB
 INFO 12-13 19:54:18 worker.py:243] model weights take   14.96GiB
@@ -119,18 +115,18 @@ INFO 12-13 19:54:18 worker.py:243] PyTorch activation peak memory       1.26GiB
 INFO 12-13 19:54:18 worker.py:243] available_kv_cache_memory    53.29GiB""",
       notes="Meta-Llama-3-8B, maintainer sanity check of the overhauled V0 profiler (PR #10511); no token line."),
  dict(id="vllm23278-gpt-oss-120b-h100", source=issue("vllm-project/vllm", 23278),
-      engine="vllm", engine_version="0.10.1", model="gpt-oss-120b", gpu="h100-sxm", gpu_total_gib=H100_TOTAL, tp=1,
+      engine="vllm", engine_version="0.10.1", model="gpt-oss-120b", gpu="h100-sxm", tp=1,
       gpu_memory_utilization=None, max_model_len=131072,
       log="""(EngineCore_0 pid=5839) INFO 08-20 18:04:10 [gpu_model_runner.py:2007] Model loading took 65.9651 GiB and 12.799889 seconds
 (EngineCore_0 pid=5839) INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: -2.14 GiB""",
       notes="MXFP4 MoE on one H100 (Marlin FP4 fallback); default utilization assumed (command not in the excerpt). No KV cache: the engine fails."),
  dict(id="vllm27508-gpt-oss-120b-h100-095", source=issue("vllm-project/vllm", 27508),
-      engine="vllm", engine_version="0.11.0", model="gpt-oss-120b", gpu="h100-sxm", gpu_total_gib=H100_TOTAL, tp=1,
+      engine="vllm", engine_version="0.11.0", model="gpt-oss-120b", gpu="h100-sxm", tp=1,
       gpu_memory_utilization=0.95, max_model_len=131072, max_num_batched_tokens=1024,
       log="""(EngineCore_DP0 pid=6880) INFO 10-31 15:07:49 [gpu_worker.py:298] Available KV cache memory: 1.71 GiB""",
       notes="vllm serve openai/gpt-oss-120b --gpu-memory-utilization 0.95 --max-num-batched-tokens 1024; too little KV for 131072 tokens."),
  dict(id="vllm33155-gpt-oss-120b-h100-weights", source=issue("vllm-project/vllm", 33155),
-      engine="vllm", engine_version="0.14.1", model="gpt-oss-120b", gpu="h100-sxm", gpu_total_gib=H100_TOTAL, tp=1,
+      engine="vllm", engine_version="0.14.1", model="gpt-oss-120b", gpu="h100-sxm", tp=1,
       gpu_memory_utilization=None, max_model_len=131072,
       log="""^[[0;36m(EngineCore_DP0 pid=70073)^[[0;0m INFO 01-27 00:31:59 [gpu_model_runner.py:3905] Model loading took 64.38 GiB memory and 14.380607 seconds""",
       notes="Weights only (the KV lines are not in the excerpt)."),
