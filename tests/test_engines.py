@@ -292,3 +292,18 @@ def test_tp_error_reaches_the_cell_as_one_line():
     assert out.startswith("tp: got 3, expected one of 1, 2, 4, 8, 16, 32, 64 (TP must divide llama-3.1-70b's 64")
     fit = call_sheet_function(REGISTRY["MAX_CONCURRENCY"], "llama-3.1-70b", "h100-sxm", 3, 0.9, "auto", 8192)
     assert fit == out
+
+
+def test_engines_budget_from_the_torch_visible_total():
+    """vLLM budgets util x torch's total (79.18 GiB on an H100 80GB), not nvidia-smi's 79.65 GiB: at 0.95 the
+    difference is 0.45 GiB of KV per GPU, +20% of Qwen2.5-72B's 3 GiB pool at TP 2 (llm-d v0.19 sweep)."""
+    h100 = get_gpu("h100-sxm")
+    cap = engines.kv_capacity("qwen2.5-72b-instruct", h100, tp=2, gpu_memory_utilization=0.95, max_model_len=8192,
+                              engine_version="0.19.0")
+    smi = dataclasses.replace(h100, torch_total_bytes=None)
+    cap_smi = engines.kv_capacity("qwen2.5-72b-instruct", smi, tp=2, gpu_memory_utilization=0.95,
+                                  max_model_len=8192, engine_version="0.19.0")
+    assert cap_smi.available_kv_gib - cap.available_kv_gib == pytest.approx((79.6475 - 79.1788) * 0.95, abs=1e-3)
+    # the log: Available KV cache memory 3.04 GiB, 19,920 tokens
+    assert cap.kv_cache_tokens / 19920 - 1 == pytest.approx(0.054, abs=0.01)
+    assert cap_smi.kv_cache_tokens / 19920 - 1 > 0.19
