@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from planner.defaults import DEFAULT_BLOCK_SIZE
 from planner.errors import ArgumentError
 from planner.specs import GIB
 
@@ -179,7 +180,7 @@ def parse_log(text: str) -> EngineLog:
     if tokens_v is None:
         tokens_v = _value("vllm_v0_tokens", text)
     if tokens_v is None and blocks is not None:
-        tokens_v = blocks * 16
+        tokens_v = blocks * DEFAULT_BLOCK_SIZE  # V0 logs "# GPU blocks" in its default 16-token blocks
     request = _last("request_kv", text)
     if weights is None and avail_gib is None and tokens_v is None and conc is None and request is None:
         raise ArgumentError(
@@ -242,7 +243,7 @@ def calibrate(log: EngineLog, model, gpu, **setup) -> Calibration:
     >>> log = parse_log("Model loading took 14.99 GiB\\nAvailable KV cache memory: 51.31 GiB\\n"
     ...                 "GPU KV cache size: 420,288 tokens")
     >>> round(calibrate(log, "llama-3.1-8b", "h100-sxm").reserve_gib, 2)
-    5.38
+    4.96
     """
     from planner.engines import kv_capacity
 
@@ -259,7 +260,7 @@ def calibrate(log: EngineLog, model, gpu, **setup) -> Calibration:
     from planner.specs import GpuSpec
 
     card = gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu)
-    hbm = card.hbm_bytes / GIB
+    hbm = card.engine_total_bytes / GIB
     fraction = base.memory_fraction
     if base.engine == "sglang":
         reserve = hbm - weights - (avail + hbm * (1 - fraction))
@@ -296,6 +297,7 @@ class CaseResult:
     case_id: str
     engine: str
     reported: EngineLog
+    split: str = ""
     predicted_weights_gib: float | None
     predicted_available_kv_gib: float | None
     predicted_kv_cache_tokens: int | None
@@ -328,6 +330,16 @@ class CaseResult:
     def calibrated_tokens_error(self) -> float | None:
         return self._err(self.calibrated_kv_cache_tokens, self.reported.kv_cache_tokens)
 
+    @property
+    def capacity_error(self) -> float | None:
+        """The KV capacity error: logged tokens where the log has them, else the available KV memory (GiB) where it
+        is positive (a log with no token line still states the capacity in bytes)."""
+        if self.kv_tokens_error is not None:
+            return self.kv_tokens_error
+        if self.reported.available_kv_gib is not None and self.reported.available_kv_gib > 0:
+            return self.available_kv_error
+        return None
+
 
 def run_case(case: dict, model, gpu) -> CaseResult:
     """Predict one case (``model`` and ``gpu`` resolved by the caller; ``gpu`` may be ``None`` when the source does not
@@ -349,7 +361,7 @@ def run_case(case: dict, model, gpu) -> CaseResult:
 
         probe = kv_capacity(model, get_gpu("h100-sxm"), **setup)
         return CaseResult(
-            case_id=str(case.get("id", "")), engine=probe.engine, reported=log,
+            case_id=str(case.get("id", "")), engine=probe.engine, reported=log, split=str(case.get("split", "")),
             predicted_weights_gib=probe.weights_gib, predicted_available_kv_gib=None,
             predicted_kv_cache_tokens=None, predicted_kv_bytes_per_token=probe.kv_bytes_per_logged_token,
             calibrated_kv_cache_tokens=None,
@@ -361,7 +373,7 @@ def run_case(case: dict, model, gpu) -> CaseResult:
         again = kv_capacity(model, gpu, reserve_gib=cal.reserve_gib, weights_gib=cal.weights_gib, **setup)
         calibrated = again.kv_cache_tokens
     return CaseResult(
-        case_id=str(case.get("id", "")), engine=cap.engine, reported=log,
+        case_id=str(case.get("id", "")), engine=cap.engine, reported=log, split=str(case.get("split", "")),
         predicted_weights_gib=cap.weights_gib, predicted_available_kv_gib=cap.available_kv_gib,
         predicted_kv_cache_tokens=cap.kv_cache_tokens, predicted_kv_bytes_per_token=cap.kv_bytes_per_logged_token,
         calibrated_kv_cache_tokens=calibrated,
@@ -376,22 +388,35 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:+.1f}%"
 
 
-def accuracy_summary(results: list[CaseResult]) -> dict[str, float | int | None]:
-    """Counts and error statistics over the cases (absolute relative errors).
+def _median(values: list[float]) -> float | None:
+    v = sorted(values)
+    n = len(v)
+    return None if not n else (v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2)
+
+
+def accuracy_summary(results: list[CaseResult], *, split: str | None = None) -> dict[str, float | int | None]:
+    """Counts and error statistics over the cases (absolute relative errors), optionally of one split.
+
+    ``capacity``: the KV capacity (:attr:`CaseResult.capacity_error`: tokens, else available GiB); ``tokens``: the
+    cases whose log has a token line.
 
     >>> accuracy_summary([])["token_cases"]
     0
     """
-    tokens = sorted(abs(r.kv_tokens_error) for r in results if r.kv_tokens_error is not None)
+    if split is not None:
+        results = [r for r in results if r.split == split]
+    tokens = [abs(r.kv_tokens_error) for r in results if r.kv_tokens_error is not None]
+    capacity = [abs(r.capacity_error) for r in results if r.capacity_error is not None]
     per_token = [abs(r.kv_bytes_per_token_error) for r in results if r.kv_bytes_per_token_error is not None]
     calibrated = [abs(r.calibrated_tokens_error) for r in results if r.calibrated_tokens_error is not None]
-    n = len(tokens)
-    median = None if not n else (tokens[n // 2] if n % 2 else (tokens[n // 2 - 1] + tokens[n // 2]) / 2)
     return {
         "cases": len(results),
-        "token_cases": n,
+        "token_cases": len(tokens),
         "tokens_within_10pct": sum(1 for e in tokens if e <= 0.10),
-        "tokens_median_abs_error": median,
+        "tokens_median_abs_error": _median(tokens),
+        "capacity_cases": len(capacity),
+        "capacity_within_10pct": sum(1 for e in capacity if e <= 0.10),
+        "capacity_median_abs_error": _median(capacity),
         "per_token_cases": len(per_token),
         "per_token_within_0p5pct": sum(1 for e in per_token if e <= 0.005),
         "calibrated_max_abs_error": max(calibrated) if calibrated else None,
@@ -402,9 +427,9 @@ def accuracy_markdown(results: list[CaseResult], cases: list[dict]) -> str:
     """The table of ``docs/accuracy.md``: predicted against reported per case, then the summary."""
     notes = {str(c.get("id")): c for c in cases}
     lines = [
-        "| Case | Engine | Weights GiB pred / log (err) | Available KV GiB pred / log (err) "
+        "| Case | Split | Engine | Weights GiB pred / log (err) | Available KV GiB pred / log (err) "
         "| KV tokens pred / log (err) | KV bytes/token err | Calibrated tokens err | Source |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         c = notes.get(r.case_id, {})
@@ -416,7 +441,7 @@ def accuracy_markdown(results: list[CaseResult], cases: list[dict]) -> str:
         if "kv_bytes_per_token" in c.get("expect", {}):  # the memory line and the token count are different ranks'
             per_token = f"n/d: ranks differ (raw {per_token})"
         lines.append(
-            f"| {r.case_id} | {r.engine} {c.get('engine_version', '')} "
+            f"| {r.case_id} | {r.split} | {r.engine} {c.get('engine_version', '')} "
             f"| {_fmt(r.predicted_weights_gib)} / {_fmt(rep.weights_gib)} ({_pct(r.weights_error)}) "
             f"| {_fmt(r.predicted_available_kv_gib)} / {_fmt(rep.available_kv_gib)} ({_pct(r.available_kv_error)}) "
             f"| {_fmt(r.predicted_kv_cache_tokens, 0)} / {_fmt(rep.kv_cache_tokens, 0)} ({_pct(r.kv_tokens_error)}) "
@@ -434,7 +459,7 @@ def report(log_text: str, model=None, gpu=None, **setup) -> dict[str, float | in
     >>> out = report("Model loading took 14.99 GiB\\nAvailable KV cache memory: 51.31 GiB\\n"
     ...              "GPU KV cache size: 420,288 tokens", "llama-3.1-8b", "h100-sxm")
     >>> out["kv_cache_tokens"], round(out["reserve_gib"], 2), out["calibrated_kv_cache_tokens"]
-    (420288, 5.38, 420320)
+    (420288, 4.96, 420320)
     """
     from planner.engines import kv_capacity
 
@@ -449,7 +474,8 @@ def report(log_text: str, model=None, gpu=None, **setup) -> dict[str, float | in
 
         from planner.catalog import get_gpu
 
-        gpu = dataclasses.replace(get_gpu(gpu), hbm_bytes=int(log.total_gpu_gib * GIB), hbm_bytes_basis="engine log")
+        gpu = dataclasses.replace(get_gpu(gpu), torch_total_bytes=int(log.total_gpu_gib * GIB),
+                                  torch_total_basis="engine log")
     before = kv_capacity(model, gpu, **setup)
     cal = calibrate(log, model, gpu, **setup)
     after = kv_capacity(model, gpu, reserve_gib=cal.reserve_gib, weights_gib=cal.weights_gib, **setup)

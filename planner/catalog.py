@@ -406,6 +406,8 @@ def _gpus() -> tuple[tuple[GpuSpec, ...], dict[str, GpuSpec]]:
             vendor=entry.get("vendor", "NVIDIA"),
             hbm_bytes=int(entry["hbm_bytes"]),
             hbm_bytes_basis=entry["hbm_bytes_basis"],
+            torch_total_bytes=None if entry.get("torch_total_bytes") is None else int(entry["torch_total_bytes"]),
+            torch_total_basis=entry.get("torch_total_basis"),
             mem_bw_bytes_per_s=float(entry["mem_bw_bytes_per_s"]),
             bf16_flops_per_s=float(entry["bf16_flops_per_s"]),
             fp8_flops_per_s=None if entry.get("fp8_flops_per_s") is None else float(entry["fp8_flops_per_s"]),

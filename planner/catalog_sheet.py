@@ -85,8 +85,10 @@ MODEL_COLUMNS: tuple[SheetColumn, ...] = (
 GPU_COLUMNS: tuple[SheetColumn, ...] = (
     _c("name", "GPU [name]", "Catalog name used by Fleet", kind="text", width=16),
     _c("display_name", "Display name", "Marketing name", kind="text", field="display_name", width=26),
-    _c("hbm_gib", "HBM [GiB]", "Memory the driver reports", field="hbm_bytes", scale=GIB, required=True,
-       number_format="0.00"),
+    _c("hbm_gib", "HBM [GiB]", "Memory the driver reports (nvidia-smi)", field="hbm_bytes", scale=GIB,
+       required=True, number_format="0.00"),
+    _c("torch_total_gib", "Engine-visible [GiB]", "Total PyTorch sees, which engines budget from (blank: HBM)",
+       field="torch_total_bytes", scale=GIB, number_format="0.00"),
     _c("mem_bw_gb_s", "Bandwidth [GB/s]", "Peak HBM bandwidth", field="mem_bw_bytes_per_s", scale=1e9,
        required=True, number_format="#,##0"),
     _c("bf16_tflops", "BF16 dense [TFLOP/s]", "Peak dense BF16", field="bf16_flops_per_s", scale=1e12,
@@ -283,6 +285,8 @@ def gpu_from_token(token: str) -> GpuSpec:
         bundled = None
     fields, name = _apply(token, GPU_COLUMNS, bundled, "gpu")
     if bundled is not None:
+        if "hbm_bytes" in fields and fields["hbm_bytes"] != bundled.hbm_bytes and "torch_total_bytes" not in fields:
+            fields["torch_total_bytes"] = None  # an edited HBM with no engine-visible total: engines budget from it
         return replace(bundled, **fields)
     return GpuSpec(name=name, display_name=fields.pop("display_name", name), source="the workbook's GPUs sheet",
                    as_of="as entered", **fields)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from planner.defaults import DEFAULT_MBU, DEFAULT_MFU
 from planner.errors import ArgumentError, check_fraction, check_number
 from planner.specs import GpuSpec, ModelSpec
 
@@ -75,8 +76,8 @@ def decode_step_s(
     flops_per_s: float,
     params_active: float,
     tp: int = 1,
-    mbu: float = 0.7,
-    mfu: float = 0.5,
+    mbu: float = DEFAULT_MBU,
+    mfu: float = DEFAULT_MFU,
     weights_read_fraction: float = 1.0,
     attention_flops_per_seq: float = 0.0,
 ) -> float:
@@ -176,7 +177,7 @@ def prefill_s(
     input_tokens: float,
     flops_per_s: float,
     tp: int = 1,
-    mfu: float = 0.5,
+    mfu: float = DEFAULT_MFU,
     cache_hit_rate: float = 0.0,
     attention_flops: float = 0.0,
 ) -> float:
@@ -255,8 +256,8 @@ class DecodeModel:
     flops_per_s: float
     params_active: float
     tp: int = 1
-    mbu: float = 0.7
-    mfu: float = 0.5
+    mbu: float = DEFAULT_MBU
+    mfu: float = DEFAULT_MFU
     model: ModelSpec | None = None
     attention_flops_per_seq: float = 0.0
 

@@ -1,9 +1,9 @@
-"""Self-hosted GPU memory: weights, KV bytes per token and per request, the KV budget and concurrency (M1-M11).
+"""Self-hosted GPU memory, model physics only: weights, KV bytes per token and per request, the KV budget and
+concurrency (M1-M11).
 
-Pure functions, no I/O. The per-token primitives (weights per GPU, KV bytes per token per GPU, dtype sizes) live in
-:mod:`planner.engines` next to the engine accounting that uses them and are re-exported here; this module adds what
-a plan needs on top: KV bytes per request at a context (sliding-window caps, paged-block rounding), the time-averaged
-context, the KV budget, maximum concurrency, replicas and KV utilization.
+Pure functions, no I/O, no engine knowledge: what a serving engine reserves and how it logs its KV cache is
+:mod:`planner.engines`, which builds on this module (never the other way round). Engine-specific layouts enter
+here as plain numbers (the block size, the layers an engine pads its hybrid groups to).
 
 Formula IDs refer to ``sizing-formulas.md`` (``/work/shared/reference``): M1 weights, M2 GQA/MHA/MQA, M3 MLA,
 M4 sliding window, M6 quantized KV, M7 paging, M8 KV per request, M9 KV budget, M11 fit and concurrency.
@@ -13,26 +13,14 @@ from __future__ import annotations
 
 import math
 
-from planner.engines import (
-    VLLM_DEFAULT_BATCHED_TOKENS,
-    default_reserve_bytes,
-    kv_bytes_per_token_layer,
-    kv_dtype_bytes,
-    vllm_kv_groups,
-    weight_bytes_per_gpu,
-)
-from planner.engines import kv_bytes_per_token as _engine_kv_bytes_per_token
+from planner.defaults import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_NUM_BATCHED_TOKENS
 from planner.errors import ArgumentError, check_fraction, check_number
 from planner.specs import GIB, ModelSpec
 
-DEFAULT_BLOCK_SIZE = 16
-"""vLLM's default KV block (page) size in tokens (M7)."""
-
 __all__ = [
-    "DEFAULT_BLOCK_SIZE",
     "average_context_tokens",
     "blocks",
-    "default_reserve_bytes",
+    "check_parallelism",
     "kv_budget_bytes",
     "kv_bytes_per_request",
     "kv_bytes_per_token",
@@ -41,25 +29,95 @@ __all__ = [
     "kv_bytes_read_per_step",
     "kv_utilization",
     "layer_split",
-    "vllm_kv_groups",
     "max_concurrency",
     "replicas_for_concurrency",
     "weight_bytes_per_gpu",
 ]
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Dtypes
+
+_KV_DTYPE_BYTES = {
+    "bf16": 2.0, "bfloat16": 2.0, "fp16": 2.0, "float16": 2.0, "half": 2.0,
+    "fp32": 4.0, "float32": 4.0, "float": 4.0,
+    "fp8": 1.0, "fp8_e4m3": 1.0, "fp8_e5m2": 1.0, "int8": 1.0, "fp8_ds_mla": 1.0,
+}
+
+_WEIGHT_DTYPE_BITS = {
+    "bf16": 16.0, "fp16": 16.0, "fp32": 32.0,
+    "fp8": 8.0, "int8": 8.0, "w8a8": 8.0,
+    # 4-bit group quantization (AWQ/GPTQ, group 128): 4 bits + one fp16 scale and one 4-bit zero per 128 weights.
+    "int4": 4.0 + (16 + 4) / 128, "awq": 4.0 + (16 + 4) / 128, "gptq": 4.0 + (16 + 4) / 128,
+    # MXFP4: 4-bit values + one 8-bit shared exponent per 32 values = 4.25 bits (M1).
+    "mxfp4": 4.25, "nvfp4": 4.0 + 8 / 16,
+}
+
+
+def kv_dtype_bytes(kv_cache_dtype: str, model: ModelSpec, *, weight_dtype: str = "auto") -> float:
+    """Bytes per cached element: ``auto`` is the model's activation dtype (bf16/fp16 = 2, fp32 = 4); fp8/int8 = 1 (M6).
+
+    >>> from planner.catalog import get_model
+    >>> kv_dtype_bytes("auto", get_model("llama-3.1-8b")), kv_dtype_bytes("FP8", get_model("llama-3.1-8b"))
+    (2.0, 1.0)
+    """
+    name = str(kv_cache_dtype).strip().lower()
+    if name == "auto":
+        model_dtype = model.weight_dtype if str(weight_dtype).strip().lower() == "auto" else str(weight_dtype).lower()
+        return 4.0 if model_dtype in ("fp32", "float32") else 2.0
+    if name not in _KV_DTYPE_BYTES:
+        raise ArgumentError("kv_cache_dtype", kv_cache_dtype, "one of auto, " + ", ".join(sorted(_KV_DTYPE_BYTES)))
+    return _KV_DTYPE_BYTES[name]
+
+
+def _embedding_params(model: ModelSpec) -> float:
+    """Embedding (+ untied LM head) parameters, kept in 16 bits by quantized checkpoints."""
+    if not model.vocab_size:
+        return 0.0
+    # Tied embeddings are rare in the large models; count input embedding and LM head.
+    return 2.0 * model.vocab_size * model.hidden_size
+
+
+def weight_bytes_per_gpu(model: ModelSpec, *, tp: int = 1, pp: int = 1, weight_dtype: str = "auto") -> float:
+    """Weight bytes resident on one GPU (M1): the checkpoint split over ``tp·pp`` GPUs.
+
+    ``auto`` uses the released checkpoint (its exact size where the catalog has it, otherwise
+    ``params_total × bits(weight_dtype)/8``). A quantized ``weight_dtype`` (fp8, int8, int4/awq/gptq at 4.16 bits with
+    group-128 scales, mxfp4 at 4.25 bits, nvfp4 at 4.5 bits) applies to every parameter except the embeddings and LM
+    head, which stay 16-bit. Embeddings are split by TP (vocab-parallel) like every other weight.
+
+    >>> from planner.catalog import get_model
+    >>> round(weight_bytes_per_gpu(get_model("llama-3.1-8b")) / 2**30, 2)
+    14.96
+    >>> round(weight_bytes_per_gpu(get_model("llama-3.1-70b"), tp=4, weight_dtype="fp8") / 2**30, 2)
+    16.92
+    """
+    tp, pp = check_parallelism(model, tp=tp, pp=pp)
+    name = str(weight_dtype).strip().lower()
+    if name == "auto":
+        if model.checkpoint_bytes:
+            return model.checkpoint_bytes / (tp * pp)
+        name = model.weight_dtype
+    if name not in _WEIGHT_DTYPE_BITS:
+        raise ArgumentError("weight_dtype", weight_dtype, "one of auto, " + ", ".join(_WEIGHT_DTYPE_BITS))
+    bits = _WEIGHT_DTYPE_BITS[name]
+    embed = min(_embedding_params(model), model.params_total) if bits < 16 else 0.0
+    total = (model.params_total - embed) * bits / 8 + embed * 2
+    return total / (tp * pp)
+
+
 def layer_split(model: ModelSpec, *, pp: int = 1) -> tuple[int, int]:
     """(full-attention layers, sliding-window layers) of the largest pipeline stage.
 
     A model with a ``sliding_window`` but no ``layer_types`` windows every layer (Mistral-7B-v0.1); with PP the
-    largest stage (``ceil(L/PP)`` layers) holds its proportional share of full layers, the same split
-    :func:`planner.engines.kv_capacity` uses.
+    largest stage (``ceil(L/PP)`` layers) holds its proportional share of full layers, the split every engine in
+    :mod:`planner.engines` uses. A PP above the layers is an :class:`ArgumentError` (:func:`check_parallelism`).
 
     >>> from planner.catalog import get_model
     >>> layer_split(get_model("llama-3.1-8b")), layer_split(get_model("llama-3.1-8b"), pp=2)
     ((32, 0), (16, 0))
     """
-    pp = int(check_number("pp", pp, minimum=1, integer=True))
+    _, pp = check_parallelism(model, pp=pp)
     full, swa = model.full_attention_layers, model.sliding_window_layers
     if model.sliding_window and not model.layer_types:
         full, swa = 0, model.num_hidden_layers
@@ -70,12 +128,37 @@ def layer_split(model: ModelSpec, *, pp: int = 1) -> tuple[int, int]:
     return share_full, per_stage - share_full
 
 
+def kv_bytes_per_token_layer(
+    model: ModelSpec, *, tp: int = 1, kv_cache_dtype: str = "auto", weight_dtype: str = "auto"
+) -> float:
+    """KV bytes one layer caches per token on one GPU (M2, M3, M6).
+
+    GQA/MHA: ``ceil(n_kv/TP)·(d_k + d_v)·b`` (heads replicated when TP > n_kv); MLA:
+    ``(kv_lora_rank + qk_rope_head_dim)·b``, the same on every rank; vLLM's ``fp8_ds_mla`` layout is 656 bytes.
+    A TP that does not divide the attention heads is an :class:`ArgumentError` (:func:`check_parallelism`).
+
+    >>> from planner.catalog import get_model
+    >>> kv_bytes_per_token_layer(get_model("llama-3.1-70b"), tp=16)
+    512.0
+    >>> kv_bytes_per_token_layer(get_model("deepseek-v3"), tp=8)
+    1152.0
+    """
+    tp, _ = check_parallelism(model, tp=tp)
+    b = kv_dtype_bytes(kv_cache_dtype, model, weight_dtype=weight_dtype)
+    if model.attention == "mla":
+        if str(kv_cache_dtype).strip().lower() == "fp8_ds_mla":
+            return 656.0
+        return float((model.kv_lora_rank or 0) + (model.qk_rope_head_dim or 0)) * b
+    heads = math.ceil(model.num_key_value_heads / tp)
+    return float(heads * (model.head_dim + (model.v_head_dim or model.head_dim))) * b
+
+
 def kv_bytes_per_token(model: ModelSpec, *, tp: int = 1, pp: int = 1, kv_cache_dtype: str = "auto") -> float:
     """KV bytes per token on one GPU, every cached layer of the largest pipeline stage counted (M2, M3, M6).
 
     GQA/MHA/MQA: ``2·L·ceil(n_kv/TP)·d_h·b_kv`` (KV heads replicated when TP > n_kv); MLA:
-    ``L·(kv_lora_rank + qk_rope_head_dim)·b_kv``, not divided by TP. ``tp`` and ``pp`` are checked here, then
-    :func:`planner.engines.kv_bytes_per_token` computes it (the one implementation).
+    ``L·(kv_lora_rank + qk_rope_head_dim)·b_kv``, not divided by TP. ``L`` is the layers of the largest stage
+    (:func:`layer_split`).
 
     Refs: M2 vLLM ``AttentionSpec``, SGLang ``cell_size``; M3 DeepSeek-V2 paper, vLLM ``MLAAttentionSpec``.
 
@@ -84,10 +167,11 @@ def kv_bytes_per_token(model: ModelSpec, *, tp: int = 1, pp: int = 1, kv_cache_d
     >>> from planner.catalog import get_model
     >>> kv_bytes_per_token(get_model("llama-3.1-70b")), kv_bytes_per_token(get_model("deepseek-v3"), tp=8)
     (327680.0, 70272.0)
+    >>> kv_bytes_per_token(get_model("qwen3-235b-a22b"), tp=4)
+    48128.0
     """
-    tp = int(check_number("tp", tp, minimum=1, integer=True))
-    pp = int(check_number("pp", pp, minimum=1, integer=True))
-    return _engine_kv_bytes_per_token(model, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype)
+    full, swa = layer_split(model, pp=pp)
+    return (full + swa) * kv_bytes_per_token_layer(model, tp=tp, kv_cache_dtype=kv_cache_dtype)
 
 
 def blocks(tokens: float, block_size: int = DEFAULT_BLOCK_SIZE) -> int:
@@ -124,16 +208,17 @@ def kv_bytes_per_request(
     pp: int = 1,
     kv_cache_dtype: str = "auto",
     block_size: int = DEFAULT_BLOCK_SIZE,
-    max_num_batched_tokens: int = VLLM_DEFAULT_BATCHED_TOKENS,
-    hybrid_group_padding: bool = False,
+    max_num_batched_tokens: int = DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    cached_layers: tuple[int, int] | None = None,
 ) -> float:
     """KV bytes one request holds on one GPU at ``context_tokens``, rounded up to whole blocks (M2-M4, M7, M8).
 
     ``KV_req = kv_layer·block·(L_full·ceil(ctx/block) + L_swa·(ceil(min(W − 1 + max_num_batched_tokens, ctx)/block)
     + 1))`` with ``kv_layer`` the per-layer bytes per token per GPU (GQA ``ceil(n_kv/TP)·(d_k+d_v)·b``, MLA
     ``(kv_lora_rank + rope)·b`` undivided by TP). The extra sliding block is vLLM's misalignment block (M4); with
-    ``block_size = 1`` (exact, unpaged size; SGLang) there is none. ``hybrid_group_padding`` counts the layers as
-    vLLM V1's padded hybrid groups do (:func:`vllm_kv_groups`), which is what vLLM reserves per request.
+    ``block_size = 1`` (exact, unpaged size; SGLang) there is none. ``cached_layers`` = (full, sliding) replaces
+    the model's layer counts where an engine pads them (vLLM V1's hybrid groups:
+    :func:`planner.engines.vllm.padded_layers`), which is what that engine reserves per request.
 
     Refs: M4 vLLM ``SlidingWindowSpec.max_memory_usage_bytes``; M7 vLLM paging; M8.
 
@@ -151,10 +236,7 @@ def kv_bytes_per_request(
     batched = int(check_number("max_num_batched_tokens", max_num_batched_tokens, minimum=1, integer=True))
     per_layer = kv_bytes_per_token_layer(model, tp=int(check_number("tp", tp, minimum=1, integer=True)),
                                          kv_cache_dtype=kv_cache_dtype)
-    full, swa = layer_split(model, pp=pp)
-    if hybrid_group_padding and full and swa:
-        size, full_groups, swa_groups = vllm_kv_groups(full, swa)
-        full, swa = size * full_groups, size * swa_groups
+    full, swa = layer_split(model, pp=pp) if cached_layers is None else cached_layers
     total_blocks = full * blocks(ctx, block)
     if swa:
         window = model.sliding_window or ctx
@@ -198,8 +280,8 @@ def kv_budget_bytes(
 ) -> float:
     """KV budget of one GPU: ``HBM·gpu_memory_utilization − weights − reserve`` (M9, vLLM V1 accounting).
 
-    ``reserve`` is the activation peak plus non-torch memory (:func:`default_reserve_bytes`). A negative result
-    means the weights do not fit; it is returned as is (callers report it).
+    ``reserve`` is the activation peak plus non-torch memory (:func:`planner.engines.default_reserve_bytes`). A
+    negative result means the weights do not fit; it is returned as is (callers report it).
 
     Ref: M9, vLLM ``gpu_worker.determine_available_memory``.
 
@@ -272,3 +354,45 @@ def kv_utilization(concurrency: float, kv_request_bytes: float, kv_budget: float
         raise ArgumentError("kv_budget", f"{budget / GIB:.2f} GiB",
                             "a positive KV budget (the weights and reserve exceed the GPU memory)")
     return need / (budget * r)
+
+
+def check_parallelism(model: ModelSpec, *, tp: int = 1, pp: int = 1) -> tuple[int, int]:
+    """``(tp, pp)`` as whole numbers, or :class:`ArgumentError` when the model cannot be split that way.
+
+    - TP must divide the attention heads: vLLM refuses otherwise (``ModelConfig.verify_with_parallel_config``:
+      "Total number of attention heads (64) must be divisible by tensor parallel size (3)"); SGLang and
+      TensorRT-LLM shard the heads the same way.
+    - GQA KV heads: TP divides ``n_kv``, or (TP >= ``n_kv``) ``n_kv`` divides TP and each KV head is replicated on
+      ``TP / n_kv`` GPUs (vLLM ``QKVParallelLinear``: ``divide(total_num_kv_heads, tp_size)`` /
+      ``num_kv_head_replicas = divide(tp_size, total_num_kv_heads)``; M2, :func:`kv_bytes_per_token_layer`).
+    - PP must not exceed the layers: a stage needs at least one layer.
+
+    >>> from planner.catalog import get_model
+    >>> check_parallelism(get_model("llama-3.1-70b"), tp=8, pp=2)
+    (8, 2)
+    >>> try:
+    ...     check_parallelism(get_model("llama-3.1-70b"), tp=3)
+    ... except ArgumentError as error:
+    ...     print(error.argument, error.given, error.allowed.split(" (")[0])
+    tp 3 one of 1, 2, 4, 8, 16, 32, 64
+    """
+    tp_n = int(check_number("tp", tp, minimum=1, integer=True))
+    pp_n = int(check_number("pp", pp, minimum=1, integer=True))
+    if not _tp_splits(model, tp_n):
+        allowed = ", ".join(str(t) for t in range(1, max(model.num_attention_heads, 1) + 1) if _tp_splits(model, t))
+        heads = model.num_attention_heads
+        kv = "" if model.attention == "mla" else f" and divide or be a multiple of its {model.num_key_value_heads}"
+        kv += " KV heads" if kv else ""
+        raise ArgumentError("tp", tp, f"one of {allowed} (TP must divide {model.name}'s {heads} attention heads{kv})")
+    if pp_n > model.num_hidden_layers:
+        raise ArgumentError("pp", pp, f"at most {model.name}'s {model.num_hidden_layers} layers")
+    return tp_n, pp_n
+
+
+def _tp_splits(model: ModelSpec, tp: int) -> bool:
+    heads, kv = model.num_attention_heads, model.num_key_value_heads
+    if heads and heads % tp:
+        return False
+    if model.attention == "mla" or not kv:
+        return True
+    return kv % tp == 0 if tp < kv else tp % kv == 0

@@ -43,6 +43,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from planner.defaults import DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MBU
 from planner.errors import ArgumentError, PlannerError
 
 if sys.version_info >= (3, 11):
@@ -95,12 +96,12 @@ class Fleet:
     tp: int = 1
     pp: int = 1
     replicas: int = 1
-    gpu_memory_utilization: float = 0.9
+    gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
     kv_dtype: str = "auto"
     weight_dtype: str = "auto"
     engine: str = "vllm"
     usd_per_gpu_hour: float | None = None
-    mbu: float = 0.7
+    mbu: float = DEFAULT_MBU
     mfu: float = 0.4
 
 

@@ -22,7 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner import latency, memory
+from planner.defaults import DEFAULT_MBU, DEFAULT_MFU
 from planner.engines import kv_capacity
+from planner.engines.vllm import padded_layers
 from planner.errors import check_fraction, check_number
 from planner.specs import GIB, GpuSpec, ModelSpec
 
@@ -71,7 +73,7 @@ def replica_kv(
 
     >>> r = replica_kv("llama-3.1-8b", "h100-sxm", context_tokens=4096)
     >>> r.kv_bytes_per_request / 2**30, r.max_concurrency
-    (0.5, 103)
+    (0.5, 102)
     """
     spec, card = _specs(model, gpu)
     ctx = memory.blocks(context_tokens, 1)  # validates; whole tokens
@@ -82,7 +84,7 @@ def replica_kv(
     budget = cap.available_kv_gib * GIB
     per_request = memory.kv_bytes_per_request(
         spec, context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
-        hybrid_group_padding=cap.engine == "vllm",
+        cached_layers=padded_layers(*memory.layer_split(spec, pp=pp)) if cap.engine == "vllm" else None,
     )
     conc = memory.max_concurrency(budget, per_request) if per_request > 0 else 0
     return ReplicaKv(
@@ -99,8 +101,8 @@ def decode_model(
     tp: int = 1,
     kv_cache_dtype: str = "auto",
     weight_dtype: str = "auto",
-    mbu: float = 0.7,
-    mfu: float = 0.5,
+    mbu: float = DEFAULT_MBU,
+    mfu: float = DEFAULT_MFU,
 ) -> latency.DecodeModel:
     """The decode roofline of one replica (P1-P3): weights and KV per token per GPU of a TP group.
 
@@ -136,8 +138,8 @@ def ttft_s(
     cache_hit_rate: float = 0.0,
     kv_cache_dtype: str = "auto",
     weight_dtype: str = "auto",
-    mbu: float = 0.7,
-    mfu: float = 0.5,
+    mbu: float = DEFAULT_MBU,
+    mfu: float = DEFAULT_MFU,
     queue_s: float = 0.0,
 ) -> float:
     """TTFT of one request on an idle replica: ``queue + prefill(I·(1−h)) + one decode step at batch 1`` (P4);
@@ -201,7 +203,7 @@ def compute_utilization(
     tp: int = 1,
     pp: int = 1,
     cache_hit_rate: float = 0.0,
-    mfu: float = 0.5,
+    mfu: float = DEFAULT_MFU,
     weight_dtype: str = "auto",
 ) -> float:
     """Compute utilization of a fleet at peak: ``λ·FLOPs per request / (replicas·TP·PP·F·MFU)`` (P2, P4).
@@ -233,7 +235,7 @@ def fleet_flops_per_s(
     replicas: float,
     tp: int = 1,
     pp: int = 1,
-    mfu: float = 0.5,
+    mfu: float = DEFAULT_MFU,
     weight_dtype: str = "auto",
 ) -> float:
     """FLOP/s a fleet achieves: ``replicas·TP·PP·F·MFU`` with ``F`` the GPU's dense peak at the weights' precision
@@ -274,8 +276,8 @@ def slo_capacity(
     tp: int = 1,
     kv_cache_dtype: str = "auto",
     weight_dtype: str = "auto",
-    mbu: float = 0.7,
-    mfu: float = 0.5,
+    mbu: float = DEFAULT_MBU,
+    mfu: float = DEFAULT_MFU,
     cache_hit_rate: float = 0.0,
     gpu_memory_utilization: float | None = None,
     engine: str = "vllm",
@@ -285,7 +287,7 @@ def slo_capacity(
 
     >>> c = slo_capacity("llama-3.1-8b", "h100-sxm", tpot_slo_s=0.02, avg_input_tokens=1800, avg_output_tokens=48)
     >>> c.batch_at_tpot, c.max_concurrency_kv, c.batch
-    (128, 228, 128)
+    (128, 226, 128)
     """
     spec, card = _specs(model, gpu)
     ctx_avg = memory.average_context_tokens(avg_input_tokens, avg_output_tokens)

@@ -90,7 +90,12 @@ class ModelSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class GpuSpec:
-    """One accelerator. ``hbm_bytes`` is the total the driver reports (nvidia-smi / rocm-smi), not the marketing GB."""
+    """One accelerator. ``hbm_bytes`` is the total the driver reports (nvidia-smi / rocm-smi), not the marketing GB.
+
+    ``torch_total_bytes`` is the total the CUDA runtime reports to PyTorch (``torch.cuda.mem_get_info()[1]``), which
+    vLLM, SGLang and TensorRT-LLM budget from; it is below ``hbm_bytes`` by what the driver reserves (an H100 80GB:
+    79.18 GiB against nvidia-smi's 79.65). ``None`` where no source gives it (engines then use ``hbm_bytes``).
+    """
 
     name: str
     display_name: str
@@ -98,6 +103,8 @@ class GpuSpec:
     vendor: str = "NVIDIA"
     hbm_bytes: int
     hbm_bytes_basis: str = "driver-reported"
+    torch_total_bytes: int | None = None
+    torch_total_basis: str | None = None
     mem_bw_bytes_per_s: float
     bf16_flops_per_s: float
     fp8_flops_per_s: float | None = None
@@ -110,6 +117,11 @@ class GpuSpec:
     @property
     def hbm_gib(self) -> float:
         return self.hbm_bytes / GIB
+
+    @property
+    def engine_total_bytes(self) -> int:
+        """The total a serving engine budgets from: the PyTorch-visible total where known, else ``hbm_bytes``."""
+        return self.torch_total_bytes if self.torch_total_bytes else self.hbm_bytes
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -77,7 +77,7 @@ def test_uncertain_marks_are_kept():
 
 
 def test_required_gpus_and_models_are_present():
-    for name in ("A100 40GB", "A100 80GB", "H100 SXM", "H200", "B200", "L40S", "L4", "MI300X"):
+    for name in ("A100 40GB", "A100 80GB", "H100 SXM", "H200", "B200", "L40S", "L4", "MI300X", "MI325X", "RTX 3090"):
         assert isinstance(catalog.get_gpu(name), GpuSpec)
     for name in (
         "llama-3.1-8b",
@@ -96,7 +96,7 @@ def test_required_gpus_and_models_are_present():
     ):
         assert isinstance(catalog.get_model(name), ModelSpec)
     assert len(catalog.models()) == 29
-    assert len(catalog.gpus()) == 19
+    assert len(catalog.gpus()) == 20
 
 
 # --------------------------------------------------------------------------------------------- reference values
@@ -176,9 +176,35 @@ def test_gpu_reference_values():
 
 def test_gpu_memory_basis_is_stated_when_not_driver_reported():
     for gpu in catalog.gpus():
-        if not gpu.hbm_bytes_basis.startswith("driver-reported"):
+        if gpu.hbm_bytes_basis.startswith("vendor binary"):  # GDDR cards: 24 GB = 24 x 2^30 B
+            assert gpu.hbm_bytes % 2**30 == 0
+        elif not gpu.hbm_bytes_basis.startswith("driver-reported"):
             assert "vendor decimal" in gpu.hbm_bytes_basis
             assert gpu.hbm_bytes % 10**9 == 0
+
+
+def test_torch_visible_totals_are_sourced_and_below_the_driver_total():
+    """Engines budget from torch's total (CUDA runtime), which sits below nvidia-smi's by the driver reservation."""
+    for entry in _raw("gpus.json")["gpus"]:
+        if entry.get("torch_total_bytes") is None:
+            continue
+        assert entry["torch_total_basis"] and entry["torch_total_as_of"], entry["id"]
+        assert 0.95 * entry["hbm_bytes"] < entry["torch_total_bytes"] < entry["hbm_bytes"], entry["id"]
+    h100 = catalog.get_gpu("h100-sxm")
+    assert h100.torch_total_bytes == 85_017_624_576  # facts.md 3.2: 79.18 GiB
+    assert round(h100.engine_total_bytes / 2**30, 2) == 79.18
+    mi300x = catalog.get_gpu("mi300x")
+    assert mi300x.torch_total_bytes is None and mi300x.engine_total_bytes == mi300x.hbm_bytes
+
+
+def test_rtx_3090_and_mi300_series_are_in_the_catalog():
+    rtx = catalog.get_gpu("RTX 3090")
+    assert rtx.name == "rtx-3090" and rtx.hbm_bytes == 24 * 2**30 and rtx.fp8_flops_per_s is None
+    assert rtx.mem_bw_bytes_per_s == 936e9 and rtx.bf16_flops_per_s == 71e12  # GA102 whitepaper
+    assert round(rtx.engine_total_bytes / 2**30, 2) == 23.58  # vLLM #10517 log
+    for name, gib in (("mi300x", 191.7), ("mi325x", 238.4)):
+        gpu = catalog.get_gpu(name)
+        assert gpu.vendor == "AMD" and round(gpu.hbm_gib, 1) == gib
 
 
 def test_gpu_default_price_is_a_listed_offer():

@@ -7,63 +7,64 @@ import dataclasses
 import pytest
 
 import planner
-from planner import engines
+from planner import engines, memory
 from planner.catalog import get_gpu, get_model
+from planner.engines import activation, sglang
 from planner.errors import ArgumentError
 from planner.specs import GIB
 
 
 def test_default_reserve_constants_by_family_and_tp():
     llama, qwen, moe = get_model("llama-3.1-8b"), get_model("qwen3-8b"), get_model("mixtral-8x7b")
-    assert engines.default_reserve_bytes(llama, tp=1) == pytest.approx((4.8 + 0.15) * GIB)
-    assert engines.default_reserve_bytes(qwen, tp=1) == pytest.approx((5.6 + 0.15) * GIB)
-    assert engines.default_reserve_bytes(moe, tp=2) == pytest.approx((8.0 + 0.6) * GIB)
+    assert activation.default_reserve_bytes(llama, tp=1) == pytest.approx((4.8 + 0.15) * GIB)
+    assert activation.default_reserve_bytes(qwen, tp=1) == pytest.approx((5.6 + 0.15) * GIB)
+    assert activation.default_reserve_bytes(moe, tp=2) == pytest.approx((8.0 + 0.6) * GIB)
     # vLLM >= 0.17 profiles a much smaller activation peak; NCCL buffers dominate at TP >= 2.
-    assert engines.default_reserve_bytes(llama, tp=4, engine_version="0.19.0") == pytest.approx((1.9 + 2.1) * GIB)
+    assert activation.default_reserve_bytes(llama, tp=4, engine_version="0.19.0") == pytest.approx((1.9 + 2.1) * GIB)
     # V1: off the constants' setup (8192 tokens, 1024 sequences) the constant follows the shape-derived peak,
     # which the sampler's [sequences, vocab] tensors set: it grows with the sequences, barely with the tokens.
-    d = engines.vllm_v1_activation_bytes
+    d = activation.vllm_v1_activation_bytes
     anchor = d(llama, max_num_batched_tokens=8192, max_num_seqs=1024)
-    assert engines.default_reserve_bytes(llama, tp=1, max_num_batched_tokens=16384) == pytest.approx(
+    assert activation.default_reserve_bytes(llama, tp=1, max_num_batched_tokens=16384) == pytest.approx(
         4.8 * GIB * d(llama, max_num_batched_tokens=16384, max_num_seqs=1024) / anchor + 0.15 * GIB
     )
-    assert engines.default_reserve_bytes(llama, tp=1, max_num_seqs=256) == pytest.approx(
+    assert activation.default_reserve_bytes(llama, tp=1, max_num_seqs=256) == pytest.approx(
         4.8 * GIB * d(llama, max_num_batched_tokens=8192, max_num_seqs=256) / anchor + 0.15 * GIB
     )
     # TensorRT-LLM keeps the batch scaling of the constant; MoE keeps it under V1 too (no shape model).
-    assert engines.default_reserve_bytes(llama, tp=1, engine="trtllm", max_num_batched_tokens=16384) == (
+    assert activation.default_reserve_bytes(llama, tp=1, engine="trtllm", max_num_batched_tokens=16384) == (
         pytest.approx((9.6 + 0.15) * GIB)
     )
-    assert engines.default_reserve_bytes(moe, tp=2, max_num_seqs=256) == pytest.approx((8.0 + 0.6) * GIB)
+    assert activation.default_reserve_bytes(moe, tp=2, max_num_seqs=256) == pytest.approx((8.0 + 0.6) * GIB)
 
 
 def test_vllm_v1_activation_from_shapes():
     llama = get_model("llama-3.1-8b")
     # Sampler bytes per [S, V] logit by top-k/top-p path (16-bit and fp32 logits).
-    assert engines.vllm_v1_sampler_bytes_per_logit("native") == 2 + 4 + 12 + 8 + 12
-    assert engines.vllm_v1_sampler_bytes_per_logit("triton") == engines.vllm_v1_sampler_bytes_per_logit(
+    assert activation.vllm_v1_sampler_bytes_per_logit("native") == 2 + 4 + 12 + 8 + 12
+    assert activation.vllm_v1_sampler_bytes_per_logit("triton") == activation.vllm_v1_sampler_bytes_per_logit(
         "flashinfer") == 2 + 4 + 8
-    assert engines.vllm_v1_sampler_bytes_per_logit("native", logits_bytes=4.0) == 36
+    assert activation.vllm_v1_sampler_bytes_per_logit("native", logits_bytes=4.0) == 36
     with pytest.raises(ArgumentError):
-        engines.vllm_v1_sampler_bytes_per_logit("sort")
-    assert engines.vllm_v1_default_sampler("0.16.1") == "native"
-    assert engines.vllm_v1_default_sampler("0.17.0") == "triton"
+        activation.vllm_v1_sampler_bytes_per_logit("sort")
+    assert activation.vllm_v1_default_sampler("0.16.1") == "native"
+    assert activation.vllm_v1_default_sampler("0.17.0") == "triton"
     # H100 defaults: the sampler binds; the <= 0.16 native path reproduces the 4.8 GiB constant within 2%.
-    old = engines.vllm_v1_activation_bytes(llama, engine_version="0.11.0")
+    old = activation.vllm_v1_activation_bytes(llama, engine_version="0.11.0")
     assert old == 1024 * 128256 * 38 + 8192 * 4096 * 2
     assert old / GIB == pytest.approx(4.8, rel=0.02)
-    new = engines.vllm_v1_activation_bytes(llama, engine_version="0.19.0")
+    new = activation.vllm_v1_activation_bytes(llama, engine_version="0.19.0")
     assert new == 1024 * 128256 * 14 + 8192 * 4096 * 2
     # Every rank samples the all-gathered logits: TP does not shrink the sampler peak.
-    assert engines.vllm_v1_activation_bytes(llama, tp=4, engine_version="0.19.0") == new
+    assert activation.vllm_v1_activation_bytes(llama, tp=4, engine_version="0.19.0") == new
     # Few sequences and many tokens: the forward pass binds.
-    assert engines.vllm_v1_activation_bytes(llama, max_num_batched_tokens=32768, max_num_seqs=16) == (
-        32768 * engines.vllm_v0_forward_bytes_per_token(llama)
+    assert activation.vllm_v1_activation_bytes(llama, max_num_batched_tokens=32768, max_num_seqs=16) == (
+        32768 * activation.vllm_v0_forward_bytes_per_token(llama)
     )
-    assert engines.vllm_v1_activation_bytes(get_model("qwen3-30b-a3b")) is None
+    assert activation.vllm_v1_activation_bytes(get_model("qwen3-30b-a3b")) is None
     # Default sequences by GPU (EngineArgs.get_batch_defaults).
-    assert engines.vllm_v1_default_max_num_seqs(get_gpu("h100-sxm")) == 1024
-    assert engines.vllm_v1_default_max_num_seqs(get_gpu("a100-80gb-sxm")) == 256
+    assert activation.vllm_v1_default_max_num_seqs(get_gpu("h100-sxm")) == 1024
+    assert activation.vllm_v1_default_max_num_seqs(get_gpu("a100-80gb-sxm")) == 256
     a100 = planner.kv_capacity("llama-3.1-8b", "a100-80gb-sxm", max_model_len=8192)
     again = planner.kv_capacity("llama-3.1-8b", "a100-80gb-sxm", max_model_len=8192, max_num_seqs=256)
     assert a100.reserve_gib == again.reserve_gib < planner.kv_capacity(
@@ -84,20 +85,20 @@ def test_engine_version_selects_v0_below_0_8():
 
 def test_kv_heads_replicated_when_tp_exceeds_them_and_mla_not_split():
     llama70 = get_model("llama-3.1-70b")  # 8 KV heads
-    assert engines.kv_bytes_per_token(llama70, tp=8) == 80 * 1 * 256 * 2
-    assert engines.kv_bytes_per_token(llama70, tp=16) == engines.kv_bytes_per_token(llama70, tp=8)
+    assert memory.kv_bytes_per_token(llama70, tp=8) == 80 * 1 * 256 * 2
+    assert memory.kv_bytes_per_token(llama70, tp=16) == memory.kv_bytes_per_token(llama70, tp=8)
     ds = get_model("deepseek-v3")
-    assert engines.kv_bytes_per_token(ds, tp=8) == engines.kv_bytes_per_token(ds, tp=1) == 61 * 576 * 2
-    assert engines.kv_bytes_per_token_layer(ds, kv_cache_dtype="fp8_ds_mla") == 656
+    assert memory.kv_bytes_per_token(ds, tp=8) == memory.kv_bytes_per_token(ds, tp=1) == 61 * 576 * 2
+    assert memory.kv_bytes_per_token_layer(ds, kv_cache_dtype="fp8_ds_mla") == 656
 
 
 def test_kv_dtype_fp8_halves_and_fp32_doubles():
     m = get_model("llama-3.1-8b")
-    bf16 = engines.kv_bytes_per_token(m)
-    assert engines.kv_bytes_per_token(m, kv_cache_dtype="fp8") == bf16 / 2
-    assert engines.kv_bytes_per_token_layer(m, weight_dtype="fp32") * 32 == bf16 * 2
+    bf16 = memory.kv_bytes_per_token(m)
+    assert memory.kv_bytes_per_token(m, kv_cache_dtype="fp8") == bf16 / 2
+    assert memory.kv_bytes_per_token_layer(m, weight_dtype="fp32") * 32 == bf16 * 2
     with pytest.raises(ArgumentError, match="kv_cache_dtype: got 'fp9'"):
-        engines.kv_bytes_per_token(m, kv_cache_dtype="fp9")
+        memory.kv_bytes_per_token(m, kv_cache_dtype="fp9")
 
 
 def test_fp8_kv_doubles_tokens_for_same_budget():
@@ -130,7 +131,7 @@ def test_sliding_window_caps_blocks_per_request():
 
 def test_pipeline_parallel_smallest_stage_wins():
     m = get_model("llama-3.1-8b")
-    assert engines.kv_bytes_per_token(m, pp=3) == 11 * 8 * 256 * 2  # ceil(32 / 3) layers on the largest stage
+    assert memory.kv_bytes_per_token(m, pp=3) == 11 * 8 * 256 * 2  # ceil(32 / 3) layers on the largest stage
     one = planner.kv_capacity(m, "h100-sxm", max_model_len=8192)
     two = planner.kv_capacity(m, "h100-sxm", max_model_len=8192, pp=2)
     assert two.weights_gib == pytest.approx(one.weights_gib / 2)
@@ -139,25 +140,25 @@ def test_pipeline_parallel_smallest_stage_wins():
 
 def test_quantized_weight_bytes():
     m = get_model("llama-3.3-70b")
-    bf16 = engines.weight_bytes_per_gpu(m, tp=2)
-    fp8 = engines.weight_bytes_per_gpu(m, tp=2, weight_dtype="fp8")
-    awq = engines.weight_bytes_per_gpu(m, tp=2, weight_dtype="awq")
-    mx = engines.weight_bytes_per_gpu(m, tp=2, weight_dtype="mxfp4")
+    bf16 = memory.weight_bytes_per_gpu(m, tp=2)
+    fp8 = memory.weight_bytes_per_gpu(m, tp=2, weight_dtype="fp8")
+    awq = memory.weight_bytes_per_gpu(m, tp=2, weight_dtype="awq")
+    mx = memory.weight_bytes_per_gpu(m, tp=2, weight_dtype="mxfp4")
     assert bf16 > fp8 > mx > awq
     # fp8 everywhere but the bf16 embeddings and LM head (2 x 128256 x 8192 parameters).
     embed = 2 * 128256 * 8192
     assert fp8 == pytest.approx(((70.55e9 - embed) + embed * 2) / 2)
     assert fp8 / GIB == pytest.approx(33.88, rel=0.005)  # vLLM's "Model loading took 33.88 GiB" (llm-d log)
     oss = get_model("gpt-oss-120b")  # catalog checkpoint bytes (MXFP4 experts)
-    assert engines.weight_bytes_per_gpu(oss) == oss.checkpoint_bytes
+    assert memory.weight_bytes_per_gpu(oss) == oss.checkpoint_bytes
     with pytest.raises(ArgumentError, match="weight_dtype"):
-        engines.weight_bytes_per_gpu(m, weight_dtype="int3")
+        memory.weight_bytes_per_gpu(m, weight_dtype="int3")
 
 
 def test_vllm_budget_formula():
     gpu = get_gpu("h100-sxm")
     cap = planner.kv_capacity("llama-3.1-8b", gpu, gpu_memory_utilization=0.9, max_model_len=8192)
-    expected = gpu.hbm_bytes * 0.9 - engines.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
+    expected = gpu.engine_total_bytes * 0.9 - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
     assert cap.available_kv_gib * GIB == pytest.approx(expected)
     assert cap.num_blocks == int(expected // (131072 * 16))
     assert cap.kv_cache_tokens == cap.num_blocks * 16
@@ -168,22 +169,22 @@ def test_vllm_budget_formula():
 
 def test_sglang_default_fraction_and_budget():
     gpu = get_gpu("h100-sxm")
-    frac = engines.sglang_default_mem_fraction(gpu.hbm_bytes, tp=1)
-    gpu_mb = gpu.hbm_bytes / 2**20
+    frac = sglang.sglang_default_mem_fraction(gpu.engine_total_bytes, tp=1)
+    gpu_mb = gpu.engine_total_bytes / 2**20
     assert frac == pytest.approx((gpu_mb - max(512 + 1.5 * 8192 + 512 + 128, 10240)) / gpu_mb)
     cap = planner.kv_capacity("llama-3.1-8b", gpu, engine="sglang", max_model_len=8192)
     assert cap.memory_fraction == frac
-    expected = gpu.hbm_bytes * frac - engines.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 0.25 * GIB
+    expected = gpu.engine_total_bytes * frac - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 0.25 * GIB
     assert cap.available_kv_gib * GIB == pytest.approx(expected)
     assert cap.kv_cache_tokens == int(expected // 131072)
     # A 24 GiB GPU gets no 10 GB floor: 512 + 1.5 x 2048 + 2 x 256 + 1024/8 MB reserved.
-    assert engines.sglang_default_mem_fraction(24 * GIB) == pytest.approx((24576 - 4224) / 24576)
+    assert sglang.sglang_default_mem_fraction(24 * GIB) == pytest.approx((24576 - 4224) / 24576)
 
 
 def test_trtllm_fraction_applies_to_free_memory_after_weights():
     gpu = get_gpu("h100-sxm")
     cap = planner.kv_capacity("llama-3.1-8b", gpu, engine="trtllm", max_model_len=8192)
-    free = gpu.hbm_bytes - engines.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
+    free = gpu.engine_total_bytes - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
     assert cap.available_kv_gib * GIB == pytest.approx(free * 0.9)
     assert cap.kv_cache_tokens % 32 == 0
 
@@ -211,22 +212,98 @@ def test_model_from_config_path(tmp_path):
 def test_vllm_v0_activation_is_derived_from_shapes():
     """V0: forward peak b·(3·I/TP + (3 + [TP>1])·H) per token against the sampler's 38 bytes per logit (driver)."""
     llama = get_model("llama-3.1-8b")
-    assert engines.vllm_v0_forward_bytes_per_token(llama) == 2 * (3 * 14336 + 3 * 4096)
-    assert engines.vllm_v0_forward_bytes_per_token(llama, tp=2) == 2 * (3 * 7168 + 4 * 4096)
+    assert activation.vllm_v0_forward_bytes_per_token(llama) == 2 * (3 * 14336 + 3 * 4096)
+    assert activation.vllm_v0_forward_bytes_per_token(llama, tp=2) == 2 * (3 * 7168 + 4 * 4096)
     # 20k tokens: the forward pass binds; 8192 tokens: the sampler (256 x 128,256 logits) binds, independent of TP.
-    long = engines.vllm_v0_activation_bytes(llama, max_num_batched_tokens=20000)
-    assert long == 20000 * engines.vllm_v0_forward_bytes_per_token(llama)
-    short = engines.vllm_v0_activation_bytes(llama, max_num_batched_tokens=8192)
+    long = activation.vllm_v0_activation_bytes(llama, max_num_batched_tokens=20000)
+    assert long == 20000 * activation.vllm_v0_forward_bytes_per_token(llama)
+    short = activation.vllm_v0_activation_bytes(llama, max_num_batched_tokens=8192)
     assert short == 256 * 128256 * 38 + 8192 * 4096 * 2
-    assert engines.vllm_v0_activation_bytes(llama, tp=2, max_num_batched_tokens=8192) == short
+    assert activation.vllm_v0_activation_bytes(llama, tp=2, max_num_batched_tokens=8192) == short
     # MoE keeps the published constant (no derivation for fused-MoE workspaces here).
     moe = get_model("qwen3-30b-a3b")
-    assert engines.vllm_v0_activation_bytes(moe, max_num_batched_tokens=8192) == engines.activation_peak_bytes(moe)
+    peak = activation.activation_peak_bytes(moe)
+    assert activation.vllm_v0_activation_bytes(moe, max_num_batched_tokens=8192) == peak
 
 
 def test_vllm_v0_profile_batch_and_capacity():
-    assert engines.vllm_v0_profile_tokens(20000) == 20000
-    assert engines.vllm_v0_profile_tokens(131072, engine_version="0.6.4") == 512
+    assert activation.vllm_v0_profile_tokens(20000) == 20000
+    assert activation.vllm_v0_profile_tokens(131072, engine_version="0.6.4") == 512
     cap = planner.kv_capacity("llama-3.1-8b", "h100-sxm", engine="vllm-v0", max_model_len=20000)
-    act = engines.vllm_v0_activation_bytes(get_model("llama-3.1-8b"), max_num_batched_tokens=20000)
-    assert cap.reserve_gib * 2**30 == pytest.approx(act + engines.non_torch_bytes(tp=1))
+    act = activation.vllm_v0_activation_bytes(get_model("llama-3.1-8b"), max_num_batched_tokens=20000)
+    assert cap.reserve_gib * 2**30 == pytest.approx(act + activation.non_torch_bytes(tp=1))
+
+
+# ------------------------------------------------------------------------------------- package and worked examples
+
+
+def test_engine_modules_worked_examples_hold():
+    import doctest
+
+    from planner.engines import common, trtllm, vllm, vllm_v0
+
+    for module in (engines, activation, common, vllm, vllm_v0, sglang, trtllm):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_memory_imports_nothing_from_engines():
+    """memory is model physics; engines build on it (the dependency points one way)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(memory.__file__).read_text(encoding="utf-8"))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in imported if m and m.startswith("planner.engines")}
+
+
+# ------------------------------------------------------------------------------------- TP / PP that cannot split
+
+
+@pytest.mark.parametrize(("model", "tp", "pp", "argument", "allowed"), [
+    ("llama-3.1-70b", 3, 1, "tp", "one of 1, 2, 4, 8, 16, 32, 64 "),  # 64 heads
+    ("phi-4", 4, 1, "tp", "one of 1, 2, 5, 10, 20, 40 "),  # 40 heads, 10 KV heads: 10 % 4 != 0
+    ("qwen3-30b-a3b", 3, 1, "tp", "one of 1, 2, 4, 8, 16, 32 "),
+    ("deepseek-v3", 3, 1, "tp", "one of 1, 2, 4, 8, 16, 32, 64, 128 "),  # MLA: only the 128 heads
+    ("llama-3.1-8b", 1, 33, "pp", "at most llama-3.1-8b's 32 layers"),
+])
+def test_tp_pp_that_cannot_split_the_model_is_an_argument_error(model, tp, pp, argument, allowed):
+    with pytest.raises(ArgumentError) as info:
+        engines.kv_capacity(model, "h100-sxm", tp=tp, pp=pp, max_model_len=8192)
+    err = info.value
+    assert (err.argument, err.given) == (argument, tp if argument == "tp" else pp)
+    assert err.allowed.startswith(allowed)
+    assert "\n" not in str(err)
+
+
+def test_tp_replicating_kv_heads_is_allowed():
+    """TP 16 on 8 KV heads: each KV head on 2 GPUs (vLLM QKVParallelLinear num_kv_head_replicas = 2)."""
+    cap = engines.kv_capacity("llama-3.1-70b", "h100-sxm", tp=16, max_model_len=8192)
+    assert cap.kv_bytes_per_token == 80 * 1 * 2 * 128 * 2
+
+
+def test_tp_error_reaches_the_cell_as_one_line():
+    import planner.functions  # noqa: F401  (registers the spreadsheet functions)
+    from planner.coerce import call_sheet_function
+    from planner.registry import REGISTRY
+
+    out = call_sheet_function(REGISTRY["KV_CACHE_TOKENS"], "llama-3.1-70b", "h100-sxm", 3, 0.9, "auto", "vllm", 8192)
+    assert out.startswith("tp: got 3, expected one of 1, 2, 4, 8, 16, 32, 64 (TP must divide llama-3.1-70b's 64")
+    fit = call_sheet_function(REGISTRY["MAX_CONCURRENCY"], "llama-3.1-70b", "h100-sxm", 3, 0.9, "auto", 8192)
+    assert fit == out
+
+
+def test_engines_budget_from_the_torch_visible_total():
+    """vLLM budgets util x torch's total (79.18 GiB on an H100 80GB), not nvidia-smi's 79.65 GiB: at 0.95 the
+    difference is 0.45 GiB of KV per GPU, +20% of Qwen2.5-72B's 3 GiB pool at TP 2 (llm-d v0.19 sweep)."""
+    h100 = get_gpu("h100-sxm")
+    cap = engines.kv_capacity("qwen2.5-72b-instruct", h100, tp=2, gpu_memory_utilization=0.95, max_model_len=8192,
+                              engine_version="0.19.0")
+    smi = dataclasses.replace(h100, torch_total_bytes=None)
+    cap_smi = engines.kv_capacity("qwen2.5-72b-instruct", smi, tp=2, gpu_memory_utilization=0.95,
+                                  max_model_len=8192, engine_version="0.19.0")
+    assert cap_smi.available_kv_gib - cap.available_kv_gib == pytest.approx((79.6475 - 79.1788) * 0.95, abs=1e-3)
+    # the log: Available KV cache memory 3.04 GiB, 19,920 tokens
+    assert cap.kv_cache_tokens / 19920 - 1 == pytest.approx(0.054, abs=0.01)
+    assert cap_smi.kv_cache_tokens / 19920 - 1 > 0.19

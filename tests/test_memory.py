@@ -18,10 +18,20 @@ from hypothesis import strategies as st
 from planner import engines, functions, memory
 from planner.catalog import get_model
 from planner.coerce import call_sheet_function
+from planner.engines.vllm import padded_layers, vllm_kv_groups
 from planner.errors import ArgumentError, UnknownNameError
 from planner.registry import REGISTRY, load
 
 load()
+
+
+def _splits(model, tp, pp=1):
+    """vLLM's split rules (memory.check_parallelism): TP divides the attention heads, TP divides or is a multiple
+    of the KV heads, PP <= layers."""
+    spec = model if not isinstance(model, str) else get_model(model)
+    kv = spec.num_key_value_heads
+    kv_ok = spec.attention == "mla" or (kv % tp == 0 if tp < kv else tp % kv == 0)
+    return spec.num_attention_heads % tp == 0 and kv_ok and pp <= spec.num_hidden_layers
 CONFIGS = Path(__file__).parent / "data" / "configs"
 GIB = 2**30
 
@@ -61,8 +71,8 @@ def test_kv_heads_are_replicated_when_tp_exceeds_them():
     tp8 = functions.KV_BYTES_PER_TOKEN("llama-3.1-70b", "auto", 8)
     assert tp8 == 327_680 / 8
     assert functions.KV_BYTES_PER_TOKEN("llama-3.1-70b", "auto", 16) == tp8
-    # 4 KV heads over TP=3: ceil(4/3) = 2 heads per GPU
-    assert functions.KV_BYTES_PER_TOKEN("qwen3-30b-a3b", "auto", 3) == 48 * 2 * 2 * 128 * 2
+    # 4 KV heads over TP=8: each head on 2 GPUs, one head per GPU
+    assert functions.KV_BYTES_PER_TOKEN("qwen3-30b-a3b", "auto", 8) == 48 * 1 * 2 * 128 * 2
 
 
 def test_config_json_path_defines_the_same_model():
@@ -129,6 +139,7 @@ def test_budget_and_max_concurrency_match_the_engine_model():
 def test_vllm_max_concurrency_is_the_engines_logged_concurrency(model, gpu, tp, ctx, kv):
     """vLLM V1, hybrid sliding-window models included (padded KV groups, misalignment block): MAX_CONCURRENCY is
     floor(num_blocks / blocks_per_request) of engines.kv_capacity at max_model_len = the context."""
+    assume(_splits(model, tp))
     cap = engines.kv_capacity(model, gpu, tp=tp, max_model_len=ctx, kv_cache_dtype=kv)
     assume(cap.available_kv_gib > 0)
     assert functions.MAX_CONCURRENCY(model, gpu, tp, 0.9, kv, ctx) == math.floor(cap.max_concurrency)
@@ -137,9 +148,9 @@ def test_vllm_max_concurrency_is_the_engines_logged_concurrency(model, gpu, tp, 
 def test_hybrid_group_padding_follows_vllm():
     """Gemma-3-27B: 10 full + 52 sliding layers are allocated as 1 + 6 groups of 10 (60 sliding layers' pages)."""
     model = get_model("gemma-3-27b")
-    assert memory.vllm_kv_groups(10, 52) == (10, 1, 6)
+    assert vllm_kv_groups(10, 52) == (10, 1, 6)
     plain = memory.kv_bytes_per_request(model, 65536)
-    padded = memory.kv_bytes_per_request(model, 65536, hybrid_group_padding=True)
+    padded = memory.kv_bytes_per_request(model, 65536, cached_layers=padded_layers(*memory.layer_split(model)))
     per_layer = memory.kv_bytes_per_token_layer(model)
     sliding = (math.ceil((1024 - 1 + 8192) / 16) + 1) * 16 * per_layer
     assert padded - plain == pytest.approx(8 * sliding)
@@ -210,6 +221,7 @@ kv_dtypes = st.sampled_from(["auto", "fp8"])
 @given(model=st.sampled_from(ALL_MODELS), ctx=contexts, tp=tps, block=st.sampled_from([1, 8, 16, 32]))
 def test_block_rounding_bounds(model, ctx, tp, block):
     """exact <= paged < exact + one block per layer (+ one misalignment block per sliding layer)."""
+    assume(_splits(model, tp))
     spec = get_model(model)
     exact = memory.kv_bytes_per_request(spec, ctx, tp=tp, block_size=1)
     paged = memory.kv_bytes_per_request(spec, ctx, tp=tp, block_size=block)
@@ -226,6 +238,7 @@ def test_block_rounding_bounds(model, ctx, tp, block):
 @settings(max_examples=60, deadline=None)
 @given(model=st.sampled_from(ALL_MODELS), a=contexts, b=contexts, tp=tps, kv=kv_dtypes)
 def test_kv_per_request_is_monotone_in_context(model, a, b, tp, kv):
+    assume(_splits(model, tp))
     lo, hi = sorted((a, b))
     assert functions.KV_BYTES_PER_REQUEST(model, lo, kv, tp) <= functions.KV_BYTES_PER_REQUEST(model, hi, kv, tp)
 
@@ -233,6 +246,7 @@ def test_kv_per_request_is_monotone_in_context(model, a, b, tp, kv):
 @settings(max_examples=40, deadline=None)
 @given(model=st.sampled_from(ALL_MODELS), tp=tps)
 def test_kv_per_token_does_not_grow_with_tp_and_fp8_is_smaller(model, tp):
+    assume(_splits(model, tp) and _splits(model, tp * 2))
     assert functions.KV_BYTES_PER_TOKEN(model, "auto", tp * 2) <= functions.KV_BYTES_PER_TOKEN(model, "auto", tp)
     assert functions.KV_BYTES_PER_TOKEN(model, "fp8", tp) < functions.KV_BYTES_PER_TOKEN(model, "auto", tp)
 
@@ -243,6 +257,7 @@ def test_kv_per_token_does_not_grow_with_tp_and_fp8_is_smaller(model, tp):
        engine=st.sampled_from(["vllm", "sglang", "trtllm"]), replicas=st.integers(min_value=1, max_value=8))
 def test_max_concurrency_and_kv_fit_agree(model, gpu, tp, ctx, util, kv, engine, replicas):
     """KV_FIT at max concurrency x replicas in flight is <= 1; one more request is > 1."""
+    assume(_splits(model, tp))
     assume(functions.KV_BUDGET_GIB(model, gpu, tp, util, kv, engine) > 0)
     c_max = functions.MAX_CONCURRENCY(model, gpu, tp, util, kv, ctx, engine)
     at = functions.KV_FIT(model, gpu, c_max * replicas, 1.0, ctx, replicas, tp, util, kv, engine)
@@ -277,6 +292,7 @@ def test_module_worked_examples_hold():
 def test_unpaged_request_is_context_times_bytes_per_token(model, ctx, tp, kv):
     """Round trip (no sliding layers): KV_BYTES_PER_REQUEST at block 1 = context × KV_BYTES_PER_TOKEN; at block 16
     it is the context rounded up to 16 tokens."""
+    assume(_splits(model, tp))
     per_token = functions.KV_BYTES_PER_TOKEN(model, kv, tp)
     assert functions.KV_BYTES_PER_REQUEST(model, ctx, kv, tp, 1) == ctx * per_token
     assert functions.KV_BYTES_PER_REQUEST(model, ctx, kv, tp, 16) == math.ceil(ctx / 16) * 16 * per_token
@@ -286,6 +302,7 @@ def test_unpaged_request_is_context_times_bytes_per_token(model, ctx, tp, kv):
 @given(model=st.sampled_from(ALL_MODELS), tp=st.sampled_from([1, 2, 4, 8]), pp=st.sampled_from([1, 2, 4]),
        dtype=st.sampled_from(["auto", "bf16", "fp8", "int4"]))
 def test_weights_split_evenly_over_tp_and_pp(model, tp, pp, dtype):
+    assume(_splits(model, tp, pp))
     whole = functions.WEIGHTS_GIB(model, dtype)
     assert functions.WEIGHTS_GIB(model, dtype, tp, pp) * tp * pp == pytest.approx(whole)
     assert functions.WEIGHTS_GIB(model, "fp8") <= functions.WEIGHTS_GIB(model, "bf16")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from planner import functions as F
@@ -19,6 +19,15 @@ from planner.registry import load
 from planner.specs import GIB
 
 load()
+
+
+def _splits(model, tp, pp=1):
+    """vLLM's split rules (memory.check_parallelism): TP divides the attention heads, TP divides or is a multiple
+    of the KV heads, PP <= layers."""
+    spec = model if not isinstance(model, str) else get_model(model)
+    kv = spec.num_key_value_heads
+    kv_ok = spec.attention == "mla" or (kv % tp == 0 if tp < kv else tp % kv == 0)
+    return spec.num_attention_heads % tp == 0 and kv_ok and pp <= spec.num_hidden_layers
 
 FULL_ONLY = ["llama-3.1-8b", "llama-3.1-70b", "qwen3-8b", "mixtral-8x7b", "qwen3-30b-a3b", "phi-4"]
 ANY = FULL_ONLY + ["deepseek-v3", "gemma-2-9b", "gemma-3-27b", "gpt-oss-120b", "mistral-7b-v0.1"]
@@ -32,6 +41,7 @@ REQUESTS = st.integers(min_value=2**10, max_value=2**37)
        tp=st.sampled_from([1, 2, 4, 8]), pp=st.sampled_from([1, 2, 4]))
 def test_weights_gib_round_trips_to_bytes_and_shards_exactly(model, dtype, tp, pp):
     """WEIGHTS_GIB x 2^30 is the core's byte count, and TP x PP GPUs together hold the whole checkpoint."""
+    assume(_splits(model, tp, pp))
     spec = get_model(model)
     per_gpu = memory.weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=dtype)
     assert F.WEIGHTS_GIB(model, dtype, tp, pp) * GIB == pytest.approx(per_gpu, rel=1e-12)
@@ -43,6 +53,7 @@ def test_weights_gib_round_trips_to_bytes_and_shards_exactly(model, dtype, tp, p
        kv=st.sampled_from(["auto", "fp8"]))
 def test_unpaged_request_is_tokens_times_bytes_per_token(model, ctx, tp, kv):
     """Full attention, block 1: KV per request = context x KV bytes per token (M2 x M8)."""
+    assume(_splits(model, tp))
     spec = get_model(model)
     assert memory.kv_bytes_per_request(spec, ctx, tp=tp, kv_cache_dtype=kv, block_size=1) == (
         ctx * F.KV_BYTES_PER_TOKEN(model, kv, tp)
@@ -53,6 +64,7 @@ def test_unpaged_request_is_tokens_times_bytes_per_token(model, ctx, tp, kv):
 @given(model=st.sampled_from(FULL_ONLY), tp=st.sampled_from([1, 2, 4, 8]))
 def test_tp_shards_sum_to_the_replica_when_tp_divides_kv_heads(model, tp):
     """When TP divides the KV heads, the TP shards hold exactly the replica's KV; past that, heads replicate."""
+    assume(_splits(model, tp))
     spec = get_model(model)
     whole = memory.kv_bytes_per_token(spec)
     shard = memory.kv_bytes_per_token(spec, tp=tp)

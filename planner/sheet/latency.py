@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from planner import latency, selfhosted
+from planner.defaults import DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MBU, DEFAULT_MFU
 from planner.registry import Arg, sheet_function
 from planner.sheet.memory import ENGINE, GPU, KV_DTYPE, MODEL, PP_OPT, TP, TP_OPT, UTIL_OPT, WEIGHT_DTYPE, _kv_dtype
 
-MBU = Arg(name="mbu", unit="fraction", help="Achieved fraction of peak memory bandwidth in decode (0-1)", default=0.7)
-MFU = Arg(name="mfu", unit="fraction", help="Achieved fraction of peak FLOP/s (0-1)", default=0.5)
+MBU = Arg(name="mbu", unit="fraction", help="Achieved fraction of peak memory bandwidth in decode (0-1)",
+          default=DEFAULT_MBU)
+MFU = Arg(name="mfu", unit="fraction", help="Achieved fraction of peak FLOP/s (0-1)",
+          default=DEFAULT_MFU)
 TPOT_SLO = Arg(name="tpot_slo_s", unit="s", help="Time-per-output-token budget")
 AVG_CTX = Arg(name="avg_context_tokens", unit="tokens", help="Average context per sequence while decoding (I + O/2)")
 HIT = Arg(name="cache_hit_rate", unit="fraction", help="Fraction of input tokens served from the prefix cache",
@@ -38,7 +41,8 @@ def CONCURRENCY(rate_qps, latency_s):
     example='=TPOT_S("llama-3.1-8b", "h100-sxm", 1, 16, 2048) -> 0.00868',
     formula_ids=("P1", "P2", "P3"),
 )
-def TPOT_S(model, gpu, tp, batch, avg_context_tokens, kv_dtype="auto", mbu=0.7, mfu=0.5, weight_dtype="auto"):
+def TPOT_S(model, gpu, tp, batch, avg_context_tokens, kv_dtype="auto", mbu=DEFAULT_MBU, mfu=DEFAULT_MFU,
+           weight_dtype="auto"):
     decode = _kv_dtype(selfhosted.decode_model, model, gpu, context_tokens=avg_context_tokens, tp=tp,
                        kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype, mbu=mbu, mfu=mfu)
     return decode.tpot_s(batch)
@@ -55,8 +59,8 @@ def TPOT_S(model, gpu, tp, batch, avg_context_tokens, kv_dtype="auto", mbu=0.7, 
     example='=TTFT_S("llama-3.1-70b", "h100-sxm", 4, 5000) -> 0.388',
     formula_ids=("P4",),
 )
-def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=0.0, mfu=0.5, mbu=0.7, kv_dtype="auto", queue_s=0.0,
-           weight_dtype="auto"):
+def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=0.0, mfu=DEFAULT_MFU, mbu=DEFAULT_MBU, kv_dtype="auto",
+           queue_s=0.0, weight_dtype="auto"):
     return _kv_dtype(selfhosted.ttft_s, model, gpu, input_tokens=input_tokens, tp=tp, cache_hit_rate=cache_hit_rate,
                      kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype, mbu=mbu, mfu=mfu, queue_s=queue_s)
 
@@ -90,7 +94,7 @@ def E2E_LATENCY_S(time_to_first_token_s, time_per_output_token_s, output_tokens)
     formula_ids=("P2", "P4"),
 )
 def COMPUTE_UTILIZATION(model, gpu, peak_qps, avg_input_tokens, avg_output_tokens, replicas, tp=1, cache_hit_rate=0.0,
-                        mfu=0.5, weight_dtype="auto", pp=1):
+                        mfu=DEFAULT_MFU, weight_dtype="auto", pp=1):
     return selfhosted.compute_utilization(model, gpu, peak_qps=peak_qps, input_tokens=avg_input_tokens,
                                           output_tokens=avg_output_tokens, replicas=replicas, tp=tp, pp=pp,
                                           cache_hit_rate=cache_hit_rate, mfu=mfu, weight_dtype=weight_dtype)
@@ -104,7 +108,7 @@ def COMPUTE_UTILIZATION(model, gpu, peak_qps, avg_input_tokens, avg_output_token
     example='=MAX_BATCH_AT_TPOT("llama-3.1-8b", "h100-sxm", 1, 0.02, 2048) -> 114',
     formula_ids=("P1", "P2", "P8"),
 )
-def MAX_BATCH_AT_TPOT(model, gpu, tp, tpot_slo_s, avg_context_tokens, kv_dtype="auto", mbu=0.7, mfu=0.5,
+def MAX_BATCH_AT_TPOT(model, gpu, tp, tpot_slo_s, avg_context_tokens, kv_dtype="auto", mbu=DEFAULT_MBU, mfu=DEFAULT_MFU,
                       weight_dtype="auto"):
     decode = _kv_dtype(selfhosted.decode_model, model, gpu, context_tokens=avg_context_tokens, tp=tp,
                        kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype, mbu=mbu, mfu=mfu)
@@ -138,8 +142,8 @@ def _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dty
     formula_ids=("P6", "P8", "M11"),
 )
 def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype="auto",
-                    mbu=0.7, mfu=0.5, cache_hit_rate=0.0, gpu_memory_utilization=0.9, engine="vllm",
-                    weight_dtype="auto"):
+                    mbu=DEFAULT_MBU, mfu=DEFAULT_MFU, cache_hit_rate=0.0,
+                    gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, engine="vllm", weight_dtype="auto"):
     cap = _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, cache_hit_rate,
                gpu_memory_utilization, engine, weight_dtype)
     return latency.replicas_at_slo(peak_qps, cap.replica_qps)
@@ -157,8 +161,9 @@ def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_token
     example='=SELFHOST_TOKENS_PER_S("llama-3.1-8b", "h100-sxm", 1, 1800, 48, 0.02) -> 6433',
     formula_ids=("P1", "P8"),
 )
-def SELFHOST_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype="auto", mbu=0.7,
-                          mfu=0.5, gpu_memory_utilization=0.9, engine="vllm", weight_dtype="auto"):
+def SELFHOST_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype="auto",
+                          mbu=DEFAULT_MBU, mfu=DEFAULT_MFU, gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION,
+                          engine="vllm", weight_dtype="auto"):
     cap = _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, 0.0,
                gpu_memory_utilization, engine, weight_dtype)
     return cap.tokens_per_s

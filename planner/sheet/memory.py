@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from planner import latency, memory, selfhosted
+from planner.defaults import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION
 from planner.errors import ArgumentError
 from planner.registry import Arg, sheet_function
 from planner.specs import GIB
@@ -21,12 +22,13 @@ PP_OPT = Arg(name="pp", unit="GPUs", help="Pipeline-parallel degree", default=1)
 UTIL = Arg(name="gpu_memory_utilization", unit="fraction",
            help="Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization)")
 UTIL_OPT = Arg(name="gpu_memory_utilization", unit="fraction",
-               help="Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization)", default=0.9)
+               help="Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization)",
+               default=DEFAULT_GPU_MEMORY_UTILIZATION)
 ENGINE = Arg(name="engine", unit="name", kind="text", help="Serving engine: vllm, vllm-v0, sglang, trtllm",
              default="vllm")
 CONTEXT = Arg(name="context_tokens", unit="tokens", help="Tokens per request held in the cache (input + output)")
 BLOCK = Arg(name="block_size", unit="tokens", help="Paged KV block size (vLLM 16, TensorRT-LLM 32, SGLang 1)",
-            default=16)
+            default=DEFAULT_BLOCK_SIZE)
 
 
 def _kv_dtype(call, *args, **kwargs):
@@ -77,7 +79,7 @@ def KV_BYTES_PER_TOKEN(model, kv_dtype="auto", tp=1, pp=1):
     example='=KV_BYTES_PER_REQUEST("llama-3.1-8b", 1000) -> 132120576',
     formula_ids=("M4", "M7", "M8"),
 )
-def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype="auto", tp=1, block_size=16, pp=1):
+def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype="auto", tp=1, block_size=DEFAULT_BLOCK_SIZE, pp=1):
     return _kv_dtype(memory.kv_bytes_per_request, _model(model), context_tokens, tp=tp, pp=pp,
                      kv_cache_dtype=kv_dtype, block_size=block_size)
 
@@ -88,11 +90,11 @@ def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype="auto", tp=1, block_siz
     args=(MODEL, GPU, TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE, WEIGHT_DTYPE, PP_OPT),
     returns="GiB per GPU",
     category="Memory",
-    example='=KV_BUDGET_GIB("llama-3.1-8b", "h100-sxm") -> 51.78',
+    example='=KV_BUDGET_GIB("llama-3.1-8b", "h100-sxm") -> 51.35',
     formula_ids=("M9",),
 )
-def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=0.9, kv_dtype="auto", engine="vllm", weight_dtype="auto",
-                  pp=1):
+def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, kv_dtype="auto",
+                  engine="vllm", weight_dtype="auto", pp=1):
     kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=1, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
@@ -107,7 +109,7 @@ def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=0.9, kv_dtype="auto",
           CONTEXT, ENGINE, WEIGHT_DTYPE, PP_OPT),
     returns="requests per replica",
     category="Memory",
-    example='=MAX_CONCURRENCY("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", 4096) -> 103',
+    example='=MAX_CONCURRENCY("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", 4096) -> 102',
     formula_ids=("M9", "M11"),
 )
 def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine="vllm",
@@ -131,11 +133,12 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
     ),
     returns="fraction (<= 1 fits)",
     category="Memory",
-    example='=KV_FIT("llama-3.1-8b", "h100-sxm", 100, 2, 4096, 2) -> 0.9657',
+    example='=KV_FIT("llama-3.1-8b", "h100-sxm", 100, 2, 4096, 2) -> 0.9736',
     formula_ids=("P7", "M11"),
 )
-def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1, gpu_memory_utilization=0.9,
-           kv_dtype="auto", engine="vllm", weight_dtype="auto", pp=1):
+def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1,
+           gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, kv_dtype="auto", engine="vllm", weight_dtype="auto",
+           pp=1):
     kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=avg_context_tokens, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
@@ -153,8 +156,9 @@ def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1, 
     example='=REPLICAS_FOR_KV("llama-3.1-8b", "h100-sxm", 250, 4096) -> 3',
     formula_ids=("M11", "C7"),
 )
-def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=1, gpu_memory_utilization=0.9, kv_dtype="auto",
-                    engine="vllm", weight_dtype="auto", pp=1):
+def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=1,
+                    gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, kv_dtype="auto", engine="vllm",
+                    weight_dtype="auto", pp=1):
     kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)

@@ -11,7 +11,7 @@ from typing import Any
 from planner.demand import MINUTES_PER_DAY
 from planner.excel.expr import Cells, Expr, Ref, fn, lookup, udf, when_filled
 from planner.excel.tables import Column, Table, col_letter
-from planner.memory import DEFAULT_BLOCK_SIZE
+from planner.defaults import DEFAULT_BLOCK_SIZE
 from planner.template.layout import (
     FLEET,
     LISTS_TABLE,

@@ -1,0 +1,181 @@
+"""Serving-engine memory accounting: how vLLM, SGLang and TensorRT-LLM turn GPU memory into a KV cache.
+
+Pure functions, no I/O. The per-token and per-GPU physics (weights, KV bytes per token, layer split) come from
+:mod:`planner.memory`; this package adds what each engine reserves and how each engine reports the result:
+
+- :mod:`planner.engines.activation`: vLLM's activation peak and non-torch memory (constants and shape models);
+- :mod:`planner.engines.vllm`, :mod:`~planner.engines.vllm_v0`, :mod:`~planner.engines.sglang`,
+  :mod:`~planner.engines.trtllm`: each engine's pinned defaults and its one KV budget function;
+- here: :func:`kv_capacity`, which resolves the setup and dispatches to the engine's budget.
+
+Formula IDs refer to ``sizing-formulas.md``: M9 (KV budget by engine), §2.1 (engine accounting), §2.2 (empirical
+non-KV constants).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.engines import sglang, trtllm, vllm, vllm_v0
+from planner.engines.activation import default_reserve_bytes, vllm_v0_profile_tokens, vllm_v1_default_max_num_seqs
+from planner.engines.common import ENGINES, EngineDefaults, KvBudget, KvLayout, normalize_engine
+from planner.errors import check_fraction, check_number
+from planner.memory import (
+    check_parallelism,
+    kv_bytes_per_token_layer,
+    kv_dtype_bytes,
+    layer_split,
+    weight_bytes_per_gpu,
+)
+from planner.specs import GIB, GpuSpec, ModelSpec
+
+__all__ = ["ENGINES", "ENGINE_DEFAULTS", "EngineDefaults", "KvCapacity", "kv_capacity", "normalize_engine"]
+
+ENGINE_DEFAULTS = {m.DEFAULTS.engine: m.DEFAULTS for m in (vllm, vllm_v0, sglang, trtllm)}
+"""Each engine's pinned defaults, by engine key."""
+
+_BUDGETS = {"vllm": vllm.kv_budget, "vllm-v0": vllm_v0.kv_budget, "sglang": sglang.kv_budget,
+            "trtllm": trtllm.kv_budget}
+
+
+@dataclass(frozen=True, kw_only=True)
+class KvCapacity:
+    """What one serving replica allocates for the KV cache, per GPU of its smallest pipeline stage.
+
+    ``kv_cache_tokens`` is the number the engine logs ("GPU KV cache size" for vLLM, ``max_total_num_tokens`` for
+    SGLang, max tokens for TensorRT-LLM); for hybrid sliding-window models under vLLM it is not a per-token capacity.
+    ``kv_bytes_per_token`` caches one token in every layer of the stage; ``kv_bytes_per_logged_token`` is what the
+    engine spends per logged token (``available / kv_cache_tokens``): vLLM's hybrid groups pad it to
+    ``page · group_size · groups``, SGLang's sliding pools add ``swa_full_tokens_ratio`` of the sliding layers.
+    """
+
+    engine: str
+    engine_version: str
+    memory_fraction: float
+    weights_gib: float
+    reserve_gib: float
+    available_kv_gib: float
+    kv_bytes_per_token: float
+    kv_bytes_per_logged_token: float
+    num_blocks: int
+    block_size: int
+    kv_cache_tokens: int
+    max_model_len: int
+    blocks_per_request: int
+    max_concurrency: float
+    kv_groups: int
+
+
+def kv_capacity(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    tp: int = 1,
+    pp: int = 1,
+    gpu_memory_utilization: float | None = None,
+    kv_cache_dtype: str = "auto",
+    weight_dtype: str = "auto",
+    engine: str = "vllm",
+    engine_version: str | None = None,
+    max_model_len: int | None = None,
+    max_num_batched_tokens: int | None = None,
+    max_num_seqs: int | None = None,
+    block_size: int | None = None,
+    reserve_gib: float | None = None,
+    weights_gib: float | None = None,
+) -> KvCapacity:
+    """KV cache one replica allocates, as the engine computes and logs it (M9, §2.1, M7, M11).
+
+    - vLLM V1 (>= 0.10, pinned 0.11.0): ``avail = HBM·util − weights − activation − non_torch``;
+      ``num_blocks = avail // (page·group_size)``; logged tokens ``num_blocks // groups · block``;
+      concurrency ``num_blocks / Σ_groups blocks_per_request``. The activation is the family constant scaled by
+      the shape-derived peak (:func:`vllm_v1_scaled_activation_bytes`) at ``max_num_seqs`` dummy sequences (default
+      :func:`vllm_v1_default_max_num_seqs`: 1024 on >= 70 GiB non-A100 GPUs, else 256).
+    - vLLM V0 (pinned 0.6.6): the same budget, activation derived from the model's shapes at the profile batch
+      (:func:`vllm_v0_profile_tokens`: ``max(max_model_len, 2048)``, chunked-prefill budget above 32K) for the
+      driver rank, which also samples (:func:`vllm_v0_activation_bytes`); logged tokens ``num_blocks·block``.
+    - SGLang (pinned 0.5.3): ``KV = (HBM − weights − non_torch) − HBM·(1 − mem_fraction_static)``, default fraction
+      from :func:`sglang_default_mem_fraction`; ``max_total_num_tokens = KV // cell_size`` (sliding layers sized at
+      ``swa_full_tokens_ratio`` 0.8 of the full pool).
+    - TensorRT-LLM (pinned 1.0): ``KV = (HBM − weights − activation − non_torch)·free_gpu_memory_fraction``.
+
+    ``reserve_gib`` (activation + non-torch, or SGLang's non-torch) and ``weights_gib`` replace the empirical
+    defaults, e.g. with the values :func:`planner.calibrate.calibrate` back-solves from a log.
+
+    >>> cap = kv_capacity("llama-3.1-8b", "h100-sxm", max_model_len=8192)
+    >>> round(cap.available_kv_gib, 2), cap.kv_cache_tokens, round(cap.max_concurrency, 2)
+    (51.35, 420688, 51.35)
+    """
+    from planner.catalog import get_gpu, get_model
+
+    spec = model if isinstance(model, ModelSpec) else get_model(model)
+    card = gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu)
+    tp, pp = check_parallelism(spec, tp=tp, pp=pp)
+    key = normalize_engine(engine, engine_version)
+    defaults = ENGINE_DEFAULTS[key]
+    version = engine_version or defaults.version
+    hbm = float(card.engine_total_bytes)
+
+    if max_model_len is None:
+        max_model_len = spec.max_position_embeddings or 8192
+    max_len = int(check_number("max_model_len", max_model_len, minimum=1, integer=True))
+    block = int(check_number("block_size", defaults.block_size if block_size is None else block_size, minimum=1,
+                             integer=True))
+    if max_num_batched_tokens is None:
+        max_num_batched_tokens = defaults.max_num_batched_tokens or vllm_v0_profile_tokens(
+            max_len, engine_version=version
+        )
+    batched = int(check_number("max_num_batched_tokens", max_num_batched_tokens, minimum=1, integer=True))
+
+    if gpu_memory_utilization is None:
+        fraction = defaults.memory_fraction
+        if fraction is None:
+            fraction = sglang.sglang_default_mem_fraction(hbm, tp=tp, pp=pp)
+    else:
+        fraction = check_fraction("gpu_memory_utilization", gpu_memory_utilization, allow_zero=False)
+
+    w_bytes = (
+        weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=weight_dtype)
+        if weights_gib is None
+        else check_number("weights_gib", weights_gib, minimum=0) * GIB
+    )
+    if reserve_gib is not None:
+        reserve = check_number("reserve_gib", reserve_gib) * GIB
+    elif key == "sglang":
+        reserve = sglang.non_torch_bytes(tp=tp)
+    else:
+        # V0: the activation is derived from the shapes at the profile batch (vllm_v0_profile_tokens); V1 scales
+        # the measured constants by the shape-derived peak (batch and dummy sequences); TRT-LLM by the batch.
+        seqs = max_num_seqs
+        if key == "vllm" and seqs is None:  # V1 profiles its default sequences, which depend on the GPU
+            seqs = vllm_v1_default_max_num_seqs(card)
+        reserve = default_reserve_bytes(
+            spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version,
+            max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", spec, weight_dtype=weight_dtype),
+        )
+
+    per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype)
+    full, swa = layer_split(spec, pp=pp)
+    layout = KvLayout(
+        hbm_bytes=hbm, memory_fraction=fraction, weights_bytes=w_bytes, reserve_bytes=reserve,
+        kv_bytes_per_token_layer=per_layer, full_layers=full, sliding_layers=swa, sliding_window=spec.sliding_window,
+        max_model_len=max_len, block_size=block, max_num_batched_tokens=batched,
+    )
+    budget: KvBudget = _BUDGETS[key](layout)
+    return KvCapacity(
+        engine=key,
+        engine_version=version,
+        memory_fraction=fraction,
+        weights_gib=w_bytes / GIB,
+        reserve_gib=reserve / GIB,
+        available_kv_gib=budget.available_bytes / GIB,
+        kv_bytes_per_token=(full + swa) * per_layer,
+        kv_bytes_per_logged_token=budget.kv_bytes_per_logged_token,
+        num_blocks=budget.num_blocks,
+        block_size=block,
+        kv_cache_tokens=budget.kv_cache_tokens,
+        max_model_len=max_len,
+        blocks_per_request=budget.blocks_per_request,
+        max_concurrency=budget.max_concurrency,
+        kv_groups=budget.kv_groups,
+    )

@@ -1,0 +1,98 @@
+"""vLLM V1 (>= 0.8; pinned 0.11.0): its defaults, its hybrid KV groups and its KV budget (M9, M7, §2.1).
+
+Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+
+from planner.defaults import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_BATCHED_TOKENS
+from planner.engines.common import EngineDefaults, KvBudget, KvLayout
+
+DEFAULTS = EngineDefaults(
+    engine="vllm", version="0.11.0", memory_fraction=DEFAULT_GPU_MEMORY_UTILIZATION, block_size=DEFAULT_BLOCK_SIZE,
+    max_num_batched_tokens=DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    source="vllm-project/vllm v0.11.0: EngineArgs (gpu_memory_utilization 0.9, block_size 16), "
+    "gpu_worker.determine_available_memory, kv_cache_utils._report_kv_cache_config",
+)
+
+
+def vllm_kv_groups(full: int, swa: int) -> tuple[int, int, int]:
+    """vLLM V1's hybrid KV groups: (group size, full-attention groups, sliding-window groups) (M7).
+
+    Layers of each type are cut into groups of one size (the larger count if the two are within 1.5×, else the
+    smaller), the last group of a type padded: Gemma-3-27B's 10 full and 52 sliding layers become 1 + 6 groups of 10,
+    so 60 sliding layers' worth of pages. Ref: vLLM ``kv_cache_utils._get_kv_cache_groups_uniform_page_size``;
+    vllm-project/vllm #54458 (page alignment in hybrid models).
+
+    >>> vllm_kv_groups(10, 52), vllm_kv_groups(21, 21), vllm_kv_groups(32, 0)
+    ((10, 1, 6), (21, 1, 1), (32, 1, 0))
+    """
+    if not swa:
+        return full, 1, 0
+    if not full:
+        return swa, 0, 1
+    small, large = min(full, swa), max(full, swa)
+    size = large if large / small < 1.5 else small
+    return size, math.ceil(full / size), math.ceil(swa / size)
+
+
+def padded_layers(full: int, swa: int) -> tuple[int, int]:
+    """(full, sliding) layers as vLLM V1 caches them: each type padded to whole groups (:func:`vllm_kv_groups`).
+
+    The ``cached_layers`` argument of :func:`planner.memory.kv_bytes_per_request`.
+
+    >>> padded_layers(10, 52), padded_layers(32, 0)
+    ((10, 60), (32, 0))
+    """
+    if not (full and swa):
+        return full, swa
+    size, full_groups, swa_groups = vllm_kv_groups(full, swa)
+    return size * full_groups, size * swa_groups
+
+
+def kv_budget(layout: KvLayout, *, hybrid: bool = True) -> KvBudget:
+    """vLLM's KV allocation: ``avail = HBM·util − weights − reserve``; ``num_blocks = avail // (page·group_size)``
+    with ``page = kv_layer·block``; logged tokens ``num_blocks // groups · block``; concurrency
+    ``num_blocks / Σ_groups blocks_per_request`` (sliding groups hold ``min(W − 1 + T, max_len)`` tokens plus a
+    misalignment block). ``hybrid=False`` is V0, which caches every layer at the full context (one group).
+
+    Ref: vLLM ``gpu_worker.determine_available_memory``, ``kv_cache_utils.get_kv_cache_config`` and
+    ``_report_kv_cache_config`` (M9, M7, M4).
+
+    Worked example, Llama-3.1-8B on H100 (79.65 GiB) at 0.9 with 14.96 GiB weights and 4.95 GiB reserve:
+    51.78 GiB / (131,072 B · 16) = 26,508 blocks = 424,128 tokens.
+
+    >>> from planner.specs import GIB
+    >>> b = kv_budget(KvLayout(hbm_bytes=79.65 * GIB, memory_fraction=0.9, weights_bytes=14.96 * GIB,
+    ...     reserve_bytes=4.95 * GIB, kv_bytes_per_token_layer=4096, full_layers=32, sliding_layers=0,
+    ...     sliding_window=None, max_model_len=8192, block_size=16, max_num_batched_tokens=8192))
+    >>> b.num_blocks, b.kv_cache_tokens
+    (26508, 424128)
+    """
+    full, swa = layout.full_layers, layout.sliding_layers
+    if not hybrid:
+        full, swa = full + swa, 0
+    avail = layout.hbm_bytes * layout.memory_fraction - layout.weights_bytes - layout.reserve_bytes
+    group_size, full_groups, swa_groups = vllm_kv_groups(full, swa)
+    block = layout.block_size
+    page = layout.kv_bytes_per_token_layer * block
+    num_blocks = max(0, int(avail // (page * group_size))) if page * group_size > 0 else 0
+    groups = full_groups + swa_groups
+    window = layout.sliding_window or layout.max_model_len
+    swa_tokens = min(window - 1 + layout.max_num_batched_tokens, layout.max_model_len)
+    blocks_req = full_groups * math.ceil(layout.max_model_len / block) + swa_groups * (
+        math.ceil(swa_tokens / block) + 1
+    )
+    if groups == 1:
+        logged = num_blocks * block
+        logged_cost = layout.kv_bytes_per_token_layer * (full + swa)
+    else:
+        logged = num_blocks // groups * block
+        logged_cost = layout.kv_bytes_per_token_layer * group_size * groups
+    return KvBudget(
+        available_bytes=avail, num_blocks=num_blocks, kv_cache_tokens=logged, kv_bytes_per_logged_token=logged_cost,
+        blocks_per_request=blocks_req, kv_groups=groups,
+        max_concurrency=num_blocks / blocks_req if blocks_req else 0.0,
+    )
