@@ -70,7 +70,8 @@ PLAN_SETTINGS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("avg_to_peak_ratio", "fraction", "Average QPS over the month / peak QPS, for monthly cost and daily limits",
      {"minimum": 0.0, "maximum": 1.0, "default": 0.5}),
     ("burst_factor", "x", "Peak-window requests / average-window requests at the peak minute, for limits enforced "
-     "per second or per 10 s (blank: Poisson at the 99th percentile)", {"minimum": 1.0, "maximum": 100.0}),
+     "per second or per 10 s (blank: Poisson at the 99th percentile)",
+     {"minimum": 1.0, "maximum": 100.0, "required": False}),
 )
 
 
@@ -294,7 +295,7 @@ LISTS_TABLE = Table(
 # ---- Specs: the model and GPU facts each fleet is computed with -----------------------------------------------
 
 _SPEC_KEYS = ("fleet", "model_spec", "gpu_spec", "model_bundled", "gpu_bundled", "gpus", "usd_per_gpu_hour",
-              "cost_monthly_usd")
+              "cost_monthly_usd", "routes", "standby_cost_monthly_usd")
 _SPECS_REF = Table(name="tblSpecs", sheet="Specs", rows=FLEET_ROWS,
                    columns=tuple(C(key=k, header=k, help=k) for k in _SPEC_KEYS))
 
@@ -332,6 +333,13 @@ SPECS = Table(
         _spec_col("cost_monthly_usd", "Fleet cost [USD/month]", "C1: GPU-hours of a month at that price",
                   udf("SELFHOST_USD_MONTHLY", Ref(_SPECS_REF, "usd_per_gpu_hour"), Ref(_SPECS_REF, "gpus")), 14,
                   "number", "#,##0"),
+        _spec_col("routes", "Routes served [count]", "Routes whose primary backend the fleet is (0: a standby "
+                  "fleet, e.g. a failover in another region)",
+                  fn("COUNTIFS", Cells(ROUTES, "backend"), Ref(FLEET, "name")), 10, "number", "0"),
+        _spec_col("standby_cost_monthly_usd", "Standby cost [USD/month]", "The fleet's cost when it serves no route "
+                  "as primary (its routes carry it otherwise)",
+                  fn("IF", Ref(_SPECS_REF, "routes").eq(0), Ref(_SPECS_REF, "cost_monthly_usd"), 0), 14, "number",
+                  "#,##0"),
     ),
 )
 assert tuple(c.key for c in SPECS.columns) == _SPEC_KEYS

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.defaults import DEFAULT_BLOCK_SIZE
 from planner.demand import MINUTES_PER_DAY
 from planner.excel.expr import Cells, Expr, Ref, fn, lookup, udf, when_filled
 from planner.excel.tables import Column, Table, col_letter
-from planner.defaults import DEFAULT_BLOCK_SIZE
 from planner.template.layout import (
     FLEET,
     LISTS_TABLE,
@@ -176,7 +176,8 @@ def _results_columns() -> tuple[Column, ...]:
     window = _at(PROVIDERS, "window_s", prow)
     avg_qps = qps * PlanValue("avg_to_peak_ratio")
     demands = _demands(kind, _res("counts_cached_reads"), _res("reserved_max_tokens"), _res("output_weight"))
-    fleet_cost = _at(SPECS, "cost_monthly_usd", frow)
+    # a fleet's cost is shared by its routes in proportion to the FLOP/s they use (no double count in the totals)
+    fleet_cost = _at(SPECS, "cost_monthly_usd", frow) * fn("IFERROR", _res("compute_share") / _res("compute_util"), 0)
 
     def api_cost(hit: Any, writes: Any) -> Expr:
         return udf("API_COST_MONTHLY", avg_qps, inp, out, hit, writes, price("usd_per_mtok_input"),
@@ -258,9 +259,11 @@ def _results_columns() -> tuple[Column, ...]:
             fleet_only(udf("TPOT_S", _spec("model", frow), _spec("gpu", frow), f("tp"), _res("batch_per_replica"),
                            _res("decode_context_tokens"), f("kv_dtype"), f("mbu"), f("mfu"), f("weight_dtype")), ""),
             "0.0000"),
-        col("cost_monthly_no_cache_usd", "Cost no cache [USD/month]", "C1 at hit rate 0 (fleet: GPU-hours)",
+        col("cost_monthly_no_cache_usd", "Cost no cache [USD/month]", "C1 at hit rate 0 (fleet: its GPU-hours, "
+            "shared by its routes in proportion to their compute)",
             fn("IF", kind.eq("fleet"), fleet_cost, api_cost(0, 0)), "#,##0"),
-        col("cost_monthly_usd", "Cost with cache [USD/month]", "C1 at the route's hit rate (fleet: GPU-hours)",
+        col("cost_monthly_usd", "Cost with cache [USD/month]", "C1 at the route's hit rate (fleet: its share of the "
+            "fleet's GPU-hours)",
             fn("IF", kind.eq("fleet"), fleet_cost, api_cost(_r("cache_hit_rate"), _r("cache_write_tokens"))),
             "#,##0"),
         col("failover_util", "Failover util [x]", "C8: the failover backend's highest utilization when this route's "
@@ -442,11 +445,13 @@ OUTAGES = Table(
 assert tuple(c.key for c in OUTAGES.columns) == _OUTAGE_KEYS
 OUTAGES_TITLE = "Outages: each backend down, all its routes on their failovers at once; fleets with one replica lost"
 
+_STANDBY = Cells(SPECS, "standby_cost_monthly_usd")
 TOTALS: tuple[tuple[str, str, Expr, str], ...] = (
-    ("Total cost with cache [USD/month]", "cost_monthly_usd", fn("SUM", Cells(RESULTS, "cost_monthly_usd")),
-     "#,##0"),
+    ("Total cost with cache [USD/month]", "cost_monthly_usd",
+     fn("SUM", Cells(RESULTS, "cost_monthly_usd"), _STANDBY), "#,##0"),
     ("Total cost no cache [USD/month]", "cost_monthly_no_cache_usd",
-     fn("SUM", Cells(RESULTS, "cost_monthly_no_cache_usd")), "#,##0"),
+     fn("SUM", Cells(RESULTS, "cost_monthly_no_cache_usd"), _STANDBY), "#,##0"),
+    ("Standby fleets [USD/month]", "cost_monthly_usd", fn("SUM", _STANDBY), "#,##0"),
     ("Routes in breach [count]", "status", fn("COUNTIFS", Cells(RESULTS, "status"), "BREACH"), "0"),
     ("Routes above threshold [count]", "status", fn("COUNTIFS", Cells(RESULTS, "status"), "WARN"), "0"),
     ("Highest utilization [x]", "max_util", fn("MAX", Cells(RESULTS, "max_util")), "0.00"),

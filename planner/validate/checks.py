@@ -252,7 +252,8 @@ def check_inputs(book: Book) -> Iterator[Finding]:
         cell = ts.PLAN.cell("value", i)
         yield from _check_value(book, ts.PLAN.sheet, cell, f"Plan setting {name} [{unit}]",
                                 book.values.get((ts.PLAN.sheet, cell)), kind=opts.get("kind", "number"),
-                                required=True, minimum=opts.get("minimum"), maximum=opts.get("maximum"),
+                                required=opts.get("required", True), minimum=opts.get("minimum"),
+                                maximum=opts.get("maximum"),
                                 integer=False, choices=None)
     for t in ts.INPUT_TABLES:
         if t is ts.PLAN:
