@@ -212,3 +212,15 @@ def test_planner_command_without_the_cli_extra_says_which_install() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 2
     assert result.stderr.strip() == planner.entry.missing_message("click") and "[all]" in result.stderr
+
+
+def test_release_workflow_builds_checks_and_publishes_the_wheel() -> None:
+    """The release workflow runs on a version tag, builds the wheel whose name addin.wheel_filename gives, checks
+    it with ``planner addin lite --wheel`` (options this CLI has) and attaches it to the GitHub release."""
+    text = (addin.REPO_ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert 'tags: ["v*"]' in text and "python -m build" in text
+    assert addin.wheel_filename("${VERSION}") in text
+    command = next(line.strip() for line in text.splitlines() if "planner addin lite -o" in line)
+    options = {opt for param in cli.commands["addin"].commands["lite"].params for opt in param.opts}
+    assert {"-o", "--wheel", "--url"} <= options and "--wheel" in text and "--url" in text, command
+    assert "gh release create" in text and "dist/*" in text
