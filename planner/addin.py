@@ -495,7 +495,9 @@ def check_environment(platform: str | None = None, config: Path | None = None) -
             )
         )
     except importlib.metadata.PackageNotFoundError:
-        checks.append(Check(name="xlwings", ok=False, detail="not installed: pip install 'xlwings>=0.37.8,<0.38'"))
+        checks.append(
+            Check(name="xlwings", ok=False, detail=f"not installed: pip install '{PACKAGE}[excel]' (desktop Excel)")
+        )
     config = config or user_config_path()
     modules = read_config(config).get("UDF MODULES", "")
     configured = UDF_MODULE in [m.strip() for m in modules.split(";")]
@@ -546,13 +548,14 @@ def remaining_steps(platform: str | None = None, config_written: Path | None = N
         return [
             "Classic xlwings UDFs run on Windows only. On macOS use xlwings Lite (free, also for commercial use):",
             "In Excel: Home > Add-ins, search 'xlwings', Add (installs xlwings Lite).",
-            "Open the template, open the xlwings Lite pane, paste addin/lite/requirements.txt into the"
-            " requirements.txt tab and addin/lite/main.py into main.py (or run planner addin --lite-dir DIR).",
+            "Open the template, open the xlwings Lite pane, put the lines of addin/lite/requirements.txt in the"
+            " requirements.txt tab and addin/lite/main.py in main.py (planner addin lite -o DIR writes and checks"
+            " both; --wheel and --url for a wheel you host yourself).",
             "Wait for the install to finish in the Output pane; restart xlwings Lite if it asks; the functions"
             " (e.g. =CAPACITY_RPM(25)) are then available in every cell.",
         ]
     return [
-        f"pip install {PACKAGE} into the Python that Excel will use (the interpreter in {conf}).",
+        f"pip install '{PACKAGE}[excel]' into the Python that Excel will use (the interpreter in {conf}).",
         "xlwings addin install   (copies the xlwings add-in into Excel's XLSTART folder).",
         "Excel: File > Options > Trust Center > Trust Center Settings > Macro Settings >"
         " tick 'Trust access to the VBA project object model' (needed by Import Functions).",
