@@ -13,6 +13,7 @@ import importlib
 import re
 import sys
 import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,7 @@ class Workbook:
 
 
 @pytest.fixture()
-def windows_xlwings(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+def windows_xlwings(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
     """``xlwings.udfs`` imported for real, with the three pywin32 modules stubbed."""
     pythoncom = types.ModuleType("pythoncom")
     pythoncom.CoInitialize = lambda: None
@@ -95,6 +96,8 @@ def windows_xlwings(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     udfs = importlib.import_module("xlwings.udfs")
     yield udfs
     sys.modules.pop("xlwings.udfs", None)
+    if hasattr(xlwings, "udfs"):  # the import set it on the package: leave xlwings as Linux has it
+        delattr(xlwings, "udfs")
 
 
 def _windows_planner_udfs(udfs: types.ModuleType) -> types.ModuleType:
