@@ -15,9 +15,10 @@ ADDIN_LINES: tuple[tuple[str, str], ...] = (
          "that calls one shows #NAME? (and the cells that depend on it show #NAME? too). Nothing is lost: install "
          "an add-in below, then recalculate (Ctrl+Alt+F9). Do not type over those cells."),
     ("", "Excel on Windows, macOS or the web, no Python needed: xlwings Lite (free, also for commercial use). "
-         "Home > Add-ins, search 'xlwings', Add. In the xlwings Lite pane, put the lines of requirements.txt from "
-         "the llm-capacity-planner add-in bundle (planner addin lite) in the requirements.txt tab and its main.py "
-         "in the main.py tab; the functions are there once the install log finishes."),
+         "Home > Add-ins, search 'xlwings', Add. In the xlwings Lite pane, put the lines of requirements.txt of the "
+         "llm-capacity-planner Lite bundle (attached to each release with main.py; or written by planner addin lite) "
+         "in the requirements.txt tab and its main.py in the main.py tab; the functions are there once the install "
+         "log finishes. Lite saves both in the workbook, so this is done once per workbook."),
     ("", "Windows desktop Excel with a local Python: the classic xlwings add-in. pip install "
          "'llm-capacity-planner[excel]', then planner addin --user-config, xlwings addin install, and on the "
          "xlwings ribbon tab click Import Functions; keep the file as .xlsm."),
