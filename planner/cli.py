@@ -41,7 +41,7 @@ def functions_cmd(fmt: str) -> None:
     click.echo(functions_markdown() if fmt == "markdown" else functions_text(), nl=False)
 
 
-@cli.command("addin")
+@cli.group("addin", invoke_without_command=True)
 @click.option(
     "--config",
     "config_path",
@@ -61,7 +61,9 @@ def functions_cmd(fmt: str) -> None:
 @click.option(
     "--lite-requirement", help="The requirements.txt line for Lite (default: the package pinned to this version)."
 )
+@click.pass_context
 def addin_cmd(
+    ctx: click.Context,
     config_path: Path | None,
     user_config: bool,
     interpreter: str | None,
@@ -76,6 +78,8 @@ def addin_cmd(
     """
     from planner import addin
 
+    if ctx.invoked_subcommand is not None:
+        return
     if interpreter is None and sys.platform.startswith(("win", "darwin")):
         interpreter = sys.executable
     settings = addin.config_settings(interpreter)
@@ -102,6 +106,50 @@ def addin_cmd(
     click.echo("Remaining steps in Excel:")
     for number, step in enumerate(addin.remaining_steps(config_written=written), start=1):
         click.echo(f"  {number}. {step}")
+    if not all(check.ok for check in checks):
+        sys.exit(1)
+
+
+@addin_cmd.command("lite")
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the bundle (main.py, requirements.txt, and the wheel with --wheel) into this directory.",
+)
+@click.option(
+    "--wheel",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A wheel you host yourself (built with: pip wheel --no-deps . -w dist); it is checked and copied.",
+)
+@click.option("--url", help="With --wheel: the https:// address (folder) the wheel will be served from.")
+def addin_lite_cmd(out_dir: Path | None, wheel: Path | None, url: str | None) -> None:
+    """Build and check the xlwings Lite bundle: main.py (generated from the registry, err_to_str on every argument)
+    and the exact requirements.txt lines, for the released package (llm-capacity-planner==VERSION) or, with
+    --wheel and --url, for a wheel you host yourself. Exit 0 when every check passes, 1 when one fails.
+
+    Example: planner addin lite -o ./lite --wheel dist/llm_capacity_planner-0.1.0-py3-none-any.whl --url https://example.org/wheels
+    """
+    from planner import addin
+
+    if (wheel is None) != (url is None):
+        fail("--wheel and --url go together: the wheel file, and the https:// folder it will be served from")
+    requirement = f"{url.rstrip('/')}/{wheel.name}" if wheel is not None and url else None
+    checks = addin.check_lite_requirements(addin.lite_requirements_source(requirement))
+    if wheel is not None:
+        checks += addin.check_wheel(wheel)
+    if out_dir is not None:
+        try:
+            for path in addin.write_lite_bundle(out_dir, wheel=wheel, url=url):
+                click.echo(f"wrote {path}")
+        except OSError as exc:
+            fail(f"{exc.filename or ''}: {exc.strerror or exc}")
+    click.echo("requirements.txt (xlwings Lite > requirements.txt tab):")
+    click.echo(addin.lite_requirements_source(requirement), nl=False)
+    click.echo("")
+    for check in checks:
+        click.echo(f"[{'ok' if check.ok else 'FAIL'}] {check.name}: {check.detail}")
     if not all(check.ok for check in checks):
         sys.exit(1)
 

@@ -102,31 +102,26 @@ REGISTRY: dict[str, SheetFunction] = {}
 NAMESPACE = "XLWINGS"
 """The Office.js namespace xlwings Server uses by default."""
 
-SUBNAMESPACE = "PLAN"
-
 
 def spellings(name: str) -> tuple[str, ...]:
     """Every spelling under which a saved workbook may store a call to ``name`` (upper case).
 
-    - ``NAME``: classic xlwings UDFs (VBA wrappers in the ``.xlsm``) and xlwings Lite;
-    - ``XLWINGS.NAME`` and ``XLWINGS.PLAN.NAME``: Office.js custom functions of xlwings Server (default namespace,
-      and our sub-namespace);
-    - ``_XLDUDF_XLWINGS_NAME`` and ``_XLDUDF_XLWINGS_PLAN_NAME``: how Excel stores an Office.js custom function in the
-      file (``_xldudf_<NAMESPACE>_<NAME>``);
-    - ``_XLUDF.NAME``: the prefix Excel writes for a UDF that it could not resolve when saving.
+    - ``NAME``: classic xlwings UDFs (VBA wrappers in the ``.xlsm``), and any function as typed;
+    - ``XLWINGS.NAME``: Office.js custom functions of xlwings Server (its default namespace), as shown in a cell;
+    - ``_XLDUDF_NAME``: how Excel stores a namespace-less Office.js custom function in the file (xlwings Lite's
+      functions carry no namespace); seen in workbooks saved with other add-ins, not yet on a Lite-saved one;
+    - ``_XLDUDF_XLWINGS_NAME``: the same for the ``XLWINGS`` namespace (``_xldudf_<NAMESPACE>_<NAME>``), not yet seen
+      on an xlwings-saved workbook;
+    - ``_XLUDF.NAME``: the prefix Excel writes for a user-defined function it could not resolve when saving.
 
-    >>> spellings("CAPACITY_RPM")[:2]
-    ('CAPACITY_RPM', 'XLWINGS.CAPACITY_RPM')
+    Every reader of stored formulas (the headless recompute's function table, the validator's fingerprints)
+    goes through :func:`alias_table`, so a spelling added here is recognised everywhere.
+
+    >>> spellings("CAPACITY_RPM")[:3]
+    ('CAPACITY_RPM', 'XLWINGS.CAPACITY_RPM', '_XLDUDF_CAPACITY_RPM')
     """
     n = name.upper()
-    return (
-        n,
-        f"{NAMESPACE}.{n}",
-        f"{NAMESPACE}.{SUBNAMESPACE}.{n}",
-        f"_XLDUDF_{NAMESPACE}_{n}",
-        f"_XLDUDF_{NAMESPACE}_{SUBNAMESPACE}_{n}",
-        f"_XLUDF.{n}",
-    )
+    return (n, f"{NAMESPACE}.{n}", f"_XLDUDF_{n}", f"_XLDUDF_{NAMESPACE}_{n}", f"_XLUDF.{n}")
 
 
 def alias_table() -> dict[str, str]:

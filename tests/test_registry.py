@@ -183,3 +183,20 @@ class TestCallSheetFunction:
     def test_too_many_arguments(self):
         text = call_sheet_function(REGISTRY["CAPACITY_RPM"], 1, 2)
         assert text == "CAPACITY_RPM: got 2, expected at most 1 arguments"
+
+
+def test_office_js_spellings_map_to_the_registry_name() -> None:
+    """``_xldudf_NAME`` (namespace-less Office.js, as xlwings Lite's functions) and the namespaced forms all name the
+    registry function, case-insensitively, in the alias table every stored-formula reader uses."""
+    from planner.registry import canonical_name, load
+    from planner.validate.fastpath import normalize_formula
+
+    load()
+    spelled = ("_xldudf_CAPACITY_TPM", "_XLDUDF_XLWINGS_CAPACITY_TPM", "xlwings.capacity_tpm", "_xludf.capacity_tpm")
+    for spelling in spelled:
+        assert canonical_name(spelling) == "CAPACITY_TPM"
+    assert canonical_name("XLWINGS.PLAN.CAPACITY_TPM") is None  # a sub-namespace nothing here ever registers
+    assert canonical_name("_xldudf_NOT_OURS") is None
+    assert normalize_formula("=_xlfn.IFERROR(_xldudf_CAPACITY_TPM(A1, B1, C1), 0)") == (
+        "IFERROR(CAPACITY_TPM(A1,B1,C1),0)"
+    )

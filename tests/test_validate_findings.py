@@ -148,12 +148,14 @@ def test_formula_changed(tmp_path: Path) -> None:
     assert rows(write(tmp_path, "f.xlsm", data)) == {(R.sheet, addr, "formula-changed")}
 
 
-def test_formula_respelled_is_not_changed(tmp_path: Path) -> None:
-    """Office.js spelling and blanks do not change the fingerprint."""
+@pytest.mark.parametrize("spelling", ["_xldudf_XLWINGS_CAPACITY_RPM", "_xldudf_CAPACITY_RPM", "XLWINGS.capacity_rpm"])
+def test_formula_respelled_is_not_changed(tmp_path: Path, spelling: str) -> None:
+    """Office.js spellings (namespaced, and namespace-less as xlwings Lite's) and blanks do not change the
+    fingerprint."""
     addr = R.cell("rpm_demand", 0)
     data = plan_bytes()
     xml = cell_xml(data, R.sheet, addr)
-    data = replace_cell(data, R.sheet, addr, xml.replace("CAPACITY_RPM(", "_xldudf_XLWINGS_CAPACITY_RPM( "))
+    data = replace_cell(data, R.sheet, addr, xml.replace("CAPACITY_RPM(", f"{spelling}( "))
     assert rows(write(tmp_path, "f.xlsm", data)) == set()
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from planner import template as ts
 from planner.errors import ArgumentError
+from planner.readme_text import with_addin_section
 from planner.template.inputs import catalog_inputs, scenario_inputs
 from planner.xlsx_writer import (
     CellSpec,
@@ -147,7 +148,7 @@ def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[s
     """The workbook description: template layout, input ``values`` and (for the totals) formulas."""
     sheets: dict[str, SheetSpec] = {name: SheetSpec(name=name) for name in ts.SHEET_ORDER}
     readme = sheets["ReadMe"]
-    for i, (style, text) in enumerate(README_LINES, start=1):
+    for i, (style, text) in enumerate(with_addin_section(README_LINES), start=1):
         readme.cells[f"A{i}"] = CellSpec(value=text, bold=style in ("title", "head"),
                                          size=16 if style == "title" else (12 if style == "head" else None))
     readme.widths["A"] = 140
