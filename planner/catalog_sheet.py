@@ -16,6 +16,7 @@ Token grammar: ``name|key=value|key=value`` with the sheet's column keys (:data:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -140,7 +141,9 @@ def _format_number(value: Any, column: SheetColumn, name: str) -> str:
         if float(value) != int(value):
             raise ArgumentError(f"{name}: {column.header}", value, "a whole number")
         return str(int(value))
-    return repr(float(value))
+    # 15 significant digits: what every client stores of a double (openpyxl writes 16, Excel 17), so the token
+    # reads the same from a file written by any of them as from the evaluator
+    return format(float(value), ".15g")
 
 
 def _token(row: Sequence[Any], headers: Sequence[Any], columns: Sequence[SheetColumn], what: str) -> str:
@@ -228,6 +231,10 @@ def _apply(token: str, columns: Sequence[SheetColumn], bundled: Any, what: str) 
                 number = float(Decimal(raw) * Decimal(repr(col.scale)))
             except (InvalidOperation, ValueError):
                 raise ArgumentError(f"{what} {name}: {col.header}", raw, "a number") from None
+            if bundled is not None and isinstance(getattr(bundled, col.field, None), (int, float)):
+                exact = getattr(bundled, col.field)
+                if math.isclose(number, exact, rel_tol=1e-12):  # the bundled value as the sheet shows it
+                    number = exact
             fields[col.field] = int(round(number)) if col.kind == "integer" or col.field.endswith("_bytes") else number
     if bundled is None:
         missing = [c.header for c in columns if c.required and c.field not in fields]
@@ -271,7 +278,7 @@ def model_from_token(token: str) -> ModelSpec:
 def gpu_from_token(token: str) -> GpuSpec:
     """The GPU a GPUs-sheet token describes (the bundled entry of that name with the sheet's values over it).
 
-    >>> gpu_from_token("h100-sxm|hbm_gib=141.0").hbm_bytes == 141 * 2**30
+    >>> gpu_from_token("h100-sxm|hbm_gib=141").hbm_bytes == 141 * 2**30
     True
     """
     from dataclasses import replace

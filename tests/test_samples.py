@@ -18,7 +18,7 @@ SCENARIOS = sorted(SAMPLES.glob("*.toml"))
 # What each sample is built to show: route -> binding constraint (see samples/README.md).
 BINDS = {
     "bulk-tpm": {"summarize": "TPM", "extract": "TPM"},
-    "classifier-rpm": {"moderation": "RPM", "intent": "RPM"},
+    "classifier-rpm": {"moderation": "BURST", "intent": "RPM"},
     "selfhost-kv": {"assistant": "KV"},
     "seed": {"completion": "COMPUTE", "agent": "ITPM", "chat": "ITPM"},
 }

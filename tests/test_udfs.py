@@ -186,11 +186,11 @@ def _literals(text: str) -> list[typing.Any] | None:
         if not token:
             return None
         lit = token.group(1)
-        if lit.startswith("{"):  # an array constant {a,b,c}: one row, as Excel passes it
-            inner = _literals(lit[1:-1])
-            if inner is None or any(isinstance(v, list) for v in inner):
+        if lit.startswith("{"):  # an array constant {a,b,c}: one row, as Excel passes it; {a,b;c,d}: rows
+            rows = [_literals(row) for row in lit[1:-1].split(";")]
+            if any(r is None or any(isinstance(v, list) for v in r) for r in rows):
                 return None
-            values.append(inner)
+            values.append(rows if len(rows) > 1 else rows[0])
         elif lit.startswith('"'):
             values.append(lit[1:-1].replace('""', '"'))
         elif lit.upper() in ("TRUE", "FALSE"):
@@ -243,7 +243,9 @@ def _excel_shaped(spec: SheetFunction, args: list[typing.Any]) -> list[typing.An
     ``[[a, b, c]]``), numbers typed as text, and missing optional arguments as empty cells."""
     shaped = []
     for arg, value in zip(spec.args, args):
-        if isinstance(value, list):
+        if arg.kind == "table":
+            shaped.append(value)  # rows of cells, as Excel hands a range
+        elif isinstance(value, list):
             shaped.append([[_as_text(v) for v in value]] if arg.kind == "numbers" else [value])
         else:
             shaped.append([[_as_text(value) if arg.kind == "number" else value]])
@@ -256,9 +258,11 @@ def test_excel_shaped_call_equals_core(spec: SheetFunction, args: list[typing.An
     expected = _core(spec, args)
     udf = getattr(udfs, spec.name)
     assert udf(*_excel_shaped(spec, args)) == expected
-    assert udf(*[[v] if isinstance(v, list) else [[v]] for v in args]) == expected
-    # 1-D lists (what xlwings passes for a row without ndim=2) and bare scalars also work.
     assert udf(*args) == expected
+    if any(a.kind == "table" for a in spec.args):  # a table is rows of cells in every shape; the rest is 1-D
+        return
+    assert udf(*[[v] if isinstance(v, list) else [[v]] for v in args]) == expected
+    # 1-D lists (what xlwings passes for a row without ndim=2) and bare scalars also work (above).
     if any(isinstance(v, list) for v in args):  # a range given as a column instead of a row
         assert udf(*[[[x] for x in v] if isinstance(v, list) else v for v in args]) == expected
 

@@ -186,8 +186,8 @@ def test_missing_cached_value(tmp_path: Path) -> None:
 
 def test_utilization_over_threshold_and_no_failover_headroom(tmp_path: Path) -> None:
     key = (ROUTE.sheet, ROUTE.cell("peak_qps", 0))
-    keys = (ts.PROVIDERS.sheet, ts.PROVIDERS.cell("keys", 1))  # the failover provider, down to one key
-    found = rows(write(tmp_path, "p.xlsm", plan_bytes({key: float(_base(key)) * 1.4, keys: 1})))
+    itpm = (ts.PROVIDERS.sheet, ts.PROVIDERS.cell("itpm", 1))  # the failover provider, at half its ITPM limit
+    found = rows(write(tmp_path, "p.xlsm", plan_bytes({key: float(_base(key)) * 1.4, itpm: _base(itpm) / 2})))
     # both routes share the busy backend, so both are over the threshold; only the first one fails over
     assert found == {(R.sheet, R.cell("max_util", 0), "utilization-over-threshold"),
                      (R.sheet, R.cell("max_util", 1), "utilization-over-threshold"),

@@ -38,7 +38,7 @@ def MODEL_SPEC(model, models):
     returns="spec token",
     returns_kind="text",
     category="Plan",
-    example='=GPU_SPEC("h100-sxm", {"GPU [name]","HBM [GiB]";"h100-sxm",80}) -> "h100-sxm|hbm_gib=80.0"',
+    example='=GPU_SPEC("h100-sxm", {"GPU [name]","HBM [GiB]";"h100-sxm",80}) -> "h100-sxm|hbm_gib=80"',
 )
 def GPU_SPEC(gpu, gpus):
     headers, row = catalog_sheet.find_row(gpu, gpus, "gpu")
@@ -52,8 +52,8 @@ def GPU_SPEC(gpu, gpus):
     returns="text",
     returns_kind="text",
     category="Plan",
-    example='=BUNDLED_FACTS("h100-sxm|hbm_gib=80.0", "gpu") -> "bundled: display_name, mem_bw_gb_s, '
-    'bf16_tflops, fp8_tflops, usd_per_gpu_hour"',
+    example='=BUNDLED_FACTS("h100-sxm|hbm_gib=80", "gpu") -> "bundled: display_name, torch_total_gib, '
+    'mem_bw_gb_s, bf16_tflops, fp8_tflops, usd_per_gpu_hour"',
 )
 def BUNDLED_FACTS(spec, kind):
     if kind not in ("model", "gpu"):
@@ -67,7 +67,7 @@ def BUNDLED_FACTS(spec, kind):
     args=(BACKEND, BACKENDS, VALUES),
     returns="the values' unit",
     category="Plan",
-    example='=BACKEND_SUM("a", {"a";"b";"A"}, {1;2;3}) -> 4',
+    example='=BACKEND_SUM("a", {"a","b","A"}, {1,2,3}) -> 4',
     formula_ids=("C7",),
 )
 def BACKEND_SUM(backend, backends, values):
@@ -85,7 +85,7 @@ FAILOVERS = Arg(name="failovers", unit="names", kind="texts", help="The failover
           BACKENDS, FAILOVERS, VALUES),
     returns="the values' unit",
     category="Plan",
-    example='=OUTAGE_SUM("a", "c", {"a";"a";"b"}, {"c";"c";"c"}, {600;600;50}) -> 1200',
+    example='=OUTAGE_SUM("a", "c", {"a","a","b"}, {"c","c","c"}, {600,600,50}) -> 1200',
     formula_ids=("C8",),
 )
 def OUTAGE_SUM(failed_backend, receiver, backends, failovers, values):
@@ -97,7 +97,7 @@ def OUTAGE_SUM(failed_backend, receiver, backends, failovers, values):
     args=(BACKEND, BACKENDS, VALUES),
     returns="the values' unit",
     category="Plan",
-    example='=BACKEND_MAX("a", {"a";"b";"a"}, {0.6;2;1.2}) -> 1.2',
+    example='=BACKEND_MAX("a", {"a","b","a"}, {0.6,2,1.2}) -> 1.2',
     formula_ids=("C8",),
 )
 def BACKEND_MAX(backend, backends, values):
@@ -112,7 +112,7 @@ def BACKEND_MAX(backend, backends, values):
     returns="label",
     returns_kind="text",
     category="Plan",
-    example='=BACKEND_ARGMAX("a", {"a";"b";"a"}, {0.6;2;1.2}, {"c TPM";"x";"d KV"}) -> "d KV"',
+    example='=BACKEND_ARGMAX("a", {"a","b","a"}, {0.6,2,1.2}, {"c TPM","x","d KV"}) -> "d KV"',
     formula_ids=("C8",),
 )
 def BACKEND_ARGMAX(backend, backends, values, labels):

@@ -392,7 +392,7 @@ SUMMARY = Table(
 def _outage_columns() -> tuple[Column, ...]:
     backend = Ref(LISTS_TABLE, "backend")
     routes = Cells(ROUTES, "backend")
-    kind = Ref(_OUTAGES_REF, "type")
+    kind, moved = Ref(_OUTAGES_REF, "type"), Ref(_OUTAGES_REF, "routes")
     fleet_util = fn("MAX", udf("BACKEND_MAX", backend, routes, Cells(RESULTS, "kv_util")),
                     udf("BACKEND_MAX", backend, routes, Cells(RESULTS, "compute_util")))
 
@@ -413,11 +413,11 @@ def _outage_columns() -> tuple[Column, ...]:
             "backend is down (all its routes moved at once)",
             udf("BACKEND_MAX", backend, routes, Cells(FAILOVER, "outage_util"))),
         col("receiver", "Worst receiver", "The failover backend at that utilization",
-            udf("BACKEND_ARGMAX", backend, routes, Cells(FAILOVER, "outage_util"), Cells(FAILOVER, "failover")),
-            kind="text", width=18),
+            fn("IF", moved.gt(0), udf("BACKEND_ARGMAX", backend, routes, Cells(FAILOVER, "outage_util"),
+                                      Cells(FAILOVER, "failover")), ""), kind="text", width=18),
         col("binding", "Binds there", "The constraint at that utilization",
-            udf("BACKEND_ARGMAX", backend, routes, Cells(FAILOVER, "outage_util"), Cells(FAILOVER, "outage_binding")),
-            kind="text", width=10),
+            fn("IF", moved.gt(0), udf("BACKEND_ARGMAX", backend, routes, Cells(FAILOVER, "outage_util"),
+                                      Cells(FAILOVER, "outage_binding")), ""), kind="text", width=10),
         col("n_plus_one_util", "N+1 util [x]", "Fleets: the highest of KV and compute utilization with one replica "
             "lost (u x R / (R - 1)); providers: blank",
             fn("IF", kind.eq("fleet"), fn("IF", Ref(_OUTAGES_REF, "routes").gt(0), udf(

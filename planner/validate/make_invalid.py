@@ -86,8 +86,10 @@ def make_invalid(scenario: str | Path, out_dir: str | Path) -> list[Path]:
         busy = dict(inputs)
         qps = (ts.ROUTES.sheet, ts.ROUTES.cell("peak_qps", 0))
         busy[qps] = float(busy[qps]) * 1.4
-        # and a failover backend with a single key, too small to absorb the busy route
-        busy[(ts.PROVIDERS.sheet, ts.PROVIDERS.cell("keys", 1))] = 1
+        # and a failover backend on a lower tier (half its ITPM), too small to absorb the busy route (its limits are
+        # per organization, so fewer keys would change nothing)
+        itpm = (ts.PROVIDERS.sheet, ts.PROVIDERS.cell("itpm", 1))
+        busy[itpm] = float(busy[itpm]) / 2
         policy = write_plan(busy, Path(tmp) / "busy.xlsm").read_bytes()
     results = _sheet_part(ts.RESULTS.sheet)
     cost = ts.RESULTS.cell("cost_monthly_usd", 0)
