@@ -392,7 +392,7 @@ SUMMARY = Table(
 def _outage_columns() -> tuple[Column, ...]:
     backend = Ref(LISTS_TABLE, "backend")
     routes = Cells(ROUTES, "backend")
-    kind, moved = Ref(_OUTAGES_REF, "type"), Ref(_OUTAGES_REF, "routes")
+    kind, moved = Ref(_OUTAGES_REF, "type"), Ref(_OUTAGES_REF, "worst_util")
     fleet_util = fn("MAX", udf("BACKEND_MAX", backend, routes, Cells(RESULTS, "kv_util")),
                     udf("BACKEND_MAX", backend, routes, Cells(RESULTS, "compute_util")))
 
