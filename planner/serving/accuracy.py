@@ -1,0 +1,327 @@
+"""Accuracy of the serving model against published benchmark points (pure: point dicts in, rows and markdown out).
+
+The points are ``tests/data/serving/*.json`` (schema in ``tests/data/serving/SCHEMA.md``); the caller reads them.
+Each point is predicted with :func:`planner.serving.api.performance` (and with the old roofline of
+:mod:`planner.latency` as a baseline), compared metric by metric, split deterministically into a training and a
+held-out set (:func:`is_training`: SHA-256 of the point id, 70/30), and summarised by regime.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import statistics
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from planner.errors import PlannerError
+from planner.serving.calibration import Calibration
+
+TRAIN_SHARE = 70
+"""Percent of points in the training split."""
+
+METRICS = ("tpot", "ttft", "otps")
+LABELS = {"tpot": "TPOT", "ttft": "TTFT", "otps": "output tok/s"}
+
+MODEL_EQUIVALENTS = {
+    # Same architecture as the catalog model (layers, heads, KV heads, hidden, vocab); only RoPE scaling and the
+    # maximum context differ, which the step time does not see.
+    "meta-llama/meta-llama-3-8b-instruct": "llama-3.1-8b",
+    "meta-llama/meta-llama-3-70b-instruct": "llama-3.1-70b",
+}
+
+ENGINE_MAP = {"vllm": "vllm", "sglang": "sglang", "trtllm": "trtllm", "nim": "trtllm"}
+"""Published engine → modelled engine (NIM's optimized profiles run TensorRT-LLM)."""
+
+SOURCE_MAX_MODEL_LEN = {"accelmark": 32768}
+"""``max_model_len`` the source's runner sets (AccelMark: 4,096 for ShareGPT, long-context suite below 32K): vLLM V0
+does not chunk prefills there."""
+
+LATENCY_STATS = ("mean", "median", "p50")
+
+
+def is_training(point_id: str) -> bool:
+    """Whether ``point_id`` is in the training split: ``int(sha256(id)[:8], 16) % 100 < 70``.
+
+    >>> is_training("nim-benchmarking-perf/llama-3.3-70b/h100-sxmx2/5000-500/c1")
+    True
+    """
+    return int(hashlib.sha256(point_id.encode()).hexdigest()[:8], 16) % 100 < TRAIN_SHARE
+
+
+@dataclass(frozen=True, kw_only=True)
+class Row:
+    """One point: its regime labels, measured and predicted values (seconds, tokens/s per replica)."""
+
+    id: str
+    train: bool
+    tp: int
+    moe: bool
+    concurrency_class: str  # "low" (<= 16 clients or offline-free light load) | "high"
+    heavy: str  # "prefill" (I/O >= 4) | "decode"
+    measured: dict[str, float]
+    predicted: dict[str, float]
+    baseline: dict[str, float]
+    saturated: bool
+    note: str
+
+    def error(self, metric: str, *, baseline: bool = False) -> float | None:
+        """``pred/meas − 1`` for ``metric`` (None when either side is missing or the prediction is saturated)."""
+        pred = (self.baseline if baseline else self.predicted).get(metric)
+        meas = self.measured.get(metric)
+        if pred is None or meas is None or not math.isfinite(pred) or meas <= 0:
+            return None
+        return pred / meas - 1.0
+
+
+def _measured(point: Mapping[str, Any], replicas: int) -> dict[str, float]:
+    m = point["measured"]
+    out: dict[str, float] = {}
+    if point.get("stat") in LATENCY_STATS:
+        tpot = m.get("tpot_ms", m.get("itl_ms"))
+        if tpot:
+            out["tpot"] = tpot / 1e3
+        if m.get("ttft_ms"):
+            out["ttft"] = m["ttft_ms"] / 1e3
+    scope = point.get("throughput_scope")
+    otps = m.get("output_tokens_per_s")
+    if otps is None and m.get("total_tokens_per_s"):
+        i, o = point["input_tokens"], point["output_tokens"]
+        otps = m["total_tokens_per_s"] * o / (i + o)
+    if otps is not None and scope in ("total", "per_gpu"):
+        total = otps * point["gpu_count"] if scope == "per_gpu" else otps
+        out["otps"] = total / replicas
+    return out
+
+
+def predict(point: Mapping[str, Any], calibration: Calibration) -> Row | None:
+    """The :class:`Row` of ``point``, or None when the point cannot be modelled (model/GPU outside the catalog)."""
+    from planner import selfhosted
+    from planner.catalog import get_model
+    from planner.serving.api import performance
+
+    model = MODEL_EQUIVALENTS.get(str(point["model"]).lower(), point["model"])
+    if not (point.get("gpu_in_catalog") and (point.get("model_in_catalog") or model != point["model"])):
+        return None
+    replicas = int(point.get("dp") or 1)
+    tp, pp = int(point["tp"]), int(point.get("pp") or 1)
+    engine = ENGINE_MAP.get(point["engine"], "vllm")
+    version = point.get("engine_version") if engine == "vllm" else None
+    if version:
+        version = version.split("+")[0].lstrip("v")
+    wd = point.get("weight_dtype") or "auto"
+    spec = get_model(model)
+    if wd in ("bf16", "fp16") and spec.weight_dtype in ("bf16", "fp16"):
+        wd = "auto"
+    wd = {"int4-awq": "awq", "int4-gptq": "gptq", "fp4": "nvfp4"}.get(wd, wd)
+    kd = point.get("kv_cache_dtype") or "auto"
+    if point["engine"] in ("trtllm", "nim") and not point.get("kv_cache_dtype") and wd in ("fp8", "nvfp4"):
+        kd = "fp8"  # ModelOpt FP8/FP4 checkpoints quantize the KV cache too (hf_quant_config kv_cache_quant_algo)
+    kd = "auto" if kd in ("bf16", "fp16") else kd
+    settings = point.get("engine_settings") or {}
+    i, o = float(point["input_tokens"]), float(point["output_tokens"])
+    mode = point["mode"]
+    conc = point.get("concurrency")
+    rate = point.get("request_rate_per_s")
+    source = str(point["id"]).split("/")[0]
+    n_prompts = point.get("num_prompts")
+    note = ""
+    if mode == "offline" and n_prompts and n_prompts <= 1000:
+        conc, mode, note = n_prompts, "closed", f"offline run of {n_prompts} prompts modelled as {n_prompts} clients"
+        n_prompts = None
+    kwargs = dict(tp=tp, pp=pp, engine=engine, engine_version=version, weight_dtype=wd, kv_cache_dtype=kd,
+                  input_tokens=i, output_tokens=o, calibration=calibration,
+                  max_num_batched_tokens=_int(settings.get("max_num_batched_tokens")),
+                  max_num_seqs=_int(settings.get("max_num_seqs")),
+                  max_model_len=SOURCE_MAX_MODEL_LEN.get(source),
+                  num_prompts=n_prompts if mode == "closed" else None)
+    try:
+        if mode == "closed":
+            res = performance(model, point["gpu"], concurrency=float(conc) / replicas, **kwargs)
+        elif mode == "open":
+            res = performance(model, point["gpu"], request_rate=float(rate) / replicas, **kwargs)
+        else:
+            res = performance(model, point["gpu"], **kwargs)
+    except PlannerError as exc:
+        return Row(id=point["id"], train=is_training(point["id"]), tp=tp, moe=spec.architecture == "moe",
+                   concurrency_class="high", heavy="prefill" if i >= 4 * o else "decode",
+                   measured=_measured(point, replicas), predicted={}, baseline={}, saturated=False,
+                   note=f"not modelled: {exc}")
+    predicted = {"tpot": res.tpot_s, "ttft": res.ttft_s, "otps": res.output_tokens_per_s}
+    baseline = _roofline(selfhosted, model, point["gpu"], tp=tp, wd=wd, kd=kd, i=i, o=o, mode=mode, conc=conc,
+                         rate=rate, replicas=replicas, max_running=res.max_running)
+    load = (conc or 0) / replicas if mode == "closed" else res.running_batch
+    return Row(id=point["id"], train=is_training(point["id"]), tp=tp, moe=spec.architecture == "moe",
+               concurrency_class="low" if load <= 16 else "high", heavy="prefill" if i >= 4 * o else "decode",
+               measured=_measured(point, replicas), predicted=predicted, baseline=baseline,
+               saturated=res.saturated, note=note or ("saturated in the model" if res.saturated else ""))
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _roofline(selfhosted, model, gpu, *, tp, wd, kd, i, o, mode, conc, rate, replicas, max_running) -> dict:
+    """The pre-issue-11 roofline (P1-P4 with MBU 0.7, MFU 0.5): TPOT at the batch, TTFT on an idle replica."""
+    try:
+        dec = selfhosted.decode_model(model, gpu, context_tokens=i + o / 2, tp=tp, kv_cache_dtype=kd, weight_dtype=wd)
+        ttft = selfhosted.ttft_s(model, gpu, input_tokens=i, tp=tp, kv_cache_dtype=kd, weight_dtype=wd)
+    except PlannerError:
+        return {}
+    if mode == "closed":
+        batch = float(conc) / replicas
+    elif mode == "open":
+        batch = 1.0
+        for _ in range(30):  # Little's law fixed point
+            batch = max(1.0, min(max_running, rate / replicas * (ttft + (o - 1) * dec.tpot_s(batch))))
+    else:
+        batch = max_running
+    tpot = dec.tpot_s(batch)
+    return {"tpot": tpot, "ttft": ttft, "otps": batch * o / (ttft + (o - 1) * tpot)}
+
+
+def evaluate(points: Iterable[Mapping[str, Any]], calibration: Calibration) -> list[Row]:
+    """Rows for every modelled point, in the given order."""
+    return [row for row in (predict(p, calibration) for p in points) if row is not None]
+
+
+def median_abs(errors: list[float]) -> float | None:
+    return statistics.median(abs(e) for e in errors) if errors else None
+
+
+def summary(rows: list[Row], *, baseline: bool = False) -> dict[str, Any]:
+    """Median absolute error per metric, the share within ±25 %, and counts."""
+    out: dict[str, Any] = {}
+    all_errors: list[float] = []
+    for metric in METRICS:
+        errs = [e for e in (r.error(metric, baseline=baseline) for r in rows) if e is not None]
+        out[metric] = (median_abs(errs), len(errs))
+        all_errors += errs
+    out["within25"] = (sum(abs(e) <= 0.25 for e in all_errors) / len(all_errors)) if all_errors else None
+    out["n"] = len(all_errors)
+    return out
+
+
+REGIMES = (
+    ("all", lambda r: True),
+    ("TP1", lambda r: r.tp == 1),
+    ("TP>1", lambda r: r.tp > 1),
+    ("dense", lambda r: not r.moe),
+    ("MoE", lambda r: r.moe),
+    ("low concurrency (≤16)", lambda r: r.concurrency_class == "low"),
+    ("high concurrency", lambda r: r.concurrency_class == "high"),
+    ("prefill-heavy (I ≥ 4·O)", lambda r: r.heavy == "prefill"),
+    ("decode-heavy", lambda r: r.heavy == "decode"),
+)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.0f}%"
+
+
+def _cell(pair: tuple[float | None, int]) -> str:
+    value, n = pair
+    return "–" if value is None else f"{100 * value:.0f}% ({n})"
+
+
+def fitted_objective(rows: list[Row]) -> float:
+    """The fit's loss: mean over metrics of the mean ``|ln(pred/meas)|`` of the rows (saturated or missing
+    predictions of a measured metric count as a miss of ``ln 4``)."""
+    total = 0.0
+    for metric in METRICS:
+        losses = []
+        for r in rows:
+            if metric not in r.measured:
+                continue
+            pred = r.predicted.get(metric)
+            if pred is None or not math.isfinite(pred) or pred <= 0:
+                losses.append(math.log(4.0))
+            else:
+                losses.append(min(abs(math.log(pred / r.measured[metric])), math.log(4.0)))
+        total += sum(losses) / len(losses) if losses else 0.0
+    return total / len(METRICS)
+
+
+def _reason(row: Row) -> str:
+    if row.note.startswith("not modelled"):
+        return row.note
+    errs = {m: row.error(m) for m in METRICS}
+    bits = []
+    if row.saturated:
+        bits.append("past saturation in the model; the published run is finite")
+    if row.moe:
+        bits.append("MoE (routing skew, EP/attention-DP not modelled)")
+    if "offline" in row.note:
+        bits.append("short offline run (ramp-up and tail)")
+    if errs.get("ttft") is not None and abs(errs["ttft"]) > 0.5:
+        bits.append("TTFT under queueing (p50 vs mean; bursty arrivals)")
+    if row.id.startswith("trtllm-perf-overview") and "nvfp4" in row.id:
+        bits.append("FP4 kernels on Blackwell")
+    return "; ".join(bits) or "systematic (engine version/kernels)"
+
+
+def markdown(rows: list[Row], calibration: Calibration, anchors: str) -> str:
+    """The generated ``## Serving performance`` block of docs/accuracy.md."""
+    train = [r for r in rows if r.train]
+    held = [r for r in rows if not r.train]
+    lines = [
+        "## Serving performance",
+        "",
+        "Generated by `tools/serving_fit --docs` from the published points in `tests/data/serving/` "
+        "(`planner.serving.accuracy`); do not edit by hand. Constants: "
+        f"`{calibration.name}` ({calibration.source}). Split: SHA-256 of the point id, "
+        f"{TRAIN_SHARE}% training / {100 - TRAIN_SHARE}% held out. Errors are `predicted / measured − 1`; "
+        "latencies are compared only where the source gives a mean or median.",
+        "",
+        f"Points modelled: {len(rows)} ({len(train)} training, {len(held)} held out).",
+        "",
+        "### Held-out and full-set error",
+        "",
+        "| set | model | TPOT median abs (n) | TTFT median abs (n) | output tok/s median abs (n) | within ±25% |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, subset in (("held out", held), ("training", train), ("all", rows)):
+        for label, base in (("serving model", False), ("old roofline (planner.latency)", True)):
+            s = summary(subset, baseline=base)
+            lines.append(f"| {name} | {label} | {_cell(s['tpot'])} | {_cell(s['ttft'])} | {_cell(s['otps'])} | "
+                         f"{_pct(s['within25'])} |")
+    lines += ["", "### Held-out error by regime", "",
+              "| regime | TPOT (n) | TTFT (n) | output tok/s (n) | within ±25% | roofline TPOT | roofline tok/s |",
+              "|---|---|---|---|---|---|---|"]
+    for name, pred in REGIMES:
+        subset = [r for r in held if pred(r)]
+        s, b = summary(subset), summary(subset, baseline=True)
+        lines.append(f"| {name} | {_cell(s['tpot'])} | {_cell(s['ttft'])} | {_cell(s['otps'])} | "
+                     f"{_pct(s['within25'])} | {_cell(b['tpot'])} | {_cell(b['otps'])} |")
+    lines += ["", "### Anchors", "", anchors.strip(), ""]
+    misses = []
+    for r in rows:
+        worst = max(((abs(e), m, e) for m in METRICS if (e := r.error(m)) is not None), default=None)
+        if r.note.startswith("not modelled"):
+            misses.append((9.0, r, "–"))
+        elif worst and worst[0] > 0.5:
+            misses.append((worst[0], r, f"{LABELS[worst[1]]} {100 * worst[2]:+.0f}%"))
+    misses.sort(key=lambda t: -t[0])
+    lines += ["### Largest misses (|error| > 50%)", "", f"{len(misses)} points; the 25 largest:", "",
+              "| point | split | miss | reason |", "|---|---|---|---|"]
+    for _, r, text in misses[:25]:
+        lines.append(f"| `{r.id}` | {'train' if r.train else 'held out'} | {text} | {_reason(r)} |")
+    lines += ["", "### Every point", "",
+              "| point | split | TPOT ms meas / pred | TTFT ms meas / pred | tok/s meas / pred |",
+              "|---|---|---|---|---|"]
+
+    def pair(r: Row, m: str, scale: float) -> str:
+        meas, pred = r.measured.get(m), r.predicted.get(m)
+        if meas is None:
+            return "–"
+        p = "–" if pred is None else ("sat." if not math.isfinite(pred) else f"{pred * scale:.4g}")
+        return f"{meas * scale:.4g} / {p}"
+
+    for r in rows:
+        lines.append(f"| `{r.id}` | {'train' if r.train else 'held'} | {pair(r, 'tpot', 1e3)} | "
+                     f"{pair(r, 'ttft', 1e3)} | {pair(r, 'otps', 1.0)} |")
+    return "\n".join(lines) + "\n"
