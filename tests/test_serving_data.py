@@ -151,3 +151,66 @@ def test_at_least_sixty_points_with_latency_and_throughput_regimes():
     assert len(with_latency) >= 30
     assert any(p["tp"] > 1 for p in with_latency) and any(p["tp"] == 1 for p in with_latency)
     assert {"closed", "offline"} <= {p["mode"] for p in points}
+
+
+def test_models_outside_the_catalog_keep_their_hugging_face_id():
+    for name, point in _all_points():
+        if not point["model_in_catalog"]:
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+", point["model"]), (name, point["id"], point["model"])
+
+
+def test_schema_lists_every_file():
+    schema = (SERVING / "SCHEMA.md").read_text(encoding="utf-8")
+    for path in FILES:
+        assert f"`{path.name}`" in schema, path.name
+
+
+def test_regimes_the_accuracy_tables_split_on_are_covered():
+    # docs/accuracy.md reports held-out error by regime; each regime needs measured latency points to report on.
+    models = {m["id"]: m for m in json.loads((CATALOG / "models.json").read_text(encoding="utf-8"))["models"]}
+
+    def is_moe(point) -> bool:
+        spec = models.get(point["model"])
+        return bool(spec) and spec["params_active"] < spec["params_total"]
+
+    latency = [p for _, p in _all_points() if {"tpot_ms", "itl_ms"} & set(p["measured"]) and p["model_in_catalog"]]
+    assert sum(1 for p in latency if p["tp"] > 1) >= 40
+    assert sum(1 for p in latency if is_moe(p)) >= 20
+    assert sum(1 for p in latency if p["mode"] == "closed" and p["concurrency"] >= 64) >= 5
+    assert sum(1 for p in latency if p["input_tokens"] >= 4 * p["output_tokens"]) >= 10  # prefill-heavy
+    assert sum(1 for p in latency if p["output_tokens"] >= 4 * p["input_tokens"]) >= 5  # decode-heavy
+    assert {"h100-sxm", "h200-sxm", "a100-80gb-sxm", "b200-hgx", "mi300x"} <= {p["gpu"] for p in latency}
+    # L4 points exist, but only for Llama-3-8B-Instruct, which the catalog does not list
+    assert any(p["gpu"] == "l4" and {"tpot_ms", "itl_ms"} & set(p["measured"]) for _, p in _all_points())
+    assert {"vllm", "sglang", "nim"} <= {p["engine"] for p in latency}
+
+
+@pytest.mark.parametrize(
+    ("filename", "point_id", "key", "published"),
+    [
+        # values typed from the sources (see each point's "where"), guarding the files against accidental edits
+        (
+            "nim-benchmarking-perf.json",
+            "nim-benchmarking-perf/llama-3.3-70b/h100-sxmx2/5000-500/c50",
+            "ttft_ms",
+            834.51,
+        ),
+        ("nim-benchmarking-perf.json", "nim-benchmarking-perf/llama-3.3-70b/h100-sxmx2/5000-500/c100", "itl_ms", 92.91),
+        (
+            "trtllm-perf-overview.json",
+            "trtllm-perf-overview/llama-3.1-8b/h100-sxmx1/128-128/offline",
+            "output_tokens_per_s",
+            28312,
+        ),
+        (
+            "trtllm-perf-overview.json",
+            "trtllm-perf-overview/llama-3.3-70b/h100-sxmx2/2048-128/offline",
+            "output_tokens_per_s",
+            762,
+        ),
+        ("sglang-cookbook.json", "sglang-cookbook/llama-3.1-70b/a100-80gb-sxmx8/500-505/c100", "tpot_ms", 47.19),
+    ],
+)
+def test_spot_values_match_the_sources(filename, point_id, key, published):
+    points = {p["id"]: p for p in _load(SERVING / filename)["points"]}
+    assert points[point_id]["measured"][key] == published
