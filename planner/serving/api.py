@@ -60,6 +60,7 @@ class ServingResult:
     calibration: str
 
 
+@lru_cache(maxsize=1)
 def default_calibration() -> Calibration:
     """The constants fitted on the training split of the published points (``docs/serving.md``)."""
     from planner.catalog import serving_calibration_data
@@ -225,10 +226,10 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
             st = sch.State(**{**st.__dict__, "ttft_s": (1 - share) * st.ttft_s + share * max(burst, st.ttft_s)})
     elif request_rate is not None:
         lam = check_number("request_rate", request_rate, minimum=0, exclusive_minimum=True)
-        peak = sch.max_throughput(s.load)
-        st = sch.open_loop(s.load, lam / pp, peak)
+        st = sch.open_loop(s.load, lam / pp)
         mode = "open"
         if st is None:
+            peak = sch.max_throughput(s.load)
             return _result(s, peak, mode="open", saturated=True, wait=0.0, peak=peak)
     else:
         st = peak = sch.max_throughput(s.load)

@@ -175,7 +175,8 @@ FIT_CONSTANTS = ("weight_bw_eff", "kv_bw_eff", "gemm_eff", "ttft_overhead_s:{eng
                  "per_seq_overhead_s:{engine}")
 """What :func:`fit` adjusts for one setup (the engine's entries of the per-engine tables)."""
 
-_EFFICIENCIES = {"weight_bw_eff", "kv_bw_eff", "gemm_eff", "attn_eff", "moe_eff", "w4_kernel_eff"}
+_EFFICIENCIES = {"weight_bw_eff", "kv_bw_eff", "gemm_eff", "attn_eff", "moe_eff", "w4_kernel_eff", "rocm_eff",
+                 "fp4_eff"}
 
 
 def get_constant(cal: Calibration, name: str) -> float:
@@ -205,7 +206,7 @@ def fit(cal: Calibration, names: tuple[str, ...], loss: Callable[[Calibration], 
     >>> from planner.serving.calibration import DERIVED
     >>> best, value = fit(DERIVED, ("kv_bw_eff",), lambda c: abs(math.log(c.kv_bw_eff / 0.3)), rounds=4)
     >>> round(best.kv_bw_eff, 2)
-    0.29
+    0.3
     """
     best = loss(cal)
     for rnd in range(rounds):

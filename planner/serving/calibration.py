@@ -49,7 +49,9 @@ class Calibration:
     - ``ttft_overhead_s``: fixed time between a request's arrival and its first token outside the engine steps
       (HTTP, tokenization, detokenization of the first token), per engine;
     - ``layer_floor_s``: the shortest a layer's kernels take however small the step (launch and synchronisation
-      floor of ~10 kernels per layer even under CUDA graphs); MoE layers count twice.
+      floor of ~10 kernels per layer even under CUDA graphs); MoE layers count twice;
+    - ``rocm_eff``: AMD GPUs (ROCm kernels) relative to the same efficiencies on NVIDIA (bandwidth and compute);
+    - ``fp4_eff``: FP4 (nvfp4/mxfp4) tensor-core GEMMs relative to their peak, beyond ``gemm_eff``.
     """
 
     name: str = "derived"
@@ -60,16 +62,18 @@ class Calibration:
     attn_eff: float = 0.50
     moe_eff: float = 0.60
     w4_kernel_eff: float = 0.60
-    step_overhead_s: tuple[tuple[str, float], ...] = (("vllm", 6e-4), ("vllm-v0", 1.5e-3), ("sglang", 5e-4),
-                                                     ("trtllm", 3e-4))
+    step_overhead_s: tuple[tuple[str, float], ...] = (("sglang", 5e-4), ("trtllm", 3e-4), ("vllm", 6e-4),
+                                                     ("vllm-v0", 1.5e-3))
     tp_overhead_s: float = 1e-3
-    per_seq_overhead_s: tuple[tuple[str, float], ...] = (("vllm", 1e-5), ("vllm-v0", 5e-5), ("sglang", 1e-5),
-                                                        ("trtllm", 5e-6))
+    per_seq_overhead_s: tuple[tuple[str, float], ...] = (("sglang", 1e-5), ("trtllm", 5e-6), ("vllm", 1e-5),
+                                                        ("vllm-v0", 5e-5))
     allreduce_latency_s: float = 1e-5
     pcie_allreduce_latency_s: float = 3e-5
-    ttft_overhead_s: tuple[tuple[str, float], ...] = (("vllm", 0.01), ("vllm-v0", 0.01), ("sglang", 0.01),
-                                                     ("trtllm", 0.01))
+    ttft_overhead_s: tuple[tuple[str, float], ...] = (("sglang", 0.01), ("trtllm", 0.01), ("vllm", 0.01),
+                                                     ("vllm-v0", 0.01))
     layer_floor_s: float = 2e-5
+    rocm_eff: float = 0.7
+    fp4_eff: float = 0.7
     source: str = "derived defaults (docs/serving.md)"
     as_of: str = "2026-12-03"
 

@@ -162,7 +162,7 @@ def state(load: Load, d: float) -> State:
     valid = rho < 1.0 and d <= load.max_running
     if valid:
         wait = rho * (t_m * iu / p_m) / (2.0 * (1.0 - rho))
-        ttft = cal.ttft_fixed_s(load.replica.engine) + 0.5 * t_d * min(d, 1.0) + wait + service
+        ttft = load.replica.ttft_fixed_s + 0.5 * t_d * min(d, 1.0) + wait + service
     else:
         ttft = math.inf
     running = d + x * service
@@ -185,7 +185,7 @@ def _bisect(load: Load, below, hi: float) -> State:
             lo, lo_state = mid, st
         else:
             top = mid
-        if top - lo <= 1e-4 * max(top, 1.0):
+        if top - lo <= 2e-3 * max(top, 1.0):
             break
     return lo_state if lo_state is not None else state(load, lo)
 
@@ -201,21 +201,21 @@ def upper_batch(load: Load) -> float:
 def max_throughput(load: Load) -> State:
     """The valid state with the most requests per second (offline maximum; the open loop's saturation rate).
 
-    ``X(d)`` rises with ``d`` until prompts no longer fit (``ρ → 1``) or the running cap; a 24-point scan then a
+    ``X(d)`` rises with ``d`` until prompts no longer fit (``ρ → 1``) or the running cap; a 10-point scan then a
     local refinement finds the peak.
     """
     hi = upper_batch(load)
     edge = _bisect(load, lambda st: True, hi)  # the largest admissible batch
     best = edge
     top = max(edge.decode_batch, 1e-6)
-    grid = [top * (i / 24.0) ** 2 for i in range(1, 24)]
+    grid = [top * (i / 10.0) ** 2 for i in range(1, 10)]
     for d in grid:
         st = state(load, d)
         if st.valid and st.requests_per_s > best.requests_per_s:
             best = st
     if best is not edge:  # golden refinement around the grid maximum
         a, b = best.decode_batch * 0.8, min(best.decode_batch * 1.25, top)
-        for _ in range(20):
+        for _ in range(10):
             m1, m2 = a + 0.382 * (b - a), a + 0.618 * (b - a)
             s1, s2 = state(load, m1), state(load, m2)
             if (s1.requests_per_s if s1.valid else 0) >= (s2.requests_per_s if s2.valid else 0):
@@ -229,11 +229,17 @@ def max_throughput(load: Load) -> State:
 
 
 def open_loop(load: Load, rate: float, peak: State | None = None) -> State | None:
-    """The steady state at ``rate`` requests/s (Q5), ``None`` when the engine cannot sustain it (saturated)."""
+    """The steady state at ``rate`` requests/s (Q5), ``None`` when the engine cannot sustain it (saturated).
+
+    Bisects ``X(d) = rate`` over the admissible batches; only when that ends short of the rate is the maximum
+    (:func:`max_throughput`) consulted, so an unsaturated load costs one bisection."""
+    st = _bisect(load, lambda s: s.requests_per_s <= rate, upper_batch(load))
+    if st.valid and st.requests_per_s >= rate * (1 - 1e-3):
+        return st
     peak = peak or max_throughput(load)
     if rate >= peak.requests_per_s * (1 - 1e-9):
         return None
-    return _bisect(load, lambda st: st.requests_per_s <= rate, peak.decode_batch)
+    return _bisect(load, lambda s: s.requests_per_s <= rate, peak.decode_batch)
 
 
 def closed_loop(load: Load, clients: float) -> tuple[State, float]:
@@ -261,4 +267,4 @@ def burst_ttft_s(load: Load, clients: float) -> float:
     n = min(clients, max(load.max_running, 1.0))
     tokens = min(float(sched.budget_tokens), n * iu)
     t_full = step_time_s(load.replica, cal, decode_seqs=0.0, prefill_tokens=tokens, prefill_seqs=tokens / iu)
-    return cal.ttft_fixed_s(load.replica.engine) + 0.5 * t_full * (n * iu / tokens + 1.0)
+    return load.replica.ttft_fixed_s + 0.5 * t_full * (n * iu / tokens + 1.0)

@@ -65,6 +65,10 @@ class Replica:
     link_is_pcie: bool
     quant_kernel_eff: float  # 1, or w4_kernel_eff for weight-only 4-bit
     engine: str
+    vendor_eff: float = 1.0  # rocm_eff on AMD GPUs
+    fixed_s: float = 0.0  # o_engine + o_tp·log2(tp·pp), from the calibration the replica was built with
+    seq_s: float = 0.0  # o_seq of the engine
+    ttft_fixed_s: float = 0.0  # o_ttft of the engine
 
 
 def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
@@ -137,8 +141,11 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     link, pcie = link_bytes_per_s_bidir(gpu)
     if dtype not in ("bf16", "fp16", "fp32", "fp8", "w8a8", "int8", *_W4, *_FP4):
         raise ArgumentError("weight_dtype", weight_dtype, "bf16, fp16, fp8, int8, int4/awq/gptq, nvfp4 or mxfp4")
-    quant = calibration.w4_kernel_eff if dtype in _W4 or (dtype in _FP4 and not getattr(gpu, "fp4_flops_per_s", None)
-                                                          ) else 1.0
+    has_fp4 = bool(getattr(gpu, "fp4_flops_per_s", None))
+    if dtype in _W4 or (dtype in _FP4 and not has_fp4):
+        quant = calibration.w4_kernel_eff
+    else:
+        quant = calibration.fp4_eff if dtype in _FP4 else 1.0
     return Replica(
         layers=model.num_hidden_layers, hidden=model.hidden_size, tp=tp, pp=pp, ep=ep,
         dense_bytes=dense_bytes, expert_bytes=expert_bytes, num_experts=e if moe else 0,
@@ -149,13 +156,16 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         peak_flops_per_s=gemm_peak_flops(gpu, dtype), peak16_flops_per_s=float(gpu.bf16_flops_per_s),
         mem_bw_bytes_per_s=float(gpu.mem_bw_bytes_per_s), link_bytes_per_s=link / 2, link_is_pcie=pcie,
         quant_kernel_eff=quant, engine=engine,
+        vendor_eff=calibration.rocm_eff if gpu.vendor.upper() == "AMD" else 1.0,
+        fixed_s=calibration.overhead_s(engine) + (calibration.tp_overhead_s * math.log2(tp * pp) if tp * pp > 1
+                                                  else 0.0),
+        seq_s=calibration.seq_overhead_s(engine), ttft_fixed_s=calibration.ttft_fixed_s(engine),
     )
 
 
 def step_time_s(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tokens: float = 0.0,
                 prefill_seqs: float = 0.0) -> float:
-    """Time of one engine step (S1-S6) with ``decode_seqs`` decoding sequences and ``prefill_tokens`` prompt tokens
-    (from ``prefill_seqs`` prompts, whose last chunk samples a token).
+    """Time of one engine step: the sum of :func:`step_parts`.
 
     Worked example, Llama-3.1-8B bf16 on one H100 SXM, 32 sequences at 1,024 tokens of context, derived constants:
     weights 16.06e9 B / (3.35e12·0.8) = 5.99 ms; KV 32·128 MiB / (3.35e12·0.6) = 2.14 ms; GEMM compute
@@ -169,20 +179,29 @@ def step_time_s(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tok
     >>> round(step_time_s(r, DERIVED, decode_seqs=32) * 1e3, 2)
     9.05
     """
+    fixed, body, comm = step_parts(r, cal, decode_seqs=decode_seqs, prefill_tokens=prefill_tokens,
+                                   prefill_seqs=prefill_seqs)
+    return fixed + body + comm
+
+
+def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tokens: float = 0.0,
+               prefill_seqs: float = 0.0) -> tuple[float, float, float]:
+    """The parts of one engine step (the fixed costs are those of the calibration ``r`` was built with) (S1-S6) with ``decode_seqs`` decoding sequences and ``prefill_tokens`` prompt
+    tokens (from ``prefill_seqs`` prompts, whose last chunk samples a token): ``(t_fixed, max(t_gemm + t_attn,
+    floor), t_comm)`` in seconds."""
     d, p = decode_seqs, prefill_tokens
     m = d + p
     if m <= 0:
-        return 0.0
+        return 0.0, 0.0, 0.0
     sampled = d + prefill_seqs
-    fixed = cal.overhead_s(r.engine) + cal.seq_overhead_s(r.engine) * sampled
-    if r.tp * r.pp > 1:
-        fixed += cal.tp_overhead_s * math.log2(r.tp * r.pp)
+    fixed = r.fixed_s + r.seq_s * sampled
     eff = cal.gemm_eff * m / (m + cal.gemm_half_tokens) * r.quant_kernel_eff
     flops = r.body_flops_per_token * m + r.head_flops_per_token * sampled
     compute = flops / (r.peak_flops_per_s * eff)
     read = r.dense_bytes
     if r.num_experts:
-        touched = latency.experts_touched(r.num_experts, r.experts_per_token, m)
+        e, k = r.num_experts, r.experts_per_token
+        touched = min(e * (1 - (1 - k / e) ** m), k * m, e)  # latency.experts_touched, unchecked
         read += touched * r.expert_bytes
         per_expert_tokens = m * r.experts_per_token / max(touched, 1.0)
         eff_e = cal.moe_eff * cal.gemm_eff * per_expert_tokens / (per_expert_tokens + cal.gemm_half_tokens)
@@ -201,4 +220,4 @@ def step_time_s(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tok
         if r.ep > 1 and r.num_experts:
             comm += 2 * r.layers * (alpha + r.experts_per_token * msg * (r.ep - 1) / r.ep / r.link_bytes_per_s)
     floor = r.layers * cal.layer_floor_s * (2.0 if r.num_experts else 1.0)
-    return fixed + max(gemm + attn, floor) + comm
+    return fixed, max(gemm + attn, floor) / r.vendor_eff, comm
