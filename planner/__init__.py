@@ -2,7 +2,8 @@
 
 The sizing core (pure functions, no I/O) lives in :mod:`planner.demand`, :mod:`planner.limits`,
 :mod:`planner.memory`, :mod:`planner.latency`, :mod:`planner.serving`, :mod:`planner.cost` and
-:mod:`planner.decision`; the spreadsheet functions are declared once in :mod:`planner.sheet` and exposed as :mod:`planner.functions`.
+:mod:`planner.decision`; the spreadsheet functions are declared once in :mod:`planner.sheet` and exposed as
+:mod:`planner.functions`.
 """
 
 __version__ = "0.1.0"

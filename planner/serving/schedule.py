@@ -50,7 +50,8 @@ class EngineSchedule:
 
 
 def engine_schedule(engine: str, *, gpu_big: bool, gpu_gib: float, max_position: int | None,
-                    max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None) -> EngineSchedule:
+                    max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
+                    chunked_prefill: bool | None = None) -> EngineSchedule:
     """The scheduling defaults of ``engine`` (a key of :func:`planner.engines.normalize_engine`).
 
     - vLLM V1 (0.8+): chunked prefill always on, decode first, ``max_num_batched_tokens`` 8192 for ``vllm serve`` on
@@ -84,6 +85,10 @@ def engine_schedule(engine: str, *, gpu_big: bool, gpu_gib: float, max_position:
     else:
         sched = EngineSchedule(engine=engine, budget_tokens=8192, max_num_seqs=2048, mixed=True,
                                source="TensorRT-LLM BuildConfig/LLM args: max_num_tokens 8192, max_batch_size 2048")
+    if engine == "vllm-v0" and chunked_prefill is not None and chunked_prefill != sched.mixed:
+        budget = 512 if chunked_prefill else max(2048, max_position or 2048)
+        sched = EngineSchedule(engine=engine, budget_tokens=budget, max_num_seqs=sched.max_num_seqs,
+                               mixed=chunked_prefill, source=sched.source + f" (chunked prefill {chunked_prefill})")
     if max_num_batched_tokens or max_num_seqs:
         sched = EngineSchedule(engine=engine, budget_tokens=int(max_num_batched_tokens or sched.budget_tokens),
                                max_num_seqs=int(max_num_seqs or sched.max_num_seqs),

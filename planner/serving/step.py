@@ -186,9 +186,9 @@ def step_time_s(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tok
 
 def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tokens: float = 0.0,
                prefill_seqs: float = 0.0) -> tuple[float, float, float]:
-    """The parts of one engine step (the fixed costs are those of the calibration ``r`` was built with) (S1-S6) with ``decode_seqs`` decoding sequences and ``prefill_tokens`` prompt
+    """The parts of one engine step (S1-S6) with ``decode_seqs`` decoding sequences and ``prefill_tokens`` prompt
     tokens (from ``prefill_seqs`` prompts, whose last chunk samples a token): ``(t_fixed, max(t_gemm + t_attn,
-    floor), t_comm)`` in seconds."""
+    floor), t_comm)`` in seconds. The fixed costs are those of the calibration ``r`` was built with."""
     d, p = decode_seqs, prefill_tokens
     m = d + p
     if m <= 0:
