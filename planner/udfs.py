@@ -564,17 +564,17 @@ def SELFHOST_USD_PER_MTOK(usd_per_gpu_hour, tokens_per_s, gpus=None):
 @xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
 @xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
 @xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
-@xw.arg('concurrency', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
-@xw.arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when concurrency is 0 [req/s] (optional, default 0.0)')
+@xw.arg('clients', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
+@xw.arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when clients is 0 [req/s] (optional, default 0.0)')
 @xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
 @xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
 @xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
 @xw.arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 @xw.arg('calibration', ndim=2, err_to_str=True, doc="Calibration JSON from planner calibrate-bench (empty: the fitted defaults) [path] (optional, default '')")
-def SERVING_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate=None, engine=None, weight_dtype=None, kv_dtype=None, cache_hit_rate=None, pp=None, calibration=None):
+def SERVING_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate=None, engine=None, weight_dtype=None, kv_dtype=None, cache_hit_rate=None, pp=None, calibration=None):
     """Output tokens per second one replica delivers under the load (closed loop, open loop or offline maximum): requests/s x output tokens. Returns tokens/s per replica."""
-    return excel_call(_REGISTRY['SERVING_TOKENS_PER_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate, engine, weight_dtype, kv_dtype, cache_hit_rate, pp, calibration)
+    return excel_call(_REGISTRY['SERVING_TOKENS_PER_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate, engine, weight_dtype, kv_dtype, cache_hit_rate, pp, calibration)
 
 
 @xw.func(category='Serving')
@@ -583,17 +583,17 @@ def SERVING_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, co
 @xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
 @xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
 @xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
-@xw.arg('concurrency', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
-@xw.arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when concurrency is 0 [req/s] (optional, default 0.0)')
+@xw.arg('clients', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
+@xw.arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when clients is 0 [req/s] (optional, default 0.0)')
 @xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
 @xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
 @xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
 @xw.arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 @xw.arg('calibration', ndim=2, err_to_str=True, doc="Calibration JSON from planner calibrate-bench (empty: the fitted defaults) [path] (optional, default '')")
-def SERVING_TPOT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate=None, engine=None, weight_dtype=None, kv_dtype=None, cache_hit_rate=None, pp=None, calibration=None):
+def SERVING_TPOT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate=None, engine=None, weight_dtype=None, kv_dtype=None, cache_hit_rate=None, pp=None, calibration=None):
     """Mean time per output token of one replica under load (continuous batching with chunked prefill: decode steps lengthened by the prompts they carry, fixed step cost, TP communication). Returns s/token."""
-    return excel_call(_REGISTRY['SERVING_TPOT_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate, engine, weight_dtype, kv_dtype, cache_hit_rate, pp, calibration)
+    return excel_call(_REGISTRY['SERVING_TPOT_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate, engine, weight_dtype, kv_dtype, cache_hit_rate, pp, calibration)
 
 
 @xw.func(category='Serving')
@@ -602,17 +602,17 @@ def SERVING_TPOT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurre
 @xw.arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
 @xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
 @xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
-@xw.arg('concurrency', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
-@xw.arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when concurrency is 0 [req/s] (optional, default 0.0)')
+@xw.arg('clients', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
+@xw.arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when clients is 0 [req/s] (optional, default 0.0)')
 @xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
 @xw.arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
 @xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
 @xw.arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 @xw.arg('calibration', ndim=2, err_to_str=True, doc="Calibration JSON from planner calibrate-bench (empty: the fitted defaults) [path] (optional, default '')")
-def SERVING_TTFT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate=None, engine=None, weight_dtype=None, kv_dtype=None, cache_hit_rate=None, pp=None, calibration=None):
+def SERVING_TTFT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate=None, engine=None, weight_dtype=None, kv_dtype=None, cache_hit_rate=None, pp=None, calibration=None):
     """Mean time to first token of one replica under load: fixed front-end time, wait for the current step, queueing for prefill room (M/D/1) and the prefill chunks. Returns s."""
-    return excel_call(_REGISTRY['SERVING_TTFT_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate, engine, weight_dtype, kv_dtype, cache_hit_rate, pp, calibration)
+    return excel_call(_REGISTRY['SERVING_TTFT_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate, engine, weight_dtype, kv_dtype, cache_hit_rate, pp, calibration)
 
 
 @xw.func(category='Decision')

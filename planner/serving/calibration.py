@@ -24,7 +24,7 @@ FORMAT = "planner-serving-calibration/1"
 
 ENGINES = ("vllm", "vllm-v0", "sglang", "trtllm")
 
-TABLES = ("step_overhead_s", "per_seq_overhead_s", "ttft_overhead_s")
+TABLES = ("step_overhead_s", "per_seq_overhead_s", "ttft_overhead_s", "tp_overhead_s")
 """Constants given per engine."""
 
 
@@ -41,7 +41,7 @@ class Calibration:
     - ``w4_kernel_eff``: weight-only 4-bit kernels (Marlin/Machete) relative to a 16-bit GEMM, compute-bound part;
     - ``step_overhead_s``: fixed time of one engine step (scheduling, input preparation, kernel launches,
       sampling) per engine; ``tp_overhead_s``: extra per step and per doubling of the GPUs of a replica
-      (``o_tp·log2(tp·pp)``: broadcast of the scheduler output to the workers, synchronisation);
+      (``o_tp·log2(tp·pp)``: broadcast of the scheduler output to the workers, synchronisation), per engine;
       ``per_seq_overhead_s``: per scheduled sequence and step, per engine (input preparation, sampling, output
       processing; large for vLLM V0's Python scheduler);
     - ``allreduce_latency_s``: latency of one small all-reduce over NVLink/Infinity Fabric;
@@ -64,7 +64,8 @@ class Calibration:
     w4_kernel_eff: float = 0.60
     step_overhead_s: tuple[tuple[str, float], ...] = (("sglang", 5e-4), ("trtllm", 3e-4), ("vllm", 6e-4),
                                                      ("vllm-v0", 1.5e-3))
-    tp_overhead_s: float = 1e-3
+    tp_overhead_s: tuple[tuple[str, float], ...] = (("sglang", 1e-3), ("trtllm", 1e-3), ("vllm", 1e-3),
+                                                   ("vllm-v0", 1e-3))
     per_seq_overhead_s: tuple[tuple[str, float], ...] = (("sglang", 1e-5), ("trtllm", 5e-6), ("vllm", 1e-5),
                                                         ("vllm-v0", 5e-5))
     allreduce_latency_s: float = 1e-5
@@ -86,6 +87,11 @@ class Calibration:
         """The per-sequence step time of ``engine`` (the ``vllm`` value for an engine the table does not name)."""
         table = dict(self.per_seq_overhead_s)
         return table.get(engine, table.get("vllm", 1e-5))
+
+    def tp_fixed_s(self, engine: str) -> float:
+        """The per-doubling multi-GPU step cost of ``engine`` (the ``vllm`` value for an engine not named)."""
+        table = dict(self.tp_overhead_s)
+        return table.get(engine, table.get("vllm", 1e-3))
 
     def ttft_fixed_s(self, engine: str) -> float:
         """The fixed TTFT outside engine steps of ``engine`` (the ``vllm`` value for an engine not named)."""

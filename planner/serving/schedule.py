@@ -7,11 +7,14 @@ without chunked prefill, a prefill-only step that stalls decoding. In steady sta
 uncached prompt tokens and ``O`` output tokens each (``O−1`` decode steps after the first token)::
 
     S_m = X·I_u / p_m                   mixed (prefill-carrying) steps per second, p_m prompt tokens each   (Q1)
-    τ   = t_d + S_m·τ·(t_m − t_d)      TPOT: decode steps, lengthened by the mixed ones (mixed engines)      (Q2)
-    τ   = t_d + S_m·τ·t_m              ... prefill steps in between (prefill-only engines)                   (Q2')
+    τ   = t_d + a·S_m·τ·(t_m − t_d)    TPOT: decode steps, lengthened by the mixed ones (mixed engines)      (Q2)
+    τ   = t_d + a·S_m·τ·t_m            ... prefill steps in between (prefill-only engines)                   (Q2')
     d   = X·(O−1)·τ                     decoding sequences, Little's law                                      (Q3)
-    TTFT = o_ttft + t_d/2 + W_q + ceil(I_u / (budget − d))·t_m,   W_q = ρ·s / (2(1−ρ)), ρ = S_m·t_m,
+    TTFT = o_ttft + a·t_d/2 + a·W_q + ceil(I_u / (budget − d))·t_m,   W_q = ρ·s / (2(1−ρ)), ρ = S_m·t_m,
            s = t_m·I_u/p_m (M/D/1 wait for the prefill share of the engine)                                  (Q4)
+
+``a`` is the share of arrivals a request sees from others: 1 for Poisson arrivals (PASTA), ``(N−1)/N`` for ``N``
+closed-loop clients (a client's own next prompt arrives only after its request is done).
 
 Eliminating ``X`` with (Q3) gives ``τ(d) = t_d + d·I_u·(t_m − t_d)/((O−1)·p_m)`` and ``X(d) = d/((O−1)·τ(d))``
 explicitly in ``d``, so every load is one bisection over the decode batch ``d``:
@@ -28,6 +31,7 @@ replica as ``pp`` virtual engines, each with ``1/pp`` of the load and of ``max_n
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -123,6 +127,7 @@ class Load:
     input_tokens: float  # uncached prompt tokens per request
     output_tokens: float
     max_running: float  # per virtual engine: min(max_num_seqs, KV capacity) / pp
+    others: float = 1.0  # share of the arrivals that come from other clients: 1 open loop, (N−1)/N closed loop
 
 
 def state(load: Load, d: float) -> State:
@@ -154,7 +159,7 @@ def state(load: Load, d: float) -> State:
         t_m = step_time_s(r, cal, decode_seqs=d if sched.mixed else 0.0, prefill_tokens=p_m,
                           prefill_seqs=p_m / iu)
         extra = t_m - t_d if sched.mixed else t_m
-        tau = t_d + d * iu * extra / (o1 * p_m)
+        tau = t_d + load.others * d * iu * extra / (o1 * p_m)
         if sched.mixed and d * iu / (o1 * p_m) > 1.0:  # every step carries prompts
             tau = max(tau, t_m)
         x = d / (o1 * tau) if tau > 0 else 0.0
@@ -166,8 +171,8 @@ def state(load: Load, d: float) -> State:
     service = math.ceil(iu / room - 1e-9) * t_m
     valid = rho < 1.0 and d <= load.max_running
     if valid:
-        wait = rho * (t_m * iu / p_m) / (2.0 * (1.0 - rho))
-        ttft = load.replica.ttft_fixed_s + 0.5 * t_d * min(d, 1.0) + wait + service
+        wait = load.others * rho * (t_m * iu / p_m) / (2.0 * (1.0 - rho))
+        ttft = load.replica.ttft_fixed_s + load.others * 0.5 * t_d * min(d, 1.0) + wait + service
     else:
         ttft = math.inf
     running = d + x * service
@@ -253,6 +258,8 @@ def closed_loop(load: Load, clients: float) -> tuple[State, float]:
     def n_of(st: State) -> float:
         return st.decode_batch + st.requests_per_s * st.ttft_s
 
+    # a client's own next request never interrupts its decoding: only the other N−1 clients' prompts do
+    load = dataclasses.replace(load, others=max(clients - 1.0, 0.0) / clients if clients > 0 else 0.0)
     hi = upper_batch(load)
     st = _bisect(load, lambda s: n_of(s) <= clients, hi)
     n = n_of(st)

@@ -157,7 +157,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         mem_bw_bytes_per_s=float(gpu.mem_bw_bytes_per_s), link_bytes_per_s=link / 2, link_is_pcie=pcie,
         quant_kernel_eff=quant, engine=engine,
         vendor_eff=calibration.rocm_eff if gpu.vendor.upper() == "AMD" else 1.0,
-        fixed_s=calibration.overhead_s(engine) + (calibration.tp_overhead_s * math.log2(tp * pp) if tp * pp > 1
+        fixed_s=calibration.overhead_s(engine) + (calibration.tp_fixed_s(engine) * math.log2(tp * pp) if tp * pp > 1
                                                   else 0.0),
         seq_s=calibration.seq_overhead_s(engine), ttft_fixed_s=calibration.ttft_fixed_s(engine),
     )

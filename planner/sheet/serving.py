@@ -13,10 +13,10 @@ from planner.sheet.memory import ENGINE, GPU, KV_DTYPE, MODEL, PP_OPT, TP, WEIGH
 
 INPUT = Arg(name="avg_input_tokens", unit="tokens", help="Average input (prompt) tokens per request")
 OUTPUT = Arg(name="avg_output_tokens", unit="tokens", help="Average output tokens per request")
-CONCURRENCY = Arg(name="concurrency", unit="requests",
+CLIENTS = Arg(name="clients", unit="requests",
                   help="Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request "
                   "rate for an open loop, 0 and 0 for the offline maximum")
-RATE = Arg(name="request_rate", unit="req/s", help="Poisson request rate per replica (open loop) when concurrency "
+RATE = Arg(name="request_rate", unit="req/s", help="Poisson request rate per replica (open loop) when clients "
            "is 0", default=0.0)
 HIT = Arg(name="cache_hit_rate", unit="fraction", help="Fraction of input tokens served from the prefix cache",
           default=0.0)
@@ -26,16 +26,16 @@ TTFT_SLO = Arg(name="ttft_slo_s", unit="s", help="Mean time-to-first-token budge
 TPOT_SLO = Arg(name="tpot_slo_s", unit="s", help="Mean time-per-output-token budget")
 
 
-def _perf(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate, engine, weight_dtype,
+def _perf(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate, engine, weight_dtype,
           kv_dtype, cache_hit_rate, pp, calibration):
-    conc = float(concurrency or 0)
+    conc = float(clients or 0)
     rate = float(request_rate or 0)
     if conc < 0:
-        raise ArgumentError("concurrency", concurrency, "a number >= 0")
+        raise ArgumentError("clients", clients, "a number >= 0")
     if rate < 0:
         raise ArgumentError("request_rate", request_rate, "a number >= 0")
     if conc > 0 and rate > 0:
-        raise ArgumentError("request_rate", request_rate, "0 when a concurrency is given (one load at a time)")
+        raise ArgumentError("request_rate", request_rate, "0 when clients are given (one load at a time)")
     result = _kv_dtype(performance, model, gpu, tp=tp, pp=pp, engine=engine, weight_dtype=weight_dtype,
                        kv_cache_dtype=kv_dtype, input_tokens=avg_input_tokens, output_tokens=avg_output_tokens,
                        concurrency=conc or None, request_rate=rate or None, cache_hit_rate=cache_hit_rate,
@@ -46,7 +46,7 @@ def _perf(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, requ
     return result
 
 
-_PERF_ARGS = (MODEL, GPU, TP, INPUT, OUTPUT, CONCURRENCY, RATE, ENGINE, WEIGHT_DTYPE, KV_DTYPE, HIT, PP_OPT,
+_PERF_ARGS = (MODEL, GPU, TP, INPUT, OUTPUT, CLIENTS, RATE, ENGINE, WEIGHT_DTYPE, KV_DTYPE, HIT, PP_OPT,
               CALIBRATION)
 
 
@@ -59,9 +59,9 @@ _PERF_ARGS = (MODEL, GPU, TP, INPUT, OUTPUT, CONCURRENCY, RATE, ENGINE, WEIGHT_D
     example='=SERVING_TPOT_S("llama-3.1-8b", "h100-sxm", 1, 1000, 200, 16) -> about 0.008',
     formula_ids=("S1", "Q2"),
 )
-def SERVING_TPOT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate=0.0,
+def SERVING_TPOT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate=0.0,
                    engine="vllm", weight_dtype="auto", kv_dtype="auto", cache_hit_rate=0.0, pp=1, calibration=""):
-    return _perf(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate, engine,
+    return _perf(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate, engine,
                  weight_dtype, kv_dtype, cache_hit_rate, pp, calibration).tpot_s
 
 
@@ -74,9 +74,9 @@ def SERVING_TPOT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurre
     example='=SERVING_TTFT_S("llama-3.1-8b", "h100-sxm", 1, 1000, 200, 16) -> about 0.05',
     formula_ids=("Q4",),
 )
-def SERVING_TTFT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate=0.0,
+def SERVING_TTFT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate=0.0,
                    engine="vllm", weight_dtype="auto", kv_dtype="auto", cache_hit_rate=0.0, pp=1, calibration=""):
-    return _perf(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate, engine,
+    return _perf(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate, engine,
                  weight_dtype, kv_dtype, cache_hit_rate, pp, calibration).ttft_s
 
 
@@ -89,10 +89,10 @@ def SERVING_TTFT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurre
     example='=SERVING_TOKENS_PER_S("llama-3.1-8b", "h100-sxm", 1, 1000, 200, 16) -> about 1,900',
     formula_ids=("Q3", "Q6"),
 )
-def SERVING_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate=0.0,
+def SERVING_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate=0.0,
                          engine="vllm", weight_dtype="auto", kv_dtype="auto", cache_hit_rate=0.0, pp=1,
                          calibration=""):
-    return _perf(model, gpu, tp, avg_input_tokens, avg_output_tokens, concurrency, request_rate, engine,
+    return _perf(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate, engine,
                  weight_dtype, kv_dtype, cache_hit_rate, pp, calibration).output_tokens_per_s
 
 
