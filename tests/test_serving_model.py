@@ -143,3 +143,17 @@ def test_pipeline_parallel_replica_serves_more_than_one_stage_alone():
     one = serving_performance(LLAMA70, H100, tp=4, input_tokens=1000, output_tokens=200, calibration=DERIVED)
     two = serving_performance(LLAMA70, H100, tp=4, pp=2, input_tokens=1000, output_tokens=200, calibration=DERIVED)
     assert two.output_tokens_per_s > one.output_tokens_per_s
+
+
+def test_one_shot_offline_batch_prefills_everything_first():
+    from planner.serving.api import performance
+
+    runs = [performance(LLAMA8, H100, input_tokens=2000, output_tokens=100, num_prompts=n, calibration=DERIVED)
+            for n in (4, 16, 64)]
+    ttfts = [r.ttft_s for r in runs]
+    rates = [r.output_tokens_per_s for r in runs]
+    assert all(a < b for a, b in zip(ttfts, ttfts[1:]))  # later prompts wait for the earlier ones' prefill
+    assert all(a < b for a, b in zip(rates, rates[1:]))
+    # 64 prompts of 2,000 tokens = 128,000 prompt tokens: at least 2 * 6.98e9 * 128,000 / 989e12 = 1.8 s of prefill
+    # at 100% of peak before any decode, so 64 x 100 tokens take longer than that
+    assert runs[-1].e2e_s > 2 * (8.03e9 - 2 * 128256 * 4096) * 128000 / 989e12

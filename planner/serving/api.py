@@ -208,8 +208,9 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 max_model_len: int | None = None, num_prompts: int | None = None,
                 chunked_prefill: bool | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
-    context; None: the model's maximum) and, for a closed loop, the ``num_prompts`` of a finite benchmark run (its
-    first ``concurrency`` requests arrive together: :func:`planner.serving.schedule.burst_ttft_s`) and vLLM V0's
+    context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: its first
+    ``concurrency`` requests arrive together, :func:`planner.serving.schedule.burst_ttft_s`; offline: prompts that
+    all fit the running batch run as one batch, :func:`planner.serving.schedule.one_shot_batch`) and vLLM V0's
     ``enable_chunked_prefill``."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
@@ -236,6 +237,9 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
         if st is None:
             peak = sch.max_throughput(s.load)
             return _result(s, peak, mode="open", saturated=True, wait=0.0, peak=peak)
+    elif num_prompts and num_prompts / pp <= s.load.max_running:
+        st = sch.one_shot_batch(s.load, num_prompts / pp)
+        mode = "offline"
     else:
         st = peak = sch.max_throughput(s.load)
         mode = "offline"

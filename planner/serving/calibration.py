@@ -50,7 +50,7 @@ class Calibration:
       (HTTP, tokenization, detokenization of the first token), per engine;
     - ``layer_floor_s``: the shortest a layer's kernels take however small the step (launch and synchronisation
       floor of ~10 kernels per layer even under CUDA graphs); MoE layers count twice;
-    - ``rocm_eff``: AMD GPUs (ROCm kernels) relative to the same efficiencies on NVIDIA (bandwidth and compute);
+    - ``rocm_eff``: AMD GPUs (ROCm kernels) relative to the same compute efficiencies on NVIDIA;
     - ``fp4_eff``: FP4 (nvfp4/mxfp4) tensor-core GEMMs relative to their peak, beyond ``gemm_eff``.
     """
 

@@ -280,3 +280,24 @@ def burst_ttft_s(load: Load, clients: float) -> float:
     tokens = min(float(sched.budget_tokens), n * iu)
     t_full = step_time_s(load.replica, cal, decode_seqs=0.0, prefill_tokens=tokens, prefill_seqs=tokens / iu)
     return load.replica.ttft_fixed_s + 0.5 * t_full * (n * iu / tokens + 1.0)
+
+
+def one_shot_batch(load: Load, prompts: float) -> State:
+    """All ``prompts`` submitted at once and admitted together (an offline run with ``num_prompts`` within the
+    running cap): their prompts fill whole-budget prefill steps, then all decode together (Q7)::
+
+        t_pre = (n·I_u / budget)·t_step(0, budget),  E2E = o_ttft + t_pre + (O−1)·t_d(n),  X = n / E2E
+
+    TPOT is the decode step at ``n`` sequences, TTFT the mean over the prompts (``o_ttft + t_pre/2``).
+    """
+    r, cal, sched, iu = load.replica, load.calibration, load.schedule, load.input_tokens
+    n = max(min(prompts, load.max_running), 1.0)
+    tokens = min(float(sched.budget_tokens), n * iu)
+    t_full = step_time_s(r, cal, decode_seqs=0.0, prefill_tokens=tokens, prefill_seqs=tokens / iu)
+    t_pre = n * iu / tokens * t_full
+    t_d = step_time_s(r, cal, decode_seqs=n)
+    o1 = max(load.output_tokens - 1.0, 0.0)
+    e2e = r.ttft_fixed_s + t_pre + o1 * t_d
+    return State(decode_batch=n, requests_per_s=n / e2e, tpot_s=t_d, ttft_s=r.ttft_fixed_s + 0.5 * (t_pre + t_full),
+                 ttft_service_s=t_pre, prefill_share=t_pre / e2e, decode_step_s=t_d, mixed_step_s=t_full, running=n,
+                 valid=True)

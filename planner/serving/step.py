@@ -65,7 +65,7 @@ class Replica:
     link_is_pcie: bool
     quant_kernel_eff: float  # 1, or w4_kernel_eff for weight-only 4-bit
     engine: str
-    vendor_eff: float = 1.0  # rocm_eff on AMD GPUs
+    vendor_eff: float = 1.0  # rocm_eff on AMD GPUs (compute-bound work)
     fixed_s: float = 0.0  # o_engine + o_tp·log2(tp·pp), from the calibration the replica was built with
     seq_s: float = 0.0  # o_seq of the engine
     ttft_fixed_s: float = 0.0  # o_ttft of the engine
@@ -197,7 +197,7 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     fixed = r.fixed_s + r.seq_s * sampled
     eff = cal.gemm_eff * m / (m + cal.gemm_half_tokens) * r.quant_kernel_eff
     flops = r.body_flops_per_token * m + r.head_flops_per_token * sampled
-    compute = flops / (r.peak_flops_per_s * eff)
+    compute = flops / (r.peak_flops_per_s * eff * r.vendor_eff)
     read = r.dense_bytes
     if r.num_experts:
         e, k = r.num_experts, r.experts_per_token
@@ -205,10 +205,11 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
         read += touched * r.expert_bytes
         per_expert_tokens = m * r.experts_per_token / max(touched, 1.0)
         eff_e = cal.moe_eff * cal.gemm_eff * per_expert_tokens / (per_expert_tokens + cal.gemm_half_tokens)
-        compute += r.expert_flops_per_token * m / (r.peak_flops_per_s * eff_e * r.quant_kernel_eff)
+        compute += r.expert_flops_per_token * m / (r.peak_flops_per_s * eff_e * r.quant_kernel_eff * r.vendor_eff)
     gemm = max(read / (r.mem_bw_bytes_per_s * cal.weight_bw_eff), compute)
     attn = max(d * r.kv_read_bytes_per_seq / (r.mem_bw_bytes_per_s * cal.kv_bw_eff),
-               (d * r.attn_flops_per_seq + p * r.attn_flops_per_prefill_token) / (r.peak16_flops_per_s * cal.attn_eff))
+               (d * r.attn_flops_per_seq + p * r.attn_flops_per_prefill_token)
+               / (r.peak16_flops_per_s * cal.attn_eff * r.vendor_eff))
     comm = 0.0
     if r.tp > 1 or r.pp > 1 or r.ep > 1:
         alpha = cal.pcie_allreduce_latency_s if r.link_is_pcie else cal.allreduce_latency_s
@@ -220,4 +221,4 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
         if r.ep > 1 and r.num_experts:
             comm += 2 * r.layers * (alpha + r.experts_per_token * msg * (r.ep - 1) / r.ep / r.link_bytes_per_s)
     floor = r.layers * cal.layer_floor_s * (2.0 if r.num_experts else 1.0)
-    return fixed, max(gemm + attn, floor) / r.vendor_eff, comm
+    return fixed, max(gemm + attn, floor), comm
