@@ -130,7 +130,6 @@ def _cli(*args):
     return subprocess.run([sys.executable, "-m", "planner.cli", *args], capture_output=True, text=True, check=False)
 
 
-@pytest.mark.slow
 def test_calibrate_bench_cli_fits_and_writes_a_calibration(tmp_path):
     result = tmp_path / "vllm-inf-concurrency32.json"
     result.write_text(json.dumps(VLLM_RESULT))
@@ -148,7 +147,6 @@ def test_calibrate_bench_cli_fits_and_writes_a_calibration(tmp_path):
     assert abs(tpot / 0.0298 - 1) < 0.15
 
 
-@pytest.mark.slow
 def test_calibrate_bench_reads_sglang_jsonl(tmp_path):
     result = tmp_path / "sglang.jsonl"
     result.write_text("\n".join(json.dumps(line) for line in SGLANG_LINES) + "\n")
