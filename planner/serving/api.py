@@ -38,7 +38,9 @@ TP_CHOICES = (1, 2, 4, 8)
 @dataclass(frozen=True, kw_only=True)
 class ServingResult:
     """Means over requests, as ``vllm bench serve`` reports them; ``saturated`` (open loop beyond the replica's
-    maximum rate) makes every latency ``inf`` and the throughputs the maximum the replica delivers."""
+    maximum rate) makes every latency ``inf`` and the throughputs the maximum the replica delivers.
+    ``max_requests_per_s`` is the replica's steady-state maximum where the call computed it (offline, saturated
+    open loop), NaN otherwise; ``admission_wait_s`` is the wait of closed-loop clients beyond the running cap."""
 
     tpot_s: float
     ttft_s: float
