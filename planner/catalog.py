@@ -411,6 +411,10 @@ def _gpus() -> tuple[tuple[GpuSpec, ...], dict[str, GpuSpec]]:
             mem_bw_bytes_per_s=float(entry["mem_bw_bytes_per_s"]),
             bf16_flops_per_s=float(entry["bf16_flops_per_s"]),
             fp8_flops_per_s=None if entry.get("fp8_flops_per_s") is None else float(entry["fp8_flops_per_s"]),
+            fp4_flops_per_s=_opt_float(entry.get("fp4_flops_per_s")),
+            nvlink_bytes_per_s_bidir=_opt_float(entry.get("nvlink_bytes_per_s_bidir")),
+            interconnect=entry.get("interconnect"),
+            interconnect_bytes_per_s_bidir=_opt_float(entry.get("interconnect_bytes_per_s_bidir")),
             usd_per_gpu_hour=entry.get("usd_per_gpu_hour"),
             price_source=entry.get("price_source"),
             price_as_of=entry.get("price_as_of"),
@@ -636,3 +640,12 @@ def provider_rules(provider: str) -> dict[str, Any]:
     if not isinstance(provider, str) or normalize_name(provider) not in provider_index:
         raise UnknownNameError("provider", provider, provider_index.values())
     return info[provider_index[normalize_name(provider)]]
+
+
+# ----------------------------------------------------------------------------------------------- serving constants
+
+@lru_cache(maxsize=1)
+def serving_calibration_data() -> dict[str, Any]:
+    """The fitted constants of the serving model (``planner/data/serving_calibration.json``, the JSON form of
+    :class:`planner.serving.calibration.Calibration`)."""
+    return _read_data("serving_calibration.json")

@@ -340,6 +340,55 @@ def calibrate_cmd(logfile: Path, model: str | None, gpu: str | None, tp: int | N
         click.echo(f"{key:<30} {shown}")
 
 
+@cli.command("calibrate-bench")
+@click.argument("result", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--gpu", help="GPU that ran the benchmark (catalog name; the result files do not record it).")
+@click.option("--model", help="Model (catalog name or config.json); default: the one the result names.")
+@click.option("--tp", type=int, default=1, show_default=True, help="Tensor-parallel size of the server.")
+@click.option("--pp", type=int, default=1, show_default=True, help="Pipeline-parallel size of the server.")
+@click.option("--engine", help="vllm, sglang or trtllm (default: the tool's engine).")
+@click.option("--engine-version", help="Engine version, e.g. 0.11.0 (vLLM below 0.8 is V0).")
+@click.option("--weight-dtype", default="auto", show_default=True, help="Weight dtype served (auto, fp8, awq, ...).")
+@click.option("--kv-cache-dtype", default="auto", show_default=True, help="KV cache dtype (auto or fp8).")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the calibration JSON here (default: RESULT with .calibration.json).")
+def calibrate_bench_cmd(result: Path, gpu: str | None, model: str | None, tp: int, pp: int, engine: str | None,
+                        engine_version: str | None, weight_dtype: str, kv_cache_dtype: str,
+                        output: Path | None) -> None:
+    """Fit the serving model's step overhead and efficiency constants to your own benchmark: the JSON that
+    `vllm bench serve --save-result`, SGLang `bench_serving --output-file` (JSON lines) or genai-perf
+    (profile_export_genai_perf.json) writes. Prints predicted vs measured before and after the fit and writes a
+    calibration file that serving_performance(calibration=...) accepts.
+
+    Example: planner calibrate-bench vllm-16qps-concurrency16.json --gpu h100-sxm -o h100-vllm.calibration.json
+    """
+    import json
+
+    from planner.serving.api import calibrate_from_bench
+    from planner.serving.calibration import to_dict
+
+    try:
+        report = calibrate_from_bench(result, gpu=gpu, model=model, tp=tp, pp=pp, engine=engine,
+                                      engine_version=engine_version, weight_dtype=weight_dtype,
+                                      kv_cache_dtype=kv_cache_dtype)
+    except PlannerError as exc:
+        fail(str(exc))
+        return
+    scale = {"tpot": ("TPOT ms", 1e3), "ttft": ("TTFT ms", 1e3), "otps": ("output tok/s", 1.0)}
+    click.echo(f"{'run':<28} {'metric':<13} {'measured':>10} {'before':>10} {'after':>10}")
+    for row in report.rows:
+        label, k = scale[row["metric"]]
+
+        def fmt(v: float | None, k: float = k) -> str:
+            return "sat." if v is None or v != v or v == float("inf") else f"{v * k:.4g}"
+
+        click.echo(f"{row['run']:<28} {label:<13} {fmt(row['measured']):>10} {fmt(row['before']):>10} "
+                   f"{fmt(row['after']):>10}")
+    target = output or result.with_name(result.stem + ".calibration.json")
+    target.write_text(json.dumps(to_dict(report.calibration), indent=1) + "\n", encoding="utf-8")
+    click.echo(f"loss {report.loss_before:.3f} -> {report.loss_after:.3f}; wrote {target}")
+
+
 @cli.command("recalc")
 @click.argument("plan", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", "out", required=True, type=click.Path(dir_okay=False), help="New workbook to write.")

@@ -3,6 +3,11 @@
 Pure functions, no I/O. Roofline estimates: decode is bound by reading the weights and the KV cache from HBM (P1)
 with a compute floor (P2), MoE decode reads only the touched experts (P3), prefill is compute-bound (P4).
 Formula IDs refer to ``sizing-formulas.md``; MBU/MFU are achieved fractions of peak and should be calibrated.
+
+Superseded for latency under load by :mod:`planner.serving` (step time with fixed costs and TP communication,
+continuous batching, queueing; ``docs/serving.md``). Kept because :mod:`planner.selfhosted` (``planner size``'s fleet
+constraints), the template's TPOT_S/TTFT_S/MAX_BATCH_AT_TPOT/SELFHOST_TOKENS_PER_S columns and the serving model
+itself (:func:`attention_flops`, :func:`experts_touched`, :func:`weights_read_fraction`) still use these functions.
 """
 
 from __future__ import annotations

@@ -108,6 +108,10 @@ class GpuSpec:
     mem_bw_bytes_per_s: float
     bf16_flops_per_s: float
     fp8_flops_per_s: float | None = None
+    fp4_flops_per_s: float | None = None
+    nvlink_bytes_per_s_bidir: float | None = None  # GPU-to-GPU NVLink, both directions
+    interconnect: str | None = None  # the link when there is no NVLink: "pcie-gen4-x16", "infinity-fabric", ...
+    interconnect_bytes_per_s_bidir: float | None = None
     usd_per_gpu_hour: float | None = None
     price_source: str | None = None
     price_as_of: str | None = None

@@ -260,8 +260,13 @@ def test_replicas_at_slo_is_ceil_of_peak_over_replica_rate():
     assert F.SELFHOST_TOKENS_PER_S("llama-3.1-8b", "h100-sxm", 1, 1800, 48, 0.02) == pytest.approx(
         cap.batch / cap.tpot_s
     )
+    # REPLICAS_AT_SLO now sizes with the serving model (planner.serving.max_rate_at_slo), not this roofline
+    from planner.serving import max_rate_at_slo
+
+    rate = max_rate_at_slo("llama-3.1-8b", "h100-sxm", ttft_slo_s=float("inf"), tpot_slo_s=0.02,
+                           input_tokens=1800, output_tokens=48)
     replicas = F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 450, 1800, 48, 0.02)
-    assert (replicas - 1) * cap.replica_qps < 450 <= replicas * cap.replica_qps
+    assert (replicas - 1) * rate < 450 <= replicas * rate
 
 
 def test_cell_error_text_names_the_argument():

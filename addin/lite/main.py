@@ -281,6 +281,20 @@ def CAPACITY_TPM(peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=N
 
 @func
 @arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
+@arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean time-to-first-token budget [s]')
+@arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean time-per-output-token budget [s]')
+@arg('rank', ndim=2, err_to_str=True, doc='1 for the cheapest, 2 for the next, ... [rank] (optional, default 1)')
+@arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+def CHEAPEST_FLEET(model, peak_qps, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, rank=None, engine=None):
+    """The cheapest fleet meeting both SLOs at the peak, over every priced catalog GPU, TP 1/2/4/8, weight bf16/fp8, KV bf16/fp8 and prefill/decode disaggregation, as text (rank 1 = cheapest). Returns fleet description."""
+    return excel_call(_REGISTRY['CHEAPEST_FLEET'], model, peak_qps, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, rank, engine)
+
+
+@func
+@arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
 @arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
 @arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
 @arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
@@ -518,6 +532,25 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
 
 
 @func
+@arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
+@arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean time-to-first-token budget [s]')
+@arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean time-per-output-token budget [s]')
+@arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
+@arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+@arg('calibration', ndim=2, err_to_str=True, doc="Calibration JSON from planner calibrate-bench (empty: the fitted defaults) [path] (optional, default '')")
+def MAX_RATE_AT_SLO(model, gpu, tp, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, kv_dtype=None, cache_hit_rate=None, engine=None, weight_dtype=None, pp=None, calibration=None):
+    """Highest Poisson request rate one replica sustains with mean TTFT and mean TPOT within their SLOs (0 if even a light load misses them). Returns req/s per replica."""
+    return excel_call(_REGISTRY['MAX_RATE_AT_SLO'], model, gpu, tp, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, kv_dtype, cache_hit_rate, engine, weight_dtype, pp, calibration)
+
+
+@func
 @arg('utilizations', ndim=2, err_to_str=True, doc='Utilizations (demand / limit) of every constraint, a range; blank cells are skipped [fractions]')
 def MAX_UTILIZATION(utilizations):
     """The highest of the utilizations (MAX that skips blanks and refuses text). Returns fraction."""
@@ -603,19 +636,22 @@ def PROVIDER_PRICE(provider, tier, model, price_name):
 @arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
 @arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
 @arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
-@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input tokens per request [tokens]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
 @arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
-@arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Time-per-output-token budget [s]')
+@arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean time-per-output-token budget [s]')
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
-@arg('mbu', ndim=2, err_to_str=True, doc='Achieved fraction of peak memory bandwidth in decode (0-1) [fraction] (optional, default 0.7)')
-@arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
+@arg('mbu', ndim=2, err_to_str=True, doc='Ignored (kept so existing calls keep their positions) [fraction] (optional, default 0.7)')
+@arg('mfu', ndim=2, err_to_str=True, doc='Ignored (kept so existing calls keep their positions) [fraction] (optional, default 0.5)')
 @arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
-@arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
+@arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc="Ignored (the engine's default memory fraction sizes the KV cache) [fraction] (optional, default 0.9)")
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
 @arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
-def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype=None, mbu=None, mfu=None, cache_hit_rate=None, gpu_memory_utilization=None, engine=None, weight_dtype=None):
-    """Replicas that serve the peak at the TPOT SLO: ceil(peak QPS / (batch at SLO / E2E at that batch)); the batch is also capped by the requests of context I+O that fit the KV cache. Returns replicas."""
-    return excel_call(_REGISTRY['REPLICAS_AT_SLO'], model, gpu, tp, peak_qps, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, cache_hit_rate, gpu_memory_utilization, engine, weight_dtype)
+@arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean time-to-first-token budget (0: none) [s] (optional, default 0.0)')
+@arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+@arg('calibration', ndim=2, err_to_str=True, doc="Calibration JSON from planner calibrate-bench (empty: the fitted defaults) [path] (optional, default '')")
+def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype=None, mbu=None, mfu=None, cache_hit_rate=None, gpu_memory_utilization=None, engine=None, weight_dtype=None, ttft_slo_s=None, pp=None, calibration=None):
+    """Replicas that serve the peak within both SLOs: ceil(peak QPS / MAX_RATE_AT_SLO). The serving model replaces the roofline (mbu, mfu and gpu_memory_utilization are kept for position and ignored); ttft_slo_s 0 means no TTFT SLO. Returns replicas."""
+    return excel_call(_REGISTRY['REPLICAS_AT_SLO'], model, gpu, tp, peak_qps, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, cache_hit_rate, gpu_memory_utilization, engine, weight_dtype, ttft_slo_s, pp, calibration)
 
 
 @func
@@ -678,6 +714,63 @@ def SELFHOST_USD_PER_MTOK(usd_per_gpu_hour, output_tokens_per_s, avg_input_token
 def SELFHOST_USD_PER_MTOK_OUTPUT(usd_per_gpu_hour, output_tokens_per_s, gpus=None):
     """Self-hosted cost per million output tokens: 1e6 x GPUs x $/GPU-hour / (3600 x output tokens/s at the SLO). Compares with API_USD_PER_MTOK_OUTPUT. Returns USD/Mtok output."""
     return excel_call(_REGISTRY['SELFHOST_USD_PER_MTOK_OUTPUT'], usd_per_gpu_hour, output_tokens_per_s, gpus)
+
+
+@func
+@arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
+@arg('clients', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
+@arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when clients is 0 [req/s] (optional, default 0.0)')
+@arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
+@arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+@arg('calibration', ndim=2, err_to_str=True, doc="Calibration JSON from planner calibrate-bench (empty: the fitted defaults) [path] (optional, default '')")
+def SERVING_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate=None, engine=None, weight_dtype=None, kv_dtype=None, cache_hit_rate=None, pp=None, calibration=None):
+    """Output tokens per second one replica delivers under the load (closed loop, open loop or offline maximum): requests/s x output tokens. Returns tokens/s per replica."""
+    return excel_call(_REGISTRY['SERVING_TOKENS_PER_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate, engine, weight_dtype, kv_dtype, cache_hit_rate, pp, calibration)
+
+
+@func
+@arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
+@arg('clients', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
+@arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when clients is 0 [req/s] (optional, default 0.0)')
+@arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
+@arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+@arg('calibration', ndim=2, err_to_str=True, doc="Calibration JSON from planner calibrate-bench (empty: the fitted defaults) [path] (optional, default '')")
+def SERVING_TPOT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate=None, engine=None, weight_dtype=None, kv_dtype=None, cache_hit_rate=None, pp=None, calibration=None):
+    """Mean time per output token of one replica under load (continuous batching with chunked prefill: decode steps lengthened by the prompts they carry, fixed step cost, TP communication). Returns s/token."""
+    return excel_call(_REGISTRY['SERVING_TPOT_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate, engine, weight_dtype, kv_dtype, cache_hit_rate, pp, calibration)
+
+
+@func
+@arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
+@arg('clients', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
+@arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when clients is 0 [req/s] (optional, default 0.0)')
+@arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
+@arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+@arg('calibration', ndim=2, err_to_str=True, doc="Calibration JSON from planner calibrate-bench (empty: the fitted defaults) [path] (optional, default '')")
+def SERVING_TTFT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate=None, engine=None, weight_dtype=None, kv_dtype=None, cache_hit_rate=None, pp=None, calibration=None):
+    """Mean time to first token of one replica under load: fixed front-end time, wait for the current step, queueing for prefill room (M/D/1) and the prefill chunks. Returns s."""
+    return excel_call(_REGISTRY['SERVING_TTFT_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate, engine, weight_dtype, kv_dtype, cache_hit_rate, pp, calibration)
 
 
 @func

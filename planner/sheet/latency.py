@@ -133,23 +133,6 @@ def _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dty
 
 
 @sheet_function(
-    summary="Replicas that serve the peak at the TPOT SLO: ceil(peak QPS / (batch at SLO / E2E at that batch)); the "
-    "batch is also capped by the requests of context I+O that fit the KV cache.",
-    args=_SLO_ARGS,
-    returns="replicas",
-    category="Latency",
-    example='=REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 450, 1800, 48, 0.02) -> 4',
-    formula_ids=("P6", "P8", "M11"),
-)
-def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype="auto",
-                    mbu=DEFAULT_MBU, mfu=DEFAULT_MFU, cache_hit_rate=0.0,
-                    gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, engine="vllm", weight_dtype="auto"):
-    cap = _slo(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, cache_hit_rate,
-               gpu_memory_utilization, engine, weight_dtype)
-    return latency.replicas_at_slo(peak_qps, cap.replica_qps)
-
-
-@sheet_function(
     summary="Output tokens per second one replica decodes at the largest batch meeting the TPOT SLO (and fitting "
     "the KV cache at context I+O): batch / TPOT(batch). Feeds SELFHOST_USD_PER_MTOK and SELFHOST_USD_PER_MTOK_OUTPUT.",
     args=(MODEL, GPU, TP,

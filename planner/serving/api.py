@@ -1,0 +1,654 @@
+"""Serving performance of one replica under load, and sizing at the SLO (the library API of the serving model).
+
+- :func:`serving_performance`: TPOT, TTFT, E2E, throughput and running batch of one replica for a closed loop
+  (``concurrency`` clients), an open loop (``request_rate``) or offline (neither), from :mod:`.step` and
+  :mod:`.schedule`;
+- :func:`max_rate_at_slo` and :func:`replicas_at_slo`: the highest request rate one replica sustains with the
+  open-loop mean TTFT and TPOT within their SLOs, and the replicas a rate needs;
+- :func:`disaggregated_pools`: prefill and decode pools of a disaggregated deployment and the KV-transfer
+  bandwidth between them;
+- :func:`cheapest_fleets`: the cheapest fleets (GPU type, TP/PP, weight and KV precision, replicas,
+  disaggregated or not) that meet both SLOs at a rate.
+
+Model and GPU are catalog names or specs; the constants are the fitted ones (``planner/data/
+serving_calibration.json``) unless ``calibration`` gives a :class:`Calibration`, its JSON form or a file path.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from planner.engines import kv_capacity, normalize_engine, vllm_v1_default_max_num_seqs
+from planner.errors import ArgumentError, PlannerError, check_fraction, check_number
+from planner.serving import schedule as sch
+from planner.serving.calibration import Calibration, from_dict
+from planner.serving.step import build_replica, step_time_s
+from planner.specs import GIB, GpuSpec, ModelSpec
+
+TP_CHOICES = (1, 2, 4, 8)
+"""Tensor-parallel sizes :func:`cheapest_fleets` tries."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServingResult:
+    """Means over requests, as ``vllm bench serve`` reports them; ``saturated`` (open loop beyond the replica's
+    maximum rate) makes every latency ``inf`` and the throughputs the maximum the replica delivers.
+    ``max_requests_per_s`` is the replica's steady-state maximum where the call computed it (offline, saturated
+    open loop), NaN otherwise; ``admission_wait_s`` is the wait of closed-loop clients beyond the running cap."""
+
+    tpot_s: float
+    ttft_s: float
+    e2e_s: float
+    output_tokens_per_s: float
+    requests_per_s: float
+    running_batch: float
+    saturated: bool
+    mode: str  # "closed" | "open" | "offline"
+    decode_batch: float
+    decode_step_s: float
+    prefill_share: float
+    admission_wait_s: float
+    max_requests_per_s: float
+    max_running: float
+    budget_tokens: int
+    max_num_seqs: int
+    engine: str
+    calibration: str
+
+
+@lru_cache(maxsize=1)
+def default_calibration() -> Calibration:
+    """The constants fitted on the training split of the published points (``docs/serving.md``)."""
+    from planner.catalog import serving_calibration_data
+
+    return from_dict(serving_calibration_data(), where="planner/data/serving_calibration.json")
+
+
+def load_calibration(calibration: Calibration | Mapping | str | Path | None) -> Calibration:
+    """A :class:`Calibration` from itself, its JSON form, or the path of a calibration file (None: the default)."""
+    if calibration is None:
+        return default_calibration()
+    if isinstance(calibration, Calibration):
+        return calibration
+    if isinstance(calibration, Mapping):
+        return from_dict(dict(calibration))
+    path = Path(str(calibration)).expanduser()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ArgumentError("calibration", str(calibration), f"a readable calibration JSON file ({type(exc).__name__})"
+                            ) from None
+    return from_dict(data, where=str(path))
+
+
+def _specs(model: ModelSpec | str, gpu: GpuSpec | str) -> tuple[ModelSpec, GpuSpec]:
+    from planner.catalog import get_gpu, get_model
+
+    return get_model(model), get_gpu(gpu)
+
+
+@lru_cache(maxsize=4096)
+def _kv_tokens(model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, kv_dtype: str, weight_dtype: str, engine: str,
+               version: str | None, max_num_seqs: int | None) -> tuple[float, int]:
+    """(KV tokens per replica, block size), cached: the engine memory model costs ~2 ms."""
+    try:
+        cap = kv_capacity(model, gpu, tp=tp, pp=pp, kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype,
+                          engine=engine, engine_version=version, max_model_len=8192, max_num_seqs=max_num_seqs)
+    except PlannerError:
+        return 0.0, 16
+    if cap.available_kv_gib <= 0:
+        return 0.0, cap.block_size
+    return cap.available_kv_gib * GIB / max(cap.kv_bytes_per_logged_token, 1e-9), cap.block_size
+
+
+def _weight_dtype(weight_dtype: str) -> str:
+    name = str(weight_dtype).strip().lower()
+    return {"int4-awq": "awq", "int4-gptq": "gptq", "fp4": "nvfp4"}.get(name, name)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Setup:
+    load: sch.Load
+    pp: int
+    output_tokens: float
+    engine: str
+    calibration: Calibration
+    kv_running: float
+
+
+def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache_dtype, input_tokens, output_tokens,
+           cache_hit_rate, max_num_batched_tokens, max_num_seqs, calibration, max_model_len=None,
+           chunked_prefill=None) -> _Setup:
+    spec, card = _specs(model, gpu)
+    tp = int(check_number("tp", tp, minimum=1, integer=True))
+    pp = int(check_number("pp", pp, minimum=1, integer=True))
+    i = check_number("input_tokens", input_tokens, minimum=1)
+    o = check_number("output_tokens", output_tokens, minimum=1)
+    h = check_fraction("cache_hit_rate", cache_hit_rate)
+    if h >= 1:
+        raise ArgumentError("cache_hit_rate", cache_hit_rate, "a fraction below 1 (the last prompt token is computed)")
+    key = normalize_engine(engine, engine_version)
+    cal = load_calibration(calibration)
+    wd = _weight_dtype(weight_dtype)
+    kd = str(kv_cache_dtype).strip().lower()
+    kd = {"bf16": "auto", "fp16": "auto"}.get(kd, kd)
+    gib = card.hbm_bytes / GIB
+    big = card.hbm_bytes >= 70 * GIB and "a100" not in f"{card.name} {card.display_name}".lower()
+    sched = sch.engine_schedule(key, gpu_big=big, gpu_gib=gib,
+                                max_position=max_model_len or spec.max_position_embeddings,
+                                max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
+                                chunked_prefill=chunked_prefill)
+    seqs_for_kv = max_num_seqs or (vllm_v1_default_max_num_seqs(card) if key == "vllm" else None)
+    kv_tokens, block = _kv_tokens(spec, card, tp, pp, kd, wd, key, engine_version, seqs_for_kv)
+    if kv_tokens <= 0:
+        raise ArgumentError("gpu", f"{card.name} x{tp * pp}", f"room for {spec.name}'s weights and a KV cache "
+                            "(more GPUs, a smaller weight dtype or a bigger GPU)")
+    per_request = math.ceil((i + o) / block) * block
+    kv_running = kv_tokens / per_request
+    cached = i * h
+    replica = build_replica(spec, card, tp=tp, pp=pp, weight_dtype=wd, kv_cache_dtype=kd,
+                            context_tokens=i + o / 2.0, input_tokens=i, cached_tokens=cached, engine=key,
+                            calibration=cal)
+    max_running = min(float(sched.max_num_seqs), kv_running) / pp
+    load = sch.Load(replica=replica, calibration=cal, schedule=sched, input_tokens=max(i - cached, 1.0),
+                    output_tokens=o, max_running=max_running)
+    return _Setup(load=load, pp=pp, output_tokens=o, engine=key, calibration=cal, kv_running=kv_running)
+
+
+def serving_performance(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    tp: int = 1,
+    pp: int = 1,
+    engine: str = "vllm",
+    engine_version: str | None = None,
+    weight_dtype: str = "auto",
+    kv_cache_dtype: str = "auto",
+    input_tokens: float,
+    output_tokens: float,
+    concurrency: float | None = None,
+    request_rate: float | None = None,
+    cache_hit_rate: float = 0.0,
+    max_num_batched_tokens: int | None = None,
+    max_num_seqs: int | None = None,
+    calibration: Calibration | Mapping | str | None = None,
+) -> ServingResult:
+    """Mean TPOT, TTFT, E2E and throughput of one replica of ``tp × pp`` ``gpu`` serving ``model`` (S1-S6, Q1-Q6).
+
+    ``concurrency`` N: a closed loop of N clients (``vllm bench serve --max-concurrency N`` with enough prompts);
+    ``request_rate`` λ: an open Poisson loop (``--request-rate λ``); neither: offline maximum throughput (the
+    running batch at its cap; TTFT then excludes the wait for admission). ``E2E = TTFT + (O−1)·TPOT``;
+    ``output tokens/s = O·X``. Refs: docs/serving.md; vLLM ``benchmarks/serve`` metric definitions.
+
+    Worked example, Llama-3.1-8B on one H100 SXM, 1,000 tokens in, 200 out, 16 clients (vLLM V1 defaults, fitted
+    constants): a decode batch of about 15 and a TPOT of about 8 ms.
+
+    >>> r = serving_performance("llama-3.1-8b", "h100-sxm", input_tokens=1000, output_tokens=200, concurrency=16)
+    >>> 5e-3 < r.tpot_s < 12e-3, 10 < r.running_batch <= 16, r.saturated
+    (True, True, False)
+    >>> serving_performance("llama-3.1-8b", "h100-sxm", input_tokens=1000, output_tokens=200,
+    ...                     request_rate=1e4).saturated
+    True
+    """
+    return performance(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version,
+                       weight_dtype=weight_dtype, kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens,
+                       output_tokens=output_tokens, concurrency=concurrency, request_rate=request_rate,
+                       cache_hit_rate=cache_hit_rate, max_num_batched_tokens=max_num_batched_tokens,
+                       max_num_seqs=max_num_seqs, calibration=calibration)
+
+
+def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, weight_dtype="auto",
+                kv_cache_dtype="auto", input_tokens, output_tokens, concurrency=None, request_rate=None,
+                cache_hit_rate=0.0, max_num_batched_tokens=None, max_num_seqs=None, calibration=None,
+                max_model_len: int | None = None, num_prompts: int | None = None,
+                chunked_prefill: bool | None = None) -> ServingResult:
+    """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
+    context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: its first
+    ``concurrency`` requests arrive together, :func:`planner.serving.schedule.burst_ttft_s`; offline: prompts that
+    all fit the running batch run as one batch, :func:`planner.serving.schedule.one_shot_batch`) and vLLM V0's
+    ``enable_chunked_prefill``."""
+    if concurrency is not None and request_rate is not None:
+        raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
+    s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
+               kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens, output_tokens=output_tokens,
+               cache_hit_rate=cache_hit_rate, max_num_batched_tokens=max_num_batched_tokens,
+               max_num_seqs=max_num_seqs, calibration=calibration, max_model_len=max_model_len,
+               chunked_prefill=chunked_prefill)
+    pp = s.pp
+    wait = 0.0
+    peak: sch.State | None = None
+    if concurrency is not None:
+        n = check_number("concurrency", concurrency, minimum=0, exclusive_minimum=True)
+        st, wait = sch.closed_loop(s.load, n / pp)
+        mode = "closed"
+        if num_prompts:
+            share = min(1.0, n / float(num_prompts))
+            burst = sch.burst_ttft_s(s.load, n / pp)
+            st = sch.State(**{**st.__dict__, "ttft_s": (1 - share) * st.ttft_s + share * max(burst, st.ttft_s)})
+    elif request_rate is not None:
+        lam = check_number("request_rate", request_rate, minimum=0, exclusive_minimum=True)
+        st = sch.open_loop(s.load, lam / pp)
+        mode = "open"
+        if st is None:
+            peak = sch.max_throughput(s.load)
+            return _result(s, peak, mode="open", saturated=True, wait=0.0, peak=peak)
+    elif num_prompts and num_prompts / pp <= s.load.max_running:
+        st = sch.one_shot_batch(s.load, num_prompts / pp)
+        mode = "offline"
+    else:
+        st = peak = sch.max_throughput(s.load)
+        mode = "offline"
+        st = sch.State(**{**st.__dict__, "ttft_s": s.calibration.ttft_fixed_s(s.engine) + st.ttft_service_s})
+    return _result(s, st, mode=mode, saturated=False, wait=wait, peak=peak)
+
+
+def _result(s: _Setup, st: sch.State, *, mode: str, saturated: bool, wait: float, peak: sch.State | None
+            ) -> ServingResult:
+    o, pp = s.output_tokens, s.pp
+    x = st.requests_per_s * pp
+    ttft = math.inf if saturated else st.ttft_s + wait
+    tpot = math.inf if saturated else st.tpot_s
+    e2e = ttft + max(o - 1.0, 0.0) * tpot
+    return ServingResult(
+        tpot_s=tpot, ttft_s=ttft, e2e_s=e2e, output_tokens_per_s=x * o, requests_per_s=x,
+        running_batch=st.running * pp, saturated=saturated, mode=mode, decode_batch=st.decode_batch * pp,
+        decode_step_s=st.decode_step_s, prefill_share=st.prefill_share, admission_wait_s=wait,
+        max_requests_per_s=(peak.requests_per_s * pp) if peak is not None else math.nan,
+        max_running=s.load.max_running * pp, budget_tokens=s.load.schedule.budget_tokens,
+        max_num_seqs=s.load.schedule.max_num_seqs, engine=s.engine, calibration=s.calibration.name,
+    )
+
+
+def _rate_at_slo(s: _Setup, ttft_slo_s: float, tpot_slo_s: float) -> float:
+    peak = sch.max_throughput(s.load)
+
+    def meets(st: sch.State) -> bool:
+        return st.ttft_s <= ttft_slo_s and st.tpot_s <= tpot_slo_s
+
+    if peak.valid and meets(peak):
+        return peak.requests_per_s * s.pp
+    best = sch._bisect(s.load, meets, peak.decode_batch)
+    if not (best.valid and meets(best)):
+        return 0.0
+    return best.requests_per_s * s.pp
+
+
+def max_rate_at_slo(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    ttft_slo_s: float,
+    tpot_slo_s: float,
+    input_tokens: float,
+    output_tokens: float,
+    tp: int = 1,
+    pp: int = 1,
+    engine: str = "vllm",
+    engine_version: str | None = None,
+    weight_dtype: str = "auto",
+    kv_cache_dtype: str = "auto",
+    cache_hit_rate: float = 0.0,
+    max_num_batched_tokens: int | None = None,
+    max_num_seqs: int | None = None,
+    calibration: Calibration | Mapping | str | None = None,
+) -> float:
+    """The highest Poisson request rate one replica sustains with mean TTFT ≤ ``ttft_slo_s`` and mean TPOT ≤
+    ``tpot_slo_s`` (0 when even a vanishing load misses them): the largest decode batch ``d`` whose steady state
+    (Q1-Q5) meets both, ``λ = X(d)`` (TTFT and TPOT rise with ``d``). Ref: NVIDIA NIM "highest concurrency within
+    the latency bound", Dynamo SLA planner.
+
+    Worked example, the autocomplete route of issue 11 (Llama-3.1-8B, one H100, 1,500 in / 60 out, TTFT 500 ms,
+    TPOT 20 ms): every prompt's mixed step costs ~40 ms of prefill on top of a ~7 ms decode step, so TPOT ≤ 20 ms
+    leaves about 15-30 requests/s per GPU (the prefill compute bound at 60% MFU alone is 28/s).
+
+    >>> 10 < max_rate_at_slo("llama-3.1-8b", "h100-sxm", ttft_slo_s=0.5, tpot_slo_s=0.02, input_tokens=1500,
+    ...                      output_tokens=60) < 28
+    True
+    """
+    ttft = math.inf if ttft_slo_s == math.inf else check_number("ttft_slo_s", ttft_slo_s, minimum=0,
+                                                                 exclusive_minimum=True)
+    tpot = check_number("tpot_slo_s", tpot_slo_s, minimum=0, exclusive_minimum=True)
+    s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
+               kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens, output_tokens=output_tokens,
+               cache_hit_rate=cache_hit_rate, max_num_batched_tokens=max_num_batched_tokens,
+               max_num_seqs=max_num_seqs, calibration=calibration)
+    return _rate_at_slo(s, ttft, tpot)
+
+
+def replicas_at_slo(request_rate: float, rate_per_replica: float, *, failover_replicas: int = 0) -> int:
+    """Replicas for ``request_rate``: ``ceil(λ / λ_replica) + k_failover`` (λ_replica from :func:`max_rate_at_slo`).
+
+    >>> replicas_at_slo(2000, 19.2), replicas_at_slo(2000, 19.2, failover_replicas=2)
+    (105, 107)
+    """
+    lam = check_number("request_rate", request_rate, minimum=0)
+    rep = check_number("rate_per_replica", rate_per_replica, minimum=0)
+    k = int(check_number("failover_replicas", failover_replicas, minimum=0, integer=True))
+    if lam == 0:
+        return k
+    if rep <= 0:
+        raise ArgumentError("tpot_slo_s", "unreachable", "SLOs one replica meets at some load (it misses them at "
+                            "any rate: a faster GPU, more TP or a looser SLO)")
+    return max(1, math.ceil(lam / rep - 1e-9)) + k
+
+
+@dataclass(frozen=True, kw_only=True)
+class DisaggregatedPools:
+    """A prefill pool and a decode pool for one rate, and the KV bytes/s the prefill pool ships to the decode one."""
+
+    prefill_replicas: int
+    decode_replicas: int
+    prefill_rate_per_replica: float
+    decode_rate_per_replica: float
+    decode_batch: float
+    kv_transfer_bytes_per_s: float
+    kv_transfer_s: float  # time to ship one request's KV over one direction of a 400 Gb/s NIC per GPU
+    gpus: int
+
+
+NIC_BYTES_PER_S = 50e9
+"""One 400 Gb/s NIC per GPU (ConnectX-7 / InfiniBand NDR), the usual disaggregated fabric, bytes/s one way."""
+
+
+def disaggregated_pools(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    request_rate: float,
+    ttft_slo_s: float,
+    tpot_slo_s: float,
+    input_tokens: float,
+    output_tokens: float,
+    prefill_tp: int = 1,
+    decode_tp: int = 1,
+    engine: str = "vllm",
+    weight_dtype: str = "auto",
+    kv_cache_dtype: str = "auto",
+    cache_hit_rate: float = 0.0,
+    calibration: Calibration | Mapping | str | None = None,
+) -> DisaggregatedPools:
+    """Prefill and decode pools of a disaggregated deployment (NVIDIA Dynamo, SGLang PD, llm-d) at ``request_rate``.
+
+    - Prefill replica: prompt-only steps of ``budget`` tokens, an M/D/1 queue: the largest rate with
+      ``o_ttft + W_q + t_prefill + t_KV ≤ TTFT SLO`` (``t_KV = I·KV_token / (tp·NIC)``).
+    - Decode replica: decode-only steps, no prefill interference: the largest batch with ``t_d(d) ≤ TPOT SLO``
+      within the KV capacity, ``λ = d / ((O−1)·t_d)``.
+    - KV transfer: ``λ·I·KV_token`` bytes/s from the prefill pool to the decode pool.
+
+    >>> p = disaggregated_pools("llama-3.1-8b", "h100-sxm", request_rate=2000, ttft_slo_s=0.5, tpot_slo_s=0.02,
+    ...                         input_tokens=1500, output_tokens=60)
+    >>> p.prefill_replicas > p.decode_replicas, round(p.kv_transfer_bytes_per_s / 1e9)
+    (True, 393)
+    """
+    from planner import memory
+
+    lam = check_number("request_rate", request_rate, minimum=0)
+    ttft = check_number("ttft_slo_s", ttft_slo_s, minimum=0, exclusive_minimum=True)
+    tpot = check_number("tpot_slo_s", tpot_slo_s, minimum=0, exclusive_minimum=True)
+    common = dict(engine=engine, engine_version=None, weight_dtype=weight_dtype, kv_cache_dtype=kv_cache_dtype,
+                  input_tokens=input_tokens, output_tokens=output_tokens, cache_hit_rate=cache_hit_rate,
+                  max_num_batched_tokens=None, max_num_seqs=None, calibration=calibration)
+    pre = _setup(model, gpu, tp=prefill_tp, pp=1, **common)
+    dec = _setup(model, gpu, tp=decode_tp, pp=1, **common)
+    spec, _ = _specs(model, gpu)
+    kd = str(kv_cache_dtype).lower()
+    kv_token = memory.kv_bytes_per_token(spec, kv_cache_dtype={"bf16": "auto", "fp16": "auto"}.get(kd, kd))
+    i = float(input_tokens)
+    t_kv = i * kv_token / (prefill_tp * NIC_BYTES_PER_S)
+    # prefill pool
+    load, cal = pre.load, pre.calibration
+    iu = load.input_tokens
+    p_m = float(load.schedule.budget_tokens)
+    t_full = step_time_s(load.replica, cal, decode_seqs=0.0, prefill_tokens=p_m, prefill_seqs=p_m / iu)
+    chunk = min(iu, p_m)
+    t_one = step_time_s(load.replica, cal, decode_seqs=0.0, prefill_tokens=chunk, prefill_seqs=chunk / iu)
+    service = math.ceil(iu / p_m - 1e-9) * t_one
+    per_prompt = t_full * iu / p_m  # engine time per prompt when steps are full
+    slack = ttft - cal.ttft_fixed_s(load.replica.engine) - service - t_kv
+    if slack <= 0:
+        raise ArgumentError("ttft_slo_s", ttft, f"more than the prefill time of one prompt ({service + t_kv:.3f} s)")
+    # W_q = rho·s/(2(1−rho)) ≤ slack  →  rho ≤ 2·slack/(s + 2·slack)
+    rho = min(2 * slack / (per_prompt + 2 * slack), 0.95)
+    pre_rate = rho / per_prompt
+    # decode pool
+    dl, o1 = dec.load, max(float(output_tokens) - 1.0, 1.0)
+    lo, hi = 0.0, sch.upper_batch(dl)
+    if step_time_s(dl.replica, dl.calibration, decode_seqs=1.0) > tpot:
+        raise ArgumentError("tpot_slo_s", tpot, "more than one decode step of one sequence on the decode replica")
+    for _ in range(sch.BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        if step_time_s(dl.replica, dl.calibration, decode_seqs=max(mid, 1.0)) <= tpot:
+            lo = mid
+        else:
+            hi = mid
+    d = max(lo, 1.0)
+    dec_rate = d / (o1 * step_time_s(dl.replica, dl.calibration, decode_seqs=d))
+    n_pre = replicas_at_slo(lam, pre_rate)
+    n_dec = replicas_at_slo(lam, dec_rate)
+    return DisaggregatedPools(prefill_replicas=n_pre, decode_replicas=n_dec, prefill_rate_per_replica=pre_rate,
+                              decode_rate_per_replica=dec_rate, decode_batch=d,
+                              kv_transfer_bytes_per_s=lam * i * kv_token, kv_transfer_s=t_kv,
+                              gpus=n_pre * prefill_tp + n_dec * decode_tp)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FleetOption:
+    """One fleet that meets both SLOs at the rate."""
+
+    gpu: str
+    tp: int
+    pp: int
+    weight_dtype: str
+    kv_cache_dtype: str
+    disaggregated: bool
+    replicas: int
+    prefill_replicas: int
+    decode_replicas: int
+    gpus: int
+    usd_per_hour: float
+    rate_per_replica: float
+
+
+def cheapest_fleets(
+    model: ModelSpec | str,
+    *,
+    request_rate: float,
+    ttft_slo_s: float,
+    tpot_slo_s: float,
+    input_tokens: float,
+    output_tokens: float,
+    gpus: tuple[str, ...] | None = None,
+    tps: tuple[int, ...] = TP_CHOICES,
+    weight_dtypes: tuple[str, ...] = ("auto", "fp8"),
+    kv_cache_dtypes: tuple[str, ...] = ("auto", "fp8"),
+    engine: str = "vllm",
+    cache_hit_rate: float = 0.0,
+    disaggregation: bool = True,
+    top: int = 5,
+    calibration: Calibration | Mapping | str | None = None,
+) -> list[FleetOption]:
+    """The ``top`` cheapest fleets for ``request_rate`` within both SLOs: every priced catalog GPU (or ``gpus``)
+    × TP × weight dtype × KV dtype, aggregated (``replicas_at_slo``) and, with ``disaggregation``, split into
+    prefill and decode pools; cost ``GPUs × catalog USD per GPU-hour``. Options that do not fit or cannot meet the
+    SLOs are left out. Cheapest first; ties by fewer GPUs.
+
+    Worked example: 50 req/s of 1,000 in / 200 out within 1 s TTFT and 50 ms TPOT on H100 or A100 80GB: the
+    cheapest option costs its GPUs times their catalog price per GPU-hour.
+
+    >>> from planner.catalog import get_gpu
+    >>> best = cheapest_fleets("llama-3.1-8b", request_rate=50, ttft_slo_s=1.0, tpot_slo_s=0.05, input_tokens=1000,
+    ...                        output_tokens=200, gpus=("h100-sxm", "a100-80gb-sxm"), top=1)[0]
+    >>> best.usd_per_hour == best.gpus * get_gpu(best.gpu).usd_per_gpu_hour
+    True
+    """
+    from planner.catalog import get_gpu
+    from planner.catalog import gpus as all_gpus
+
+    spec, _ = _specs(model, "h100-sxm")
+    cards = [get_gpu(g) for g in gpus] if gpus else [g for g in all_gpus() if g.usd_per_gpu_hour]
+    cal = load_calibration(calibration)
+    options: list[FleetOption] = []
+    seen: set[tuple] = set()
+    for card in cards:
+        if not card.usd_per_gpu_hour:
+            continue
+        for tp in tps:
+            if spec.num_attention_heads % tp:
+                continue
+            for wd in weight_dtypes:
+                for kd in kv_cache_dtypes:
+                    key = (card.name, tp, wd, kd)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    try:
+                        rate = max_rate_at_slo(spec, card, ttft_slo_s=ttft_slo_s, tpot_slo_s=tpot_slo_s,
+                                               input_tokens=input_tokens, output_tokens=output_tokens, tp=tp,
+                                               engine=engine, weight_dtype=wd, kv_cache_dtype=kd,
+                                               cache_hit_rate=cache_hit_rate, calibration=cal)
+                    except PlannerError:
+                        continue
+                    if rate > 0:
+                        n = replicas_at_slo(request_rate, rate)
+                        options.append(FleetOption(
+                            gpu=card.name, tp=tp, pp=1, weight_dtype=wd, kv_cache_dtype=kd, disaggregated=False,
+                            replicas=n, prefill_replicas=0, decode_replicas=0, gpus=n * tp,
+                            usd_per_hour=n * tp * float(card.usd_per_gpu_hour), rate_per_replica=rate))
+                    if disaggregation:
+                        try:
+                            pools = disaggregated_pools(spec, card, request_rate=request_rate, ttft_slo_s=ttft_slo_s,
+                                                        tpot_slo_s=tpot_slo_s, input_tokens=input_tokens,
+                                                        output_tokens=output_tokens, prefill_tp=tp, decode_tp=tp,
+                                                        engine=engine, weight_dtype=wd, kv_cache_dtype=kd,
+                                                        cache_hit_rate=cache_hit_rate, calibration=cal)
+                        except PlannerError:
+                            continue
+                        options.append(FleetOption(
+                            gpu=card.name, tp=tp, pp=1, weight_dtype=wd, kv_cache_dtype=kd, disaggregated=True,
+                            replicas=pools.prefill_replicas + pools.decode_replicas,
+                            prefill_replicas=pools.prefill_replicas, decode_replicas=pools.decode_replicas,
+                            gpus=pools.gpus, usd_per_hour=pools.gpus * float(card.usd_per_gpu_hour),
+                            rate_per_replica=math.nan))
+    options.sort(key=lambda f: (f.usd_per_hour, f.gpus, f.disaggregated))
+    return options[: max(int(top), 1)]
+
+
+def describe(result: ServingResult) -> dict[str, Any]:
+    """The result as plain numbers (for the CLI and the accuracy report)."""
+    return dict(result.__dict__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchCalibration:
+    """What ``planner calibrate-bench`` reports: the fitted calibration and, per run, measured vs predicted
+    (TPOT, TTFT, output tokens/s) before and after the fit."""
+
+    calibration: Calibration
+    rows: tuple[dict[str, Any], ...]
+    loss_before: float
+    loss_after: float
+
+
+def _read_bench(path: Path) -> list[Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ArgumentError("RESULT", str(path), f"a readable benchmark result file ({type(exc).__name__})") from None
+    try:
+        data = json.loads(text)
+        return data if isinstance(data, list) else [data]
+    except json.JSONDecodeError:
+        pass
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                from planner.serving.bench import BenchFormatError
+
+                raise BenchFormatError(f"{path}: line {number} is not JSON (expected a JSON result or JSON lines)"
+                                       ) from None
+    return records
+
+
+def calibrate_from_bench(
+    path: str | Path,
+    *,
+    gpu: GpuSpec | str | None,
+    model: ModelSpec | str | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    engine: str | None = None,
+    engine_version: str | None = None,
+    weight_dtype: str = "auto",
+    kv_cache_dtype: str = "auto",
+    start: Calibration | Mapping | str | None = None,
+) -> BenchCalibration:
+    """Fit the constants of :data:`planner.serving.bench.FIT_CONSTANTS` to the runs of one benchmark result file
+    (``vllm bench serve``, SGLang ``bench_serving`` or genai-perf), starting from ``start`` (the default
+    calibration). The file does not say which GPU ran it; ``gpu`` is required, ``model`` when the file does not name
+    a catalog model.
+    """
+    from planner.catalog import get_model
+    from planner.serving import accuracy
+    from planner.serving.bench import FIT_CONSTANTS, BenchFormatError, fit, parse
+
+    where = str(path)
+    runs = parse(_read_bench(Path(path).expanduser()), where)
+    if gpu is None:
+        raise BenchFormatError(f"{where}: the result does not record the GPU; pass --gpu")
+    name = model if model is not None else runs[0].model
+    if name is None:
+        raise BenchFormatError(f"{where}: no model named in the result ({runs[0].tool}); pass --model")
+    try:
+        spec = get_model(name)
+    except PlannerError:
+        raise BenchFormatError(f"{where}: model {name!r} is not in the catalog; pass --model with a catalog name or "
+                               "a config.json") from None
+    card = _specs(spec, gpu)[1]
+    key = normalize_engine(engine or ("sglang" if runs[0].tool == "sglang" else "vllm"), engine_version)
+    cal0 = load_calibration(start)
+    points = []
+    for i, run in enumerate(runs):
+        measured = {k: v for k, v in (("tpot_ms", run.tpot_s and run.tpot_s * 1e3),
+                                      ("ttft_ms", run.ttft_s and run.ttft_s * 1e3),
+                                      ("output_tokens_per_s", run.output_tokens_per_s)) if v}
+        if not measured:
+            raise BenchFormatError(f"{where}: run {i + 1} has none of TPOT, TTFT, output throughput")
+        mode = "closed" if run.concurrency else ("open" if run.request_rate else "offline")
+        points.append({
+            "id": f"{Path(where).name}#{i + 1}", "engine": {"vllm-v0": "vllm"}.get(key, key),
+            "engine_version": engine_version if key != "vllm-v0" else (engine_version or "0.6.6"),
+            "model": spec, "model_in_catalog": True, "gpu": card, "gpu_in_catalog": True, "gpu_count": tp * pp,
+            "tp": tp, "pp": pp, "weight_dtype": weight_dtype, "kv_cache_dtype": kv_cache_dtype,
+            "input_tokens": run.input_tokens, "output_tokens": run.output_tokens, "mode": mode,
+            "concurrency": run.concurrency, "request_rate_per_s": run.request_rate,
+            "num_prompts": run.num_prompts if mode == "closed" else None, "measured": measured,
+            "throughput_scope": "total", "stat": "mean",
+        })
+
+    def loss(c: Calibration) -> float:
+        return accuracy.fitted_objective(accuracy.evaluate(points, c))
+
+    names = tuple(n.format(engine=key) for n in FIT_CONSTANTS)
+    before = accuracy.evaluate(points, cal0)
+    fitted, after_loss = fit(cal0, names, loss, rounds=3)
+    fitted = fitted.replace(name=f"calibrate-bench {Path(where).name}",
+                            source=f"planner calibrate-bench {Path(where).name} ({runs[0].tool}, {spec.name} on "
+                            f"{card.name} x{tp * pp}, {key})")
+    after = accuracy.evaluate(points, fitted)
+    rows = []
+    for b, a in zip(before, after):
+        for metric in ("tpot", "ttft", "otps"):
+            if metric in b.measured:
+                rows.append({"run": b.id, "metric": metric, "measured": b.measured[metric],
+                             "before": b.predicted.get(metric), "after": a.predicted.get(metric)})
+    return BenchCalibration(calibration=fitted, rows=tuple(rows), loss_before=loss(cal0), loss_after=after_loss)

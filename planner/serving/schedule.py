@@ -1,0 +1,303 @@
+"""Continuous batching with chunked prefill, solved for its steady state (pure; formulas Q1-Q6 of docs/serving.md).
+
+The engine runs steps back to back. Every step carries the ``d`` decoding sequences (one token each) and, when
+prompts wait, up to ``budget − d`` prompt tokens (vLLM V1 and TensorRT-LLM: *mixed* steps, decode first, then
+chunks of waiting prompts, ``max_num_batched_tokens`` in all), or, for SGLang's default scheduler and vLLM V0
+without chunked prefill, a prefill-only step that stalls decoding. In steady state at ``X`` requests/s with ``I_u``
+uncached prompt tokens and ``O`` output tokens each (``O−1`` decode steps after the first token)::
+
+    S_m = X·I_u / p_m                   mixed (prefill-carrying) steps per second, p_m prompt tokens each   (Q1)
+    τ   = t_d + a·S_m·τ·(t_m − t_d)    TPOT: decode steps, lengthened by the mixed ones (mixed engines)      (Q2)
+    τ   = t_d + a·S_m·τ·t_m            ... prefill steps in between (prefill-only engines)                   (Q2')
+    d   = X·(O−1)·τ                     decoding sequences, Little's law                                      (Q3)
+    TTFT = o_ttft + a·t_d/2 + a·W_q + ceil(I_u / (budget − d))·t_m,   W_q = ρ·s / (2(1−ρ)), ρ = S_m·t_m,
+           s = t_m·I_u/p_m (M/D/1 wait for the prefill share of the engine)                                  (Q4)
+
+``a`` is the share of arrivals a request sees from others: 1 for Poisson arrivals (PASTA), ``(N−1)/N`` for ``N``
+closed-loop clients (a client's own next prompt arrives only after its request is done).
+
+Eliminating ``X`` with (Q3) gives ``τ(d) = t_d + d·I_u·(t_m − t_d)/((O−1)·p_m)`` and ``X(d) = d/((O−1)·τ(d))``
+explicitly in ``d``, so every load is one bisection over the decode batch ``d``:
+
+- open loop (Poisson rate ``λ``): ``X(d) = λ``; no state with ``ρ < 1`` and ``d`` within ``max_num_seqs`` and the
+  KV capacity reaches ``λ`` → *saturated* (latencies ``inf``) (Q5);
+- closed loop (``N`` clients, ``vllm bench serve --max-concurrency N``): ``N = d + X·TTFT`` (Little's law over the
+  whole request); beyond the admission cap the extra clients wait in the queue (Q6);
+- offline: the largest ``X(d)`` over the admissible ``d``.
+
+Pipeline parallelism runs ``pp`` micro-batches in flight, each seeing a full pass of all stages: the solver treats a
+replica as ``pp`` virtual engines, each with ``1/pp`` of the load and of ``max_num_seqs`` (as vLLM's virtual engines).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from planner.serving.calibration import Calibration
+from planner.serving.step import Replica, step_time_s
+
+BISECTION_STEPS = 36
+"""Bisection steps over the decode batch (resolution ``2^-36`` of the range)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineSchedule:
+    """How an engine batches: token budget per step, sequence cap, whether decode rides along with prefill."""
+
+    engine: str
+    budget_tokens: int
+    max_num_seqs: int
+    mixed: bool
+    source: str
+
+
+def engine_schedule(engine: str, *, gpu_big: bool, gpu_gib: float, max_position: int | None,
+                    max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
+                    chunked_prefill: bool | None = None) -> EngineSchedule:
+    """The scheduling defaults of ``engine`` (a key of :func:`planner.engines.normalize_engine`).
+
+    - vLLM V1 (0.8+): chunked prefill always on, decode first, ``max_num_batched_tokens`` 8192 for ``vllm serve`` on
+      >= 70 GiB non-A100 GPUs, else 2048; ``max_num_seqs`` 1024, else 256 (``EngineArgs.get_batch_defaults``).
+    - vLLM V0 (<= 0.7): chunked prefill on by default only above 32K context (``max_model_len`` defaults to the
+      model's), then 512 tokens per step, mixed; otherwise whole prompts in prefill-only steps; 256 sequences.
+    - SGLang: ``chunked_prefill_size`` by GPU memory (:func:`planner.engines.sglang_chunked_prefill_size`), prefill
+      batches run without the decode batch (``enable_mixed_chunk`` off by default); running requests KV-limited.
+    - TensorRT-LLM (``trtllm-serve``/``trtllm-bench``): in-flight batching, context and generation in one step,
+      ``max_num_tokens`` 8192, ``max_batch_size`` 2048.
+
+    >>> engine_schedule("vllm", gpu_big=True, gpu_gib=79.6, max_position=131072).budget_tokens
+    8192
+    >>> engine_schedule("sglang", gpu_big=True, gpu_gib=79.6, max_position=131072).mixed
+    False
+    """
+    from planner.engines import sglang_chunked_prefill_size
+
+    if engine == "vllm":
+        sched = EngineSchedule(engine=engine, budget_tokens=8192 if gpu_big else 2048,
+                               max_num_seqs=1024 if gpu_big else 256, mixed=True,
+                               source="vllm/engine/arg_utils.py get_batch_defaults (V1, vllm serve)")
+    elif engine == "vllm-v0":
+        long = (max_position or 0) > 32768
+        sched = EngineSchedule(engine=engine, budget_tokens=512 if long else max(2048, max_position or 2048),
+                               max_num_seqs=256, mixed=long,
+                               source="vllm 0.6 EngineArgs: chunked prefill (512 tokens) above 32K context")
+    elif engine == "sglang":
+        sched = EngineSchedule(engine=engine, budget_tokens=sglang_chunked_prefill_size(gpu_gib), max_num_seqs=4096,
+                               mixed=False, source="sglang server_args: chunked_prefill_size, enable_mixed_chunk=False")
+    else:
+        sched = EngineSchedule(engine=engine, budget_tokens=8192, max_num_seqs=2048, mixed=True,
+                               source="TensorRT-LLM BuildConfig/LLM args: max_num_tokens 8192, max_batch_size 2048")
+    if engine == "vllm-v0" and chunked_prefill is not None and chunked_prefill != sched.mixed:
+        budget = 512 if chunked_prefill else max(2048, max_position or 2048)
+        sched = EngineSchedule(engine=engine, budget_tokens=budget, max_num_seqs=sched.max_num_seqs,
+                               mixed=chunked_prefill, source=sched.source + f" (chunked prefill {chunked_prefill})")
+    if max_num_batched_tokens or max_num_seqs:
+        sched = EngineSchedule(engine=engine, budget_tokens=int(max_num_batched_tokens or sched.budget_tokens),
+                               max_num_seqs=int(max_num_seqs or sched.max_num_seqs),
+                               mixed=sched.mixed,
+                               source=sched.source + " (overridden)")
+    return sched
+
+
+@dataclass(frozen=True, kw_only=True)
+class State:
+    """The steady state of one virtual engine at decode batch ``d``."""
+
+    decode_batch: float
+    requests_per_s: float
+    tpot_s: float
+    ttft_s: float
+    ttft_service_s: float
+    prefill_share: float  # ρ: fraction of the time in prefill-carrying steps
+    decode_step_s: float
+    mixed_step_s: float
+    running: float
+    valid: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class Load:
+    """One request shape on one engine: the solver's inputs besides the load itself."""
+
+    replica: Replica
+    calibration: Calibration
+    schedule: EngineSchedule
+    input_tokens: float  # uncached prompt tokens per request
+    output_tokens: float
+    max_running: float  # per virtual engine: min(max_num_seqs, KV capacity) / pp
+    others: float = 1.0  # share of the arrivals that come from other clients: 1 open loop, (N−1)/N closed loop
+
+
+def state(load: Load, d: float) -> State:
+    """The steady state at decode batch ``d`` (Q1-Q4), ``valid`` when ``ρ < 1`` and the budget leaves prompt room.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=1024, input_tokens=1000,
+    ...                   calibration=DERIVED)
+    >>> s = engine_schedule("vllm", gpu_big=True, gpu_gib=79.6, max_position=131072)
+    >>> st = state(Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=1000, output_tokens=100,
+    ...                 max_running=1024), 8)
+    >>> round(st.requests_per_s, 2), round(st.tpot_s * 1e3, 2)
+    (9.54, 8.47)
+    """
+    r, cal, sched = load.replica, load.calibration, load.schedule
+    iu, o1 = load.input_tokens, max(load.output_tokens - 1.0, 1e-3)
+    d_eff = max(d, 1.0) if d > 0 else 0.0
+    t_d = step_time_s(r, cal, decode_seqs=d_eff) if d > 0 else 0.0
+    room = sched.budget_tokens - (d if sched.mixed else 0.0)
+    if room <= 0:
+        return State(decode_batch=d, requests_per_s=0.0, tpot_s=math.inf, ttft_s=math.inf, ttft_service_s=math.inf,
+                     prefill_share=1.0, decode_step_s=t_d, mixed_step_s=math.inf, running=d, valid=False)
+    p_m = min(room, iu)
+    x = 0.0
+    t_m = tau = t_d
+    for _ in range(3):  # p_m depends on the arrivals during a mixed step
+        t_m = step_time_s(r, cal, decode_seqs=d if sched.mixed else 0.0, prefill_tokens=p_m,
+                          prefill_seqs=p_m / iu)
+        extra = t_m - t_d if sched.mixed else t_m
+        tau = t_d + load.others * d * iu * extra / (o1 * p_m)
+        if sched.mixed and d * iu / (o1 * p_m) > 1.0:  # every step carries prompts
+            tau = max(tau, t_m)
+        x = d / (o1 * tau) if tau > 0 else 0.0
+        grown = min(room, max(iu, x * iu * t_m))
+        if abs(grown - p_m) <= 1e-6 * p_m:
+            break
+        p_m = grown
+    rho = x * iu * t_m / p_m
+    service = math.ceil(iu / room - 1e-9) * t_m
+    valid = rho < 1.0 and d <= load.max_running
+    if valid:
+        wait = load.others * rho * (t_m * iu / p_m) / (2.0 * (1.0 - rho))
+        ttft = load.replica.ttft_fixed_s + load.others * 0.5 * t_d * min(d, 1.0) + wait + service
+    else:
+        ttft = math.inf
+    running = d + x * service
+    return State(decode_batch=d, requests_per_s=x, tpot_s=tau, ttft_s=ttft, ttft_service_s=service,
+                 prefill_share=min(rho, 1.0), decode_step_s=t_d, mixed_step_s=t_m, running=running, valid=valid)
+
+
+def _bisect(load: Load, below, hi: float) -> State:
+    """The largest valid state with ``below(state)`` true, bisecting ``d`` in ``[0, hi]`` (``below`` false for
+    invalid states; assumed monotone)."""
+    lo_state = None
+    lo, top = 0.0, hi
+    st_hi = state(load, top)
+    if st_hi.valid and below(st_hi):
+        return st_hi
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (lo + top)
+        st = state(load, mid)
+        if st.valid and below(st):
+            lo, lo_state = mid, st
+        else:
+            top = mid
+        if top - lo <= 2e-3 * max(top, 1.0):
+            break
+    return lo_state if lo_state is not None else state(load, lo)
+
+
+def upper_batch(load: Load) -> float:
+    """The largest decode batch the engine admits: ``min(max_running, budget)`` for mixed engines."""
+    hi = load.max_running
+    if load.schedule.mixed:
+        hi = min(hi, load.schedule.budget_tokens - 1.0)
+    return max(hi, 0.0)
+
+
+def max_throughput(load: Load) -> State:
+    """The valid state with the most requests per second (offline maximum; the open loop's saturation rate).
+
+    ``X(d)`` rises with ``d`` until prompts no longer fit (``ρ → 1``) or the running cap; a 10-point scan then a
+    local refinement finds the peak.
+    """
+    hi = upper_batch(load)
+    edge = _bisect(load, lambda st: True, hi)  # the largest admissible batch
+    best = edge
+    top = max(edge.decode_batch, 1e-6)
+    grid = [top * (i / 10.0) ** 2 for i in range(1, 10)]
+    for d in grid:
+        st = state(load, d)
+        if st.valid and st.requests_per_s > best.requests_per_s:
+            best = st
+    if best is not edge:  # golden refinement around the grid maximum
+        a, b = best.decode_batch * 0.8, min(best.decode_batch * 1.25, top)
+        for _ in range(10):
+            m1, m2 = a + 0.382 * (b - a), a + 0.618 * (b - a)
+            s1, s2 = state(load, m1), state(load, m2)
+            if (s1.requests_per_s if s1.valid else 0) >= (s2.requests_per_s if s2.valid else 0):
+                b = m2
+            else:
+                a = m1
+        st = state(load, 0.5 * (a + b))
+        if st.valid and st.requests_per_s > best.requests_per_s:
+            best = st
+    return best
+
+
+def open_loop(load: Load, rate: float, peak: State | None = None) -> State | None:
+    """The steady state at ``rate`` requests/s (Q5), ``None`` when the engine cannot sustain it (saturated).
+
+    Bisects ``X(d) = rate`` over the admissible batches; only when that ends short of the rate is the maximum
+    (:func:`max_throughput`) consulted, so an unsaturated load costs one bisection."""
+    st = _bisect(load, lambda s: s.requests_per_s <= rate, upper_batch(load))
+    if st.valid and st.requests_per_s >= rate * (1 - 1e-3):
+        return st
+    peak = peak or max_throughput(load)
+    if rate >= peak.requests_per_s * (1 - 1e-9):
+        return None
+    return _bisect(load, lambda s: s.requests_per_s <= rate, peak.decode_batch)
+
+
+def closed_loop(load: Load, clients: float) -> tuple[State, float]:
+    """The steady state with ``clients`` concurrent clients (Q6) and the admission wait of the clients beyond the
+    running cap (0 below it): ``N = d + X·TTFT``."""
+    def n_of(st: State) -> float:
+        return st.decode_batch + st.requests_per_s * st.ttft_s
+
+    # a client's own next request never interrupts its decoding: only the other N−1 clients' prompts do
+    load = dataclasses.replace(load, others=max(clients - 1.0, 0.0) / clients if clients > 0 else 0.0)
+    hi = upper_batch(load)
+    st = _bisect(load, lambda s: n_of(s) <= clients, hi)
+    n = n_of(st)
+    if n < clients * (1 - 1e-3) and st.requests_per_s > 0:  # capped: the rest wait to be admitted
+        return st, (clients - n) / st.requests_per_s
+    return st, 0.0
+
+
+def burst_ttft_s(load: Load, clients: float) -> float:
+    """Mean TTFT of the first ``clients`` requests of a closed-loop run, which all arrive at once: their prompts
+    fill prefill steps of the whole budget, the ``k``-th done after ``k·I_u/budget`` of them:
+    ``o_ttft + t_full·(N·I_u/budget + 1)/2`` with ``t_full`` one step of ``min(budget, N·I_u)`` prompt tokens.
+    A run of ``P`` prompts averages it with the steady TTFT in the proportion ``N/P`` (``vllm bench serve``
+    starts all ``--max-concurrency`` requests together).
+    """
+    cal, sched, iu = load.calibration, load.schedule, load.input_tokens
+    n = min(clients, max(load.max_running, 1.0))
+    tokens = min(float(sched.budget_tokens), n * iu)
+    t_full = step_time_s(load.replica, cal, decode_seqs=0.0, prefill_tokens=tokens, prefill_seqs=tokens / iu)
+    return load.replica.ttft_fixed_s + 0.5 * t_full * (n * iu / tokens + 1.0)
+
+
+def one_shot_batch(load: Load, prompts: float) -> State:
+    """All ``prompts`` submitted at once and admitted together (an offline run with ``num_prompts`` within the
+    running cap): their prompts fill whole-budget prefill steps, then all decode together (Q7)::
+
+        t_pre = (n·I_u / budget)·t_step(0, budget),  E2E = o_ttft + t_pre + (O−1)·t_d(n),  X = n / E2E
+
+    TPOT is the decode step at ``n`` sequences, TTFT the mean over the prompts (``o_ttft + t_pre/2``).
+    """
+    r, cal, sched, iu = load.replica, load.calibration, load.schedule, load.input_tokens
+    n = max(min(prompts, load.max_running), 1.0)
+    tokens = min(float(sched.budget_tokens), n * iu)
+    t_full = step_time_s(r, cal, decode_seqs=0.0, prefill_tokens=tokens, prefill_seqs=tokens / iu)
+    t_pre = n * iu / tokens * t_full
+    t_d = step_time_s(r, cal, decode_seqs=n)
+    o1 = max(load.output_tokens - 1.0, 0.0)
+    e2e = r.ttft_fixed_s + t_pre + o1 * t_d
+    return State(decode_batch=n, requests_per_s=n / e2e, tpot_s=t_d, ttft_s=r.ttft_fixed_s + 0.5 * (t_pre + t_full),
+                 ttft_service_s=t_pre, prefill_share=t_pre / e2e, decode_step_s=t_d, mixed_step_s=t_full, running=n,
+                 valid=True)

@@ -1,0 +1,224 @@
+"""The time of one engine step on one replica (pure; formulas S1-S6 of ``docs/serving.md``).
+
+A step runs every scheduled token through the model once: ``d`` decoding sequences (one token each, context ``c``)
+and ``p`` prefill tokens (chunks of prompts). Its time on one replica of ``tp × pp`` GPUs is::
+
+    t = t_fixed + max(t_gemm + t_attn, L·f_layer·(2 if MoE)) + t_comm                        (S1)
+    t_fixed = o_engine + o_tp·log2(tp·pp) + o_seq·(d + n_prefill)                           (S2)
+    t_gemm  = max(W_read / (BW·η_w),  F_lin / (F_peak·η(M)))      η(M) = η_gemm·M/(M + M½)   (S3)
+    t_attn  = max(d·KV(c) / (BW·η_kv),  A / (F_16·η_attn))                                  (S4)
+    t_comm  = 2·L·[α + 2(tp−1)/tp · M·h·2 B / B_link] + (pp−1)·(α + M·h·2 B / B_link)       (S5)
+
+with ``M = d + p`` tokens, ``W_read`` the weight bytes per GPU the step touches (MoE: the shared weights plus the
+experts the ``M`` tokens route to, :func:`planner.latency.experts_touched`), ``F_lin`` the GEMM FLOPs per GPU
+(``2·P_body·M + 2·P_head·(d + n_prefill)``: the embedding table is a lookup, no FLOPs, and the LM head runs only
+for sampled tokens), ``KV(c)`` the KV bytes one sequence's decode reads per GPU, ``A`` the attention FLOPs
+(:func:`planner.latency.attention_flops`), ``B_link`` one direction of the GPU's NVLink/Infinity Fabric/PCIe.
+MoE experts run at ``η_moe·η(M·k/E_touched)`` (grouped GEMM of the tokens one expert gets) (S6).
+Pipeline stages run in sequence for one micro-batch, so a step covers all ``L`` layers at ``1/tp`` of the weights.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from planner import latency, memory
+from planner.engines import weight_bytes_per_gpu
+from planner.errors import ArgumentError
+from planner.serving.calibration import Calibration
+from planner.specs import GpuSpec, ModelSpec
+
+ACT_BYTES = 2.0
+"""Bytes per activation element exchanged by tensor/pipeline parallelism (bf16)."""
+
+PCIE_GEN4_BYTES_PER_S_BIDIR = 64e9
+"""PCIe 4.0 x16, both directions (32 GB/s each way): the link of a GPU the catalog gives no interconnect for."""
+
+_W4 = ("int4", "awq", "gptq", "int4-awq", "int4-gptq")
+_FP4 = ("nvfp4", "mxfp4", "fp4")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Replica:
+    """Per-step constants of one model on one replica (``tp × pp`` GPUs), per GPU of a tensor-parallel group."""
+
+    layers: int
+    hidden: int
+    tp: int
+    pp: int
+    ep: int
+    dense_bytes: float  # weights a step always reads, per GPU (attention, shared experts, embeddings share)
+    expert_bytes: float  # one routed expert's weights in every MoE layer, per GPU (0 for dense)
+    num_experts: int
+    experts_per_token: int
+    body_flops_per_token: float  # dense GEMM FLOPs per token, per GPU (2·P without embeddings, LM head, experts)
+    expert_flops_per_token: float  # routed-expert GEMM FLOPs per token, per GPU
+    head_flops_per_token: float  # LM head FLOPs per sampled token, per GPU
+    kv_read_bytes_per_seq: float  # KV bytes one decoding sequence reads per step, per GPU
+    attn_flops_per_seq: float  # decode attention FLOPs of one sequence's token, per GPU
+    attn_flops_per_prefill_token: float  # prefill attention FLOPs per prompt token, per GPU
+    peak_flops_per_s: float  # GEMM peak at the weights' compute precision
+    peak16_flops_per_s: float
+    mem_bw_bytes_per_s: float
+    link_bytes_per_s: float  # one direction
+    link_is_pcie: bool
+    quant_kernel_eff: float  # 1, or w4_kernel_eff for weight-only 4-bit
+    engine: str
+    vendor_eff: float = 1.0  # rocm_eff on AMD GPUs (compute-bound work)
+    fixed_s: float = 0.0  # o_engine + o_tp·log2(tp·pp), from the calibration the replica was built with
+    seq_s: float = 0.0  # o_seq of the engine
+    ttft_fixed_s: float = 0.0  # o_ttft of the engine
+
+
+def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
+    """The GPU-to-GPU bandwidth (both directions) of ``gpu`` and whether it is PCIe.
+
+    >>> from planner.catalog import get_gpu
+    >>> link_bytes_per_s_bidir(get_gpu("h100-sxm")), link_bytes_per_s_bidir(get_gpu("l4"))
+    ((900000000000.0, False), (64000000000.0, True))
+    """
+    nvlink = getattr(gpu, "nvlink_bytes_per_s_bidir", None)
+    if nvlink:
+        return float(nvlink), False
+    other = getattr(gpu, "interconnect_bytes_per_s_bidir", None)
+    kind = str(getattr(gpu, "interconnect", "") or "").lower()
+    if other:
+        return float(other), kind.startswith("pcie")
+    return PCIE_GEN4_BYTES_PER_S_BIDIR, True
+
+
+def gemm_peak_flops(gpu: GpuSpec, weight_dtype: str) -> float:
+    """Peak FLOP/s of the model's GEMMs: FP4 tensor cores for nvfp4/mxfp4 where the GPU has them, FP8 for fp8/w8a8
+    where it has FP8, else 16-bit (weight-only formats dequantize to 16 bits).
+
+    >>> from planner.catalog import get_gpu
+    >>> gemm_peak_flops(get_gpu("h100-sxm"), "fp8") / 1e12, gemm_peak_flops(get_gpu("a100-80gb-sxm"), "fp8") / 1e12
+    (1979.0, 312.0)
+    """
+    name = weight_dtype.lower()
+    fp4 = getattr(gpu, "fp4_flops_per_s", None)
+    if name in _FP4 and fp4:
+        return float(fp4)
+    if name in ("fp8", "w8a8", "int8", *_FP4) and gpu.fp8_flops_per_s:
+        return float(gpu.fp8_flops_per_s)
+    return float(gpu.bf16_flops_per_s)
+
+
+def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, ep: int = 1,
+                  weight_dtype: str = "auto", kv_cache_dtype: str = "auto", context_tokens: float,
+                  input_tokens: float, cached_tokens: float = 0.0, engine: str = "vllm",
+                  calibration: Calibration) -> Replica:
+    """The per-step constants of ``model`` on ``tp × pp`` ``gpu`` for requests of ``input_tokens`` (of which
+    ``cached_tokens`` hit the prefix cache) decoding at average ``context_tokens``.
+
+    Parameters: ``P_head = V·h`` (LM head), ``P_body = P_active − 2·V·h − P_experts,active`` (the catalog counts an
+    input embedding and an untied LM head, as :func:`planner.engines.weight_bytes_per_gpu` does); MoE expert size
+    ``(P_total − P_active)/(E − k)``.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=1024, input_tokens=512,
+    ...                   calibration=DERIVED)
+    >>> round(r.body_flops_per_token / 1e9, 2), r.kv_read_bytes_per_seq / 2**20
+    (13.96, 128.0)
+    """
+    dtype = model.weight_dtype if weight_dtype == "auto" else str(weight_dtype).strip().lower()
+    dtype = {"int4-awq": "awq", "int4-gptq": "gptq", "fp4": "nvfp4"}.get(dtype, dtype)
+    total_bytes = weight_bytes_per_gpu(model, tp=tp, weight_dtype=dtype if weight_dtype != "auto" else "auto")
+    head = float(model.vocab_size or 0) * model.hidden_size
+    e, k = model.num_experts or 0, model.num_experts_per_tok or 0
+    moe = model.architecture == "moe" and e > k > 0 and model.params_total > model.params_active
+    per_expert = (model.params_total - model.params_active) / (e - k) if moe else 0.0
+    experts_active = k * per_expert if moe else 0.0
+    body = max(model.params_active - 2 * head - experts_active, 0.3 * model.params_active)
+    expert_bytes = total_bytes * per_expert / model.params_total if moe else 0.0
+    dense_bytes = total_bytes - e * expert_bytes
+    kv_seq = memory.kv_bytes_read_per_step(model, context_tokens, tp=tp, kv_cache_dtype=kv_cache_dtype)
+    attn_dec = latency.attention_flops(model, 1, max(context_tokens - 1, 0.0), phase="decode") / tp
+    new = max(input_tokens - cached_tokens, 1.0)
+    attn_pre = latency.attention_flops(model, new, cached_tokens) / new / tp
+    link, pcie = link_bytes_per_s_bidir(gpu)
+    if dtype not in ("bf16", "fp16", "fp32", "fp8", "w8a8", "int8", *_W4, *_FP4):
+        raise ArgumentError("weight_dtype", weight_dtype, "bf16, fp16, fp8, int8, int4/awq/gptq, nvfp4 or mxfp4")
+    has_fp4 = bool(getattr(gpu, "fp4_flops_per_s", None))
+    if dtype in _W4 or (dtype in _FP4 and not has_fp4):
+        quant = calibration.w4_kernel_eff
+    else:
+        quant = calibration.fp4_eff if dtype in _FP4 else 1.0
+    return Replica(
+        layers=model.num_hidden_layers, hidden=model.hidden_size, tp=tp, pp=pp, ep=ep,
+        dense_bytes=dense_bytes, expert_bytes=expert_bytes, num_experts=e if moe else 0,
+        experts_per_token=k if moe else 0,
+        body_flops_per_token=2 * body / tp, expert_flops_per_token=2 * experts_active / tp,
+        head_flops_per_token=2 * head / tp,
+        kv_read_bytes_per_seq=kv_seq, attn_flops_per_seq=attn_dec, attn_flops_per_prefill_token=attn_pre,
+        peak_flops_per_s=gemm_peak_flops(gpu, dtype), peak16_flops_per_s=float(gpu.bf16_flops_per_s),
+        mem_bw_bytes_per_s=float(gpu.mem_bw_bytes_per_s), link_bytes_per_s=link / 2, link_is_pcie=pcie,
+        quant_kernel_eff=quant, engine=engine,
+        vendor_eff=calibration.rocm_eff if gpu.vendor.upper() == "AMD" else 1.0,
+        fixed_s=calibration.overhead_s(engine) + (calibration.tp_fixed_s(engine) * math.log2(tp * pp) if tp * pp > 1
+                                                  else 0.0),
+        seq_s=calibration.seq_overhead_s(engine), ttft_fixed_s=calibration.ttft_fixed_s(engine),
+    )
+
+
+def step_time_s(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tokens: float = 0.0,
+                prefill_seqs: float = 0.0) -> float:
+    """Time of one engine step: the sum of :func:`step_parts`.
+
+    Worked example, Llama-3.1-8B bf16 on one H100 SXM, 32 sequences at 1,024 tokens of context, derived constants:
+    weights 16.06e9 B / (3.35e12·0.8) = 5.99 ms; KV 32·128 MiB / (3.35e12·0.6) = 2.14 ms; GEMM compute
+    (13.96e9·32 + 1.05e9·32)·(32+64)/32 / (989e12·0.7) = 2.08 ms < 5.99 ms; overhead 0.6 + 32·0.01 ms = 0.92 ms:
+    9.05 ms.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=1024, input_tokens=512,
+    ...                   calibration=DERIVED)
+    >>> round(step_time_s(r, DERIVED, decode_seqs=32) * 1e3, 2)
+    9.05
+    """
+    fixed, body, comm = step_parts(r, cal, decode_seqs=decode_seqs, prefill_tokens=prefill_tokens,
+                                   prefill_seqs=prefill_seqs)
+    return fixed + body + comm
+
+
+def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tokens: float = 0.0,
+               prefill_seqs: float = 0.0) -> tuple[float, float, float]:
+    """The parts of one engine step (S1-S6) with ``decode_seqs`` decoding sequences and ``prefill_tokens`` prompt
+    tokens (from ``prefill_seqs`` prompts, whose last chunk samples a token): ``(t_fixed, max(t_gemm + t_attn,
+    floor), t_comm)`` in seconds. The fixed costs are those of the calibration ``r`` was built with."""
+    d, p = decode_seqs, prefill_tokens
+    m = d + p
+    if m <= 0:
+        return 0.0, 0.0, 0.0
+    sampled = d + prefill_seqs
+    fixed = r.fixed_s + r.seq_s * sampled
+    eff = cal.gemm_eff * m / (m + cal.gemm_half_tokens) * r.quant_kernel_eff
+    flops = r.body_flops_per_token * m + r.head_flops_per_token * sampled
+    compute = flops / (r.peak_flops_per_s * eff * r.vendor_eff)
+    read = r.dense_bytes
+    if r.num_experts:
+        e, k = r.num_experts, r.experts_per_token
+        touched = min(e * (1 - (1 - k / e) ** m), k * m, e)  # latency.experts_touched, unchecked
+        read += touched * r.expert_bytes
+        per_expert_tokens = m * r.experts_per_token / max(touched, 1.0)
+        eff_e = cal.moe_eff * cal.gemm_eff * per_expert_tokens / (per_expert_tokens + cal.gemm_half_tokens)
+        compute += r.expert_flops_per_token * m / (r.peak_flops_per_s * eff_e * r.quant_kernel_eff * r.vendor_eff)
+    gemm = max(read / (r.mem_bw_bytes_per_s * cal.weight_bw_eff), compute)
+    attn = max(d * r.kv_read_bytes_per_seq / (r.mem_bw_bytes_per_s * cal.kv_bw_eff),
+               (d * r.attn_flops_per_seq + p * r.attn_flops_per_prefill_token)
+               / (r.peak16_flops_per_s * cal.attn_eff * r.vendor_eff))
+    comm = 0.0
+    if r.tp > 1 or r.pp > 1 or r.ep > 1:
+        alpha = cal.pcie_allreduce_latency_s if r.link_is_pcie else cal.allreduce_latency_s
+        msg = m * r.hidden * ACT_BYTES
+        if r.tp > 1:
+            comm += 2 * r.layers * (alpha + 2 * (r.tp - 1) / r.tp * msg / r.link_bytes_per_s)
+        if r.pp > 1:
+            comm += (r.pp - 1) * (alpha + msg / r.link_bytes_per_s)
+        if r.ep > 1 and r.num_experts:
+            comm += 2 * r.layers * (alpha + r.experts_per_token * msg * (r.ep - 1) / r.ep / r.link_bytes_per_s)
+    floor = r.layers * cal.layer_floor_s * (2.0 if r.num_experts else 1.0)
+    return fixed, max(gemm + attn, floor), comm

@@ -1,0 +1,159 @@
+"""Physics of the serving model: step time, steady state, saturation, Little's law, TP communication."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from planner import serving_performance
+from planner.catalog import get_gpu, get_model
+from planner.serving import schedule as sch
+from planner.serving.calibration import DERIVED
+from planner.serving.step import build_replica, step_parts, step_time_s
+
+H100 = get_gpu("h100-sxm")
+LLAMA8 = get_model("llama-3.1-8b")
+LLAMA70 = get_model("llama-3.1-70b")
+
+
+def _replica(model=LLAMA8, tp=1, **kw):
+    return build_replica(model, H100, tp=tp, context_tokens=1500, input_tokens=1000, calibration=DERIVED, **kw)
+
+
+def test_step_time_grows_with_decode_batch_and_prefill_tokens():
+    r = _replica()
+    times = [step_time_s(r, DERIVED, decode_seqs=b) for b in (1, 2, 8, 32, 128, 512)]
+    assert all(a < b for a, b in zip(times, times[1:]))
+    mixed = [step_time_s(r, DERIVED, decode_seqs=16, prefill_tokens=p, prefill_seqs=p / 1000) for p in (0, 256, 4096)]
+    assert all(a < b for a, b in zip(mixed, mixed[1:]))
+
+
+def test_decode_step_at_batch_one_is_the_weight_read_plus_fixed_cost():
+    # 16.06e9 bytes of bf16 weights over 3.35e12 B/s at the derived 80%: 5.99 ms, plus the 0.6 ms fixed step and
+    # 10 us for the sequence; the KV of 1,500 tokens (196.6 MB) at 60% adds 0.10 ms.
+    r = _replica()
+    expected = 2 * 8.03e9 / (3.35e12 * 0.8) + 6e-4 + 1e-5 + 1500 * 131072 / (3.35e12 * 0.6)
+    assert step_time_s(r, DERIVED, decode_seqs=1) == pytest.approx(expected, rel=0.01)
+
+
+def test_prefill_flops_leave_out_the_embedding_table():
+    # A 4,096-token prefill is compute-bound: 2 * (8.03e9 - 2 * 128256 * 4096) FLOPs per token (no embedding
+    # lookup FLOPs, no LM head for prompt tokens but the sampled one).
+    r = _replica()
+    body = 2 * (LLAMA8.params_active - 2 * 128256 * 4096)
+    assert r.body_flops_per_token == pytest.approx(body, rel=1e-9)
+    assert r.head_flops_per_token == pytest.approx(2 * 128256 * 4096)
+
+
+def test_tensor_parallel_communication_grows_with_tp():
+    comms = []
+    for tp in (2, 4, 8):
+        r = _replica(LLAMA70, tp=tp)
+        comms.append(step_parts(r, DERIVED, decode_seqs=64, prefill_tokens=2048, prefill_seqs=2)[2])
+    assert 0 < comms[0] < comms[1] < comms[2]
+    assert step_parts(_replica(), DERIVED, decode_seqs=64)[2] == 0.0  # one GPU: no communication
+
+
+def test_pcie_all_reduce_is_slower_than_nvlink():
+    l40s = get_gpu("l40s")
+    nv = build_replica(LLAMA8, H100, tp=2, context_tokens=1500, input_tokens=1000, calibration=DERIVED)
+    pcie = build_replica(LLAMA8, l40s, tp=2, context_tokens=1500, input_tokens=1000, calibration=DERIVED)
+    assert pcie.link_is_pcie and not nv.link_is_pcie
+    assert step_parts(pcie, DERIVED, decode_seqs=64)[2] > step_parts(nv, DERIVED, decode_seqs=64)[2]
+
+
+def test_moe_reads_only_touched_experts_at_small_batches():
+    mix = get_model("mixtral-8x7b")
+    r = build_replica(mix, H100, tp=2, context_tokens=1500, input_tokens=1000, calibration=DERIVED)
+    one = step_parts(r, DERIVED, decode_seqs=1)[1]
+    many = step_parts(r, DERIVED, decode_seqs=64)[1]
+    # batch 1 touches 2 of 8 experts: well under the all-expert read a batch of 64 needs
+    assert one < 0.6 * many
+
+
+def test_tpot_rises_with_concurrency_and_throughput_with_it():
+    results = [serving_performance(LLAMA8, H100, input_tokens=1000, output_tokens=200, concurrency=c,
+                                   calibration=DERIVED) for c in (1, 4, 16, 64, 256)]
+    tpots = [r.tpot_s for r in results]
+    rates = [r.output_tokens_per_s for r in results]
+    assert all(a < b for a, b in zip(tpots, tpots[1:]))
+    assert all(a < b for a, b in zip(rates, rates[1:]))
+    assert all(not r.saturated for r in results)
+
+
+def test_open_loop_beyond_the_maximum_is_saturated_never_finite():
+    offline = serving_performance(LLAMA8, H100, input_tokens=1000, output_tokens=200, calibration=DERIVED)
+    over = serving_performance(LLAMA8, H100, input_tokens=1000, output_tokens=200,
+                               request_rate=offline.requests_per_s * 1.2, calibration=DERIVED)
+    assert over.saturated
+    assert math.isinf(over.tpot_s) and math.isinf(over.ttft_s) and math.isinf(over.e2e_s)
+    under = serving_performance(LLAMA8, H100, input_tokens=1000, output_tokens=200,
+                                request_rate=offline.requests_per_s * 0.5, calibration=DERIVED)
+    assert not under.saturated and math.isfinite(under.ttft_s)
+    assert under.requests_per_s == pytest.approx(offline.requests_per_s * 0.5, rel=1e-3)
+
+
+def test_ttft_grows_without_bound_towards_saturation():
+    peak = serving_performance(LLAMA8, H100, input_tokens=2000, output_tokens=100, calibration=DERIVED)
+    ttfts = [serving_performance(LLAMA8, H100, input_tokens=2000, output_tokens=100, calibration=DERIVED,
+                                 request_rate=peak.requests_per_s * f).ttft_s for f in (0.2, 0.6, 0.9, 0.99)]
+    assert all(a < b for a, b in zip(ttfts, ttfts[1:]))
+    assert ttfts[-1] > 3 * ttfts[0]
+
+
+def test_closed_and_open_loop_agree_through_littles_law():
+    closed = serving_performance(LLAMA8, H100, input_tokens=1000, output_tokens=200, concurrency=32,
+                                 calibration=DERIVED)
+    # N = X * E2E (Little's law over the whole request)
+    assert closed.requests_per_s * closed.e2e_s == pytest.approx(32, rel=0.02)
+    opened = serving_performance(LLAMA8, H100, input_tokens=1000, output_tokens=200,
+                                 request_rate=closed.requests_per_s, calibration=DERIVED)
+    assert opened.tpot_s == pytest.approx(closed.tpot_s, rel=0.02)
+    assert opened.running_batch == pytest.approx(closed.running_batch, rel=0.05)
+
+
+def test_prefill_steals_decode_time():
+    # same decode work, longer prompts: the mixed steps carry more prefill, so TPOT rises
+    short = serving_performance(LLAMA8, H100, input_tokens=100, output_tokens=200, concurrency=32,
+                                calibration=DERIVED)
+    long = serving_performance(LLAMA8, H100, input_tokens=4000, output_tokens=200, concurrency=32,
+                               calibration=DERIVED)
+    assert long.tpot_s > 1.5 * short.tpot_s
+    assert long.prefill_share > short.prefill_share
+
+
+def test_sglang_stalls_decode_during_prefill_steps():
+    kw = dict(input_tokens=2000, output_tokens=200, concurrency=32, calibration=DERIVED)
+    assert sch.engine_schedule("sglang", gpu_big=True, gpu_gib=79.6, max_position=131072).mixed is False
+    vllm = serving_performance(LLAMA8, H100, engine="vllm", **kw)
+    sglang = serving_performance(LLAMA8, H100, engine="sglang", **kw)
+    assert sglang.tpot_s > vllm.tpot_s
+
+
+def test_admission_cap_makes_extra_clients_wait():
+    capped = serving_performance(LLAMA8, H100, input_tokens=500, output_tokens=200, concurrency=64, max_num_seqs=16,
+                                 calibration=DERIVED)
+    assert capped.running_batch <= 16.5
+    assert capped.admission_wait_s > 0
+    assert capped.requests_per_s * capped.e2e_s == pytest.approx(64, rel=0.03)
+
+
+def test_pipeline_parallel_replica_serves_more_than_one_stage_alone():
+    one = serving_performance(LLAMA70, H100, tp=4, input_tokens=1000, output_tokens=200, calibration=DERIVED)
+    two = serving_performance(LLAMA70, H100, tp=4, pp=2, input_tokens=1000, output_tokens=200, calibration=DERIVED)
+    assert two.output_tokens_per_s > one.output_tokens_per_s
+
+
+def test_one_shot_offline_batch_prefills_everything_first():
+    from planner.serving.api import performance
+
+    runs = [performance(LLAMA8, H100, input_tokens=2000, output_tokens=100, num_prompts=n, calibration=DERIVED)
+            for n in (4, 16, 64)]
+    ttfts = [r.ttft_s for r in runs]
+    rates = [r.output_tokens_per_s for r in runs]
+    assert all(a < b for a, b in zip(ttfts, ttfts[1:]))  # later prompts wait for the earlier ones' prefill
+    assert all(a < b for a, b in zip(rates, rates[1:]))
+    # 64 prompts of 2,000 tokens = 128,000 prompt tokens: at least 2 * 6.98e9 * 128,000 / 989e12 = 1.8 s of prefill
+    # at 100% of peak before any decode, so 64 x 100 tokens take longer than that
+    assert runs[-1].e2e_s > 2 * (8.03e9 - 2 * 128256 * 4096) * 128000 / 989e12
