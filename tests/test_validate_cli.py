@@ -38,11 +38,12 @@ def test_json_output_equals_the_library_report(plans: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     library = validate_paths([str(plans)], isolate=False).as_dict()
     assert json.loads(proc.stdout) == library
-    assert set(library) == {"valid", "reports"}
+    assert set(library) == {"valid", "reports", "planner_version", "stats"}
     for r in library["reports"]:
-        assert set(r) == {"path", "valid", "template_version", "findings"}
+        assert set(r) == {"path", "valid", "template_version", "findings", "truncated", "engine"}
         for f in r["findings"]:
-            assert set(f) == {"code", "severity", "sheet", "cell", "message", "expected", "actual"}
+            assert {"code", "severity", "sheet", "cell", "message", "expected", "actual"} <= set(f)
+            assert f["help"] == "docs/findings.md#" + f["code"]
 
 
 def test_invalid_samples_produce_their_codes(plans: Path) -> None:
@@ -118,6 +119,9 @@ def test_csv_parses_one_row_per_finding(plans: Path) -> None:
     proc = run(str(plans), "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     library = validate_paths([str(plans)], isolate=False)
+    summary = rows.pop()
+    assert (summary["path"], summary["code"]) == ("(summary)", "summary")
+    assert summary["message"] == library.summary()
     assert len(rows) == sum(max(1, len(r.findings)) for r in library.reports)
     assert {(r["path"], r["sheet"], r["cell"], r["code"]) for r in rows if r["code"]} == {
         (r.path, f.sheet or "", f.cell or "", f.code) for r in library.reports for f in r.findings}
@@ -189,4 +193,4 @@ def test_progress_bar_on_a_terminal(plans: Path) -> None:
     _, status = os.waitpid(pid, 0)
     text = b"".join(chunks).decode(errors="replace")
     assert os.waitstatus_to_exitcode(status) == 1
-    assert "validating" in text and "plan(s):" in text
+    assert "validating" in text and "workbook(s):" in text
