@@ -60,18 +60,18 @@ def _c(code: str, family: str, severity: str, title: str, template: str, descrip
 
 CODES: dict[str, CodeSpec] = {c.code: c for c in (
     # file
-    _c("unreadable", "file", "error", "Unreadable file", "the file cannot be read: {note}",
+    _c("unreadable", "file", "error", "Unreadable file", "{note}",
        "The file cannot be read (missing, a directory, permission denied, truncated zip, a path past the system "
        "limit). Check the path and the permissions; re-save the workbook if the zip is truncated."),
-    _c("not-a-workbook", "file", "error", "Not a workbook", "not an Excel workbook: {note}",
+    _c("not-a-workbook", "file", "error", "Not a workbook", "{note}",
        "The file is not an Office Open XML workbook (.xlsx/.xlsm): no zip, or no xl/workbook.xml. Save it from "
        "Excel or LibreOffice as .xlsx or .xlsm."),
-    _c("malformed-part", "file", "error", "Malformed part", "a part breaks the file format: {note}",
+    _c("malformed-part", "file", "error", "Malformed part", "{note}",
        "A part of the package breaks the file format: a cell reference off the sheet grid (r=\"4C\", r=\"\"), a "
        "cached number that is not a number (<v>4_00</v>), a non-numeric count or sheet index, corrupt compressed "
        "data. Spreadsheet programs disagree on how to read such a part, so the workbook is refused; re-save it "
        "from Excel or LibreOffice."),
-    _c("special-file", "file", "error", "Not a regular file", "not a regular file ({note}); it was never opened",
+    _c("special-file", "file", "error", "Not a regular file", "{note}",
        "The path is a FIFO, socket or device. It is reported and never opened (opening could block or have side "
        "effects)."),
     _c("path-skipped", "file", "info", "Path skipped", "not validated: {note}",
@@ -89,7 +89,7 @@ CODES: dict[str, CodeSpec] = {c.code: c for c in (
     # structure
     _c("missing-sheet", "structure", "error", "Missing sheet", "sheet {expected} is missing",
        "A sheet of the template is missing (renamed or deleted). Restore it from the template."),
-    _c("duplicate-name", "structure", "error", "Duplicate name", "two parts share one name: {note}",
+    _c("duplicate-name", "structure", "error", "Duplicate name", "{note}",
        "Two sheets (names are case-insensitive: Results and RESULTS), two tables or two zip entries share a "
        "name. Readers disagree on which one counts (LibreOffice may show the copy the validator did not read), so "
        "the workbook is refused. Delete or rename the copy."),
@@ -161,8 +161,7 @@ CODES: dict[str, CodeSpec] = {c.code: c for c in (
        "REGISTER, REGISTER.ID, RTD, HYPERLINK, IMAGE. Screened in every cell of every sheet and in defined names."),
     _c("unparsable-formula", "hostile", "error", "Unparsable formula", "formula cannot be parsed: {note}",
        "A formula cannot be parsed; the cell is reported and the rest of the workbook still checked."),
-    _c("unsupported-compression", "hostile", "error", "Unsupported compression",
-       "zip entry {actual} uses {note} compression",
+    _c("unsupported-compression", "hostile", "error", "Unsupported compression", "{note}",
        "A zip entry uses a compression other than stored or deflate (bzip2, LZMA...). Excel writes only those two; "
        "the workbook is refused."),
     _c("zip-bomb", "hostile", "error", "Zip bomb", "{note}",

@@ -94,10 +94,14 @@ def _entry(full: str, roots: list[str]) -> Planned | None:
     if stat.S_ISDIR(st.st_mode):
         return None
     if not stat.S_ISREG(st.st_mode):
-        return _known(full, "special-file", note=_file_kind(st.st_mode))
+        return _known(full, "special-file", note=_special(st.st_mode))
     if os.path.basename(full).startswith("~$") and _lock_file(open_path):
         return _known(full, "path-skipped", note="an Office lock file (~$name, not a zip)")
     return Planned(path=full, open_path=open_path)
+
+
+def _special(mode: int) -> str:
+    return f"{_file_kind(mode)}, not a workbook file: never opened"
 
 
 def _file_kind(mode: int) -> str:
@@ -121,7 +125,7 @@ def plan_paths(paths: Iterable[str]) -> list[Planned]:
                 out.append(Planned(path=p, open_path=p))
                 continue
             out.append(Planned(path=p, open_path=p) if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)
-                       else _known(p, "special-file", note=_file_kind(st.st_mode)))
+                       else _known(p, "special-file", note=_special(st.st_mode)))
             continue
         roots = [os.path.realpath(x) for x in paths if os.path.isdir(x)]
         found: list[Planned] = []

@@ -37,7 +37,10 @@ _READ_CODES = {
     "limit": "oversized-part",
     "zip-bomb": "zip-bomb",
     "hostile-xml": "xml-attack",
-    "malformed": "unreadable",
+    "malformed": "malformed-part",
+    "special": "special-file",
+    "duplicate": "duplicate-name",
+    "compression": "unsupported-compression",
 }
 """Finding code of each :attr:`planner.ooxml.WorkbookError.kind`."""
 
@@ -352,12 +355,14 @@ def validate_file(path: str) -> Report:
             book = read_book(path)
         except WorkbookError as exc:
             return Report(path=path, engine="none", findings=(
-                finding(_READ_CODES.get(exc.kind, "unreadable"), exc.problem, sheet=exc.sheet),))
+                Finding.of(_READ_CODES.get(exc.kind, "unreadable"), sheet=exc.sheet, actual=exc.part,
+                           note=exc.problem),))
         return validate_book(book, path)
     except MemoryError:
         raise
     except RecursionError:
-        return Report(path=path, engine="none", findings=(finding("oversized-part", "formulas nest too deeply"),))
+        return Report(path=path, engine="none", findings=(Finding.of("oversized-part", note="formulas nest too "
+                                                                                            "deeply"),))
     except Exception as exc:  # noqa: BLE001  (a batch never stops for one file)
         return Report(path=path, engine="none",
-                      findings=(finding("validator-crash", f"{type(exc).__name__}: {exc}"),))
+                      findings=(Finding.of("validator-crash", note=f"{type(exc).__name__}: {exc}"),))

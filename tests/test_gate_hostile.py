@@ -1,0 +1,330 @@
+"""The hardened gate (issue 12, item 6): every red-team case is a crafted file on disk, run through the real
+``planner validate`` command, and must end in a precise finding (never ``validator-crash``, never a pass)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import pytest
+from validate_support import plan_bytes, sheet_part, write
+from xlsx_craft import cell_xml, write_xlsx
+
+from planner.validate.make_invalid import edit_part
+
+PLANNER = str(Path(sys.executable).with_name("planner"))
+
+
+def run(*args: str | bytes, cwd: str | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([PLANNER, "validate", *args], capture_output=True, timeout=180, cwd=cwd)
+
+
+def report(*args: str | bytes) -> dict:
+    proc = run(*args, "--format", "json")
+    assert proc.returncode in (0, 1), proc.stderr.decode(errors="replace")
+    return json.loads(proc.stdout)
+
+
+def codes_of(path: str | Path) -> set[str]:
+    """The codes of the one report for ``path`` (the real CLI, JSON output)."""
+    reports = report(str(path))["reports"]
+    assert len(reports) == 1
+    return {f["code"] for f in reports[0]["findings"]}
+
+
+def only(path: str | Path) -> dict:
+    findings = report(str(path))["reports"][0]["findings"]
+    assert len(findings) == 1, findings
+    return findings[0]
+
+
+# --- the reader: what programs would read differently is refused with a precise finding ---------------------------
+
+
+@pytest.mark.parametrize(("ref", "why"), [("4C", "4C"), ("", "''"), ("XFE1", "XFE1"), ("A0", "A0"),
+                                          ("A1048577", "A1048577")])
+def test_cell_reference_off_the_grid(tmp_path: Path, ref: str, why: str) -> None:
+    p = write_xlsx(tmp_path / "ref.xlsx", [f'<c r="{ref}"><v>1</v></c>'])
+    f = only(p)
+    assert f["code"] == "malformed-part"
+    assert why in f["message"] and "sheet grid" in f["message"]
+
+
+def test_cell_without_reference(tmp_path: Path) -> None:
+    p = write_xlsx(tmp_path / "noref.xlsx", ["<c><v>1</v></c>"])
+    assert only(p)["code"] == "malformed-part"
+
+
+def test_number_with_underscore_is_not_400(tmp_path: Path) -> None:
+    """Python's float() reads "4_00" as 400; LibreOffice shows 4. Neither reading is trusted."""
+    p = write_xlsx(tmp_path / "u.xlsx", [cell_xml("A1", "4_00").replace(' t="str"', "")])
+    f = only(p)
+    assert f["code"] == "malformed-part" and "'4_00' is not a number" in f["message"]
+
+
+@pytest.mark.parametrize("text", ["nan", "inf", "1e", "0x10", " 4"])
+def test_other_non_numbers(tmp_path: Path, text: str) -> None:
+    p = write_xlsx(tmp_path / "n.xlsx", [f'<c r="A1"><v>{text}</v></c>'])
+    assert only(p)["code"] == "malformed-part"
+
+
+def test_duplicate_cell(tmp_path: Path) -> None:
+    p = write_xlsx(tmp_path / "dup.xlsx", [cell_xml("A1", 1), cell_xml("A1", 2)])
+    assert only(p)["code"] == "duplicate-name"
+
+
+def test_shared_formula_without_master(tmp_path: Path) -> None:
+    p = write_xlsx(tmp_path / "si.xlsx", ['<c r="A1"><f t="shared" si="7"/><v>1</v></c>'])
+    assert only(p)["code"] == "malformed-part"
+
+
+def _table_parts(header_row_count: str, name: str = "T1") -> dict[str, bytes | str]:
+    return {
+        "xl/worksheets/_rels/sheet1.xml.rels":
+            '<?xml version="1.0" encoding="UTF-8"?><Relationships '
+            'xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" '
+            'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/table" '
+            'Target="../tables/table1.xml"/></Relationships>',
+        "xl/tables/table1.xml":
+            f'<?xml version="1.0" encoding="UTF-8"?><table xmlns="http://schemas.openxmlformats.org/spreadsheetml/'
+            f'2006/main" id="1" name="{name}" displayName="{name}" ref="A1:A2" headerRowCount="{header_row_count}">'
+            '<tableColumns count="1"><tableColumn id="1" name="a"/></tableColumns></table>',
+    }
+
+
+def test_header_row_count_not_a_number(tmp_path: Path) -> None:
+    p = write_xlsx(tmp_path / "t.xlsx", [cell_xml("A1", "a")], extra_parts=_table_parts("x"))
+    f = only(p)
+    assert f["code"] == "malformed-part" and "headerRowCount='x'" in f["message"]
+
+
+def test_local_sheet_id_not_a_number(tmp_path: Path) -> None:
+    names = '<definedNames><definedName name="n" localSheetId="abc">S!$A$1</definedName></definedNames>'
+    p = write_xlsx(tmp_path / "l.xlsx", [cell_xml("A1", 1)], names=names)
+    f = only(p)
+    assert f["code"] == "malformed-part" and "localSheetId='abc'" in f["message"]
+
+
+def _rezip(data: bytes, *, extra: list[tuple[str, bytes, int]] = ()) -> bytes:
+    src = zipfile.ZipFile(io.BytesIO(data))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info, src.read(info.filename))
+        for name, body, method in extra:
+            dst.writestr(zipfile.ZipInfo(name), body, compress_type=method)
+    return buf.getvalue()
+
+
+def test_duplicate_zip_entry(tmp_path: Path) -> None:
+    """Two xl/worksheets/sheet1.xml entries: Python reads the last, Excel the first. Refused."""
+    plan = plan_bytes()
+    part = sheet_part("Routes")
+    tampered = zipfile.ZipFile(io.BytesIO(plan)).read(part).replace(b"<v>", b"<v>9", 1)
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        data = _rezip(plan, extra=[(part, tampered, zipfile.ZIP_DEFLATED)])
+    f = only(write(tmp_path, "dupzip.xlsm", data))
+    assert f["code"] == "duplicate-name" and part in f["message"]
+
+
+@pytest.mark.parametrize(("method", "label"), [(zipfile.ZIP_BZIP2, "bzip2"), (zipfile.ZIP_LZMA, "LZMA")])
+def test_non_standard_compression(tmp_path: Path, method: int, label: str) -> None:
+    data = _rezip(plan_bytes(), extra=[("xl/extra.xml", b"<x/>", method)])
+    f = only(write(tmp_path, f"{label}.xlsm", data))
+    assert f["code"] == "unsupported-compression" and label in f["message"]
+
+
+def test_corrupt_deflate_stream(tmp_path: Path) -> None:
+    p = write_xlsx(tmp_path / "deflate.xlsx", [cell_xml("A1", 1)])
+    data = bytearray(p.read_bytes())
+    info = zipfile.ZipFile(p).getinfo("xl/worksheets/sheet1.xml")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data[start:start + 4] = b"\xff\xff\xff\xff"  # deflate block type 3: reserved, an error
+    p.write_bytes(bytes(data))
+    f = only(p)
+    assert f["code"] == "malformed-part" and "corrupt compressed data" in f["message"], f
+
+
+def test_duplicate_sheet_name_case_insensitive(tmp_path: Path) -> None:
+    """A second sheet named RESULTS (LibreOffice may show it instead of Results) is refused."""
+    plan = plan_bytes()
+    z = zipfile.ZipFile(io.BytesIO(plan))
+    wb = z.read("xl/workbook.xml").decode()
+    rels = z.read("xl/_rels/workbook.xml.rels").decode()
+    results_part = sheet_part("Results")
+    data = edit_part(plan, "xl/workbook.xml", lambda x: x.replace(
+        "</sheets>", '<sheet name="RESULTS" sheetId="99" r:id="rIdDup"/></sheets>'))
+    data = edit_part(data, "xl/_rels/workbook.xml.rels", lambda x: x.replace(
+        "</Relationships>", '<Relationship Id="rIdDup" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+        f'relationships/worksheet" Target="{results_part.split("xl/")[1]}"/></Relationships>'))
+    assert 'xmlns:r=' in wb and "rIdDup" not in rels
+    f = only(write(tmp_path, "dupsheet.xlsm", data))
+    assert f["code"] == "duplicate-name" and "'Results' and 'RESULTS'" in f["message"]
+
+
+def test_duplicate_table_name(tmp_path: Path) -> None:
+    plan = plan_bytes()
+    z = zipfile.ZipFile(io.BytesIO(plan))
+    tables = sorted(n for n in z.namelist() if n.startswith("xl/tables/"))
+    first = re.search(r'displayName="([^"]+)"', z.read(tables[0]).decode()).group(1)
+    data = edit_part(plan, tables[1], lambda x: re.sub(r'displayName="[^"]+"', f'displayName="{first.upper()}"',
+                                                       x, count=1))
+    f = only(write(tmp_path, "duptable.xlsm", data))
+    assert f["code"] == "duplicate-name" and "table" in f["message"]
+
+
+def test_namespace_prefixed_sheet_reads_the_same(tmp_path: Path) -> None:
+    """<x:c> with x bound to the spreadsheet namespace is the same cell: the plan stays valid, and an edited
+    value in the prefixed form is still seen."""
+    plan = plan_bytes()
+    part = sheet_part("Routes")
+
+    def prefix(xml: str) -> str:
+        xml = xml.replace('xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"',
+                          'xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"', 1)
+        return re.sub(r"<(/?)([A-Za-z]+)(?=[\s>/])", r"<\1x:\2", xml)
+
+    prefixed = edit_part(plan, part, prefix)
+    assert b"<x:c " in zipfile.ZipFile(io.BytesIO(prefixed)).read(part)
+    assert report(write(tmp_path, "prefixed.xlsm", prefixed))["valid"] is True
+
+
+# --- the batch: symbolic links, special files, nothing skipped silently ----------------------------------------------
+
+
+def test_symlink_out_of_the_submitted_folder_is_reported_not_followed(tmp_path: Path) -> None:
+    sub = tmp_path / "submitted"
+    sub.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    write(elsewhere, "other.xlsm", plan_bytes())
+    write(sub, "good.xlsm", plan_bytes())
+    (sub / "passwd.xlsx").symlink_to("/etc/passwd")
+    (sub / "environ.xlsx").symlink_to("/proc/self/environ")
+    (sub / "other.xlsm").symlink_to(elsewhere / "other.xlsm")
+    (sub / "etc").symlink_to("/etc")
+    (sub / "inside.xlsm").symlink_to(sub / "good.xlsm")
+    out = report(str(sub))
+    got = {Path(r["path"]).name: [f["code"] for f in r["findings"]] for r in out["reports"]}
+    assert got == {"environ.xlsx": ["symlink-outside-root"], "etc": ["symlink-outside-root"],
+                   "good.xlsm": [], "inside.xlsm": [], "other.xlsm": ["symlink-outside-root"],
+                   "passwd.xlsx": ["symlink-outside-root"]}
+    assert out["valid"] is False
+    by_name = {Path(r["path"]).name: r for r in out["reports"]}
+    assert by_name["passwd.xlsx"]["findings"][0]["actual"] == "/etc/passwd"
+
+
+def test_fifo_and_socket_are_never_opened(tmp_path: Path) -> None:
+    import socket
+
+    os.mkfifo(tmp_path / "plan.xlsx")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "s.xlsm"))
+    try:
+        out = report(str(tmp_path))  # a FIFO opened for reading would block: the timeout of run() catches that
+        assert {Path(r["path"]).name: [f["code"] for f in r["findings"]] for r in out["reports"]} == {
+            "plan.xlsx": ["special-file"], "s.xlsm": ["special-file"]}
+        assert "FIFO" in out["reports"][0]["findings"][0]["message"]
+        assert codes_of(tmp_path / "plan.xlsx") == {"special-file"}  # named on the command line, too
+    finally:
+        sock.close()
+
+
+def test_nothing_under_a_folder_is_skipped_silently(tmp_path: Path) -> None:
+    (tmp_path / ".hidden").mkdir()
+    write(tmp_path / ".hidden", "plan.xlsm", plan_bytes())
+    write(tmp_path, "~$full.xlsm", plan_bytes())  # a real workbook with a lock-file name
+    write(tmp_path, "~$lock.xlsm", b"\x0bplanner   ")  # what Office writes as a lock file
+    out = report(str(tmp_path))
+    got = {r["path"][len(str(tmp_path)) + 1:]: [f["code"] for f in r["findings"]] for r in out["reports"]}
+    assert got == {".hidden/plan.xlsm": [], "~$full.xlsm": [], "~$lock.xlsm": ["path-skipped"]}
+    assert out["stats"]["infos"] == 1
+
+
+def test_path_past_the_system_limit_is_a_finding(tmp_path: Path) -> None:
+    name = "d" * 250
+    fd = os.open(tmp_path, os.O_RDONLY)
+    depth = 0
+    try:
+        while depth * 251 < 4200:
+            os.mkdir(name, dir_fd=fd)
+            new = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd, depth = new, depth + 1
+        wfd = os.open("deep.xlsm", os.O_WRONLY | os.O_CREAT, dir_fd=fd)
+        os.write(wfd, plan_bytes())
+        os.close(wfd)
+    finally:
+        os.close(fd)
+    out = report(str(tmp_path))
+    assert out["valid"] is False
+    findings = [f for r in out["reports"] for f in r["findings"]]
+    assert [f["code"] for f in findings] == ["unreadable"]
+    assert "File name too long" in findings[0]["message"]
+
+
+# --- reports stay well-formed whatever the names ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def odd_names(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("odd")
+    bad = plan_bytes({("Routes", "C4"): -5})
+    (d / os.fsdecode(b"caf\xe9.xlsm")).write_bytes(bad)
+    (d / "a\nb.xlsm: ok\nforged.xlsm").write_bytes(bad)
+    (d / "tab\tand\u2028sep.xlsm").write_bytes(bad)
+    return d
+
+
+def test_text_report_cannot_be_forged_by_a_file_name(odd_names: Path) -> None:
+    proc = run(str(odd_names))
+    assert proc.returncode == 1
+    text = proc.stdout.decode("utf-8")
+    lines = text.splitlines()
+    assert not any(line.startswith(("b.xlsm", "forged")) for line in lines)
+    assert all(line.startswith(str(odd_names)) for line in lines[:-1])
+    assert lines[-1].startswith("3 workbook(s): 0 valid, 3 invalid")
+    assert any("caf\\xe9.xlsm" in line for line in lines)
+
+
+@pytest.mark.parametrize("fmt", ["json", "junit", "csv", "github", "text"])
+def test_every_format_is_well_formed_with_odd_names(odd_names: Path, tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / f"report.{fmt}"
+    for args in (["--format", fmt], ["--format", fmt, "-o", str(out)]):
+        proc = run(str(odd_names), *args)
+        assert proc.returncode == 1, proc.stderr
+        assert b"Traceback" not in proc.stderr
+        body = out.read_bytes() if "-o" in args else proc.stdout
+        text = body.decode("utf-8")  # valid UTF-8 whatever the names
+        if fmt == "json":
+            assert len(json.loads(text)["reports"]) == 3
+        elif fmt == "junit":
+            assert len(ET.fromstring(body).findall(".//testcase")) == 3
+        elif fmt == "csv":
+            rows = list(csv.reader(io.StringIO(text)))
+            assert all(len(r) == 10 for r in rows)
+        elif fmt == "github":
+            assert all(line.startswith("::") for line in text.splitlines())
+
+
+def test_csv_neutralises_formula_looking_text(tmp_path: Path) -> None:
+    """A DDE payload reported in the CSV must not come back as a live formula (OWASP CSV injection)."""
+    plan = plan_bytes()
+    data = edit_part(plan, sheet_part("Routes"), lambda x: x.replace(
+        "</sheetData>", '<row r="200"><c r="Z200"><f>cmd|\'/c calc\'!A1</f><v>0</v></c></row></sheetData>'))
+    p = write(tmp_path, "=cmd|'calc'!A1.xlsm", data)
+    proc = run(p, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(proc.stdout.decode())))
+    dde = [r for r in rows if r["code"] == "dde-formula"]
+    assert dde and dde[0]["actual"] == "'=cmd|'/c calc'!A1"
+    for r in rows:
+        for value in r.values():
+            assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), value
