@@ -137,6 +137,9 @@ class WorkbookView:
     """Targets of the ``externalLink`` parts (never opened)."""
     has_vba: bool
     parts: tuple[str, ...] = field(default=())
+    sheet_kinds: dict[str, str] = field(default_factory=dict)
+    """Every ``<sheet>`` of the workbook (cells or not) → its relationship type: ``worksheet``, ``chartsheet``,
+    ``dialogsheet``, ``xlMacrosheet`` (an Excel 4 macro sheet), ``xlIntlMacrosheet``..."""
 
     @property
     def sheet_names(self) -> tuple[str, ...]:
@@ -605,6 +608,7 @@ def read_workbook(
     with open_package(path, limits) as pkg:
         wb_rels = _rels(pkg, "xl/workbook.xml")
         sheets_meta: list[tuple[str, str, str]] = []
+        sheet_kinds: dict[str, str] = {}
         defined: dict[str, str] = {}
         local_ids: list[tuple[int, str, str]] = []
         for _ev, el in _events(pkg, "xl/workbook.xml"):
@@ -612,6 +616,7 @@ def read_workbook(
             if tag == "sheet":
                 rid = el.get(f"{{{NS_REL}}}id", "")
                 kind, target = wb_rels.get(rid, ("", ""))
+                sheet_kinds[el.get("name", "")] = kind
                 sheets_meta.append(
                     (el.get("name", ""), target if kind == "worksheet" else "", el.get("state", "visible"))
                 )
@@ -673,6 +678,7 @@ def read_workbook(
             external_links=tuple(ext_targets) or externals,
             has_vba=any(n.lower().endswith("vbaproject.bin") for n in pkg.names),
             parts=tuple(pkg.names),
+            sheet_kinds=sheet_kinds,
         )
 
 

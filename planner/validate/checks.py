@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner import template_spec as ts
+from planner.formula_scan import scan, strip_strings
 from planner.ooxml import ErrorValue, Limits, WorkbookError, WorkbookView, read_workbook
 from planner.validate.findings import STALE_ABS_TOL, STALE_REL_TOL
 from planner.validate.report import Finding, Report, finding, sort_findings
 
 SUPPORTED_VERSIONS = (ts.TEMPLATE_VERSION,)
 
-_DDE = re.compile(r"""(?:^|[=(,+\-*/&\s])(?:'[^']*'|[A-Za-z0-9_.]+)\|'?[^'!]*'?!""")
-_EXTERNAL = re.compile(r"""\[\d+\]|\[[^\]]+\.(?:xlsx|xlsm|xls|xlsb|csv)\]|'?(?:https?|file|ftp)://""", re.I)
 
 
 _WHOLE = re.compile(r"(?<![A-Za-z0-9_.])\$?[A-Z]{1,3}:\$?[A-Z]{1,3}(?![A-Za-z0-9_(])"
@@ -114,36 +113,103 @@ def _balanced(text: str) -> bool:
     return paren == 0 and bracket == 0
 
 
-def _strings_removed(text: str) -> str:
-    return re.sub(r'"(?:[^"]|"")*"', '""', text)
-
-
 def check_hostile(book: Book) -> Iterator[Finding]:
-    """External links, DDE formulas, macros."""
+    """External links, DDE, hostile functions (every formula of every sheet, and defined names), Excel 4 macro
+    sheets and auto-run names, VBA projects."""
     for part in book.view.external_links:
-        yield finding("external-link", f"the workbook links to an external source ({part}); it is never followed",
-                      actual=part)
+        yield Finding.of("external-link", actual=part)
     from planner.validate.fastpath import compiled
 
     template = compiled()[1]
     for (sheet, cell), text in book.formulas.items():
         if template.get((sheet, cell)) == text:  # exactly the template's formula: known safe
             continue
-        bare = _strings_removed(text)
-        if _DDE.search(bare):
-            yield finding("dde-formula", "DDE / command formula; never evaluated", sheet=sheet, cell=cell,
-                          actual=text[:200])
-        elif _EXTERNAL.search(bare):
-            yield finding("external-link", "formula refers to another workbook; the reference is never followed",
-                          sheet=sheet, cell=cell, actual=text[:200])
-        elif not _balanced(text):
-            yield finding("unparsable-formula", "formula cannot be parsed (unbalanced quotes or parentheses)",
-                          sheet=sheet, cell=cell, actual=text[:200])
-        elif _WHOLE.search(bare):
-            yield finding("oversized-part", "formula uses a whole-column or whole-row range; never evaluated",
-                          sheet=sheet, cell=cell, expected="a bounded range", actual=text[:200])
-    if book.view.has_vba:
-        yield finding("macro-present", "the workbook carries a VBA project; macros are never executed")
+        yield from _screen(text, sheet=sheet, cell=cell)
+    for name, text in book.view.defined_names.items():
+        yield from (f for f in _screen("=" + text, sheet=None, cell=None, name=name)
+                    if f.code != "unparsable-formula")
+        bare = name.split("!")[-1].lower().removeprefix("_xlnm.")
+        if bare.startswith(_AUTO_NAMES):
+            yield Finding.of("xlm-macro", actual=name, note=f"defined name {name} runs on open")
+    for name, kind in book.view.sheet_kinds.items():
+        if kind.lower() in _MACRO_SHEETS:
+            yield Finding.of("xlm-macro", sheet=name, actual=kind, note=f"sheet {name} is an Excel 4 {kind}")
+    yield from check_vba(book)
+
+
+_AUTO_NAMES = ("auto_open", "auto_close", "auto_activate", "auto_deactivate")
+"""Defined names Excel runs as Excel 4 macros (any name that starts with one of them)."""
+_MACRO_SHEETS = frozenset({"xlmacrosheet", "xlintlmacrosheet", "dialogsheet", "macrosheet"})
+
+
+def _screen(text: str, *, sheet: str | None, cell: str | None, name: str | None = None) -> Iterator[Finding]:
+    """The findings of one formula: DDE, external references and hostile functions (all that apply), else
+    unbalanced text or a whole-column range. Linear in the length of the formula."""
+    where = {"note": f"defined name {name}"} if name else {}
+    s = scan(text)
+    hit = False
+    if s.dde:
+        hit = True
+        yield Finding.of("dde-formula", sheet=sheet, cell=cell, actual=text[:200], **where)
+    if s.external:
+        hit = True
+        yield Finding.of("external-link", sheet=sheet, cell=cell, actual=text[:200], **where)
+    if s.hostile_functions:
+        hit = True
+        yield Finding.of("hostile-function", sheet=sheet, cell=cell, expected=", ".join(s.hostile_functions),
+                         actual=text[:200], **where)
+    if hit:
+        return
+    if not _balanced(text):
+        yield Finding.of("unparsable-formula", sheet=sheet, cell=cell, actual=text[:200],
+                         note="unbalanced quotes or parentheses")
+    elif _WHOLE.search(strip_strings(text)):
+        yield Finding.of("oversized-part", sheet=sheet, cell=cell, expected="a bounded range", actual=text[:200],
+                         note="formula uses a whole-column or whole-row range; never evaluated")
+
+
+def _vba_candidates(view: WorkbookView) -> list[str]:
+    """Parts that may hold a VBA project: any ``*.bin`` and any part that is not XML (checked by content)."""
+    return [p for p in view.parts if not p.endswith("/") and not p.lower().endswith((".xml", ".rels", ".vml"))]
+
+
+def check_vba(book: Book) -> Iterator[Finding]:
+    """Every part that is an OLE file is parsed with oletools (:mod:`planner.validate.vba`); only the generated
+    xlwings wrapper module is accepted (``macro-present``, info), anything else is ``macro-not-allowed``."""
+    candidates = _vba_candidates(book.view)
+    if not candidates:
+        return
+    from planner.ooxml import open_package
+    from planner.validate.vba import OLE_MAGIC, check_project
+
+    with open_package(book.view.path, READ_LIMITS) as pkg:
+        for part in candidates:
+            data = pkg.read(part)
+            if not data.startswith(OLE_MAGIC):
+                if part.lower().endswith("vbaproject.bin"):
+                    yield Finding.of("macro-not-allowed", actual=part,
+                                     note="the VBA project cannot be parsed (not an OLE file)")
+                continue
+            for v in check_project(part, data):
+                if v.ok:
+                    yield Finding.of("macro-present", actual=v.module)
+                else:
+                    yield Finding.of("macro-not-allowed", actual=v.module or part, note=v.problem)
+
+
+def check_input_formulas(book: Book) -> Iterator[Finding]:
+    """Input cells must hold values: a formula there (``=400*1000`` cached as 400) is refused, since Excel and
+    LibreOffice recompute it on open while the checks would read its cached value."""
+    from planner.validate.fastpath import compiled
+
+    template = compiled()[1]
+    for t in ts.INPUT_TABLES:
+        for i in range(t.rows):
+            for col in t.columns:
+                key = (t.sheet, t.cell(col.key, i))
+                text = book.formulas.get(key)
+                if text is not None and key not in template:
+                    yield Finding.of("input-formula", sheet=key[0], cell=key[1], actual=text[:200])
 
 
 def _name_value(book: Book, name: str) -> str | None:
@@ -303,13 +369,15 @@ def validate_book(book: Book, path: str) -> Report:
     if structure:
         return Report(path=path, template_version=version, findings=sort_findings(out), engine="none")
     out += check_inputs(book)
+    out += check_input_formulas(book)
     engine = "fast"
     changed: list[Finding] = []
     for f in check_formulas_and_values(book):
         if f.code == "formula-changed":
             changed.append(f)
         out.append(f)
-    hostile = any(f.code in ("dde-formula", "external-link", "unparsable-formula", "oversized-part") for f in out)
+    hostile = any(f.code in ("dde-formula", "external-link", "unparsable-formula", "oversized-part",
+                             "hostile-function", "xlm-macro") for f in out)
     if changed and not hostile:
         general = list(check_changed_with_general_engine(path, book, changed))
         engine = "formulas" if general is not None and general != [None] else "fast+cached"
