@@ -447,3 +447,17 @@ def test_a_60_kb_hostile_formula_is_screened_in_linear_time(tmp_path: Path) -> N
         assert time.perf_counter() - start < 1.0, formula[:10]
     data = add_sheet(plan_bytes(), "Notes", f_cell("A1", "cmd|'" + "/c " * 20_000 + "'!A1"))
     assert codes_of(write(tmp_path, "long.xlsm", data)) == {"dde-formula"}
+
+
+def test_recalc_reports_codes_of_the_one_catalogue(tmp_path: Path) -> None:
+    """planner recalc's findings use the validator's catalogue (external-link, not a code of its own)."""
+    from planner.codes import CODES
+
+    cells = [f_cell("A1", "[1]S!A1"), f_cell("A2", "cmd|'/c calc'!A1"), f_cell("A3", "A3+1"), f_cell("A4", "T9[x]")]
+    src = write_xlsx(tmp_path / "in.xlsx", cells, dimension="A1:A4")
+    proc = subprocess.run([PLANNER, "recalc", str(src), "-o", str(tmp_path / "out.xlsx"), "--in-process"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    emitted = {line.split(": ")[1] for line in proc.stdout.splitlines() if line.startswith(str(src))}
+    assert emitted == {"external-link", "dde-formula", "circular-reference", "broken-structured-reference"}
+    assert emitted <= set(CODES)
