@@ -364,8 +364,8 @@ def recalc_cmd(plan: str, out: str, isolated: bool, time_limit: float, full_calc
 
     limits = Limits(time_limit_s=time_limit)
     try:
-        if isolated and not full_calc_on_load:
-            result = recalc_file_isolated(plan, out, limits=limits)
+        if isolated:
+            result = recalc_file_isolated(plan, out, limits=limits, full_calc_on_load=full_calc_on_load)
         else:
             result = recalc_file(plan, out, limits=limits, full_calc_on_load=full_calc_on_load)
     except (WorkbookError, PlannerError) as exc:

@@ -135,11 +135,13 @@ def _encode(value: Any) -> Any:
     return value if value is None or isinstance(value, bool | int | float | str) else str(value)
 
 
-def recalc_file_isolated(src: str | Path, dst: str | Path | None, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult:
+def recalc_file_isolated(src: str | Path, dst: str | Path | None, *, limits: Limits = DEFAULT_LIMITS,
+                         full_calc_on_load: bool = False) -> RecalcResult:
     """:func:`recalc_file` (or :func:`compute` when ``dst`` is None) in a child process limited to
     ``limits.time_limit_s`` seconds and ``limits.memory_limit_bytes`` of address space. A child that runs out of
-    time or memory raises :class:`WorkbookError` naming the file."""
+    time or memory raises :class:`WorkbookError` naming the file (and the option that sets the limit)."""
     payload = json.dumps({"src": str(src), "dst": None if dst is None else str(dst),
+                          "full_calc_on_load": full_calc_on_load,
                           "limits": {k: getattr(limits, k) for k in limits.__dataclass_fields__}})
 
     def limit() -> None:
@@ -176,7 +178,8 @@ def _child() -> None:
     limits = Limits(**req["limits"])
     try:
         if req["dst"]:
-            res = recalc_file(req["src"], req["dst"], limits=limits)
+            res = recalc_file(req["src"], req["dst"], limits=limits,
+                              full_calc_on_load=bool(req.get("full_calc_on_load")))
         else:
             res = compute(req["src"], limits=limits)
     except WorkbookError as exc:

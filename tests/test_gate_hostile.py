@@ -461,3 +461,17 @@ def test_recalc_reports_codes_of_the_one_catalogue(tmp_path: Path) -> None:
     emitted = {line.split(": ")[1] for line in proc.stdout.splitlines() if line.startswith(str(src))}
     assert emitted == {"external-link", "dde-formula", "circular-reference", "broken-structured-reference"}
     assert emitted <= set(CODES)
+
+
+def test_full_calc_on_load_runs_isolated_under_the_limits(tmp_path: Path) -> None:
+    """--full-calc-on-load used to run in the CLI's own process, without limits (3.6 GB, MemoryError traceback)."""
+    src = write_xlsx(tmp_path / "in.xlsx", [cell_xml("A1", 2), f_cell("A2", "A1*3")], dimension="A1:A2")
+    out = tmp_path / "out.xlsx"
+    ok = subprocess.run([PLANNER, "recalc", str(src), "-o", str(out), "--full-calc-on-load"], capture_output=True,
+                        text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert b'fullCalcOnLoad="1"' in zipfile.ZipFile(out).read("xl/workbook.xml")
+    out.unlink()
+    slow = subprocess.run([PLANNER, "recalc", str(src), "-o", str(out), "--full-calc-on-load", "--time-limit",
+                           "0.01"], capture_output=True, text=True, timeout=120)
+    assert slow.returncode == 2 and "time limit" in slow.stderr and "Traceback" not in slow.stderr
