@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -194,3 +195,106 @@ def test_progress_bar_on_a_terminal(plans: Path) -> None:
     text = b"".join(chunks).decode(errors="replace")
     assert os.waitstatus_to_exitcode(status) == 1
     assert "validating" in text and "workbook(s):" in text
+
+
+# --- catalogue options, formats and the published schema ------------------------------------------------------------
+
+
+def test_json_report_matches_the_published_schema(plans: Path, tmp_path: Path) -> None:
+    import os
+
+    import jsonschema
+
+    from planner.codes import CODES
+
+    schema = json.loads((ROOT / "docs" / "report.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["$defs"]["finding"]["properties"]["code"]["enum"] == list(CODES)
+    os.mkfifo(tmp_path / "fifo.xlsx")
+    (tmp_path / "lock.xlsm").symlink_to("/etc/passwd")
+    proc = run(str(plans), str(tmp_path), "--format", "json", "--max-findings", "1")
+    data = json.loads(proc.stdout)
+    jsonschema.validate(data, schema)
+    assert data["stats"]["workbooks"] == 1 + len(EXPECTED_CODES) + 2
+    assert {f["code"] for r in data["reports"] for f in r["findings"]} >= {"special-file", "symlink-outside-root"}
+    bad = dict(data, valid="yes")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+
+
+def test_select_and_ignore_by_code_or_family(plans: Path) -> None:
+    every = validate_paths([str(plans)], isolate=False)
+    all_codes = {f.code for r in every.reports for f in r.findings}
+    assert len(all_codes) > 2
+    only_template = json.loads(run(str(plans), "--format", "json", "--select", "template").stdout)
+    got = {f["code"] for r in only_template["reports"] for f in r["findings"]}
+    assert got and got <= {"not-our-template", "unsupported-template-version"}
+    rest = json.loads(run(str(plans), "--format", "json", "--ignore", "template,stale-value").stdout)
+    got = {f["code"] for r in rest["reports"] for f in r["findings"]}
+    assert got == all_codes - {"not-our-template", "unsupported-template-version", "stale-value"}
+    bad = run(str(plans), "--select", "no-such-family")
+    assert bad.returncode == 2 and "no-such-family" in bad.stderr
+
+
+def test_max_findings_truncates_and_keeps_validity(plans: Path) -> None:
+    full = json.loads(run(str(plans), "--format", "json").stdout)
+    cut = json.loads(run(str(plans), "--format", "json", "--max-findings", "1").stdout)
+    for a, b in zip(full["reports"], cut["reports"]):
+        assert a["valid"] == b["valid"] and b["truncated"] == (len(a["findings"]) > 1)
+        assert len(b["findings"]) == min(1, len(a["findings"]))
+    assert cut["stats"]["truncated"] == sum(len(r["findings"]) > 1 for r in full["reports"]) > 0
+    text = run(str(plans), "--max-findings", "1").stdout
+    assert "truncated by --max-findings" in text.splitlines()[-1]
+
+
+def test_summary_counts_in_every_format(plans: Path) -> None:
+    library = validate_paths([str(plans)], isolate=False)
+    stats = library.stats()
+    summary = library.summary()
+    assert summary.startswith(f"{stats['workbooks']} workbook(s): ")
+    assert run(str(plans)).stdout.splitlines()[-1] == summary
+    assert json.loads(run(str(plans), "--format", "json").stdout)["stats"] == stats
+    assert list(csv.DictReader(io.StringIO(run(str(plans), "--format", "csv").stdout)))[-1]["message"] == summary
+    junit = ET.fromstring(run(str(plans), "--format", "junit").stdout)
+    props = {p.get("name"): int(p.get("value")) for p in junit.iter("property")}
+    assert props == stats
+    assert run(str(plans), "--format", "github").stdout.splitlines()[-1] == \
+        f"::notice title=planner validate::{summary}"
+
+
+def test_github_annotations(plans: Path) -> None:
+    proc = run(str(plans), "--format", "github")
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    library = validate_paths([str(plans)], isolate=False)
+    n = sum(len(r.findings) for r in library.reports)
+    assert len(lines) == n + 1
+    pattern = re.compile(r"::(error|warning|notice) file=[^,:]+,title=[a-z-]+::.+")
+    assert all(pattern.fullmatch(line) for line in lines[:-1]), lines[:3]
+    first = next(f for r in library.reports for f in r.findings)
+    assert any(f"title={first.code}::" in line for line in lines)
+
+
+def test_explain() -> None:
+    from planner.codes import CODES
+
+    proc = subprocess.run([PLANNER, "explain", "stale-value"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout.splitlines()[0] == "stale-value: Stale value"
+    assert CODES["stale-value"].template in proc.stdout and "docs/findings.md#stale-value" in proc.stdout
+    family = subprocess.run([PLANNER, "explain", "hostile"], capture_output=True, text=True, timeout=60)
+    assert {c for c, s in CODES.items() if s.family == "hostile"} <= set(family.stdout.split())
+    listing = subprocess.run([PLANNER, "explain", "--list"], capture_output=True, text=True, timeout=60)
+    assert set(CODES) <= set(listing.stdout.split())
+    bad = subprocess.run([PLANNER, "explain", "stale-valu"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "did you mean stale-value" in bad.stderr
+
+
+def test_usage_errors_exit_2_everywhere(tmp_path: Path) -> None:
+    missing = str(tmp_path / "absent.xlsx")
+    for args in (["validate", missing], ["recalc", missing, "-o", str(tmp_path / "o.xlsx")],
+                 ["size", str(tmp_path / "absent.toml")], ["calibrate", str(tmp_path / "absent.log")],
+                 ["validate", "--max-findings", "0", missing], ["explain", "nope"]):
+        proc = subprocess.run([PLANNER, *args], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr
