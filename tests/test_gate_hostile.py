@@ -543,3 +543,13 @@ def test_a_module_with_the_wrapper_code_under_another_name_is_an_error(tmp_path:
     code = xlwings_wrapper(["CAPACITY_RPM"]).replace('"xlwings_udfs"', '"Module2"')
     f = only(write(tmp_path, "renamed.xlsm", _vba_plan(project_with_module(MACRO01, "Module2", code))))
     assert (f["code"], f["actual"]) == ("macro-not-allowed", "Module2")
+
+
+def test_vba_project_declared_under_an_xml_name(tmp_path: Path) -> None:
+    """Excel finds the VBA project by its relationship, whatever the part is called."""
+    data = _vba_plan(_bin(MACRO01), part="xl/styles2.xml")
+    data = edit_part(data, "xl/_rels/workbook.xml.rels", lambda x: x.replace(
+        "</Relationships>", '<Relationship Id="rIdV" Type="http://schemas.microsoft.com/office/2006/relationships/'
+        'vbaProject" Target="styles2.xml"/></Relationships>'))
+    f = only(write(tmp_path, "declared.xlsm", data))
+    assert f["code"] == "macro-not-allowed" and "stored as xl/styles2.xml" in f["message"]

@@ -169,24 +169,32 @@ def _screen(text: str, *, sheet: str | None, cell: str | None, name: str | None 
 
 
 def _vba_candidates(view: WorkbookView) -> list[str]:
-    """Parts that may hold a VBA project: any ``*.bin`` and any part that is not XML (checked by content)."""
+    """Parts that may hold a VBA project: every part that is not XML (checked by content: an OLE file)."""
     return [p for p in view.parts if not p.endswith("/") and not p.lower().endswith((".xml", ".rels", ".vml"))]
 
 
+def _vba_related(pkg: Any) -> list[str]:
+    """Parts the workbook's relationships declare as its VBA project, whatever their name or extension."""
+    from planner.ooxml import _rels
+
+    return [target for kind, target in _rels(pkg, "xl/workbook.xml").values()
+            if kind.lower() == "vbaproject" and pkg.has(target)]
+
+
 def check_vba(book: Book) -> Iterator[Finding]:
-    """Every part that is an OLE file is parsed with oletools (:mod:`planner.validate.vba`); only the generated
-    xlwings wrapper module is accepted (``macro-present``, info), anything else is ``macro-not-allowed``."""
-    candidates = _vba_candidates(book.view)
-    if not candidates:
-        return
+    """Every part that is an OLE file, and any part the workbook declares as its VBA project, is parsed with
+    oletools (:mod:`planner.validate.vba`); only the generated xlwings wrapper module is accepted (``macro-present``,
+    info), anything else is ``macro-not-allowed``."""
     from planner.ooxml import open_package
     from planner.validate.vba import OLE_MAGIC, check_project
 
+    candidates = _vba_candidates(book.view)
     with open_package(book.view.path, READ_LIMITS) as pkg:
-        for part in candidates:
+        declared = _vba_related(pkg)
+        for part in dict.fromkeys(candidates + declared):
             data = pkg.read(part)
             if not data.startswith(OLE_MAGIC):
-                if part.lower().endswith("vbaproject.bin"):
+                if part.lower().endswith("vbaproject.bin") or part in declared:
                     yield Finding.of("macro-not-allowed", actual=part,
                                      note="the VBA project cannot be parsed (not an OLE file)")
                 continue
