@@ -553,3 +553,14 @@ def test_vba_project_declared_under_an_xml_name(tmp_path: Path) -> None:
         'vbaProject" Target="styles2.xml"/></Relationships>'))
     f = only(write(tmp_path, "declared.xlsm", data))
     assert f["code"] == "macro-not-allowed" and "stored as xl/styles2.xml" in f["message"]
+
+
+def test_recalc_refuses_duplicate_entries_instead_of_collapsing_them(tmp_path: Path) -> None:
+    src = write_xlsx(tmp_path / "in.xlsx", [cell_xml("A1", 2), f_cell("A2", "A1*3")], dimension="A1:A2")
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        data = _rezip(src.read_bytes(), extra=[("xl/worksheets/sheet1.xml", b"<worksheet/>", zipfile.ZIP_DEFLATED)])
+    src.write_bytes(data)
+    out = tmp_path / "out.xlsx"
+    proc = subprocess.run([PLANNER, "recalc", str(src), "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "two entries named xl/worksheets/sheet1.xml" in proc.stderr
+    assert not out.exists()
