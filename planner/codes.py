@@ -93,9 +93,9 @@ CODES: dict[str, CodeSpec] = {c.code: c for c in (
        "Two sheets (names are case-insensitive: Results and RESULTS), two tables or two zip entries share a "
        "name. Readers disagree on which one counts (LibreOffice may show the copy the validator did not read), so "
        "the workbook is refused. Delete or rename the copy."),
-    _c("missing-table", "structure", "error", "Missing table", "Excel Table {note}: expected {expected}, "
-       "found {actual}", "An Excel Table of the template is missing, or does not cover its template range."),
-    _c("missing-column", "structure", "error", "Missing column", "column {expected} is missing or renamed",
+    _c("missing-table", "structure", "error", "Missing table", "{note} (expected {expected}, found {actual})",
+       "An Excel Table of the template is missing, or does not cover its template range."),
+    _c("missing-column", "structure", "error", "Missing column", "column {expected} {note} is missing or renamed",
        "A column header of a template table is missing or renamed. Restore the header text."),
     # input
     _c("input-missing", "input", "error", "Missing input", "{note} is required on a row in use",

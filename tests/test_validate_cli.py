@@ -149,6 +149,12 @@ def test_finding_line_format() -> None:
         "(expected 1.5, actual 2)"
     g = finding("missing-sheet", "x", sheet="My Sheet")
     assert finding_line("p.xlsm", g).startswith("p.xlsm:'My Sheet': error missing-sheet")
+    from planner.validate.report import Finding
+
+    h = Finding.of("input-out-of-range", sheet="Routes", cell="H4", note="Prefix-cache hit", expected="0 <= x <= 1",
+                   actual=1.5)
+    assert finding_line("p.xlsm", h) == ('p.xlsm:Routes!H4: error input-out-of-range: Prefix-cache hit is out of '
+                                         'range: expected "0 <= x <= 1", got 1.5')  # values shown once
 
 
 EXCEL_MADE = Path("/work/shared/fixtures/excel-made")

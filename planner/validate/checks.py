@@ -17,7 +17,7 @@ from planner import template_spec as ts
 from planner.formula_scan import scan, strip_strings
 from planner.ooxml import ErrorValue, Limits, WorkbookError, WorkbookView, read_workbook
 from planner.validate.findings import STALE_ABS_TOL, STALE_REL_TOL
-from planner.validate.report import Finding, Report, finding, sort_findings
+from planner.validate.report import Finding, Report, sort_findings
 
 SUPPORTED_VERSIONS = (ts.TEMPLATE_VERSION,)
 
@@ -231,13 +231,12 @@ def _name_value(book: Book, name: str) -> str | None:
 def check_template(book: Book) -> Iterator[Finding]:
     tid = _name_value(book, "PLANNER_TEMPLATE_ID")
     if tid != ts.TEMPLATE_ID:
-        yield finding("not-our-template", "not the capacity-plan template (defined name PLANNER_TEMPLATE_ID)",
+        yield Finding.of("not-our-template",
                       expected=ts.TEMPLATE_ID, actual=tid)
         return
     version = _name_value(book, "PLANNER_TEMPLATE_VERSION")
     if version not in SUPPORTED_VERSIONS:
-        yield finding("unsupported-template-version", "template version not supported by this planner "
-                      "(defined name PLANNER_TEMPLATE_VERSION)", expected=", ".join(SUPPORTED_VERSIONS),
+        yield Finding.of("unsupported-template-version", expected=", ".join(SUPPORTED_VERSIONS),
                       actual=version)
 
 
@@ -245,17 +244,17 @@ def check_structure(book: Book) -> Iterator[Finding]:
     present = set(book.view.sheet_names)
     for name in ts.SHEET_ORDER:
         if name not in present:
-            yield finding("missing-sheet", f"sheet {name} is missing", sheet=name, expected=name, actual=None)
+            yield Finding.of("missing-sheet", sheet=name, expected=name, actual=None)
     for t in ts.TABLES:
         if t.sheet not in present:
             continue
         raw = book.view.tables.get(t.name)
         if raw is None:
-            yield finding("missing-table", f"Excel Table {t.name} is missing", sheet=t.sheet,
+            yield Finding.of("missing-table", note=f"Excel Table {t.name} is missing", sheet=t.sheet,
                           cell=t.ref.split(":")[0], expected=f"{t.name} {t.ref}", actual=None)
             continue
         if raw.sheet != t.sheet or raw.ref != t.ref:
-            yield finding("missing-table", f"Excel Table {t.name} does not cover its template range",
+            yield Finding.of("missing-table", note=f"Excel Table {t.name} does not cover its template range",
                           sheet=t.sheet, cell=t.ref.split(":")[0], expected=f"{t.sheet}!{t.ref}",
                           actual=f"{raw.sheet}!{raw.ref}")
         for j, col in enumerate(t.columns):
@@ -264,7 +263,7 @@ def check_structure(book: Book) -> Iterator[Finding]:
             if got is None:  # no header cell: the table's own column list
                 got = raw.columns[j] if j < len(raw.columns) else None
             if got != col.header:
-                yield finding("missing-column", f"column {col.header!r} of {t.name} is missing or renamed",
+                yield Finding.of("missing-column", note=f"of {t.name}",
                               sheet=t.sheet, cell=cell, expected=col.header, actual=got)
 
 
@@ -288,31 +287,31 @@ def _check_value(book: Book, sheet: str, cell: str, label: str, v: Any, *, kind:
                  ) -> Iterator[Finding]:
     if v is None or (isinstance(v, str) and not v.strip()):
         if required:
-            yield finding("input-missing", f"{label} is required on a row in use", sheet=sheet, cell=cell,
+            yield Finding.of("input-missing", note=label, sheet=sheet, cell=cell,
                           expected="a value", actual=None)
         return
     if isinstance(v, ErrorValue):
-        yield finding("input-wrong-type", f"{label} holds an Excel error", sheet=sheet, cell=cell,
+        yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                       expected=kind, actual=str(v))
         return
     if kind == "number":
         if not _is_number(v):
-            yield finding("input-wrong-type", f"{label} must be a number", sheet=sheet, cell=cell,
+            yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                           expected="a number", actual=v)
             return
         x = float(v)
         if integer and not x.is_integer():
-            yield finding("input-wrong-type", f"{label} must be a whole number", sheet=sheet, cell=cell,
+            yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                           expected="a whole number", actual=v)
         if (minimum is not None and x < minimum) or (maximum is not None and x > maximum):
             lo = "-inf" if minimum is None else f"{minimum:g}"
             hi = "inf" if maximum is None else f"{maximum:g}"
-            yield finding("input-out-of-range", f"{label} is out of range", sheet=sheet, cell=cell,
+            yield Finding.of("input-out-of-range", note=label, sheet=sheet, cell=cell,
                           expected=f"{lo} <= x <= {hi}", actual=v)
         return
     if kind == "flag":
         if not (isinstance(v, bool) or (isinstance(v, str) and v.strip().upper() in ts.FLAGS)):
-            yield finding("input-wrong-type", f"{label} must be TRUE or FALSE", sheet=sheet, cell=cell,
+            yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                           expected="TRUE or FALSE", actual=v)
         return
     if choices:
@@ -320,7 +319,7 @@ def _check_value(book: Book, sheet: str, cell: str, label: str, v: Any, *, kind:
                    else _column_values(book, choices))
         if str(v).strip().lower() not in allowed:
             shown = ", ".join(sorted(allowed)[:8]) + (" ..." if len(allowed) > 8 else "")
-            yield finding("input-wrong-type", f"{label} is not one of the allowed values", sheet=sheet, cell=cell,
+            yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                           expected=f"one of {shown}", actual=v)
 
 
@@ -420,7 +419,7 @@ def check_changed_with_general_engine(path: str, book: Book, changed: list[Findi
         key = (f.sheet or "", f.cell or "")
         cached, new = book.values.get(key), fresh.values.get(key)
         if not values_equal(cached, new):
-            yield finding("stale-value", "cached value of an edited formula differs from its recompute (formulas)",
+            yield Finding.of("stale-value", note="general engine",
                           sheet=f.sheet, cell=f.cell, expected=new, actual=cached)
 
 

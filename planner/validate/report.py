@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from planner.codes import render
+from planner.codes import render, show
 from planner.validate.findings import CATALOGUE, kind
 
 FINDING_KEYS = ("code", "severity", "sheet", "cell", "message", "expected", "actual")
@@ -228,13 +228,15 @@ def _show(value: Any) -> str:
 
 
 def finding_line(path: str, f: Finding) -> str:
-    """``path:Sheet!A1: severity code: message (expected X, actual Y)``: one grep-able line, always one line."""
+    """``path:Sheet!A1: severity code: message (expected X, actual Y)``: one grep-able line, always one line (the
+    values are added when the message does not show them already)."""
     loc = safe_text(f.location)
     where = f"{safe_text(path)}:{loc}:" if loc else f"{safe_text(path)}:"
-    tail = ""
-    if f.expected is not None or f.actual is not None:
-        tail = f" (expected {_show(f.expected)}, actual {_show(f.actual)})"
     message = safe_text(" ".join(str(f.message).split()))
+    tail = ""
+    said = f.actual is not None and show(f.actual) in message and (f.expected is None or show(f.expected) in message)
+    if (f.expected is not None or f.actual is not None) and not said:  # values the message does not show yet
+        tail = f" (expected {_show(f.expected)}, actual {_show(f.actual)})"
     return f"{where} {f.severity} {f.code}: {message}{safe_text(tail)}"
 
 
