@@ -122,6 +122,8 @@ class SheetView:
     state: str = "visible"
     max_row: int = 0
     max_col: int = 0
+    rule_formulas: tuple[tuple[str, str], ...] = ()
+    """Formulas outside cells, ``(sqref, text)``: conditional formatting and data validation rules."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -504,8 +506,11 @@ def _convert(v: str | None, t: str, strings: list[str], inline: str | None) -> A
 
 
 def _read_sheet(
-    pkg: Package, part: str, strings: list[str], limits: Limits
+    pkg: Package, part: str, strings: list[str], limits: Limits, rules: list[tuple[str, str]] | None = None
 ) -> tuple[dict[str, CellView], str | None, int, int, int]:
+    """The cells of one sheet; with ``rules``, the formulas outside cells (conditional formatting, data
+    validation, their ``x14`` extensions) are appended to it as ``(sqref, formula text)``: Excel evaluates them too."""
+    sqref = ""
     cells: dict[str, CellView] = {}
     shared: dict[str, tuple[str, int, int]] = {}
     dimension = None
@@ -583,8 +588,18 @@ def _read_sheet(
             dimension = el.get("ref")
         elif tag == "dataValidation":
             n_dv += 1
+            if rules is not None:
+                rules += [(el.get("sqref", ""), x.text) for x in el.iter() if _local(x.tag) in _RULE_TAGS and x.text]
             el.clear()
+        elif rules is not None:
+            if tag in ("conditionalFormatting", "sqref"):
+                sqref = el.get("sqref") or (el.text or "")
+            elif tag in _RULE_TAGS and el.text:  # an <f> here is outside every cell (cells clear their children)
+                rules.append((sqref, el.text))
     return cells, dimension, n_dv, max_row, max_col
+
+
+_RULE_TAGS = frozenset({"formula", "formula1", "formula2", "f"})
 
 
 def read_workbook(
@@ -646,7 +661,8 @@ def read_workbook(
             if sheets is not None and name.lower() not in {x.lower() for x in sheets}:
                 continue
             try:
-                cells, dim, n_dv, mr, mc = _read_sheet(pkg, part, strings, limits)
+                rules: list[tuple[str, str]] = []
+                cells, dim, n_dv, mr, mc = _read_sheet(pkg, part, strings, limits, rules)
             except WorkbookError as exc:
                 exc.sheet = name
                 raise
@@ -668,6 +684,7 @@ def read_workbook(
                     state=state,
                     max_row=mr,
                     max_col=mc,
+                    rule_formulas=tuple(rules),
                 )
             )
         return WorkbookView(

