@@ -139,6 +139,8 @@ class WorkbookView:
     """Targets of the ``externalLink`` parts (never opened)."""
     has_vba: bool
     parts: tuple[str, ...] = field(default=())
+    vba_parts: tuple[str, ...] = ()
+    """Parts the workbook's relationships declare as its VBA project (whatever their name)."""
     sheet_kinds: dict[str, str] = field(default_factory=dict)
     """Every ``<sheet>`` of the workbook (cells or not) → its relationship type: ``worksheet``, ``chartsheet``,
     ``dialogsheet``, ``xlMacrosheet`` (an Excel 4 macro sheet), ``xlIntlMacrosheet``..."""
@@ -696,6 +698,7 @@ def read_workbook(
             has_vba=any(n.lower().endswith("vbaproject.bin") for n in pkg.names),
             parts=tuple(pkg.names),
             sheet_kinds=sheet_kinds,
+            vba_parts=tuple(t for k, t in wb_rels.values() if k.lower() == "vbaproject"),
         )
 
 

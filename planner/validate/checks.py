@@ -15,7 +15,7 @@ from typing import Any
 
 from planner import template_spec as ts
 from planner.formula_scan import scan, strip_strings
-from planner.ooxml import ErrorValue, Limits, WorkbookError, WorkbookView, read_workbook
+from planner.ooxml import ErrorValue, Limits, WorkbookError, WorkbookView, open_package, read_workbook
 from planner.validate.findings import STALE_ABS_TOL, STALE_REL_TOL
 from planner.validate.report import Finding, Report, sort_findings
 
@@ -177,25 +177,20 @@ def _vba_candidates(view: WorkbookView) -> list[str]:
     return [p for p in view.parts if not p.endswith("/") and not p.lower().endswith((".xml", ".rels", ".vml"))]
 
 
-def _vba_related(pkg: Any) -> list[str]:
-    """Parts the workbook's relationships declare as its VBA project, whatever their name or extension."""
-    from planner.ooxml import _rels
-
-    return [target for kind, target in _rels(pkg, "xl/workbook.xml").values()
-            if kind.lower() == "vbaproject" and pkg.has(target)]
-
-
 def check_vba(book: Book) -> Iterator[Finding]:
     """Every part that is an OLE file, and any part the workbook declares as its VBA project, is parsed with
     oletools (:mod:`planner.validate.vba`); only the generated xlwings wrapper module is accepted (``macro-present``,
     info), anything else is ``macro-not-allowed``."""
-    from planner.ooxml import open_package
-    from planner.validate.vba import OLE_MAGIC, check_project
+    from planner.validate.vba import OLE_MAGIC, check_project  # oletools: imported only when a part may be VBA
 
-    candidates = _vba_candidates(book.view)
+    declared = list(book.view.vba_parts)
+    candidates = list(dict.fromkeys(_vba_candidates(book.view) + declared))
+    if not candidates:
+        return
     with open_package(book.view.path, READ_LIMITS) as pkg:
-        declared = _vba_related(pkg)
-        for part in dict.fromkeys(candidates + declared):
+        for part in candidates:
+            if not pkg.has(part):
+                continue
             data = pkg.read(part)
             if not data.startswith(OLE_MAGIC):
                 if part.lower().endswith("vbaproject.bin") or part in declared:
