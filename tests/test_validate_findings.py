@@ -53,6 +53,12 @@ def test_finding_of_renders_the_template() -> None:
 
     f = Finding.of("stale-value", sheet="Results", cell="H4", expected=400.0, actual=4)
     assert (f.severity, f.message) == ("error", "cached value 4 differs from the recompute 400")
+    from planner.validate.report import Report
+
+    g = Finding.of("stale-value", sheet="Results", cell="H4", expected=400.0, actual=4, dependents=41)
+    report = Report(path="p.xlsm", findings=(g,))
+    assert Report.from_wire(report.to_wire()) == report  # the context survives the worker pipe
+    assert report.as_dict()["findings"][0]["context"] == {"dependents": 41}
     assert Finding.of("hostile-function", expected="WEBSERVICE").message == (
         "formula calls \"WEBSERVICE\"; never evaluated")
 

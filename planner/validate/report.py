@@ -53,6 +53,8 @@ class Finding:
     cell: str | None = None
     expected: Any = None
     actual: Any = None
+    context: tuple[tuple[str, Any], ...] = ()
+    """Extra data of the finding (e.g. ``(("dependents", 41),)``), as pairs so that a finding stays hashable."""
 
     @property
     def location(self) -> str:
@@ -76,7 +78,11 @@ class Finding:
         message = render(code, sheet=sheet, cell=cell, expected=expected, actual=actual, note=note,
                          context=context)
         return cls(code=code, severity=kind(code).severity, message=message, sheet=sheet, cell=cell,
-                   expected=expected, actual=actual)
+                   expected=expected, actual=actual, context=tuple(sorted(context.items())))
+
+    def wire(self) -> dict[str, Any]:
+        """:meth:`as_dict` plus the context (the form worker processes send)."""
+        return self.as_dict() | ({"context": [[k, _plain(v)] for k, v in self.context]} if self.context else {})
 
 
 def finding(code: str, message: str, *, sheet: str | None = None, cell: str | None = None,
@@ -136,18 +142,21 @@ class Report:
     def as_dict(self, strict: bool = False) -> dict[str, Any]:
         return {"path": self.path, "valid": self.valid(strict), "template_version": self.template_version,
                 "truncated": self.truncated, "engine": self.engine,
-                "findings": [f.as_dict() | {"location": f.location, "help": f"docs/findings.md#{f.code}"}
+                "findings": [f.as_dict() | {"location": f.location, "help": f"docs/findings.md#{f.code}",
+                                            "context": {k: _plain(v) for k, v in f.context}}
                              for f in self.findings]}
 
     def to_wire(self) -> dict[str, Any]:
         """A picklable/JSON form for worker processes (see :func:`Report.from_wire`)."""
         return {"path": self.path, "template_version": self.template_version, "engine": self.engine,
-                "truncated": self.truncated, "findings": [f.as_dict() for f in self.findings]}
+                "truncated": self.truncated, "findings": [f.wire() for f in self.findings]}
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Report:
         return cls(path=data["path"], template_version=data["template_version"], engine=data.get("engine", "fast"),
-                   truncated=data.get("truncated", False), findings=tuple(Finding(**f) for f in data["findings"]))
+                   truncated=data.get("truncated", False),
+                   findings=tuple(Finding(**{**f, "context": tuple(tuple(kv) for kv in f.get("context", ()))})
+                                  for f in data["findings"]))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -421,6 +430,8 @@ def report_schema() -> dict[str, Any]:
                     "actual": scalar,
                     "location": {"type": "string"},
                     "help": {"type": "string"},
+                    "context": {"type": "object", "additionalProperties": scalar,
+                                "description": "Extra data of the finding, e.g. dependents of a stale cell."},
                 },
             },
         },
