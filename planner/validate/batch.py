@@ -139,9 +139,9 @@ def plan_paths(paths: Iterable[str]) -> list[Planned]:
                     if not _inside(os.path.realpath(full), roots):
                         found.append(_known(full, "symlink-outside-root", actual=os.readlink(full)))
             for name in files:
-                if name.lower().endswith(WORKBOOK_SUFFIXES) or os.path.islink(os.path.join(root, name)):
+                if name.lower().endswith(WORKBOOK_SUFFIXES):  # other files (a venv's python link...) are not plans
                     e = _entry(os.path.join(root, name), roots)
-                    if e is not None and (e.report is not None or name.lower().endswith(WORKBOOK_SUFFIXES)):
+                    if e is not None:
                         found.append(e)
         for exc in errors:
             where = str(exc.filename) if exc.filename else p
