@@ -576,3 +576,10 @@ def test_conditional_formatting_and_validation_rules_are_screened(tmp_path: Path
     findings = report(write(tmp_path, "rules.xlsm", data))["reports"][0]["findings"]
     assert {(f["code"], f["sheet"], f["cell"]) for f in findings} == {
         ("hostile-function", "Routes", "B2:B9"), ("external-link", "Routes", "C2")}
+
+
+def test_print_titles_are_not_a_whole_row_finding(tmp_path: Path) -> None:
+    """Excel stores print titles as a whole-row defined name; that is layout, not a formula to evaluate."""
+    data = add_sheet(plan_bytes(), "Notes", "",
+                     names='<definedName name="_xlnm.Print_Titles" localSheetId="3">Routes!$1:$3</definedName>')
+    assert report(write(tmp_path, "titles.xlsm", data))["reports"][0]["findings"] == []

@@ -128,10 +128,10 @@ def check_hostile(book: Book) -> Iterator[Finding]:
     for sheet_view in book.view.sheets:  # conditional formatting and data validation: Excel evaluates them too
         for sqref, text in sheet_view.rule_formulas:
             yield from (f for f in _screen("=" + text, sheet=sheet_view.name, cell=sqref.split(" ")[0] or None)
-                        if f.code in ("dde-formula", "external-link", "hostile-function"))
+                        if f.code in _REACHING_OUT)
     for name, text in book.view.defined_names.items():
         yield from (f for f in _screen("=" + text, sheet=None, cell=None, name=name)
-                    if f.code != "unparsable-formula")
+                    if f.code in _REACHING_OUT)  # print titles ($1:$1) and the like are whole rows by design
         bare = name.split("!")[-1].lower().removeprefix("_xlnm.")
         if bare.startswith(_AUTO_NAMES):
             yield Finding.of("xlm-macro", actual=name, note=f"defined name {name} runs on open")
@@ -141,6 +141,8 @@ def check_hostile(book: Book) -> Iterator[Finding]:
     yield from check_vba(book)
 
 
+_REACHING_OUT = frozenset({"dde-formula", "external-link", "hostile-function"})
+"""The codes of a formula that reaches outside the workbook (screened in names and rules as in cells)."""
 _AUTO_NAMES = ("auto_open", "auto_close", "auto_activate", "auto_deactivate")
 """Defined names Excel runs as Excel 4 macros (any name that starts with one of them)."""
 _MACRO_SHEETS = frozenset({"xlmacrosheet", "xlintlmacrosheet", "dialogsheet", "macrosheet"})
