@@ -225,9 +225,10 @@ def template_sample_cmd(scenario: str, out: str) -> None:
 
 
 @cli.command("validate")
-@click.argument("paths", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "csv"]), default="text",
-              show_default=True, help="text: one grep-able line per finding; json, junit (CI dashboards), csv.")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "csv", "github"]), default="text",
+              show_default=True, help="text: one grep-able line per finding; json, junit (CI dashboards), csv, "
+              "github (workflow annotations).")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False), default=None,
               help="Write the report to this file instead of standard output.")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
@@ -235,6 +236,12 @@ def template_sample_cmd(scenario: str, out: str) -> None:
               help="Override a finding's severity (error, warning, info, off); repeatable.")
 @click.option("--config", "config", type=click.Path(dir_okay=False), default=None,
               help="TOML file with a [severity] table of CODE = LEVEL.")
+@click.option("--select", "select", multiple=True, metavar="CODE|FAMILY",
+              help="Report only these codes or families (comma-separated or repeated).")
+@click.option("--ignore", "ignore", multiple=True, metavar="CODE|FAMILY",
+              help="Drop these codes or families (comma-separated or repeated).")
+@click.option("--max-findings", type=click.IntRange(min=1), default=None,
+              help="At most N findings per workbook (errors kept first; the report is marked truncated).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
@@ -242,49 +249,101 @@ def template_sample_cmd(scenario: str, out: str) -> None:
 @click.option("--memory", "memory_mib", type=click.IntRange(min=64), default=1024, show_default=True,
               help="Memory limit per workbook [MiB].")
 def validate_cmd(paths: tuple[str, ...], fmt: str, out: str | None, strict: bool, severities: tuple[str, ...],
-                 config: str | None, jobs: int, timeout_s: float, memory_mib: int) -> None:
+                 config: str | None, select: tuple[str, ...], ignore: tuple[str, ...], max_findings: int | None,
+                 jobs: int, timeout_s: float, memory_mib: int) -> None:
     """Validate submitted plan workbooks (files or folders): template, inputs, formulas, cached values, policy.
 
     Exit 0 when every plan is valid, 1 when a finding has error severity (or warning with --strict), 2 when the
-    tool could not run. Finding codes: docs/findings.md.
+    tool could not run (a usage error, a path that does not exist). Finding codes: docs/findings.md and
+    planner explain CODE.
 
     Example: planner validate samples/ --format junit -o validate.xml
     """
+    from planner.codes import select_codes
     from planner.validate.batch import Limits, expand_paths, validate_paths
     from planner.validate.findings import load_config, parse_severity_overrides
-    from planner.validate.report import RENDERERS
+    from planner.validate.report import RENDERERS, safe_text
 
     try:
         overrides = load_config(config) if config else {}
         overrides.update(parse_severity_overrides(severities))
     except PlannerError as exc:
         fail(str(exc))
+    try:
+        keep = select_codes(select) if select else None
+        drop = select_codes(ignore)
+    except KeyError as exc:
+        fail(f"--select/--ignore: unknown code or family {exc.args[0]!r} (planner explain --list shows them)")
     files = expand_paths(paths)
     if not files:
-        fail(f"no .xlsx/.xlsm workbooks under {', '.join(paths)}")
+        fail(f"no .xlsx/.xlsm workbooks under {safe_text(', '.join(paths))}")
     show_bar = sys.stdout.isatty() and sys.stderr.isatty() and len(files) > 1
     limits = Limits(timeout_s=timeout_s, memory_mib=memory_mib)
     try:
         if show_bar:
             with click.progressbar(length=len(files), label="validating", file=sys.stderr) as bar:
-                result = validate_paths(files, jobs=jobs, limits=limits, severity=overrides, strict=strict,
-                                        on_report=lambda _r: bar.update(1))
+                result = validate_paths(paths, jobs=jobs, limits=limits, severity=overrides, strict=strict,
+                                        on_report=lambda _r: bar.update(1), select=keep, ignore=drop,
+                                        max_findings=max_findings)
         else:
-            result = validate_paths(files, jobs=jobs, limits=limits, severity=overrides, strict=strict)
+            result = validate_paths(paths, jobs=jobs, limits=limits, severity=overrides, strict=strict,
+                                    select=keep, ignore=drop, max_findings=max_findings)
         text = RENDERERS[fmt](result)
     except OSError as exc:
-        fail(f"could not run the validation: {exc}")
+        fail(f"could not run the validation: {safe_text(str(exc))}")
     if out:
         try:
-            with open(out, "w", encoding="utf-8") as fh:
+            with open(out, "w", encoding="utf-8", errors="backslashreplace") as fh:
                 fh.write(text)
         except OSError as exc:
-            fail(f"--output {out}: {exc.strerror}")
+            fail(f"--output {safe_text(out)}: {exc.strerror}")
         if fmt != "text":
-            click.echo(RENDERERS["text"](result).splitlines()[-1], err=True)
+            click.echo(result.summary(), err=True)
     else:
         click.echo(text, nl=False)
     sys.exit(result.exit_code)
+
+
+@cli.command("explain")
+@click.argument("code", required=False)
+@click.option("--list", "list_all", is_flag=True, help="List every code and family.")
+def explain_cmd(code: str | None, list_all: bool) -> None:
+    """Explain a finding code (or list the codes of a family): title, family, default severity, message
+    template and what to do. Exit 2 for an unknown code.
+
+    Example: planner explain stale-value
+    """
+    import difflib
+
+    from planner.codes import CODES, FAMILIES
+
+    if list_all or not code:
+        for family, about in FAMILIES.items():
+            click.echo(f"{family}: {about}")
+            for spec in CODES.values():
+                if spec.family == family:
+                    click.echo(f"  {spec.code:<30} {spec.severity:<8} {spec.title}")
+        return
+    name = code.strip().lower()
+    if name in FAMILIES:
+        click.echo(f"{name}: {FAMILIES[name]}")
+        for spec in CODES.values():
+            if spec.family == name:
+                click.echo(f"  {spec.code:<30} {spec.severity:<8} {spec.title}")
+        return
+    spec = CODES.get(name)
+    if spec is None:
+        close = difflib.get_close_matches(name, list(CODES) + list(FAMILIES), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else " (planner explain --list shows every code)"
+        fail(f"unknown finding code {code!r}{hint}")
+        return
+    click.echo(f"{spec.code}: {spec.title}")
+    click.echo(f"family: {spec.family}; default severity: {spec.severity}")
+    click.echo(f"message: {spec.template}")
+    click.echo("")
+    click.echo(spec.description)
+    click.echo("")
+    click.echo(f"docs/findings.md#{spec.code}")
 
 
 @cli.command("calibrate")
@@ -407,8 +466,8 @@ def recalc_cmd(plan: str, out: str, isolated: bool, time_limit: float, full_calc
 
     limits = Limits(time_limit_s=time_limit)
     try:
-        if isolated and not full_calc_on_load:
-            result = recalc_file_isolated(plan, out, limits=limits)
+        if isolated:
+            result = recalc_file_isolated(plan, out, limits=limits, full_calc_on_load=full_calc_on_load)
         else:
             result = recalc_file(plan, out, limits=limits, full_calc_on_load=full_calc_on_load)
     except (WorkbookError, PlannerError) as exc:

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import io
 import re
+import stat
 import zipfile
+import zlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,9 +43,12 @@ NS_PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 class WorkbookError(PlannerError):
     """The file cannot be read as a workbook (not a zip, truncated, too big, hostile XML...)."""
 
-    KINDS = ("unreadable", "not-a-workbook", "limit", "zip-bomb", "hostile-xml", "malformed")
+    KINDS = ("unreadable", "not-a-workbook", "limit", "zip-bomb", "hostile-xml", "malformed", "special", "duplicate",
+             "compression")
     """``kind``: the file cannot be opened; it is not an OOXML package; a size/count limit is exceeded; a part's
-    compression ratio or inflated size betrays a zip bomb; XML with a DTD/entities was refused; a part is broken."""
+    compression ratio or inflated size betrays a zip bomb; XML with a DTD/entities was refused; a part is broken
+    (bad cell reference, bad number, corrupt deflate data); the path is a FIFO, socket or device (never opened);
+    two zip entries, sheets or tables share a name; a zip entry uses a compression other than stored/deflate."""
 
     def __init__(
         self, path: str | Path, problem: str, *, kind: str = "malformed", part: str | None = None,
@@ -116,6 +121,8 @@ class SheetView:
     state: str = "visible"
     max_row: int = 0
     max_col: int = 0
+    rule_formulas: tuple[tuple[str, str], ...] = ()
+    """Formulas outside cells, ``(sqref, text)``: conditional formatting and data validation rules."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,6 +138,11 @@ class WorkbookView:
     """Targets of the ``externalLink`` parts (never opened)."""
     has_vba: bool
     parts: tuple[str, ...] = field(default=())
+    vba_parts: tuple[str, ...] = ()
+    """Parts the workbook's relationships declare as its VBA project (whatever their name)."""
+    sheet_kinds: dict[str, str] = field(default_factory=dict)
+    """Every ``<sheet>`` of the workbook (cells or not) → its relationship type: ``worksheet``, ``chartsheet``,
+    ``dialogsheet``, ``xlMacrosheet`` (an Excel 4 macro sheet), ``xlIntlMacrosheet``..."""
 
     @property
     def sheet_names(self) -> tuple[str, ...]:
@@ -195,7 +207,9 @@ class Package:
                             f"package inflates beyond {self.limits.max_total_bytes} bytes (limit max_total_bytes)",
                             kind="zip-bomb", part=name,
                         )
-        except (zipfile.BadZipFile, EOFError, OSError, zipfile.LargeZipFile, RuntimeError) as exc:
+        except zlib.error as exc:
+            raise WorkbookError(self.path, f"corrupt compressed data in part {name} ({exc})", part=name) from None
+        except (zipfile.BadZipFile, EOFError, OSError, zipfile.LargeZipFile, RuntimeError, NotImplementedError) as exc:
             raise WorkbookError(self.path, f"corrupt part {name}: {exc}", part=name) from None
         self._total_read += len(out)
         return bytes(out)
@@ -205,9 +219,11 @@ def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Package:
     """Open ``path`` as a zip package after checking size, entry count, declared sizes and ratios."""
     p = Path(path)
     try:
-        size = p.stat().st_size
+        st = p.stat()
     except OSError as exc:
         raise WorkbookError(p, f"cannot read file: {exc.strerror or exc}", kind="unreadable") from None
+    _check_regular(p, st.st_mode)
+    size = st.st_size
     if size > limits.max_file_bytes:
         raise WorkbookError(
             p, f"file is {size} bytes, above the limit of {limits.max_file_bytes} (max_file_bytes)", kind="limit"
@@ -251,6 +267,11 @@ def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Package:
         raise WorkbookError(
             p, f"package declares {total} bytes, above {limits.max_total_bytes} (max_total_bytes)", kind="zip-bomb"
         )
+    try:
+        _check_entries(p, infos)
+    except WorkbookError:
+        zf.close()
+        raise
     names = {i.filename for i in infos}
     if "[Content_Types].xml" not in names or "xl/workbook.xml" not in names:
         zf.close()
@@ -258,6 +279,74 @@ def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Package:
             p, "not a workbook: the zip has no xl/workbook.xml (not an Excel .xlsx/.xlsm)", kind="not-a-workbook"
         )
     return Package(p, zf, limits)
+
+
+# Reader hardening: checks that refuse what spreadsheet programs would read differently from us.
+
+_COMPRESSIONS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+_OTHER_COMPRESSIONS = {12: "bzip2", 14: "LZMA", 9: "deflate64", 93: "zstandard"}
+
+
+def _check_regular(p: Path, mode: int) -> None:
+    """Refuse a FIFO, socket or device before it is opened (opening could block or have side effects)."""
+    if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+        return
+    what = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    raise WorkbookError(p, f"{what}, not a workbook file: never opened", kind="special")
+
+
+def _check_entries(p: Path, infos: list[zipfile.ZipInfo]) -> None:
+    """Refuse duplicate entry names (Excel and this reader would take different copies; names compare
+    case-insensitively, as OPC part names do) and compressions other than stored and deflate."""
+    seen: set[str] = set()
+    for info in infos:
+        key = info.filename.lower()
+        if key in seen:
+            raise WorkbookError(p, f"the zip holds two entries named {info.filename} (readers disagree on which "
+                                   "one counts)", kind="duplicate", part=info.filename)
+        seen.add(key)
+        if info.compress_type not in _COMPRESSIONS:
+            method = _OTHER_COMPRESSIONS.get(info.compress_type, f"method {info.compress_type}")
+            raise WorkbookError(p, f"zip entry {info.filename} uses {method} compression (Excel writes only stored "
+                                   "or deflate)", kind="compression", part=info.filename)
+
+
+_CELL_REF = re.compile(r"([A-Z]{1,3})([1-9][0-9]{0,6})")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_BOOLS = {"0": False, "1": True, "false": False, "true": True}
+_CELL_TYPES = frozenset({"n", "s", "str", "inlineStr", "b", "e", "d"})
+
+
+def _check_ref(ref: str | None) -> str:
+    """A cell reference on the sheet grid (``A1`` .. ``XFD1048576``), or ``ValueError`` naming it."""
+    m = _CELL_REF.fullmatch(ref or "")
+    if m is None or col_to_index(m.group(1)) > 16384 or int(m.group(2)) > 1048576:
+        raise ValueError(f"cell reference r={ref!r} is not on the sheet grid (A1 to XFD1048576)")
+    return ref  # type: ignore[return-value]
+
+
+def _int_attr(pkg: Package, part: str, el: Any, name: str, default: str) -> int:
+    """An integer attribute, or :class:`WorkbookError` naming the part and attribute."""
+    raw = el.get(name, default)
+    try:
+        if not re.fullmatch(r"[0-9]{1,9}", raw.strip()):
+            raise ValueError
+        return int(raw)
+    except ValueError:
+        raise WorkbookError(pkg.path, f"{part}: {name}={raw!r} is not a whole number", part=part) from None
+
+
+def _check_unique(pkg: Package, what: str, names: list[str]) -> None:
+    """Refuse two sheets (or tables) whose names differ only in case: Excel treats them as one name."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = name.lower()
+        if key in seen:
+            raise WorkbookError(pkg.path, f"two {what}s named {seen[key]!r} and {name!r} (names are "
+                                          "case-insensitive; readers disagree on which one counts)",
+                                kind="duplicate")
+        seen[key] = name
 
 
 @contextmanager
@@ -393,31 +482,36 @@ def _in_rph(si: Any, t: Any) -> bool:
 
 
 def _convert(v: str | None, t: str, strings: list[str], inline: str | None) -> Any:
+    """The cached value of a cell; ``ValueError`` when it is not what its type says (``<v>4_00</v>``, a shared
+    string index out of range, a flag that is not 0/1): programs read such values differently."""
     if t == "inlineStr":
         return inline
     if v is None:
         return None
     if t == "s":
-        try:
-            return strings[int(v)]
-        except (ValueError, IndexError):
-            return None
+        if not v.strip().isdigit() or int(v) >= len(strings):
+            raise ValueError(f"shared-string index {v!r} is not one of the {len(strings)} strings")
+        return strings[int(v)]
     if t == "b":
-        return v.strip() in ("1", "true")
+        if v.strip() not in _BOOLS:
+            raise ValueError(f"boolean value {v!r} is not 0 or 1")
+        return _BOOLS[v.strip()]
     if t == "e":
         return ErrorValue(v)
     if t in ("str", "d"):
         return v
-    try:
-        f = float(v)
-    except ValueError:
-        return v
+    if _NUMBER.fullmatch(v) is None:
+        raise ValueError(f"cached value {v!r} is not a number")
+    f = float(v)
     return int(f) if f.is_integer() and "." not in v and "E" not in v.upper() else f
 
 
 def _read_sheet(
-    pkg: Package, part: str, strings: list[str], limits: Limits
+    pkg: Package, part: str, strings: list[str], limits: Limits, rules: list[tuple[str, str]] | None = None
 ) -> tuple[dict[str, CellView], str | None, int, int, int]:
+    """The cells of one sheet; with ``rules``, the formulas outside cells (conditional formatting, data
+    validation, their ``x14`` extensions) are appended to it as ``(sqref, formula text)``: Excel evaluates them too."""
+    sqref = ""
     cells: dict[str, CellView] = {}
     shared: dict[str, tuple[str, int, int]] = {}
     dimension = None
@@ -427,8 +521,13 @@ def _read_sheet(
     for el in _tree(pkg, part).iter():
         tag = _local(el.tag)
         if tag == "c":
-            ref = el.get("r")
+            try:
+                ref = _check_ref(el.get("r"))
+            except ValueError as exc:
+                raise WorkbookError(pkg.path, f"{part}: {exc}", part=part) from None
             t = el.get("t", "n")
+            if t not in _CELL_TYPES:
+                raise WorkbookError(pkg.path, f"{part}: cell {ref} has the unknown type t={t!r}", part=part)
             v = f_text = None
             inline = None
             kind = array_ref = None
@@ -450,13 +549,13 @@ def _read_sheet(
                             base, r0, c0 = shared[si]
                             r1, c1 = split_cell(ref)
                             f_text = shift_formula(base, r1 - r0, c1 - c0)
+                        else:
+                            raise WorkbookError(pkg.path, f"{part}: cell {ref} uses shared formula si={si!r}, which "
+                                                          "no cell before it defines", part=part)
                     elif kind == "array":
                         array_ref = child.get("ref") or ref
                 elif ct == "is":
                     inline = "".join(x.text or "" for x in child.iter() if _local(x.tag) == "t")
-            if ref is None:
-                el.clear()
-                continue
             row, col = split_cell(ref)
             max_row, max_col = max(max_row, row), max(max_col, col)
             if f_text is not None:
@@ -466,9 +565,16 @@ def _read_sheet(
                         pkg.path, f"{part}: more than {limits.max_formula_cells} formula cells (max_formula_cells)",
                         kind="limit", part=part,
                     )
+            if ref in cells:
+                raise WorkbookError(pkg.path, f"{part}: cell {ref} appears twice (readers disagree on which counts)",
+                                    kind="duplicate", part=part)
+            try:
+                value = _convert(v, t, strings, inline)
+            except ValueError as exc:
+                raise WorkbookError(pkg.path, f"{part}: cell {ref}: {exc}", part=part) from None
             cells[ref] = CellView(
                 ref=ref,
-                value=_convert(v, t, strings, inline),
+                value=value,
                 type=t,
                 formula=f_text if f_text is not None else None,
                 array_ref=array_ref,
@@ -483,8 +589,18 @@ def _read_sheet(
             dimension = el.get("ref")
         elif tag == "dataValidation":
             n_dv += 1
+            if rules is not None:
+                rules += [(el.get("sqref", ""), x.text) for x in el.iter() if _local(x.tag) in _RULE_TAGS and x.text]
             el.clear()
+        elif rules is not None:
+            if tag in ("conditionalFormatting", "sqref"):
+                sqref = el.get("sqref") or (el.text or "")
+            elif tag in _RULE_TAGS and el.text:  # an <f> here is outside every cell (cells clear their children)
+                rules.append((sqref, el.text))
     return cells, dimension, n_dv, max_row, max_col
+
+
+_RULE_TAGS = frozenset({"formula", "formula1", "formula2", "f"})
 
 
 def read_workbook(
@@ -508,6 +624,7 @@ def read_workbook(
     with open_package(path, limits) as pkg:
         wb_rels = _rels(pkg, "xl/workbook.xml")
         sheets_meta: list[tuple[str, str, str]] = []
+        sheet_kinds: dict[str, str] = {}
         defined: dict[str, str] = {}
         local_ids: list[tuple[int, str, str]] = []
         for _ev, el in _events(pkg, "xl/workbook.xml"):
@@ -515,15 +632,18 @@ def read_workbook(
             if tag == "sheet":
                 rid = el.get(f"{{{NS_REL}}}id", "")
                 kind, target = wb_rels.get(rid, ("", ""))
+                sheet_kinds[el.get("name", "")] = kind
                 sheets_meta.append(
                     (el.get("name", ""), target if kind == "worksheet" else "", el.get("state", "visible"))
                 )
             elif tag == "definedName":
                 name = el.get("name", "")
                 if el.get("localSheetId") is not None:
-                    local_ids.append((int(el.get("localSheetId", "0")), name, el.text or ""))
+                    local_ids.append((_int_attr(pkg, "xl/workbook.xml", el, "localSheetId", "0"), name,
+                                      el.text or ""))
                 else:
                     defined[name] = el.text or ""
+        _check_unique(pkg, "sheet", [m[0] for m in sheets_meta])
         for idx, name, text in local_ids:
             if 0 <= idx < len(sheets_meta):
                 defined[f"{sheets_meta[idx][0]}!{name}"] = text
@@ -542,7 +662,8 @@ def read_workbook(
             if sheets is not None and name.lower() not in {x.lower() for x in sheets}:
                 continue
             try:
-                cells, dim, n_dv, mr, mc = _read_sheet(pkg, part, strings, limits)
+                rules: list[tuple[str, str]] = []
+                cells, dim, n_dv, mr, mc = _read_sheet(pkg, part, strings, limits, rules)
             except WorkbookError as exc:
                 exc.sheet = name
                 raise
@@ -550,6 +671,7 @@ def read_workbook(
             for kind, tpart in _rels(pkg, part).values():
                 if kind == "table" and pkg.has(tpart):
                     tv = _read_table(pkg, tpart, name)
+                    _check_unique(pkg, "table", [*tables, tv.name])
                     tables[tv.name] = tv
                     names.append(tv.name)
             views.append(
@@ -563,6 +685,7 @@ def read_workbook(
                     state=state,
                     max_row=mr,
                     max_col=mc,
+                    rule_formulas=tuple(rules),
                 )
             )
         return WorkbookView(
@@ -573,6 +696,8 @@ def read_workbook(
             external_links=tuple(ext_targets) or externals,
             has_vba=any(n.lower().endswith("vbaproject.bin") for n in pkg.names),
             parts=tuple(pkg.names),
+            sheet_kinds=sheet_kinds,
+            vba_parts=tuple(t for k, t in wb_rels.values() if k.lower() == "vbaproject"),
         )
 
 
@@ -587,8 +712,8 @@ def _read_table(pkg: Package, part: str, sheet: str) -> TableView:
         elif tag == "table":
             name = el.get("displayName") or el.get("name", "")
             ref = el.get("ref", "")
-            hdr = int(el.get("headerRowCount", "1"))
-            tot = int(el.get("totalsRowCount", "0"))
+            hdr = _int_attr(pkg, part, el, "headerRowCount", "1")
+            tot = _int_attr(pkg, part, el, "totalsRowCount", "0")
     return TableView(
         name=name, sheet=sheet, ref=ref, columns=tuple(cols), header_row_count=hdr, totals_row_count=tot, part=part
     )

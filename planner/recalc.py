@@ -32,7 +32,7 @@ from planner.ooxml import (
 class RecalcFinding:
     """One problem found while recomputing: ``code`` is a kebab-case slug."""
 
-    code: str  # unparsable-formula, external-reference, dde-formula, structured-ref-error, unreadable-workbook
+    code: str  # a code of the one catalogue, planner.codes.CODES (a test checks every code recalc emits)
     sheet: str | None
     cell: str | None
     message: str
@@ -74,7 +74,7 @@ def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult
             target = c.array_ref if c.array_ref and ":" in c.array_ref else c.ref
             ext = sr.external_reference(text)
             if ext:
-                code = "dde-formula" if ext.endswith("|") else "external-reference"
+                code = "dde-formula" if ext.endswith("|") else "external-link"
                 findings.append(RecalcFinding(code=code, sheet=sheet.name, cell=c.ref,
                                               message=f"{sheet.name}!{c.ref}: {code} {ext} not followed: ={text}"))
                 formula_cells[(sheet.name, target)] = "=#REF!"
@@ -82,7 +82,7 @@ def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult
             try:
                 text = sr.rewrite_structured(text, sheet=sheet.name, row=row, col=col, tables=tables)
             except sr.StructuredRefError as exc:
-                findings.append(RecalcFinding(code="structured-ref-error", sheet=sheet.name, cell=c.ref,
+                findings.append(RecalcFinding(code="broken-structured-reference", sheet=sheet.name, cell=c.ref,
                                               message=f"{sheet.name}!{c.ref}: {exc}"))
                 formula_cells[(sheet.name, target)] = "=#REF!"
                 continue
@@ -92,7 +92,7 @@ def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult
     names = {k: v for k, v in view.defined_names.items() if "!" not in k or k.count("!") > 1}
     names = {k: v for k, v in names.items() if not sr.external_reference(v) and not k.startswith("_xlnm.")}
     for link in view.external_links:
-        findings.append(RecalcFinding(code="external-reference", sheet=None, cell=None,
+        findings.append(RecalcFinding(code="external-link", sheet=None, cell=None,
                                       message=f"external link part to {link} (not followed)"))
     from planner.formulas_engine import evaluate
 
@@ -104,7 +104,7 @@ def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult
     for (sheet, ref), text in formula_cells.items():
         cell = ref.split(":")[0]
         if (sheet, cell) not in results:
-            findings.append(RecalcFinding(code="not-computed", sheet=sheet, cell=cell,
+            findings.append(RecalcFinding(code="circular-reference", sheet=sheet, cell=cell,
                                           message=f"{sheet}!{cell}: no value computed (circular reference?): {text}"))
     return RecalcResult(src=str(src), dst=None, values=results, findings=tuple(findings))
 
@@ -135,11 +135,13 @@ def _encode(value: Any) -> Any:
     return value if value is None or isinstance(value, bool | int | float | str) else str(value)
 
 
-def recalc_file_isolated(src: str | Path, dst: str | Path | None, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult:
+def recalc_file_isolated(src: str | Path, dst: str | Path | None, *, limits: Limits = DEFAULT_LIMITS,
+                         full_calc_on_load: bool = False) -> RecalcResult:
     """:func:`recalc_file` (or :func:`compute` when ``dst`` is None) in a child process limited to
     ``limits.time_limit_s`` seconds and ``limits.memory_limit_bytes`` of address space. A child that runs out of
-    time or memory raises :class:`WorkbookError` naming the file."""
+    time or memory raises :class:`WorkbookError` naming the file (and the option that sets the limit)."""
     payload = json.dumps({"src": str(src), "dst": None if dst is None else str(dst),
+                          "full_calc_on_load": full_calc_on_load,
                           "limits": {k: getattr(limits, k) for k in limits.__dataclass_fields__}})
 
     def limit() -> None:
@@ -176,7 +178,8 @@ def _child() -> None:
     limits = Limits(**req["limits"])
     try:
         if req["dst"]:
-            res = recalc_file(req["src"], req["dst"], limits=limits)
+            res = recalc_file(req["src"], req["dst"], limits=limits,
+                              full_calc_on_load=bool(req.get("full_calc_on_load")))
         else:
             res = compute(req["src"], limits=limits)
     except WorkbookError as exc:

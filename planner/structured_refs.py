@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from planner.a1 import index_to_col, split_range
+from planner.formula_scan import external_reference as _detect
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -351,13 +352,9 @@ def _exclude(arg: str, excluded: set[tuple[int, int]]) -> str:
     return ",".join(pieces) if pieces else "#REF!"
 
 
-_EXTERNAL_RE = re.compile(
-    r"\"(?:[^\"]|\"\")*\"|('?)(?:[^'\[\]!]*)\[([^\]]+)\][^!'\"]*\1!|([A-Za-z_][\w.]*)\|"
-)
-
-
 def external_reference(formula: str) -> str | None:
-    """The external workbook or DDE target a formula refers to, or ``None``.
+    """The external workbook or DDE target a formula refers to, or ``None``: the one linear-time detector,
+    :func:`planner.formula_scan.external_reference`, shared with ``planner validate``.
 
     >>> external_reference("[1]Sheet1!A1+1")
     '[1]'
@@ -368,9 +365,4 @@ def external_reference(formula: str) -> str | None:
     >>> external_reference('"[1]x!"&A1') is None
     True
     """
-    for m in _EXTERNAL_RE.finditer(formula):
-        if m.group(2):
-            return f"[{m.group(2)}]"
-        if m.group(3):
-            return f"{m.group(3)}|"
-    return None
+    return _detect(formula)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -38,11 +39,12 @@ def test_json_output_equals_the_library_report(plans: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     library = validate_paths([str(plans)], isolate=False).as_dict()
     assert json.loads(proc.stdout) == library
-    assert set(library) == {"valid", "reports"}
+    assert set(library) == {"valid", "reports", "planner_version", "stats"}
     for r in library["reports"]:
-        assert set(r) == {"path", "valid", "template_version", "findings"}
+        assert set(r) == {"path", "valid", "template_version", "findings", "truncated", "engine"}
         for f in r["findings"]:
-            assert set(f) == {"code", "severity", "sheet", "cell", "message", "expected", "actual"}
+            assert {"code", "severity", "sheet", "cell", "message", "expected", "actual"} <= set(f)
+            assert f["help"] == "docs/findings.md#" + f["code"]
 
 
 def test_invalid_samples_produce_their_codes(plans: Path) -> None:
@@ -118,6 +120,9 @@ def test_csv_parses_one_row_per_finding(plans: Path) -> None:
     proc = run(str(plans), "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     library = validate_paths([str(plans)], isolate=False)
+    summary = rows.pop()
+    assert (summary["path"], summary["code"]) == ("(summary)", "summary")
+    assert summary["message"] == library.summary()
     assert len(rows) == sum(max(1, len(r.findings)) for r in library.reports)
     assert {(r["path"], r["sheet"], r["cell"], r["code"]) for r in rows if r["code"]} == {
         (r.path, f.sheet or "", f.cell or "", f.code) for r in library.reports for f in r.findings}
@@ -144,6 +149,12 @@ def test_finding_line_format() -> None:
         "(expected 1.5, actual 2)"
     g = finding("missing-sheet", "x", sheet="My Sheet")
     assert finding_line("p.xlsm", g).startswith("p.xlsm:'My Sheet': error missing-sheet")
+    from planner.validate.report import Finding
+
+    h = Finding.of("input-out-of-range", sheet="Routes", cell="H4", note="Prefix-cache hit", expected="0 <= x <= 1",
+                   actual=1.5)
+    assert finding_line("p.xlsm", h) == ('p.xlsm:Routes!H4: error input-out-of-range: Prefix-cache hit is out of '
+                                         'range: expected "0 <= x <= 1", got 1.5')  # values shown once
 
 
 EXCEL_MADE = Path("/work/shared/fixtures/excel-made")
@@ -189,4 +200,110 @@ def test_progress_bar_on_a_terminal(plans: Path) -> None:
     _, status = os.waitpid(pid, 0)
     text = b"".join(chunks).decode(errors="replace")
     assert os.waitstatus_to_exitcode(status) == 1
-    assert "validating" in text and "plan(s):" in text
+    assert "validating" in text and "workbook(s):" in text
+
+
+# --- catalogue options, formats and the published schema ------------------------------------------------------------
+
+
+def test_json_report_matches_the_published_schema(plans: Path, tmp_path: Path) -> None:
+    import os
+
+    import jsonschema
+
+    from planner.codes import CODES
+    from planner.validate.report import report_schema
+
+    text = (ROOT / "docs" / "report.schema.json").read_text()
+    assert text == json.dumps(report_schema(), indent=2) + "\n"  # regenerate with tools/regenerate
+    schema = json.loads(text)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["$defs"]["finding"]["properties"]["code"]["enum"] == list(CODES)
+    os.mkfifo(tmp_path / "fifo.xlsx")
+    (tmp_path / "lock.xlsm").symlink_to("/etc/passwd")
+    proc = run(str(plans), str(tmp_path), "--format", "json", "--max-findings", "1")
+    data = json.loads(proc.stdout)
+    jsonschema.validate(data, schema)
+    assert data["stats"]["workbooks"] == 1 + len(EXPECTED_CODES) + 2
+    assert {f["code"] for r in data["reports"] for f in r["findings"]} >= {"special-file", "symlink-outside-root"}
+    bad = dict(data, valid="yes")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+
+
+def test_select_and_ignore_by_code_or_family(plans: Path) -> None:
+    every = validate_paths([str(plans)], isolate=False)
+    all_codes = {f.code for r in every.reports for f in r.findings}
+    assert len(all_codes) > 2
+    only_template = json.loads(run(str(plans), "--format", "json", "--select", "template").stdout)
+    got = {f["code"] for r in only_template["reports"] for f in r["findings"]}
+    assert got and got <= {"not-our-template", "unsupported-template-version"}
+    rest = json.loads(run(str(plans), "--format", "json", "--ignore", "template,stale-value").stdout)
+    got = {f["code"] for r in rest["reports"] for f in r["findings"]}
+    assert got == all_codes - {"not-our-template", "unsupported-template-version", "stale-value"}
+    bad = run(str(plans), "--select", "no-such-family")
+    assert bad.returncode == 2 and "no-such-family" in bad.stderr
+
+
+def test_max_findings_truncates_and_keeps_validity(plans: Path) -> None:
+    full = json.loads(run(str(plans), "--format", "json").stdout)
+    cut = json.loads(run(str(plans), "--format", "json", "--max-findings", "1").stdout)
+    for a, b in zip(full["reports"], cut["reports"]):
+        assert a["valid"] == b["valid"] and b["truncated"] == (len(a["findings"]) > 1)
+        assert len(b["findings"]) == min(1, len(a["findings"]))
+    assert cut["stats"]["truncated"] == sum(len(r["findings"]) > 1 for r in full["reports"]) > 0
+    text = run(str(plans), "--max-findings", "1").stdout
+    assert "truncated by --max-findings" in text.splitlines()[-1]
+
+
+def test_summary_counts_in_every_format(plans: Path) -> None:
+    library = validate_paths([str(plans)], isolate=False)
+    stats = library.stats()
+    summary = library.summary()
+    assert summary.startswith(f"{stats['workbooks']} workbook(s): ")
+    assert run(str(plans)).stdout.splitlines()[-1] == summary
+    assert json.loads(run(str(plans), "--format", "json").stdout)["stats"] == stats
+    assert list(csv.DictReader(io.StringIO(run(str(plans), "--format", "csv").stdout)))[-1]["message"] == summary
+    junit = ET.fromstring(run(str(plans), "--format", "junit").stdout)
+    props = {p.get("name"): int(p.get("value")) for p in junit.iter("property")}
+    assert props == stats
+    assert run(str(plans), "--format", "github").stdout.splitlines()[-1] == \
+        f"::notice title=planner validate::{summary}"
+
+
+def test_github_annotations(plans: Path) -> None:
+    proc = run(str(plans), "--format", "github")
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    library = validate_paths([str(plans)], isolate=False)
+    n = sum(len(r.findings) for r in library.reports)
+    assert len(lines) == n + 1
+    pattern = re.compile(r"::(error|warning|notice) file=[^,:]+,title=[a-z-]+::.+")
+    assert all(pattern.fullmatch(line) for line in lines[:-1]), lines[:3]
+    first = next(f for r in library.reports for f in r.findings)
+    assert any(f"title={first.code}::" in line for line in lines)
+
+
+def test_explain() -> None:
+    from planner.codes import CODES
+
+    proc = subprocess.run([PLANNER, "explain", "stale-value"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout.splitlines()[0] == "stale-value: Stale value"
+    assert CODES["stale-value"].template in proc.stdout and "docs/findings.md#stale-value" in proc.stdout
+    family = subprocess.run([PLANNER, "explain", "hostile"], capture_output=True, text=True, timeout=60)
+    assert {c for c, s in CODES.items() if s.family == "hostile"} <= set(family.stdout.split())
+    listing = subprocess.run([PLANNER, "explain", "--list"], capture_output=True, text=True, timeout=60)
+    assert set(CODES) <= set(listing.stdout.split())
+    bad = subprocess.run([PLANNER, "explain", "stale-valu"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "did you mean stale-value" in bad.stderr
+
+
+def test_usage_errors_exit_2_everywhere(tmp_path: Path) -> None:
+    missing = str(tmp_path / "absent.xlsx")
+    for args in (["validate", missing], ["recalc", missing, "-o", str(tmp_path / "o.xlsx")],
+                 ["size", str(tmp_path / "absent.toml")], ["calibrate", str(tmp_path / "absent.log")],
+                 ["validate", "--max-findings", "0", missing], ["explain", "nope"]):
+        proc = subprocess.run([PLANNER, *args], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr

@@ -39,6 +39,30 @@ def test_codes_are_kebab_case_with_known_family_and_severity() -> None:
         assert k.family in ("file", "template", "structure", "input", "formula", "output", "policy", "hostile")
 
 
+def test_every_code_has_a_title_a_template_and_a_description() -> None:
+    from planner.codes import TEMPLATE_FIELDS
+
+    for code, k in CATALOGUE.items():
+        assert k.title and k.template and len(k.description) > 40, code
+        assert k.fields() <= TEMPLATE_FIELDS, (code, k.fields() - TEMPLATE_FIELDS)
+        assert k.code not in k.template  # the code is shown next to the message, never inside it
+
+
+def test_finding_of_renders_the_template() -> None:
+    from planner.validate.report import Finding
+
+    f = Finding.of("stale-value", sheet="Results", cell="H4", expected=400.0, actual=4)
+    assert (f.severity, f.message) == ("error", "cached value 4 differs from the recompute 400")
+    from planner.validate.report import Report
+
+    g = Finding.of("stale-value", sheet="Results", cell="H4", expected=400.0, actual=4, dependents=41)
+    report = Report(path="p.xlsm", findings=(g,))
+    assert Report.from_wire(report.to_wire()) == report  # the context survives the worker pipe
+    assert report.as_dict()["findings"][0]["context"] == {"dependents": 41}
+    assert Finding.of("hostile-function", expected="WEBSERVICE").message == (
+        "formula calls \"WEBSERVICE\"; never evaluated")
+
+
 def test_severity_overrides_are_checked() -> None:
     assert parse_severity_overrides(["stale-value=WARNING"]) == {"stale-value": "warning"}
     with pytest.raises(ValueError, match="no-such-code"):
@@ -220,9 +244,12 @@ def test_kv_does_not_fit_and_slo_not_met(tmp_path: Path) -> None:
     assert (R.sheet, R.cell("tpot_util", 0), "slo-not-met") in found
 
 
-def test_macro_present_is_info(tmp_path: Path) -> None:
+def test_a_vba_project_that_is_not_one_is_not_allowed(tmp_path: Path) -> None:
+    """Four bytes of OLE signature are not a VBA project: an error, no longer an info (the accepted xlwings
+    wrapper, ``macro-present``, is tested in test_gate_hostile.py)."""
     report = validate_file(write(tmp_path, "m.xlsm", add_part(plan_bytes(), "xl/vbaProject.bin", b"\xd0\xcf\x11\xe0")))
-    assert [(f.code, f.severity) for f in report.findings] == [("macro-present", "info")] and report.valid()
+    assert [(f.code, f.severity) for f in report.findings] == [("macro-not-allowed", "error")]
+    assert not report.valid()
 
 
 def _set_formula(tmp_path: Path, name: str, formula: str) -> set[tuple[str, str, str]]:
@@ -267,8 +294,9 @@ def test_xml_attack(tmp_path: Path) -> None:
     assert ("ReadMe", "", "xml-attack") in rows(write(tmp_path, "x.xlsm", data))
 
 
-def test_validator_crash_is_a_report(tmp_path: Path) -> None:
-    """A corrupt shared formula (a cell reference that is not one) ends in a report, not a traceback."""
+def test_bad_cell_reference_is_a_precise_finding(tmp_path: Path) -> None:
+    """A corrupt shared formula (a cell reference that is not one) ends in a precise finding naming the sheet,
+    no longer in ``validator-crash``."""
     addr = R.cell("rpm_demand", 0)
     data = plan_bytes()
     xml = cell_xml(data, R.sheet, addr)
@@ -276,7 +304,38 @@ def test_validator_crash_is_a_report(tmp_path: Path) -> None:
     nxt = R.cell("rpm_demand", 1)
     data = replace_cell(data, R.sheet, addr, bad)
     data = replace_cell(data, R.sheet, nxt, f'<c r="{nxt}"><f t="shared" si="0"/><v>1</v></c>')
-    assert "validator-crash" in codes(write(tmp_path, "c.xlsm", data))
+    report = validate_file(write(tmp_path, "c.xlsm", data))
+    assert [(f.code, f.sheet) for f in report.findings] == [("malformed-part", R.sheet)]
+    assert "r='C0x'" in report.findings[0].message
+
+
+def test_validator_crash_names_the_signal() -> None:
+    """A worker that dies is reported by how it died: a real process killed by SIGSEGV is a validator-crash naming
+    it, one killed by SIGKILL (the kernel's out-of-memory killer) a memory-limit."""
+    import multiprocessing as mp
+    import os
+    import signal
+
+    from planner.validate.batch import died_report
+
+    def suicide(sig: int) -> None:
+        import faulthandler
+
+        faulthandler.disable()  # no crash dump from the child: the exit code is the point
+        os.kill(os.getpid(), sig)
+
+    def die(sig: int) -> int | None:
+        p = mp.get_context("fork").Process(target=suicide, args=(sig,))
+        p.start()
+        p.join()
+        return p.exitcode
+
+    segv = died_report("a.xlsm", die(signal.SIGSEGV), 1024).findings
+    assert [f.code for f in segv] == ["validator-crash"] and "SIGSEGV" in segv[0].message
+    killed = died_report("a.xlsm", die(signal.SIGKILL), 1024).findings
+    assert [f.code for f in killed] == ["memory-limit"] and "SIGKILL" in killed[0].message
+    exited = died_report("a.xlsm", 3, 1024).findings
+    assert [f.code for f in exited] == ["validator-crash"] and "exited with code 3" in exited[0].message
 
 
 def test_timeout_and_memory_limit(tmp_path: Path) -> None:
@@ -294,7 +353,7 @@ def test_timeout_and_memory_limit(tmp_path: Path) -> None:
 
 
 def test_every_code_is_tested() -> None:
-    text = Path(__file__).read_text()
+    text = Path(__file__).read_text() + Path(__file__).with_name("test_gate_hostile.py").read_text()
     untested = [c for c in CATALOGUE if f'"{c}"' not in text]
     assert untested == []
 

@@ -6,19 +6,28 @@ its time is killed and replaced, and the workbook gets a ``timeout`` finding; on
 ``memory-limit`` (or dies and is replaced). Either way the batch goes on: every path gets a report.
 Workers are started once (fork) and validate many workbooks each, so the fast path's compiled template is built
 once per worker, not once per plan.
+
+Folders are walked without following symbolic links out of the submitted paths (:func:`plan_paths`): a link that
+points outside every submitted path is reported (``symlink-outside-root``) and never opened, a FIFO, socket or
+device named like a workbook is reported (``special-file``) and never opened, and nothing is skipped silently:
+dot-directories are walked, ``~$`` files that are real workbooks are validated (Office lock files get a
+``path-skipped`` info), and a folder that cannot be listed (a path past the system limit) gets an ``unreadable``
+report.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
+import stat
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from planner.validate.report import BatchResult, Report, finding
+from planner.validate.report import BatchResult, Finding, Report
 
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
 DEFAULT_TIMEOUT_S = 60.0
@@ -33,24 +42,138 @@ class Limits:
     memory_mib: int = DEFAULT_MEMORY_MIB
 
 
-def expand_paths(paths: Iterable[str]) -> list[str]:
-    """Files as given; folders walked recursively for ``.xlsx``/``.xlsm`` (sorted, Office lock files ``~$`` skipped).
+@dataclass(frozen=True, kw_only=True)
+class Planned:
+    """One path of a batch: ``open_path`` is what a worker opens (the link target, checked to be inside the
+    submitted paths), or ``report`` is already known (a link out of the roots, a special file, a skipped path)."""
 
-    A path that does not exist is kept: it gets an ``unreadable`` report.
-    """
-    out: list[str] = []
+    path: str
+    open_path: str | None = None
+    report: Report | None = None
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+def _known(path: str, code: str, **kw: Any) -> Planned:
+    return Planned(path=path, report=Report(path=path, engine="none", findings=(Finding.of(code, **kw),)))
+
+
+def _lock_file(path: str) -> bool:
+    """An Office lock file (``~$name``: a few bytes of user name), not a zip package."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        return os.read(fd, 2) != b"PK"
+    finally:
+        os.close(fd)
+
+
+def _entry(full: str, roots: list[str]) -> Planned | None:
+    """What to do with one directory entry named like a workbook (None: not a workbook)."""
+    try:
+        st = os.lstat(full)
+    except OSError as exc:
+        return _known(full, "unreadable", note=exc.strerror or str(exc))
+    if stat.S_ISLNK(st.st_mode):
+        target = os.path.realpath(full)
+        if not _inside(target, roots):
+            return _known(full, "symlink-outside-root", actual=os.readlink(full))
+        try:
+            st = os.stat(target)
+        except OSError as exc:
+            return _known(full, "unreadable", note=f"symbolic link to {os.readlink(full)}: {exc.strerror}")
+        if stat.S_ISDIR(st.st_mode):
+            return None  # a folder inside the submitted paths: walked there
+        open_path = target
+    else:
+        open_path = full
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return _known(full, "special-file", note=_special(st.st_mode))
+    if os.path.basename(full).startswith("~$") and _lock_file(open_path):
+        return _known(full, "path-skipped", note="an Office lock file (~$name, not a zip)")
+    return Planned(path=full, open_path=open_path)
+
+
+def _special(mode: int) -> str:
+    return f"{_file_kind(mode)}, not a workbook file: never opened"
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def plan_paths(paths: Iterable[str]) -> list[Planned]:
+    """Every path of a batch: files as given, folders walked (sorted; dot-directories included), with the
+    decisions of the module docstring. A path given on the command line that does not exist is kept (it gets an
+    ``unreadable`` report)."""
+    out: list[Planned] = []
     for p in paths:
-        if os.path.isdir(p):
-            found = []
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in files:
-                    if name.lower().endswith(WORKBOOK_SUFFIXES) and not name.startswith("~$"):
-                        found.append(os.path.join(root, name))
-            out += sorted(found)
-        else:
-            out.append(p)
+        if not os.path.isdir(p):
+            try:
+                st = os.stat(p)
+            except OSError:
+                out.append(Planned(path=p, open_path=p))
+                continue
+            out.append(Planned(path=p, open_path=p) if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)
+                       else _known(p, "special-file", note=_special(st.st_mode)))
+            continue
+        roots = [os.path.realpath(x) for x in paths if os.path.isdir(x)]
+        found: list[Planned] = []
+        errors: list[OSError] = []
+        for root, dirs, files in os.walk(p, onerror=errors.append):
+            dirs.sort()
+            for name in list(dirs):
+                full = os.path.join(root, name)
+                if os.path.islink(full):
+                    dirs.remove(name)  # never descended into; reported when it leaves the submitted paths
+                    if not _inside(os.path.realpath(full), roots):
+                        found.append(_known(full, "symlink-outside-root", actual=os.readlink(full)))
+            for name in files:
+                if name.lower().endswith(WORKBOOK_SUFFIXES):  # other files (a venv's python link...) are not plans
+                    e = _entry(os.path.join(root, name), roots)
+                    if e is not None:
+                        found.append(e)
+        for exc in errors:
+            where = str(exc.filename) if exc.filename else p
+            found.append(_known(where, "unreadable", note=f"cannot list this folder: {exc.strerror or exc}"))
+        out += sorted(found, key=lambda e: e.path)
     return out
+
+
+def expand_paths(paths: Iterable[str]) -> list[str]:
+    """The paths :func:`plan_paths` gives for ``paths`` (files as given, folders walked)."""
+    return [e.path for e in plan_paths(paths)]
+
+
+def died_report(path: str, exitcode: int | None, memory_mib: int) -> Report:
+    """The report of a worker that died on ``path``: killed (``SIGKILL``, the kernel's out-of-memory killer) is
+    ``memory-limit``; any other signal or exit code is a ``validator-crash`` naming it."""
+    if exitcode == -signal.SIGKILL:
+        return Report(path=path, engine="none", findings=(Finding.of(
+            "memory-limit", expected=f"<= {memory_mib} MiB",
+            note=f"the validator process was killed (SIGKILL) on this workbook, most likely by the kernel's "
+                 f"out-of-memory killer over the {memory_mib} MiB limit"),))
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        how = f"died of {name}"
+    else:
+        how = f"exited with code {exitcode}"
+    return Report(path=path, engine="none", findings=(Finding.of(
+        "validator-crash", note=f"the validator process {how} on this workbook (please report it); the batch "
+                                f"goes on"),))
 
 
 def _validate_one(path: str) -> dict[str, Any]:
@@ -59,11 +182,11 @@ def _validate_one(path: str) -> dict[str, Any]:
     try:
         return validate_file(path).to_wire()
     except MemoryError:
-        return _limit_report(path, "memory-limit", "validation ran out of the per-workbook memory limit").to_wire()
+        return _limit_report(path, "validation ran out of the per-workbook memory limit (--memory)").to_wire()
 
 
-def _limit_report(path: str, code: str, message: str, **kw: Any) -> Report:
-    return Report(path=path, template_version=None, engine="none", findings=(finding(code, message, **kw),))
+def _limit_report(path: str, note: str) -> Report:
+    return Report(path=path, template_version=None, engine="none", findings=(Finding.of("memory-limit", note=note),))
 
 
 def _worker(conn: Connection, memory_mib: int) -> None:
@@ -87,7 +210,7 @@ def _worker(conn: Connection, memory_mib: int) -> None:
         try:
             conn.send(_validate_one(path))
         except MemoryError:
-            conn.send(_limit_report(path, "memory-limit", "out of memory while sending the report").to_wire())
+            conn.send(_limit_report(path, "out of memory while sending the report (--memory)").to_wire())
 
 
 class _Slot:
@@ -127,32 +250,44 @@ def validate_paths(
     strict: bool = False,
     isolate: bool = True,
     on_report: Callable[[Report], None] | None = None,
+    select: set[str] | None = None,
+    ignore: set[str] | None = None,
+    max_findings: int | None = None,
 ) -> BatchResult:
     """Validate every workbook under ``paths`` and return their reports in path order (never raises on a file).
 
     ``isolate=False`` validates in this process, without the time and memory limits (for library use on trusted
     files); ``jobs`` is then ignored.
     """
-    files = expand_paths(paths)
+    planned = plan_paths(paths)
+    files = [e.open_path or e.path for e in planned]
     overrides = dict(severity or {})
     reports: list[Report | None] = [None] * len(files)
 
     def done(i: int, report: Report) -> None:
-        report = report.with_severities(overrides)
+        report = replace(report, path=planned[i].path).with_severities(overrides)
+        report = report.selected(keep=select, drop=ignore or frozenset(), max_findings=max_findings)
         reports[i] = report
         if on_report is not None:
             on_report(report)
 
+    todo = []
+    for i, e in enumerate(planned):
+        if e.report is not None:
+            done(i, e.report)
+        else:
+            todo.append((i, files[i]))
+
     if not isolate:
         from planner.validate.checks import validate_file
 
-        for i, f in enumerate(files):
+        for i, f in todo:
             done(i, validate_file(f))
         return BatchResult(reports=tuple(r for r in reports if r is not None), strict=strict)
 
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    jobs = max(1, min(jobs, len(files) or 1))
-    pending = list(enumerate(files))
+    jobs = max(1, min(jobs, len(todo) or 1))
+    pending = list(todo)
     pending.reverse()
     slots = [_Slot(ctx, limits.memory_mib) for _ in range(jobs)]
     try:
@@ -173,18 +308,16 @@ def validate_paths(
                         done(i, Report.from_wire(s.conn.recv()))
                         s.index = None
                     except (EOFError, OSError):  # the worker died: killed by the kernel, or crashed
+                        s.proc.join(timeout=5)
                         code = s.proc.exitcode
                         s.stop(kill=True)
-                        done(i, _limit_report(files[i], "memory-limit",
-                                              f"the validator process died (exit code {code}) on this workbook, "
-                                              f"most likely over the {limits.memory_mib} MiB memory limit",
-                                              expected=f"<= {limits.memory_mib} MiB"))
+                        done(i, died_report(files[i], code, limits.memory_mib))
                         slots[k] = s = _Slot(ctx, limits.memory_mib)
                 elif time.monotonic() - s.started >= limits.timeout_s:
                     s.stop(kill=True)
-                    done(i, _limit_report(files[i], "timeout",
-                                          f"validation took longer than {limits.timeout_s:g} s and was stopped",
-                                          expected=f"<= {limits.timeout_s:g} s", actual=f"> {limits.timeout_s:g} s"))
+                    done(i, Report(path=files[i], engine="none", findings=(Finding.of(
+                        "timeout", note=f"{limits.timeout_s:g} s", expected=f"<= {limits.timeout_s:g} s",
+                        actual=f"> {limits.timeout_s:g} s"),)))
                     slots[k] = s = _Slot(ctx, limits.memory_mib)
                 if s.index is None and pending:
                     s.give(*pending.pop())

@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner import template as ts
-from planner.ooxml import ErrorValue, Limits, WorkbookError, WorkbookView, read_workbook
+from planner.formula_scan import scan, strip_strings
+from planner.ooxml import ErrorValue, Limits, WorkbookError, WorkbookView, open_package, read_workbook
 from planner.validate.findings import STALE_ABS_TOL, STALE_REL_TOL
-from planner.validate.report import Finding, Report, finding, sort_findings
+from planner.validate.report import Finding, Report, sort_findings
 
 SUPPORTED_VERSIONS = (ts.TEMPLATE_VERSION,)
 
-_DDE = re.compile(r"""(?:^|[=(,+\-*/&\s])(?:'[^']*'|[A-Za-z0-9_.]+)\|'?[^'!]*'?!""")
-_EXTERNAL = re.compile(r"""\[\d+\]|\[[^\]]+\.(?:xlsx|xlsm|xls|xlsb|csv)\]|'?(?:https?|file|ftp)://""", re.I)
 
 
 _WHOLE = re.compile(r"(?<![A-Za-z0-9_.])\$?[A-Z]{1,3}:\$?[A-Z]{1,3}(?![A-Za-z0-9_(])"
@@ -37,7 +36,10 @@ _READ_CODES = {
     "limit": "oversized-part",
     "zip-bomb": "zip-bomb",
     "hostile-xml": "xml-attack",
-    "malformed": "unreadable",
+    "malformed": "malformed-part",
+    "special": "special-file",
+    "duplicate": "duplicate-name",
+    "compression": "unsupported-compression",
 }
 """Finding code of each :attr:`planner.ooxml.WorkbookError.kind`."""
 
@@ -111,36 +113,112 @@ def _balanced(text: str) -> bool:
     return paren == 0 and bracket == 0
 
 
-def _strings_removed(text: str) -> str:
-    return re.sub(r'"(?:[^"]|"")*"', '""', text)
-
-
 def check_hostile(book: Book) -> Iterator[Finding]:
-    """External links, DDE formulas, macros."""
+    """External links, DDE, hostile functions (every formula of every sheet, and defined names), Excel 4 macro
+    sheets and auto-run names, VBA projects."""
     for part in book.view.external_links:
-        yield finding("external-link", f"the workbook links to an external source ({part}); it is never followed",
-                      actual=part)
+        yield Finding.of("external-link", actual=part)
     from planner.validate.fastpath import compiled
 
     template = compiled()[1]
     for (sheet, cell), text in book.formulas.items():
         if template.get((sheet, cell)) == text:  # exactly the template's formula: known safe
             continue
-        bare = _strings_removed(text)
-        if _DDE.search(bare):
-            yield finding("dde-formula", "DDE / command formula; never evaluated", sheet=sheet, cell=cell,
-                          actual=text[:200])
-        elif _EXTERNAL.search(bare):
-            yield finding("external-link", "formula refers to another workbook; the reference is never followed",
-                          sheet=sheet, cell=cell, actual=text[:200])
-        elif not _balanced(text):
-            yield finding("unparsable-formula", "formula cannot be parsed (unbalanced quotes or parentheses)",
-                          sheet=sheet, cell=cell, actual=text[:200])
-        elif _WHOLE.search(bare):
-            yield finding("oversized-part", "formula uses a whole-column or whole-row range; never evaluated",
-                          sheet=sheet, cell=cell, expected="a bounded range", actual=text[:200])
-    if book.view.has_vba:
-        yield finding("macro-present", "the workbook carries a VBA project; macros are never executed")
+        yield from _screen(text, sheet=sheet, cell=cell)
+    for sheet_view in book.view.sheets:  # conditional formatting and data validation: Excel evaluates them too
+        for sqref, text in sheet_view.rule_formulas:
+            yield from (f for f in _screen("=" + text, sheet=sheet_view.name, cell=sqref.split(" ")[0] or None)
+                        if f.code in _REACHING_OUT)
+    for name, text in book.view.defined_names.items():
+        yield from (f for f in _screen("=" + text, sheet=None, cell=None, name=name)
+                    if f.code in _REACHING_OUT)  # print titles ($1:$1) and the like are whole rows by design
+        bare = name.split("!")[-1].lower().removeprefix("_xlnm.")
+        if bare.startswith(_AUTO_NAMES):
+            yield Finding.of("xlm-macro", actual=name, note=f"defined name {name} runs on open")
+    for name, kind in book.view.sheet_kinds.items():
+        if kind.lower() in _MACRO_SHEETS:
+            yield Finding.of("xlm-macro", sheet=name, actual=kind, note=f"sheet {name} is an Excel 4 {kind}")
+    yield from check_vba(book)
+
+
+_REACHING_OUT = frozenset({"dde-formula", "external-link", "hostile-function"})
+"""The codes of a formula that reaches outside the workbook (screened in names and rules as in cells)."""
+_AUTO_NAMES = ("auto_open", "auto_close", "auto_activate", "auto_deactivate")
+"""Defined names Excel runs as Excel 4 macros (any name that starts with one of them)."""
+_MACRO_SHEETS = frozenset({"xlmacrosheet", "xlintlmacrosheet", "dialogsheet", "macrosheet"})
+
+
+def _screen(text: str, *, sheet: str | None, cell: str | None, name: str | None = None) -> Iterator[Finding]:
+    """The findings of one formula: DDE, external references and hostile functions (all that apply), else
+    unbalanced text or a whole-column range. Linear in the length of the formula."""
+    where = {"note": f"defined name {name}"} if name else {}
+    s = scan(text)
+    hit = False
+    if s.dde:
+        hit = True
+        yield Finding.of("dde-formula", sheet=sheet, cell=cell, actual=text[:200], **where)
+    if s.external:
+        hit = True
+        yield Finding.of("external-link", sheet=sheet, cell=cell, actual=text[:200], **where)
+    if s.hostile_functions:
+        hit = True
+        yield Finding.of("hostile-function", sheet=sheet, cell=cell, expected=", ".join(s.hostile_functions),
+                         actual=text[:200], **where)
+    if hit:
+        return
+    if not _balanced(text):
+        yield Finding.of("unparsable-formula", sheet=sheet, cell=cell, actual=text[:200],
+                         note="unbalanced quotes or parentheses")
+    elif _WHOLE.search(strip_strings(text)):
+        yield Finding.of("oversized-part", sheet=sheet, cell=cell, expected="a bounded range", actual=text[:200],
+                         note="formula uses a whole-column or whole-row range; never evaluated")
+
+
+def _vba_candidates(view: WorkbookView) -> list[str]:
+    """Parts that may hold a VBA project: every part that is not XML (checked by content: an OLE file)."""
+    return [p for p in view.parts if not p.endswith("/") and not p.lower().endswith((".xml", ".rels", ".vml"))]
+
+
+def check_vba(book: Book) -> Iterator[Finding]:
+    """Every part that is an OLE file, and any part the workbook declares as its VBA project, is parsed with
+    oletools (:mod:`planner.validate.vba`); only the generated xlwings wrapper module is accepted (``macro-present``,
+    info), anything else is ``macro-not-allowed``."""
+    from planner.validate.vba import OLE_MAGIC, check_project  # oletools: imported only when a part may be VBA
+
+    declared = list(book.view.vba_parts)
+    candidates = list(dict.fromkeys(_vba_candidates(book.view) + declared))
+    if not candidates:
+        return
+    with open_package(book.view.path, READ_LIMITS) as pkg:
+        for part in candidates:
+            if not pkg.has(part):
+                continue
+            data = pkg.read(part)
+            if not data.startswith(OLE_MAGIC):
+                if part.lower().endswith("vbaproject.bin") or part in declared:
+                    yield Finding.of("macro-not-allowed", actual=part,
+                                     note="the VBA project cannot be parsed (not an OLE file)")
+                continue
+            for v in check_project(part, data):
+                if v.ok:
+                    yield Finding.of("macro-present", actual=v.module)
+                else:
+                    yield Finding.of("macro-not-allowed", actual=v.module or part, note=v.problem)
+
+
+def check_input_formulas(book: Book) -> Iterator[Finding]:
+    """Input cells must hold values: a formula there (``=400*1000`` cached as 400) is refused, since Excel and
+    LibreOffice recompute it on open while the checks would read its cached value."""
+    from planner.validate.fastpath import compiled
+
+    template = compiled()[1]
+    for t in ts.INPUT_TABLES:
+        for i in range(t.rows):
+            for col in t.columns:
+                key = (t.sheet, t.cell(col.key, i))
+                text = book.formulas.get(key)
+                if text is not None and key not in template:
+                    yield Finding.of("input-formula", sheet=key[0], cell=key[1], actual=text[:200])
 
 
 def _name_value(book: Book, name: str) -> str | None:
@@ -154,13 +232,12 @@ def _name_value(book: Book, name: str) -> str | None:
 def check_template(book: Book) -> Iterator[Finding]:
     tid = _name_value(book, "PLANNER_TEMPLATE_ID")
     if tid != ts.TEMPLATE_ID:
-        yield finding("not-our-template", "not the capacity-plan template (defined name PLANNER_TEMPLATE_ID)",
+        yield Finding.of("not-our-template",
                       expected=ts.TEMPLATE_ID, actual=tid)
         return
     version = _name_value(book, "PLANNER_TEMPLATE_VERSION")
     if version not in SUPPORTED_VERSIONS:
-        yield finding("unsupported-template-version", "template version not supported by this planner "
-                      "(defined name PLANNER_TEMPLATE_VERSION)", expected=", ".join(SUPPORTED_VERSIONS),
+        yield Finding.of("unsupported-template-version", expected=", ".join(SUPPORTED_VERSIONS),
                       actual=version)
 
 
@@ -168,17 +245,17 @@ def check_structure(book: Book) -> Iterator[Finding]:
     present = set(book.view.sheet_names)
     for name in ts.SHEET_ORDER:
         if name not in present:
-            yield finding("missing-sheet", f"sheet {name} is missing", sheet=name, expected=name, actual=None)
+            yield Finding.of("missing-sheet", sheet=name, expected=name, actual=None)
     for t in ts.TABLES:
         if t.sheet not in present:
             continue
         raw = book.view.tables.get(t.name)
         if raw is None:
-            yield finding("missing-table", f"Excel Table {t.name} is missing", sheet=t.sheet,
+            yield Finding.of("missing-table", note=f"Excel Table {t.name} is missing", sheet=t.sheet,
                           cell=t.ref.split(":")[0], expected=f"{t.name} {t.ref}", actual=None)
             continue
         if raw.sheet != t.sheet or raw.ref != t.ref:
-            yield finding("missing-table", f"Excel Table {t.name} does not cover its template range",
+            yield Finding.of("missing-table", note=f"Excel Table {t.name} does not cover its template range",
                           sheet=t.sheet, cell=t.ref.split(":")[0], expected=f"{t.sheet}!{t.ref}",
                           actual=f"{raw.sheet}!{raw.ref}")
         for j, col in enumerate(t.columns):
@@ -187,7 +264,7 @@ def check_structure(book: Book) -> Iterator[Finding]:
             if got is None:  # no header cell: the table's own column list
                 got = raw.columns[j] if j < len(raw.columns) else None
             if got != col.header:
-                yield finding("missing-column", f"column {col.header!r} of {t.name} is missing or renamed",
+                yield Finding.of("missing-column", note=f"of {t.name}",
                               sheet=t.sheet, cell=cell, expected=col.header, actual=got)
 
 
@@ -211,31 +288,31 @@ def _check_value(book: Book, sheet: str, cell: str, label: str, v: Any, *, kind:
                  ) -> Iterator[Finding]:
     if v is None or (isinstance(v, str) and not v.strip()):
         if required:
-            yield finding("input-missing", f"{label} is required on a row in use", sheet=sheet, cell=cell,
+            yield Finding.of("input-missing", note=label, sheet=sheet, cell=cell,
                           expected="a value", actual=None)
         return
     if isinstance(v, ErrorValue):
-        yield finding("input-wrong-type", f"{label} holds an Excel error", sheet=sheet, cell=cell,
+        yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                       expected=kind, actual=str(v))
         return
     if kind == "number":
         if not _is_number(v):
-            yield finding("input-wrong-type", f"{label} must be a number", sheet=sheet, cell=cell,
+            yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                           expected="a number", actual=v)
             return
         x = float(v)
         if integer and not x.is_integer():
-            yield finding("input-wrong-type", f"{label} must be a whole number", sheet=sheet, cell=cell,
+            yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                           expected="a whole number", actual=v)
         if (minimum is not None and x < minimum) or (maximum is not None and x > maximum):
             lo = "-inf" if minimum is None else f"{minimum:g}"
             hi = "inf" if maximum is None else f"{maximum:g}"
-            yield finding("input-out-of-range", f"{label} is out of range", sheet=sheet, cell=cell,
+            yield Finding.of("input-out-of-range", note=label, sheet=sheet, cell=cell,
                           expected=f"{lo} <= x <= {hi}", actual=v)
         return
     if kind == "flag":
         if not (isinstance(v, bool) or (isinstance(v, str) and v.strip().upper() in ts.FLAGS)):
-            yield finding("input-wrong-type", f"{label} must be TRUE or FALSE", sheet=sheet, cell=cell,
+            yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                           expected="TRUE or FALSE", actual=v)
         return
     if choices:
@@ -243,7 +320,7 @@ def _check_value(book: Book, sheet: str, cell: str, label: str, v: Any, *, kind:
                    else _column_values(book, choices))
         if str(v).strip().lower() not in allowed:
             shown = ", ".join(sorted(allowed)[:8]) + (" ..." if len(allowed) > 8 else "")
-            yield finding("input-wrong-type", f"{label} is not one of the allowed values", sheet=sheet, cell=cell,
+            yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                           expected=f"one of {shown}", actual=v)
 
 
@@ -301,13 +378,15 @@ def validate_book(book: Book, path: str) -> Report:
     if structure:
         return Report(path=path, template_version=version, findings=sort_findings(out), engine="none")
     out += check_inputs(book)
+    out += check_input_formulas(book)
     engine = "fast"
     changed: list[Finding] = []
     for f in check_formulas_and_values(book):
         if f.code == "formula-changed":
             changed.append(f)
         out.append(f)
-    hostile = any(f.code in ("dde-formula", "external-link", "unparsable-formula", "oversized-part") for f in out)
+    hostile = any(f.code in ("dde-formula", "external-link", "unparsable-formula", "oversized-part",
+                             "hostile-function", "xlm-macro") for f in out)
     if changed and not hostile:
         general = list(check_changed_with_general_engine(path, book, changed))
         engine = "formulas" if general is not None and general != [None] else "fast+cached"
@@ -342,7 +421,7 @@ def check_changed_with_general_engine(path: str, book: Book, changed: list[Findi
         key = (f.sheet or "", f.cell or "")
         cached, new = book.values.get(key), fresh.values.get(key)
         if not values_equal(cached, new):
-            yield finding("stale-value", "cached value of an edited formula differs from its recompute (formulas)",
+            yield Finding.of("stale-value", note="general engine",
                           sheet=f.sheet, cell=f.cell, expected=new, actual=cached)
 
 
@@ -353,12 +432,14 @@ def validate_file(path: str) -> Report:
             book = read_book(path)
         except WorkbookError as exc:
             return Report(path=path, engine="none", findings=(
-                finding(_READ_CODES.get(exc.kind, "unreadable"), exc.problem, sheet=exc.sheet),))
+                Finding.of(_READ_CODES.get(exc.kind, "unreadable"), sheet=exc.sheet, actual=exc.part,
+                           note=exc.problem),))
         return validate_book(book, path)
     except MemoryError:
         raise
     except RecursionError:
-        return Report(path=path, engine="none", findings=(finding("oversized-part", "formulas nest too deeply"),))
+        return Report(path=path, engine="none", findings=(Finding.of("oversized-part", note="formulas nest too "
+                                                                                            "deeply"),))
     except Exception as exc:  # noqa: BLE001  (a batch never stops for one file)
         return Report(path=path, engine="none",
-                      findings=(finding("validator-crash", f"{type(exc).__name__}: {exc}"),))
+                      findings=(Finding.of("validator-crash", note=f"{type(exc).__name__}: {exc}"),))
