@@ -182,9 +182,11 @@ def render_text(report: SizingReport) -> str:
         if r.backend_type == "fleet":
             lines.append(f"  KV: {_fmt(res['kv_bytes_per_request'])} B/request, max concurrency/replica "
                          f"{_fmt(res['max_concurrency'])}, peak batch/replica {_fmt(res['batch_per_replica'])}")
-            tpot = res["tpot_at_peak_s"]
+            ttft, tpot = res["ttft_at_load_s"], res["tpot_at_load_s"]
+            ttft_text = f"{ttft * 1000:.0f} ms" if isinstance(ttft, float) else _fmt(ttft)
             tpot_text = f"{tpot * 1000:.1f} ms" if isinstance(tpot, float) else _fmt(tpot)
-            lines.append(f"  TPOT at peak batch {tpot_text}")
+            lines.append(f"  at {_fmt(res['replica_rate'])} req/s per replica: TTFT {ttft_text}, TPOT {tpot_text}; "
+                         f"sustainable {_fmt(res['sustainable_rate'])} req/s per replica")
         lines.append(f"  monthly cost ${_fmt(r.monthly_cost_usd)} "
                      f"(without caching ${_fmt(r.monthly_cost_no_cache_usd)})")
         lines.append(f"  binding: {_fmt(r.binding)} at {_fmt(r.max_utilization, pct=True)}; headroom "

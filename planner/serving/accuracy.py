@@ -103,8 +103,8 @@ def tpot_floor_s(model, gpu, *, tp: int, weight_dtype: str, batch: float = 1.0) 
     part and the experts ``batch`` tokens route to) read at 100% of peak HBM bandwidth. A published TPOT below it
     was not measured the way the model defines TPOT (e.g. a client that counts stream chunks), so the accuracy
     tables leave that TPOT out."""
-    from planner.engines import weight_bytes_per_gpu
     from planner.latency import weights_read_fraction
+    from planner.memory import weight_bytes_per_gpu
 
     total = weight_bytes_per_gpu(model, tp=tp, weight_dtype=weight_dtype)
     return total * weights_read_fraction(model, max(batch, 1.0)) / gpu.mem_bw_bytes_per_s

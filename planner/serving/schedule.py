@@ -62,7 +62,8 @@ def engine_schedule(engine: str, *, gpu_big: bool, gpu_gib: float, max_position:
       >= 70 GiB non-A100 GPUs, else 2048; ``max_num_seqs`` 1024, else 256 (``EngineArgs.get_batch_defaults``).
     - vLLM V0 (<= 0.7): chunked prefill on by default only above 32K context (``max_model_len`` defaults to the
       model's), then 512 tokens per step, mixed; otherwise whole prompts in prefill-only steps; 256 sequences.
-    - SGLang: ``chunked_prefill_size`` by GPU memory (:func:`planner.engines.sglang_chunked_prefill_size`), prefill
+    - SGLang: ``chunked_prefill_size`` by GPU memory
+      (:func:`planner.engines.sglang.sglang_chunked_prefill_size`), prefill
       batches run without the decode batch (``enable_mixed_chunk`` off by default); running requests KV-limited.
     - TensorRT-LLM (``trtllm-serve``/``trtllm-bench``): in-flight batching, context and generation in one step,
       ``max_num_tokens`` 8192, ``max_batch_size`` 2048.
@@ -72,7 +73,7 @@ def engine_schedule(engine: str, *, gpu_big: bool, gpu_gib: float, max_position:
     >>> engine_schedule("sglang", gpu_big=True, gpu_gib=79.6, max_position=131072).mixed
     False
     """
-    from planner.engines import sglang_chunked_prefill_size
+    from planner.engines.sglang import sglang_chunked_prefill_size
 
     if engine == "vllm":
         sched = EngineSchedule(engine=engine, budget_tokens=8192 if gpu_big else 2048,

@@ -24,8 +24,8 @@ import math
 from dataclasses import dataclass
 
 from planner import latency, memory
-from planner.engines import weight_bytes_per_gpu
 from planner.errors import ArgumentError
+from planner.memory import weight_bytes_per_gpu
 from planner.serving.calibration import Calibration
 from planner.specs import GpuSpec, ModelSpec
 
@@ -113,7 +113,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     ``cached_tokens`` hit the prefix cache) decoding at average ``context_tokens``.
 
     Parameters: ``P_head = V·h`` (LM head), ``P_body = P_active − 2·V·h − P_experts,active`` (the catalog counts an
-    input embedding and an untied LM head, as :func:`planner.engines.weight_bytes_per_gpu` does); MoE expert size
+    input embedding and an untied LM head, as :func:`planner.memory.weight_bytes_per_gpu` does); MoE expert size
     ``(P_total − P_active)/(E − k)``.
 
     >>> from planner.catalog import get_gpu, get_model

@@ -28,10 +28,10 @@ ENGINES = ("vllm", "sglang", "trtllm")
 FLAGS = ("TRUE", "FALSE")
 SCOPES = LIMIT_SCOPES
 MULTIPLIERS = LIMIT_MULTIPLIERS
-CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "BURST", "KV", "COMPUTE", "TPOT")
+CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "BURST", "KV", "COMPUTE", "LOAD", "TTFT", "TPOT")
 """Constraint labels, in the order of the utilization columns of Results (what BINDING_CONSTRAINT returns)."""
 
-OUTAGE_CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "KV", "COMPUTE")
+OUTAGE_CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "KV", "COMPUTE", "LOAD")
 """Constraints checked on a failover receiver, in the order of the Failover sheet's outage columns."""
 
 LISTS: dict[str, tuple[str, ...]] = {

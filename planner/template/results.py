@@ -10,7 +10,7 @@ from typing import Any
 
 from planner.defaults import DEFAULT_BLOCK_SIZE
 from planner.demand import MINUTES_PER_DAY
-from planner.excel.expr import Cells, Expr, Ref, fn, lookup, udf, when_filled
+from planner.excel.expr import Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
 from planner.excel.tables import Column, Table, col_letter
 from planner.template.layout import (
     FLEET,
@@ -90,7 +90,7 @@ def _kv_share(frow: Expr) -> Expr:
     """M11 ``KV_FIT``: the route's in-flight KV at its p95 context over the KV budget of the fleet on row ``frow``."""
     f = lambda k: _at(FLEET, k, frow)  # noqa: E731
     return udf("KV_FIT", _spec("model", frow), _spec("gpu", frow), _r("peak_qps"), _res("e2e_s"),
-               _r("p95_context_tokens"),
+               _r("avg_input_tokens") + _r("avg_output_tokens") / 2,
                *(f(k) for k in ("replicas", "tp", "gpu_memory_utilization", "kv_dtype", "engine", "weight_dtype",
                                 "pp")))
 
@@ -130,20 +130,23 @@ LIMIT_KEYS = ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd")
 RESULT_KEYS = (
     "route", "provider_row", "fleet_row", "backend_type", "counts_cached_reads", "reserved_max_tokens",
     "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS),
-    "e2e_s", "concurrency_needed", "kv_share", "compute_share", "decode_tokens_in_flight", "decode_context_tokens",
+    "input_tokens_per_s", "output_tokens_per_s", "cached_tokens_per_s", "fleet_qps", "replica_rate",
+    "mix_input_tokens", "mix_output_tokens", "mix_cache_hit_rate", "ttft_at_load_s", "tpot_at_load_s",
+    "sustainable_rate", "e2e_s", "concurrency_needed", "kv_share", "compute_share",
     "burst_factor", "rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "burst_util", "kv_util",
-    "compute_util", "tpot_util", "limit_scope", "kv_bytes_per_request", "max_concurrency", "batch_per_replica",
-    "tpot_at_peak_s",
+    "compute_util", "load_util", "ttft_util", "tpot_util", "limit_scope", "kv_bytes_per_request", "max_concurrency",
+    "batch_per_replica",
     "cost_monthly_no_cache_usd", "cost_monthly_usd", "failover_util", "failover_binding", "failover_ok",
     "max_util", "binding_constraint", "headroom_multiple", "months_to_breach", "status",
 )
 UTILIZATION_KEYS = ("rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "burst_util", "kv_util",
-                    "compute_util", "tpot_util")
+                    "compute_util", "load_util", "ttft_util", "tpot_util")
 
 FAILOVER_KEYS = (
     "route", "failover", "receiver_provider_row", "receiver_fleet_row", "receiver_type", "counts_cached_reads",
     "reserved_max_tokens", "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS), "kv_share", "compute_share",
-    *(f"outage_{k}_util" for k in (*LIMIT_KEYS, "kv", "compute")), "outage_util", "outage_binding", "outage_ok",
+    "sustainable_rate", *(f"outage_{k}_util" for k in (*LIMIT_KEYS, "kv", "compute", "load")), "outage_util",
+    "outage_binding", "outage_ok",
 )
 # The layouts (keys -> letters) exist before the formulas, which refer to columns of their own and other tables.
 RESULTS_REF = Table(name="tblResults", sheet="Results", rows=ROUTE_ROWS,
@@ -171,9 +174,21 @@ def _results_columns() -> tuple[Column, ...]:
     def fleet_only(body: Expr, otherwise: Any = 0) -> Expr:
         return fn("IF", kind.eq("fleet"), body, otherwise)
 
+    def latency_util(at_load: str, slo: str) -> Expr:
+        """A latency SLO's utilization at load; bulk routes are sized at throughput, so it is no constraint there."""
+        ratio = fn("IF", fn("ISNUMBER", _res(at_load)), _res(at_load) / _r(slo), fn("MAX", _res("load_util"), 1))
+        return fleet_only(fn("IF", _r("kind").eq("bulk"), 0, ratio))
+
     f = lambda k: _at(FLEET, k, frow)  # noqa: E731
     price = lambda k: _at(PROVIDERS, k, prow)  # noqa: E731
     window = _at(PROVIDERS, "window_s", prow)
+
+    def perf(name: str) -> Expr:
+        """The serving model at the fleet's load: Poisson arrivals at the fleet's rate per replica (open loop), the
+        request mix of every route on the fleet."""
+        return udf(name, _spec("model", frow), _spec("gpu", frow), f("tp"), _res("mix_input_tokens"),
+                   _res("mix_output_tokens"), 0, _res("replica_rate"), f("engine"), f("weight_dtype"), f("kv_dtype"),
+                   _res("mix_cache_hit_rate"), f("pp"))
     avg_qps = qps * PlanValue("avg_to_peak_ratio")
     demands = _demands(kind, _res("counts_cached_reads"), _res("reserved_max_tokens"), _res("output_weight"))
     # a fleet's cost is shared by its routes in proportion to the FLOP/s they use (no double count in the totals)
@@ -204,21 +219,50 @@ def _results_columns() -> tuple[Column, ...]:
         col("output_weight", "Output weight [x]", "Quota tokens one output token burns toward TPM (Providers)",
             _weight(kind, prow), "0.0"),
         *(col(f"{k}_demand", f"{k.upper()} demand [{units[k]}]", labels[k], demands[k]) for k in LIMIT_KEYS),
-        col("e2e_s", "E2E at the SLOs [s]", "P6: TTFT SLO + (output - 1) x TPOT SLO, the time a request is in flight",
-            udf("E2E_LATENCY_S", _r("ttft_slo_s"), _r("tpot_slo_s"), out), "0.000"),
+        col("input_tokens_per_s", "Input [tokens/s]", "Peak QPS x input tokens (weights the fleet's request mix)",
+            qps * inp),
+        col("output_tokens_per_s", "Output [tokens/s]", "Peak QPS x output tokens", qps * out),
+        col("cached_tokens_per_s", "Cached input [tokens/s]", "Peak QPS x input x prefix-cache hit rate",
+            qps * inp * _r("cache_hit_rate")),
+        col("fleet_qps", "Fleet load [req/s]", "Peak QPS of every route on the fleet",
+            fleet_only(_on(backend, Cells(ROUTES, "peak_qps")), ""), "#,##0.0"),
+        col("replica_rate", "Rate per replica [req/s]", "The fleet's load spread over its replicas (Poisson arrivals)",
+            fleet_only(_res("fleet_qps") / f("replicas"), ""), "#,##0.00"),
+        col("mix_input_tokens", "Mix input [tokens]", "The fleet's request mix: input tokens per request",
+            fleet_only(_on(backend, Cells(RESULTS_REF, "input_tokens_per_s")) / _res("fleet_qps"), ""), "#,##0"),
+        col("mix_output_tokens", "Mix output [tokens]", "The fleet's request mix: output tokens per request",
+            fleet_only(_on(backend, Cells(RESULTS_REF, "output_tokens_per_s")) / _res("fleet_qps"), ""), "#,##0"),
+        col("mix_cache_hit_rate", "Mix cache hit [fraction]", "The fleet's request mix: cached share of input",
+            fleet_only(fn("IFERROR", _on(backend, Cells(RESULTS_REF, "cached_tokens_per_s"))
+                          / _on(backend, Cells(RESULTS_REF, "input_tokens_per_s")), 0), ""), "0%"),
+        col("ttft_at_load_s", "TTFT at load [s]", "Q4 SERVING_TTFT_S: mean time to first token at the fleet's load "
+            "(queueing for prefill room, prefill chunks); the saturation message where the load exceeds a replica",
+            fleet_only(perf("SERVING_TTFT_S"), ""), "0.000"),
+        col("tpot_at_load_s", "TPOT at load [s]", "S1/Q2 SERVING_TPOT_S: mean time per output token at the fleet's "
+            "load (decode steps lengthened by the prefill they carry)", fleet_only(perf("SERVING_TPOT_S"), ""),
+            "0.0000"),
+        col("sustainable_rate", "Sustainable rate [req/s per replica]", "Q5: latency-critical and interactive routes: "
+            "MAX_RATE_AT_SLO, the highest rate within both SLOs (lean batches); bulk: the offline maximum (big "
+            "batches), SERVING_TOKENS_PER_S / output",
+            fleet_only(fn("IF", _r("kind").eq("bulk"), udf(
+                "SERVING_TOKENS_PER_S", _spec("model", frow), _spec("gpu", frow), f("tp"), _res("mix_input_tokens"),
+                _res("mix_output_tokens"), 0, 0, f("engine"), f("weight_dtype"), f("kv_dtype"),
+                _res("mix_cache_hit_rate"), f("pp")) / _res("mix_output_tokens"), udf(
+                "MAX_RATE_AT_SLO", _spec("model", frow), _spec("gpu", frow), f("tp"), _res("mix_input_tokens"),
+                _res("mix_output_tokens"), _r("ttft_slo_s"), _r("tpot_slo_s"), f("kv_dtype"),
+                _res("mix_cache_hit_rate"), f("engine"), f("weight_dtype"), f("pp"))), ""), "#,##0.00"),
+        col("e2e_s", "E2E at load [s]", "P6: TTFT + (output - 1) x TPOT at the fleet's load (the time Little's law "
+            "holds a request in flight); at the SLOs where the model saturates or the backend is a provider",
+            fn("IF", fn("AND", fn("ISNUMBER", _res("ttft_at_load_s")), fn("ISNUMBER", _res("tpot_at_load_s"))),
+               udf("E2E_LATENCY_S", _res("ttft_at_load_s"), _res("tpot_at_load_s"), out),
+               udf("E2E_LATENCY_S", _r("ttft_slo_s"), _r("tpot_slo_s"), out)), "0.000"),
         col("concurrency_needed", "In flight at peak [requests]", "P7 Little's law: peak QPS x E2E",
             udf("CONCURRENCY", qps, _res("e2e_s")), fmt="#,##0.0"),
-        col("kv_share", "KV share [x]", "M11 KV_FIT: this route's in-flight KV at p95 context / its fleet's KV budget",
+        col("kv_share", "KV share [x]", "M11 KV_FIT: this route's in-flight KV at its mean "
+            "context (input + output/2) / its fleet's KV budget; the p95 context is its own check (Max concurrency)",
             fleet_only(_kv_share(frow)), UTIL_FMT),
         col("compute_share", "Compute share [x]", "P2/P4 COMPUTE_UTILIZATION: this route's FLOP/s at peak / its "
             "fleet's GPUs x peak FLOP/s x MFU", fleet_only(_compute_share(frow)), UTIL_FMT),
-        col("decode_tokens_in_flight", "Decode context in flight [tokens]",
-            "M8: in flight at peak x (input + output/2), to weight the fleet's decode context",
-            _res("concurrency_needed") * (inp + out / 2), "#,##0"),
-        col("decode_context_tokens", "Decode context [tokens]", "M8: the fleet's decode tokens in flight / its "
-            "requests in flight (all its routes): the context a decode step reads per sequence",
-            fleet_only(fn("IFERROR", _on(backend, Cells(RESULTS_REF, "decode_tokens_in_flight"))
-                          / _on(backend, Cells(RESULTS_REF, "concurrency_needed")), inp + out / 2), ""), "#,##0"),
         col("burst_factor", "Burst factor [x]", "Busiest window / average window at the peak minute: the Plan's "
             "burst factor, else Poisson at p99 for the backend's requests (1 where limits are per minute)",
             fn("IF", kind.eq("provider"), fn("IF", fn("AND", window.gt(0), window.le(59)), fn(
@@ -237,8 +281,13 @@ def _results_columns() -> tuple[Column, ...]:
             fleet_only(_on(backend, Cells(RESULTS_REF, "kv_share"))), UTIL_FMT),
         col("compute_util", "Compute util [x]", "P2/P4: FLOP/s of every route on the fleet / GPUs x peak FLOP/s x MFU",
             fleet_only(_on(backend, Cells(RESULTS_REF, "compute_share"))), UTIL_FMT),
-        col("tpot_util", "TPOT util [x]", "TPOT at the peak batch / TPOT SLO",
-            fleet_only(_res("tpot_at_peak_s") / _r("tpot_slo_s")), UTIL_FMT),
+        col("load_util", "Load util [x]", "Q5: rate per replica / sustainable rate (within both SLOs, or the offline "
+            "maximum for bulk): its inverse is the demand multiple at which the first latency SLO is reached",
+            fleet_only(_res("replica_rate") / _res("sustainable_rate")), UTIL_FMT),
+        col("ttft_util", "TTFT util [x]", "TTFT at load / TTFT SLO (latency-critical and interactive routes; a "
+            "saturated replica shows its load util)", latency_util("ttft_at_load_s", "ttft_slo_s"), UTIL_FMT),
+        col("tpot_util", "TPOT util [x]", "TPOT at load / TPOT SLO (latency-critical and interactive routes)",
+            latency_util("tpot_at_load_s", "tpot_slo_s"), UTIL_FMT),
         col("limit_scope", "Limit scope", "What the backend's limits are metered per, what its keys count for and "
             "what would raise them (LIMIT_SCOPE_TEXT)",
             fn("IF", kind.eq("provider"), udf("LIMIT_SCOPE_TEXT", _at(PROVIDERS, "scope", prow),
@@ -254,11 +303,6 @@ def _results_columns() -> tuple[Column, ...]:
         col("batch_per_replica", "Peak batch [req/replica]",
             "In flight at peak on the fleet (all its routes) / replicas",
             fleet_only(_on(backend, Cells(RESULTS_REF, "concurrency_needed")) / f("replicas"), ""), "#,##0.0"),
-        col("tpot_at_peak_s", "TPOT at peak [s]", "P1-P2: decode step at the fleet's peak batch and in-flight-weighted "
-            "context (M8: decode tokens in flight / requests in flight)",
-            fleet_only(udf("TPOT_S", _spec("model", frow), _spec("gpu", frow), f("tp"), _res("batch_per_replica"),
-                           _res("decode_context_tokens"), f("kv_dtype"), f("mbu"), f("mfu"), f("weight_dtype")), ""),
-            "0.0000"),
         col("cost_monthly_no_cache_usd", "Cost no cache [USD/month]", "C1 at hit rate 0 (fleet: its GPU-hours, "
             "shared by its routes in proportion to their compute)",
             fn("IF", kind.eq("fleet"), fleet_cost, api_cost(0, 0)), "#,##0"),
@@ -277,10 +321,13 @@ def _results_columns() -> tuple[Column, ...]:
         col("binding_constraint", "Binding constraint", "C7: the constraint with the highest utilization",
             udf("BINDING_CONSTRAINT", Cells(LISTS_TABLE, "constraint"), Cells(RESULTS_REF, "rpm_util", "tpot_util")),
             kind="text", width=12),
-        col("headroom_multiple", "Headroom [x demand]", "C7: demand multiple before the first ceiling",
-            udf("HEADROOM_MULTIPLE", Cells(RESULTS_REF, "rpm_util", "tpot_util")), "0.00"),
-        col("months_to_breach", "Months to breach [months]", "Months of growth until max util reaches 1",
-            udf("MONTHS_TO_BREACH", _res("max_util"), PlanValue("monthly_growth")), "0.0"),
+        col("headroom_multiple", "Headroom [x demand]", "C7: the demand multiple at which the first constraint reaches "
+            "1: 1 / utilization for those linear in demand (RPM ... COMPUTE), 1 / load util for the latency SLOs (the "
+            "serving model's sustainable rate, not linear)",
+            udf("HEADROOM_MULTIPLE", Cells(RESULTS_REF, "rpm_util", "load_util")), "0.00"),
+        col("months_to_breach", "Months to breach [months]", "Months of growth until demand reaches the headroom "
+            "multiple: ln(headroom) / ln(1 + growth)",
+            udf("MONTHS_TO_BREACH", lit(1) / _res("headroom_multiple"), PlanValue("monthly_growth")), "0.0"),
         col("status", "Status", "OK, WARN (above the plan threshold) or BREACH (above 1)",
             fn("IF", _res("max_util").gt(1), "BREACH",
                fn("IF", _res("max_util").gt(PlanValue("utilization_threshold")), "WARN", "OK")),
@@ -303,6 +350,7 @@ def _failover_columns() -> tuple[Column, ...]:
             Cells(FAILOVER_REF, key))
 
     demands = _demands(kind, _fo("counts_cached_reads"), _fo("reserved_max_tokens"), _fo("output_weight"))
+    f = lambda k: _at(FLEET, k, frow)  # noqa: E731
     none = lambda body: fn("IF", failover.eq(""), "", body)  # noqa: E731
     return (
         col("route", "Route [name]", "Route name (from Routes)", fn("IF", _r("name").eq(""), "", _r("name")),
@@ -326,6 +374,15 @@ def _failover_columns() -> tuple[Column, ...]:
             fn("IF", kind.eq("fleet"), _kv_share(frow), 0), UTIL_FMT),
         col("compute_share", "Compute share there [x]", "This route's compute share on the failover fleet",
             fn("IF", kind.eq("fleet"), _compute_share(frow), 0), UTIL_FMT),
+        col("sustainable_rate", "Sustainable rate there [req/s per replica]", "Q5 on the failover fleet for this "
+            "route's request: MAX_RATE_AT_SLO (bulk: the offline maximum)",
+            fn("IF", kind.eq("fleet"), fn("IF", _r("kind").eq("bulk"), udf(
+                "SERVING_TOKENS_PER_S", _spec("model", frow), _spec("gpu", frow), f("tp"), _r("avg_input_tokens"),
+                _r("avg_output_tokens"), 0, 0, f("engine"), f("weight_dtype"), f("kv_dtype"), _r("cache_hit_rate"),
+                f("pp")) / _r("avg_output_tokens"), udf(
+                "MAX_RATE_AT_SLO", _spec("model", frow), _spec("gpu", frow), f("tp"), _r("avg_input_tokens"),
+                _r("avg_output_tokens"), _r("ttft_slo_s"), _r("tpot_slo_s"), f("kv_dtype"), _r("cache_hit_rate"),
+                f("engine"), f("weight_dtype"), f("pp"))), ""), "#,##0.00"),
         *(col(f"outage_{k}_util", f"Outage {k.upper()} util [x]", f"The failover's {k.upper()} utilization with "
               "every route of this route's backend moved onto it", _limit_util(kind, prow, k, moved(f"{k}_demand")),
               UTIL_FMT) for k in LIMIT_KEYS),
@@ -333,11 +390,16 @@ def _failover_columns() -> tuple[Column, ...]:
             fn("IF", kind.eq("fleet"), moved("kv_share"), 0), UTIL_FMT),
         col("outage_compute_util", "Outage compute util [x]", "The failover fleet's compute utilization in the outage",
             fn("IF", kind.eq("fleet"), moved("compute_share"), 0), UTIL_FMT),
+        col("outage_load_util", "Outage load util [x]", "The failover fleet's requests per replica in the outage (its "
+            "own routes plus all moved ones) / the sustainable rate there: the latency SLOs of the moved route",
+            fn("IF", kind.eq("fleet"), (_on(failover, Cells(ROUTES, "peak_qps")) + udf(
+                "OUTAGE_SUM", backend, failover, Cells(ROUTES, "backend"), Cells(ROUTES, "failover"),
+                Cells(ROUTES, "peak_qps"))) / f("replicas") / _fo("sustainable_rate"), 0), UTIL_FMT),
         col("outage_util", "Outage util [x]", "C8: the highest of the outage utilizations",
-            fn("MAX", Cells(FAILOVER_REF, "outage_rpm_util", "outage_compute_util")), UTIL_FMT),
+            fn("MAX", Cells(FAILOVER_REF, "outage_rpm_util", "outage_load_util")), UTIL_FMT),
         col("outage_binding", "Outage binds", "The constraint at that utilization",
             none(udf("BINDING_CONSTRAINT", Cells(LISTS_TABLE, "outage_constraint"),
-                     Cells(FAILOVER_REF, "outage_rpm_util", "outage_compute_util"))), kind="text", width=10),
+                     Cells(FAILOVER_REF, "outage_rpm_util", "outage_load_util"))), kind="text", width=10),
         col("outage_ok", "Outage check", "OK when the failover absorbs the outage at <= 1; none without a failover",
             fn("IF", failover.eq(""), "none", fn("IF", _fo("outage_util").le(1), "OK", "BREACH")), kind="text",
             width=10),
