@@ -7,11 +7,11 @@ comes from.
 from __future__ import annotations
 
 DEFAULT_MBU = 0.7
-"""Achieved fraction of peak memory bandwidth in decode (MBU, P1 of ``sizing-formulas.md``): the roofline's default
+"""Achieved fraction of peak memory bandwidth in decode (MBU, P1 of ``docs/method.md``): the roofline's default
 bandwidth efficiency (Databricks "LLM Inference Performance Engineering: Best Practices", 2023, defines MBU)."""
 
 DEFAULT_MFU = 0.5
-"""Achieved fraction of peak dense FLOP/s (MFU, P2 and the prefill formula of ``sizing-formulas.md``): the
+"""Achieved fraction of peak dense FLOP/s (MFU, P2 and the prefill formula of ``docs/method.md``): the
 roofline's default compute efficiency."""
 
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9

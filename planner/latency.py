@@ -2,7 +2,7 @@
 
 Pure functions, no I/O. Roofline estimates: decode is bound by reading the weights and the KV cache from HBM (P1)
 with a compute floor (P2), MoE decode reads only the touched experts (P3), prefill is compute-bound (P4).
-Formula IDs refer to ``sizing-formulas.md``; MBU/MFU are achieved fractions of peak and should be calibrated.
+Formula IDs refer to ``docs/method.md``; MBU/MFU are achieved fractions of peak and should be calibrated.
 
 Superseded for latency under load by :mod:`planner.serving` (step time with fixed costs and TP communication,
 continuous batching, queueing; ``docs/serving.md``). Kept because :mod:`planner.selfhosted` (``planner size``'s fleet
@@ -142,7 +142,7 @@ def attention_flops(model: ModelSpec, new_tokens: float, cached_tokens: float = 
     decode (``phase="decode"``) runs on the latent cache with absorbed projections (``d_qk = kv_lora_rank +
     qk_rope_head_dim``, ``d_v = kv_lora_rank``), as vLLM's MLA backends do.
 
-    Refs: P4 (sizing-formulas, kipply); vLLM ``vllm/attention/backends/mla/common.py`` (compute-friendly prefill,
+    Refs: P4 (docs/method.md, kipply); vLLM ``vllm/attention/backends/mla/common.py`` (compute-friendly prefill,
     data-movement-friendly absorbed decode); DeepSeek-V2 paper §2.1.
 
     Worked example, Llama-3.1-70B (80 layers × 64 heads × (128 + 128)) prefilling 5,000 tokens:

@@ -5,7 +5,7 @@ Pure functions, no I/O, no engine knowledge: what a serving engine reserves and 
 :mod:`planner.engines`, which builds on this module (never the other way round). Engine-specific layouts enter
 here as plain numbers (the block size, the layers an engine pads its hybrid groups to).
 
-Formula IDs refer to ``sizing-formulas.md`` (``/work/shared/reference``): M1 weights, M2 GQA/MHA/MQA, M3 MLA,
+Formula IDs refer to ``docs/method.md``: M1 weights, M2 GQA/MHA/MQA, M3 MLA,
 M4 sliding window, M6 quantized KV, M7 paging, M8 KV per request, M9 KV budget, M11 fit and concurrency.
 """
 

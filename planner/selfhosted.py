@@ -169,7 +169,7 @@ def flops_per_request(
     :func:`planner.latency.attention_flops` (decode at the time-averaged context ``I + O/2``, M8). Cached input
     costs no FLOPs: the prefix cache skips its prefill.
 
-    Refs: P2, P4 (sizing-formulas); kipply (2·P FLOPs per token); BentoML llm-optimizer (prefill compute limit).
+    Refs: P2, P4 (docs/method.md); kipply (2·P FLOPs per token); BentoML llm-optimizer (prefill compute limit).
 
     Worked example, Llama-3.1-70B, 1,500 input tokens at a 60% hit rate, 40 output tokens:
     ``2·70.55e9·600 = 8.47e13`` for the weights in prefill, ``40·2·70.55e9 = 5.64e12`` for decode, plus

@@ -458,7 +458,7 @@ def test_spec_fields_are_filled_from_data():
 
 @pytest.mark.parametrize("name", ["gpt-oss-120b", "gpt-oss-20b"])
 def test_gpt_oss_checkpoint_bytes_agree_with_mxfp4_estimate(name):
-    """checkpoint_bytes (model card) ~ experts x 4.25 bits (MXFP4, sizing-formulas M1) + the rest in BF16."""
+    """checkpoint_bytes (model card) ~ experts x 4.25 bits (MXFP4, docs/method.md M1) + the rest in BF16."""
     spec = catalog.get_model(name)
     cfg = catalog.model_entry(name)["config"]
     d, f = cfg["hidden_size"], cfg["intermediate_size"]

@@ -1,6 +1,6 @@
 """Self-hosted latency and throughput (planner.latency, P1-P8) and its spreadsheet functions.
 
-Expected values are derived here from the catalog specs and the formulas of sizing-formulas.md §3, so a change in
+Expected values are derived here from the catalog specs and the formulas of docs/method.md §3, so a change in
 either the formula or the data shows up as a failure.
 """
 

@@ -1,6 +1,6 @@
 """Self-hosted memory (planner.memory, M1-M11) and its spreadsheet functions.
 
-Reference values: sizing-formulas.md §5 (Llama-3-70B bf16 327,680 B/token, fhalde.github.io; Llama-3.1-8B 0.125 GiB
+Reference values: docs/method.md §5 (Llama-3-70B bf16 327,680 B/token, fhalde.github.io; Llama-3.1-8B 0.125 GiB
 per 1,024 tokens, Hugging Face blog; DeepSeek-V3 MLA 61·(512+64)·2 = 70,272 B). Llama-3-70B and Llama-3.1-70B share
 the attention shape (80 layers, 8 KV heads, head_dim 128).
 """

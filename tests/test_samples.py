@@ -19,8 +19,8 @@ SCENARIOS = sorted(SAMPLES.glob("*.toml"))
 BINDS = {
     "bulk-tpm": {"summarize": "TPM", "extract": "TPM"},
     "classifier-rpm": {"moderation": "BURST", "intent": "RPM"},
-    "selfhost-kv": {"assistant": "KV"},
-    "seed": {"completion": "COMPUTE", "agent": "ITPM", "chat": "ITPM"},
+    "selfhost-kv": {"assistant": "TPOT"},
+    "seed": {"completion": "TPOT", "agent": "ITPM", "chat": "ITPM"},
 }
 
 

@@ -40,20 +40,23 @@ def test_size_scenario_with_a_fleet():
     route = Route(name="r", peak_qps=30, avg_input_tokens=4000, avg_output_tokens=300, p95_context_tokens=16000,
                   ttft_slo_s=1, tpot_slo_s=0.04, backend="f")
     (r,) = _size(fleet, route).routes
-    assert set(_utils(r)) == {"f KV", "f COMPUTE", "f TPOT"}
-    expected_kv = functions.KV_FIT("qwen3-30b-a3b", "h200", 30, functions.E2E_LATENCY_S(1, 0.04, 300), 16000, 3, 2,
-                                   0.9, "fp8")
+    assert set(_utils(r)) == {"f KV", "f COMPUTE", "f LOAD", "f TTFT", "f TPOT"}
+    # KV at load: Little's law at the predicted TTFT and TPOT, each request holding its mean context (I + O/2)
+    e2e = functions.E2E_LATENCY_S(r.results["ttft_at_load_s"], r.results["tpot_at_load_s"], 300)
+    expected_kv = functions.KV_FIT("qwen3-30b-a3b", "h200", 30, e2e, 4000 + 300 / 2, 3, 2, 0.9, "fp8")
     assert r.results["kv_util"] == pytest.approx(expected_kv)
     assert r.max_utilization == max(_utils(r).values())
     assert f"f {r.binding}" == max(_utils(r), key=_utils(r).get)
 
 
 def test_more_replicas_lower_the_utilizations():
-    """KV and compute are linear in the replicas; TPOT falls with the smaller batch per replica."""
+    """Compute and load are linear in the replicas; KV and TPOT fall with the lighter load per replica (KV is not
+    linear: Little's law holds each request for the latency at that load, or at the SLOs where a replica saturates)."""
     (one,) = _size(FLEET, ROUTE).routes
     (two,) = _size(replace(FLEET, replicas=8), ROUTE).routes
-    assert _utils(two)["f KV"] == pytest.approx(_utils(one)["f KV"] / 2)
+    assert _utils(two)["f KV"] < _utils(one)["f KV"]
     assert _utils(two)["f COMPUTE"] == pytest.approx(_utils(one)["f COMPUTE"] / 2)
+    assert _utils(two)["f LOAD"] == pytest.approx(_utils(one)["f LOAD"] / 2)
     assert _utils(two)["f TPOT"] < _utils(one)["f TPOT"]
 
 

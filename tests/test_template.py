@@ -212,11 +212,11 @@ def test_fleet_weight_dtype_pp_and_mfu_reach_the_memory_and_latency_functions() 
                                                        f["kv_dtype"], ctx, f["engine"], "fp8")
     assert fp8["max_concurrency"] > bf16["max_concurrency"]  # half the weight bytes leave more room for KV
     assert fp8["kv_util"] < bf16["kv_util"]
-    assert fp8["tpot_at_peak_s"] < bf16["tpot_at_peak_s"]  # fewer weight bytes read per decode step
+    assert fp8["tpot_at_load_s"] < bf16["tpot_at_load_s"]  # fewer weight bytes read per decode step
     assert two_stages["kv_util"] < bf16["kv_util"]  # each stage holds half the layers' weights and KV
     assert two_stages["cost_monthly_usd"] == pytest.approx(2 * bf16["cost_monthly_usd"])  # TP x PP GPUs per replica
-    lean = results(weight_dtype="bf16", pp=1, mfu=0.05)  # a low MFU raises the decode compute floor
-    assert lean["tpot_at_peak_s"] >= bf16["tpot_at_peak_s"]
+    lean = results(weight_dtype="bf16", pp=1, mfu=0.05)  # MFU is the COMPUTE ceiling's, not the serving model's
+    assert lean["compute_util"] == pytest.approx(bf16["compute_util"] * 0.4 / 0.05)
 
 
 def test_daily_limits_count_the_average_day() -> None:

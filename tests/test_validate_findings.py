@@ -237,11 +237,10 @@ def test_kv_does_not_fit_and_slo_not_met(tmp_path: Path) -> None:
 
     inputs = scenario_inputs(load_scenario(ROOT / "samples" / "selfhost-kv.toml"))
     inputs[(ROUTE.sheet, ROUTE.cell("peak_qps", 0))] = float(inputs[(ROUTE.sheet, ROUTE.cell("peak_qps", 0))]) * 50
-    inputs[(ROUTE.sheet, ROUTE.cell("tpot_slo_s", 0))] = 0.0001
     path = write_plan(inputs, tmp_path / "kv.xlsm")
     found = rows(str(path))
     assert (R.sheet, R.cell("kv_util", 0), "kv-does-not-fit") in found
-    assert (R.sheet, R.cell("tpot_util", 0), "slo-not-met") in found
+    assert (R.sheet, R.cell("tpot_util", 0), "slo-not-met") in found  # 50x the load saturates the fleet
 
 
 def test_a_vba_project_that_is_not_one_is_not_allowed(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ Pure functions, no I/O. The per-token and per-GPU physics (weights, KV bytes per
   :mod:`~planner.engines.trtllm`: each engine's pinned defaults and its one KV budget function;
 - here: :func:`kv_capacity`, which resolves the setup and dispatches to the engine's budget.
 
-Formula IDs refer to ``sizing-formulas.md``: M9 (KV budget by engine), §2.1 (engine accounting), §2.2 (empirical
+Formula IDs refer to ``docs/method.md``: M9 (KV budget by engine), §2.1 (engine accounting), §2.2 (empirical
 non-KV constants).
 """
 

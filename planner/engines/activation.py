@@ -1,7 +1,7 @@
 """vLLM's activation peak and non-torch memory: the measured constants (§2.2) and the V0/V1 models derived from the
 model's shapes (forward pass and sampler), which give the reserve every engine budget subtracts.
 
-Pure functions, no I/O. Formula IDs refer to ``sizing-formulas.md``: M9 (KV budget by engine), §2.2 (empirical
+Pure functions, no I/O. Formula IDs refer to ``docs/method.md``: M9 (KV budget by engine), §2.2 (empirical
 non-KV constants).
 """
 

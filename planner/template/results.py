@@ -155,6 +155,9 @@ FAILOVER_REF = Table(name="tblFailover", sheet="Failover", rows=ROUTE_ROWS,
                      columns=tuple(C(key=k, header=k, help=k) for k in FAILOVER_KEYS))
 
 UTIL_FMT = "0.00"
+UNREACHABLE = "sustainable_rate: got 0, expected > 0 (the SLOs are missed even at light load)"
+"""What LOAD shows when no load meets the route's SLOs: a refusal, so MAX_UTILIZATION, BINDING_CONSTRAINT and the
+status pass it on (a number would understate it, and Excel's MAX would skip it)."""
 
 
 def _col(route: Expr, key: str, header: str, help: str, body: Expr, fmt: str = "#,##0", kind: str = "number",
@@ -283,7 +286,8 @@ def _results_columns() -> tuple[Column, ...]:
             fleet_only(_on(backend, Cells(RESULTS_REF, "compute_share"))), UTIL_FMT),
         col("load_util", "Load util [x]", "Q5: rate per replica / sustainable rate (within both SLOs, or the offline "
             "maximum for bulk): its inverse is the demand multiple at which the first latency SLO is reached",
-            fleet_only(_res("replica_rate") / _res("sustainable_rate")), UTIL_FMT),
+            fleet_only(fn("IF", _res("sustainable_rate").gt(0), _res("replica_rate") / _res("sustainable_rate"),
+                          UNREACHABLE)), UTIL_FMT),
         col("ttft_util", "TTFT util [x]", "TTFT at load / TTFT SLO (latency-critical and interactive routes; a "
             "saturated replica shows its load util)", latency_util("ttft_at_load_s", "ttft_slo_s"), UTIL_FMT),
         col("tpot_util", "TPOT util [x]", "TPOT at load / TPOT SLO (latency-critical and interactive routes)",
@@ -317,7 +321,7 @@ def _results_columns() -> tuple[Column, ...]:
         col("failover_ok", "Failover check", "OK when the failover backend absorbs the outage at <= 1",
             _fo("outage_ok"), kind="text", width=10),
         col("max_util", "Max util [x]", "C7: highest utilization of the route",
-            fn("MAX", Cells(RESULTS_REF, "rpm_util", "tpot_util")), UTIL_FMT),
+            udf("MAX_UTILIZATION", Cells(RESULTS_REF, "rpm_util", "tpot_util")), UTIL_FMT),
         col("binding_constraint", "Binding constraint", "C7: the constraint with the highest utilization",
             udf("BINDING_CONSTRAINT", Cells(LISTS_TABLE, "constraint"), Cells(RESULTS_REF, "rpm_util", "tpot_util")),
             kind="text", width=12),
