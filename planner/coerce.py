@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from planner.errors import ArgumentError, PlannerError, Refusal, is_refusal_text
+from planner.excel.values import ERROR_VALUES
 from planner.registry import SheetFunction
 
 Grid = list[list[Any]]
@@ -52,7 +53,8 @@ def coerce_scalar(kind: str, name: str, value: Any) -> Any:
         return None
     if hasattr(value, "item") and not is_range(value):  # numpy scalar
         value = value.item()
-    if isinstance(value, str) and is_refusal_text(value):  # an upstream refusal: pass its message on unchanged
+    if isinstance(value, str) and (is_refusal_text(value) or value.strip() in ERROR_VALUES):
+        # an upstream refusal, or an Excel error handed over as text (xlwings' err_to_str): pass it on unchanged
         raise Refusal(value.strip())
     if kind == "number":
         if isinstance(value, bool):
@@ -132,6 +134,10 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     """Coerce one call's arguments (scalars only) and fill defaults; raise ArgumentError for a missing one."""
     if len(raw) > len(spec.args):
         raise ArgumentError(spec.name, len(raw), f"at most {len(spec.args)} arguments")
+    for value in raw:  # an Excel error in any argument is the result (the first, in argument order), as in Excel
+        for cell in flatten(value) if is_range(value) else (value,):
+            if isinstance(cell, str) and cell.strip() in ERROR_VALUES:
+                raise Refusal(cell.strip())
     values: list[Any] = []
     # Trailing blank rows of whole-column ranges are cut at the last row any range argument uses, so paired
     # ranges (labels and utilizations) stay aligned even when the last utilization is blank.

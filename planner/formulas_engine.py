@@ -28,6 +28,7 @@ from formulas.functions import wrap_func  # noqa: E402
 from planner import registry  # noqa: E402
 from planner.coerce import call_sheet_function  # noqa: E402
 from planner.errors import PlannerError  # noqa: E402
+from planner.excel.values import ERROR_VALUES  # noqa: E402
 
 BOOK = "plan.xlsx"
 
@@ -61,6 +62,8 @@ def _adapter(spec: registry.SheetFunction) -> Any:
             return formulas.functions.Error.errors["#VALUE!"]
         if isinstance(result, list):
             return np.array(result, dtype=object)
+        if isinstance(result, str) and result in ERROR_VALUES:  # an Excel error passed through: the error itself
+            return formulas.functions.Error.errors.get(result, result)
         return result
 
     call.__name__ = spec.name

@@ -73,7 +73,7 @@ def _same(mine: Any, theirs: Any) -> bool:
     return str(mine) == str(theirs)
 
 
-@settings(max_examples=6, deadline=None, derandomize=True,
+@settings(max_examples=3, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(edits=_edits)
 def test_evaluator_and_general_engine_agree_on_every_cell(tmp_path: Path, edits) -> None:
