@@ -58,12 +58,26 @@ class RouteSizing:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Outage:
+    """One backend down (a row of Summary's Outages table): its worst receiver, what binds there, and for a fleet
+    its utilization with one replica lost (N+1)."""
+
+    backend: str
+    receiver: CellValue
+    constraint: CellValue
+    utilization: CellValue
+    n_plus_one_utilization: CellValue
+    status: CellValue
+
+
+@dataclass(frozen=True, kw_only=True)
 class SizingReport:
     scenario: str
     path: str
     utilization_threshold: float
     routes: tuple[RouteSizing, ...]
     totals: dict[str, CellValue] = field(default_factory=dict)
+    outages: tuple[Outage, ...] = ()
 
     @property
     def has_errors(self) -> bool:
@@ -134,11 +148,22 @@ def size_scenario(scenario: Scenario) -> SizingReport:
     values = evaluate_scenario(scenario)
     totals = {key_label: _plain(values[(ts.SUMMARY.sheet, f"{ts.TOTALS_COL_VALUE}{ts.TOTALS_FIRST_ROW + j}")])
               for j, (key_label, _key, _expr, _fmt) in enumerate(ts.TOTALS)}
+    out = ts.OUTAGES
+
+    def cell(key: str, i: int) -> CellValue:
+        return _plain(values[(out.sheet, out.cell(key, i))])
+
+    outages = tuple(
+        Outage(backend=str(cell("backend", i)), receiver=cell("receiver", i), constraint=cell("binding", i),
+               utilization=cell("worst_util", i), n_plus_one_utilization=cell("n_plus_one_util", i),
+               status=cell("status", i))
+        for i in range(out.rows) if cell("backend", i) not in ("", None)
+    )
     return SizingReport(
         scenario=scenario.plan.name, path=scenario.path,
         utilization_threshold=scenario.plan.utilization_threshold,
         routes=tuple(_route_sizing(scenario, i, values) for i in range(len(scenario.routes))),
-        totals=totals,
+        totals=totals, outages=outages,
     )
 
 
@@ -197,6 +222,11 @@ def render_text(report: SizingReport) -> str:
         for e in r.errors:
             lines.append(f"  error: {e}")
         lines.append("")
+    for o in report.outages:
+        fleet = "" if o.n_plus_one_utilization in ("", None) else f"; N+1 {_fmt(o.n_plus_one_utilization, pct=True)}"
+        worst = f"{o.receiver} {o.constraint} at {_fmt(o.utilization, pct=True)}" if o.receiver else "nothing moves"
+        lines.append(f"outage of {o.backend}: {worst}{fleet} ({_fmt(o.status)})")
+    lines.append("")
     for label, v in report.totals.items():
         lines.append(f"{label}: {_fmt(v)}")
     return "\n".join(lines)

@@ -119,3 +119,41 @@ def test_size_cli_bad_file_is_one_line_exit_2(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
     assert str(path) in result.stderr
+
+
+def test_two_routes_losing_one_primary_add_up_on_the_backup(tmp_path: Path) -> None:
+    """Issue #10: each route alone fills 60% of the backup's RPM; the outage moves both at once (120%), and
+    ``planner size --format json`` lists it under ``outages``."""
+    text = """
+[plan]
+name = "outage"
+[[providers]]
+name = "primary"
+provider = "openai"
+tier = "tier-5"
+model = "gpt-4.1"
+[[providers]]
+name = "backup"
+provider = "anthropic"
+tier = "scale"
+model = "claude-sonnet-4.5"
+""" + "".join(f"""
+[[routes]]
+name = "r{i}"
+peak_qps = 100
+avg_input_tokens = 100
+avg_output_tokens = 10
+backend = "primary"
+failover = "backup"
+""" for i in (1, 2))
+    path = _write(tmp_path, text)
+    backup_rpm = catalog.get_provider_limits("anthropic", "scale", "claude-sonnet-4.5").rpm
+    one_route = 100 * 60 / backup_rpm  # 6,000 RPM of 10,000
+    result = subprocess.run([sys.executable, "-m", "planner.cli", "size", str(path), "--format", "json"],
+                            capture_output=True, text=True)
+    report = json.loads(result.stdout)
+    assert all(r["failover_utilization"] == pytest.approx(2 * one_route) for r in report["routes"])
+    (outage,) = [o for o in report["outages"] if o["backend"] == "primary"]
+    assert outage["receiver"] == "backup" and outage["constraint"] == "RPM"
+    assert outage["utilization"] == pytest.approx(2 * one_route)
+    assert outage["status"] == "BREACH"
