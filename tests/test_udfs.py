@@ -300,9 +300,10 @@ def test_bad_text_is_a_message_naming_the_argument(spec: SheetFunction) -> None:
     assert target.name in message or any(a.name in message for a in spec.args if not a.optional)
 
 
-def test_error_cell_is_refused_not_taken_as_empty() -> None:
-    message = udfs.CAPACITY_RPM([["#N/A"]])
-    assert message == "peak_qps: got '#N/A', expected a number"
+def test_error_cell_is_passed_on_not_taken_as_empty() -> None:
+    """An Excel error in an argument is the result (the error policy, docs/template.md): never the default."""
+    assert udfs.CAPACITY_RPM([["#N/A"]]) == "#N/A"
+    assert udfs.CAPACITY_ITPM([[10]], [[20000]], [["#DIV/0!"]]) == "#DIV/0!"
 
 
 def test_unexpected_exception_is_a_short_message_naming_the_argument() -> None:
