@@ -132,7 +132,7 @@ RESULT_KEYS = (
     "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS),
     "input_tokens_per_s", "output_tokens_per_s", "cached_tokens_per_s", "fleet_qps", "replica_rate",
     "mix_input_tokens", "mix_output_tokens", "mix_cache_hit_rate", "ttft_at_load_s", "tpot_at_load_s",
-    "sustainable_rate", "e2e_s", "concurrency_needed", "kv_share", "compute_share",
+    "offline_rate", "sustainable_rate", "e2e_s", "concurrency_needed", "kv_share", "compute_share",
     "burst_factor", "rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "burst_util", "kv_util",
     "compute_util", "load_util", "ttft_util", "tpot_util", "limit_scope", "kv_bytes_per_request", "max_concurrency",
     "batch_per_replica",
@@ -145,8 +145,8 @@ UTILIZATION_KEYS = ("rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util"
 FAILOVER_KEYS = (
     "route", "failover", "receiver_provider_row", "receiver_fleet_row", "receiver_type", "counts_cached_reads",
     "reserved_max_tokens", "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS), "kv_share", "compute_share",
-    "sustainable_rate", *(f"outage_{k}_util" for k in (*LIMIT_KEYS, "kv", "compute", "load")), "outage_util",
-    "outage_binding", "outage_ok",
+    "offline_rate", "sustainable_rate", *(f"outage_{k}_util" for k in (*LIMIT_KEYS, "kv", "compute", "load")),
+    "outage_util", "outage_binding", "outage_ok",
 )
 # The layouts (keys -> letters) exist before the formulas, which refer to columns of their own and other tables.
 RESULTS_REF = Table(name="tblResults", sheet="Results", rows=ROUTE_ROWS,
@@ -244,13 +244,15 @@ def _results_columns() -> tuple[Column, ...]:
         col("tpot_at_load_s", "TPOT at load [s]", "S1/Q2 SERVING_TPOT_S: mean time per output token at the fleet's "
             "load (decode steps lengthened by the prefill they carry)", fleet_only(perf("SERVING_TPOT_S"), ""),
             "0.0000"),
+        col("offline_rate", "Offline maximum [req/s per replica]", "Q6: the replica's offline throughput for the "
+            "fleet's request mix (big batches): SERVING_TOKENS_PER_S / output",
+            fleet_only(udf("SERVING_TOKENS_PER_S", _spec("model", frow), _spec("gpu", frow), f("tp"),
+                           _res("mix_input_tokens"), _res("mix_output_tokens"), 0, 0, f("engine"), f("weight_dtype"),
+                           f("kv_dtype"), _res("mix_cache_hit_rate"), f("pp")) / _res("mix_output_tokens"), ""),
+            "#,##0.00"),
         col("sustainable_rate", "Sustainable rate [req/s per replica]", "Q5: latency-critical and interactive routes: "
-            "MAX_RATE_AT_SLO, the highest rate within both SLOs (lean batches); bulk: the offline maximum (big "
-            "batches), SERVING_TOKENS_PER_S / output",
-            fleet_only(fn("IF", _r("kind").eq("bulk"), udf(
-                "SERVING_TOKENS_PER_S", _spec("model", frow), _spec("gpu", frow), f("tp"), _res("mix_input_tokens"),
-                _res("mix_output_tokens"), 0, 0, f("engine"), f("weight_dtype"), f("kv_dtype"),
-                _res("mix_cache_hit_rate"), f("pp")) / _res("mix_output_tokens"), udf(
+            "MAX_RATE_AT_SLO, the highest rate within both SLOs (lean batches); bulk: the offline maximum",
+            fleet_only(fn("IF", _r("kind").eq("bulk"), _res("offline_rate"), udf(
                 "MAX_RATE_AT_SLO", _spec("model", frow), _spec("gpu", frow), f("tp"), _res("mix_input_tokens"),
                 _res("mix_output_tokens"), _r("ttft_slo_s"), _r("tpot_slo_s"), f("kv_dtype"),
                 _res("mix_cache_hit_rate"), f("engine"), f("weight_dtype"), f("pp"))), ""), "#,##0.00"),
@@ -378,12 +380,14 @@ def _failover_columns() -> tuple[Column, ...]:
             fn("IF", kind.eq("fleet"), _kv_share(frow), 0), UTIL_FMT),
         col("compute_share", "Compute share there [x]", "This route's compute share on the failover fleet",
             fn("IF", kind.eq("fleet"), _compute_share(frow), 0), UTIL_FMT),
-        col("sustainable_rate", "Sustainable rate there [req/s per replica]", "Q5 on the failover fleet for this "
-            "route's request: MAX_RATE_AT_SLO (bulk: the offline maximum)",
-            fn("IF", kind.eq("fleet"), fn("IF", _r("kind").eq("bulk"), udf(
+        col("offline_rate", "Offline maximum there [req/s per replica]", "Q6 on the failover fleet for this route's "
+            "request", fn("IF", kind.eq("fleet"), udf(
                 "SERVING_TOKENS_PER_S", _spec("model", frow), _spec("gpu", frow), f("tp"), _r("avg_input_tokens"),
                 _r("avg_output_tokens"), 0, 0, f("engine"), f("weight_dtype"), f("kv_dtype"), _r("cache_hit_rate"),
-                f("pp")) / _r("avg_output_tokens"), udf(
+                f("pp")) / _r("avg_output_tokens"), ""), "#,##0.00"),
+        col("sustainable_rate", "Sustainable rate there [req/s per replica]", "Q5 on the failover fleet for this "
+            "route's request: MAX_RATE_AT_SLO (bulk: the offline maximum)",
+            fn("IF", kind.eq("fleet"), fn("IF", _r("kind").eq("bulk"), _fo("offline_rate"), udf(
                 "MAX_RATE_AT_SLO", _spec("model", frow), _spec("gpu", frow), f("tp"), _r("avg_input_tokens"),
                 _r("avg_output_tokens"), _r("ttft_slo_s"), _r("tpot_slo_s"), f("kv_dtype"), _r("cache_hit_rate"),
                 f("engine"), f("weight_dtype"), f("pp"))), ""), "#,##0.00"),
