@@ -59,6 +59,8 @@ def coerce_scalar(kind: str, name: str, value: Any) -> Any:
     if kind == "number":
         if isinstance(value, bool):
             raise ArgumentError(name, value, "a number")
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            return int(value)  # a whole number reads "3" in a message on every surface (a file stores "3", Python 3.0)
         if isinstance(value, (int, float)):
             return value
         if isinstance(value, str):

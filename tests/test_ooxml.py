@@ -87,7 +87,7 @@ def test_registry_function_under_every_spelling(tmp_path: Path, spelling_index: 
     result = recalc_file(p, tmp_path / "out.xlsx")
     assert result.values[("S", "B1")] == 1500  # =CAPACITY_RPM(25) -> 1500 (the registry's example)
     # one error policy on every surface: the function's one-line refusal, as Excel shows it
-    assert result.values[("S", "C1")] == "peak_qps: got -1.0, expected a number >= 0"
+    assert result.values[("S", "C1")] == "peak_qps: got -1, expected a number >= 0"
 
 
 def test_read_only_some_sheets() -> None:
