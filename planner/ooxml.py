@@ -62,8 +62,6 @@ class WorkbookError(PlannerError):
         super().__init__(f"{path}: {problem}")
 
 
-ErrorValue = XlError
-"""A cached Excel error value: the one Excel error type (:class:`planner.excel.values.XlError`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -497,7 +495,7 @@ def _convert(v: str | None, t: str, strings: list[str], inline: str | None) -> A
             raise ValueError(f"boolean value {v!r} is not 0 or 1")
         return _BOOLS[v.strip()]
     if t == "e":
-        return ErrorValue(v)
+        return XlError(v)
     if t in ("str", "d"):
         return v
     if _NUMBER.fullmatch(v) is None:
@@ -609,7 +607,7 @@ def read_workbook(
     """Read ``path`` (xlsx/xlsm) into a :class:`WorkbookView` without evaluating anything.
 
     Each sheet's cells map ``"B3"`` → :class:`CellView` (cached value converted: numbers as int/float, shared strings
-    resolved, booleans as bool, errors as :class:`ErrorValue` texts such as ``"#VALUE!"``), with ``formula`` the
+    resolved, booleans as bool, errors as :class:`XlError` texts such as ``"#VALUE!"``), with ``formula`` the
     text without ``=`` (shared formulas are expanded for every cell of the group; an array formula has
     ``formula_kind == "array"`` and ``array_ref``). With ``sheets`` only those sheets (any case) are parsed, the
     fastest way to read a few sheets of a big workbook. Raises :class:`WorkbookError` (message names the file) for

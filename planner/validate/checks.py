@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner import template as ts
+from planner.excel.values import XlError
 from planner.formula_scan import scan, strip_strings
-from planner.ooxml import ErrorValue, Limits, WorkbookError, WorkbookView, open_package, read_workbook
+from planner.ooxml import Limits, WorkbookError, WorkbookView, open_package, read_workbook
 from planner.validate.findings import STALE_ABS_TOL, STALE_REL_TOL
 from planner.validate.report import Finding, Report, sort_findings
 
@@ -291,7 +292,7 @@ def _check_value(book: Book, sheet: str, cell: str, label: str, v: Any, *, kind:
             yield Finding.of("input-missing", note=label, sheet=sheet, cell=cell,
                           expected="a value", actual=None)
         return
-    if isinstance(v, ErrorValue):
+    if isinstance(v, XlError):
         yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                       expected=kind, actual=str(v))
         return

@@ -20,7 +20,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from planner import template as ts
-from planner.ooxml import ErrorValue
 from planner.validate.report import Finding, finding
 
 if TYPE_CHECKING:
@@ -119,14 +118,13 @@ def evaluate(book: Book, keep: dict[tuple[str, str], Any]) -> dict[tuple[str, st
     formula_keys = {(s, c) for s, c, _e, _r in cells}
     for k, v in book.values.items():
         if k not in formula_keys:
-            values[k] = ts.XlError(str(v)) if isinstance(v, ErrorValue) else v
+            values[k] = v
     ev = _FastEvaluator(values, load(), memo=_MEMO)
     out: dict[tuple[str, str], Any] = {}
     for sheet, cell, expr, row in cells:
         key = (sheet, cell)
         if key in keep:
             v = keep[key]
-            v = ts.XlError(str(v)) if isinstance(v, ErrorValue) else v
         else:
             v = expr.evaluate(ev, row)
         ev.values[key] = v
@@ -135,7 +133,7 @@ def evaluate(book: Book, keep: dict[tuple[str, str], Any]) -> dict[tuple[str, st
 
 
 def _show(v: Any) -> Any:
-    return str(v) if isinstance(v, (ts.XlError, ErrorValue)) else v
+    return str(v) if isinstance(v, ts.XlError) else v
 
 
 def check_formulas_and_values(book: Book) -> Iterator[Finding]:
@@ -165,7 +163,7 @@ def check_formulas_and_values(book: Book) -> Iterator[Finding]:
         key = (sheet, cell)
         cached = book.values.get(key)
         new = recomputed[key]
-        if isinstance(cached, ErrorValue):
+        if isinstance(cached, ts.XlError):
             errors.append(finding("excel-error-value", f"output holds the Excel error {cached}", sheet=sheet,
                                   cell=cell, expected="a value", actual=str(cached)))
             if key not in skip and str(new) != str(cached):
