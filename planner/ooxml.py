@@ -16,12 +16,13 @@ Nothing here executes macros or follows links: ``vbaProject.bin`` and ``external
 from __future__ import annotations
 
 import io
+import os
 import re
 import stat
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
@@ -719,17 +720,31 @@ def _read_table(pkg: Package, part: str, sheet: str) -> TableView:
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Writing
+#
+# The sheet XML is not re-serialised: a small XML lexer (comments, CDATA, processing instructions, start/end/empty
+# tags with quoted attributes) walks the part, resolves namespace prefixes as it goes, and copies every byte it does
+# not have to change. Only the ``<c>`` elements of the requested cells are rebuilt: their start tag keeps every
+# attribute but ``t`` (set anew), their ``<v>``/``<is>`` children are replaced by one ``<v>`` placed after ``<f>``,
+# and every other child (``<f>``, ``<extLst>``) is kept as it was. Any prefix (``<x:c>``), quoting style, empty
+# ``<v/>``/``<v />``, cells without ``r=`` (position implied by order) and the strict-OOXML namespace are understood.
 
-_C_RE = re.compile(rb"<c\b([^>]*?)(/>|>(.*?)</c>)", re.S)
-_R_ATTR = re.compile(rb'\sr="([A-Z]+\d+)"')
-_T_ATTR = re.compile(rb'\st="[^"]*"')
-_V_RE = re.compile(rb"<v>.*?</v>|<v/>", re.S)
-_IS_RE = re.compile(rb"<is>.*?</is>", re.S)
-_FULLCALC_RE = re.compile(rb"<calcPr\b[^>]*?/?>")
+SPREADSHEET_NAMESPACES = frozenset({NS_MAIN.encode(), b"http://purl.oclc.org/ooxml/spreadsheetml/main"})
+
+_TOKEN = re.compile(
+    rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<!(?:[^>\"']|\"[^\"]*\"|'[^']*')*>"
+    rb"|<(/?)([^\s/>]+)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>",
+    re.S,
+)
+_ATTR = re.compile(rb"""(\s+)([^\s=]+)\s*=\s*("[^"]*"|'[^']*')""")
+_XML_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_FULLCALC_RE = re.compile(rb"<(?:[\w.-]+:)?calcPr\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*?/?>")
 
 
 def _xml_text(s: str) -> bytes:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").encode("utf-8")
+    """Element text: ``& < >`` escaped; characters XML 1.0 cannot carry as OOXML's ``_xHHHH_`` escape."""
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = _XML_BAD_CHARS.sub(lambda m: f"_x{ord(m.group(0)):04X}_", s)
+    return s.encode("utf-8")
 
 
 def _format_value(value: Any) -> tuple[bytes | None, bytes]:
@@ -751,73 +766,161 @@ def _format_value(value: Any) -> tuple[bytes | None, bytes]:
 
 
 
-
-def _patch_sheet(xml: bytes, values: Mapping[str, Any]) -> bytes:
-    def sub(m: re.Match[bytes]) -> bytes:
-        attrs, body = m.group(1), m.group(3)
-        rm = _R_ATTR.search(attrs)
-        if not rm:
-            return m.group(0)
-        ref = rm.group(1).decode()
-        if ref not in values:
-            return m.group(0)
-        t, v = _format_value(values[ref])
-        attrs = _T_ATTR.sub(b"", attrs)
-        if t is not None:
-            attrs += b' t="' + t + b'"'
-        body = body or b""
-        body = _IS_RE.sub(b"", body)
-        new_v = b"<v>" + v + b"</v>"
-        if _V_RE.search(body):
-            body = _V_RE.sub(lambda _m: new_v, body, count=1)
-        else:
-            body += new_v
-        return b"<c" + attrs + b">" + body + b"</c>"
-
-    return _C_RE.sub(sub, xml)
+_CELL_REF = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
 
 
-def write_cached_values(
-    src: str | Path,
-    dst: str | Path,
-    values: Mapping[tuple[str, str], Any],
-    *,
-    full_calc_on_load: bool = False,
-    limits: Limits = DEFAULT_LIMITS,
-) -> None:
-    """Copy ``src`` to ``dst`` entry by entry, setting the cached value of each ``(sheet, cell)`` in ``values``.
+def _split_qname(qname: bytes) -> tuple[bytes, bytes]:
+    prefix, _, local = qname.rpartition(b":")
+    return prefix, local
 
-    Only the ``<v>`` element and the ``t=`` attribute of those cells change (formulas, styles and every other
-    attribute stay); every other zip entry is copied unchanged (same name, order, compression, bytes).
-    A value is a number, bool, str, an error text (``"#VALUE!"``...) or None (empty string). With
-    ``full_calc_on_load`` the workbook's ``<calcPr>`` gets ``fullCalcOnLoad="1"`` so Excel recomputes on open.
-    ``src`` is only read; ``dst`` must be a different file.
 
-    Example::
+def _ns_decls(attrs: bytes) -> dict[bytes, bytes] | None:
+    if b"xmlns" not in attrs:
+        return None
+    out: dict[bytes, bytes] = {}
+    for m in _ATTR.finditer(attrs):
+        name = m.group(2)
+        if name == b"xmlns":
+            out[b""] = m.group(3)[1:-1]
+        elif name.startswith(b"xmlns:"):
+            out[name[6:]] = m.group(3)[1:-1]
+    return out or None
 
-        write_cached_values("plan.xlsx", "out.xlsx", {("Routes", "H3"): 42.0})
+
+def _attr(attrs: bytes, name: bytes) -> bytes | None:
+    for m in _ATTR.finditer(attrs):
+        if m.group(2) == name:
+            return m.group(3)[1:-1]
+    return None
+
+
+def patch_sheet_xml(xml: bytes, values: Mapping[str, Any]) -> tuple[bytes, set[str]]:
+    """Set the cached value of each cell in ``values`` (``"B3"`` → value) in one worksheet part.
+
+    Returns the new part and the references that were not found as ``<c>`` elements (nothing is inserted for them).
+    Bytes outside the rebuilt ``<c>`` elements are copied unchanged. Raises ``ValueError`` on XML the lexer cannot
+    follow (unbalanced tags).
+
+    >>> xml = b'<worksheet xmlns="%s"><sheetData><row r="1"><c r="A1"><f>1+1</f><v /></c></row></sheetData></worksheet>'
+    >>> patch_sheet_xml(xml % NS_MAIN.encode(), {"A1": 2})[0].split(b"<sheetData>")[1]
+    b'<row r="1"><c r="A1"><f>1+1</f><v>2</v></c></row></sheetData></worksheet>'
     """
-    s, d = Path(src), Path(dst)
-    if d.exists() and s.exists() and s.resolve() == d.resolve():
-        raise WorkbookError(d, "the output must not be the input (a submitted workbook is never modified)")
-    view = read_workbook(s, limits)
-    by_part: dict[str, dict[str, Any]] = {}
-    for (sheet, cell), value in values.items():
-        try:
-            part = view.sheet(sheet).part
-        except KeyError:
-            raise WorkbookError(s, f"no sheet named {sheet!r} (sheets: {', '.join(view.sheet_names)})") from None
-        by_part.setdefault(part, {})[cell.replace("$", "").upper()] = value
-    tmp = d.with_name(d.name + ".tmp")
-    with open_package(s, limits) as pkg, zipfile.ZipFile(tmp, "w") as out:
-        for info in pkg.zf.infolist():
-            data = pkg.read(info.filename)
-            if info.filename in by_part:
-                data = _patch_sheet(data, by_part[info.filename])
-            elif full_calc_on_load and info.filename == "xl/workbook.xml":
-                data = _set_full_calc(data)
-            out.writestr(info, data, compress_type=info.compress_type)
-    tmp.replace(d)
+    want = {k.replace("$", "").upper(): v for k, v in values.items()}
+    out: list[bytes] = []
+    pos = 0
+    ns_stack: list[dict[bytes, bytes] | None] = []
+    scope: dict[bytes, bytes] = {}
+    scopes: list[dict[bytes, bytes]] = []
+    row = 0
+    col = 0
+    found: set[str] = set()
+    it = _TOKEN.finditer(xml)
+    for m in it:
+        closing, qname, attrs = m.group(1), m.group(2), m.group(3)
+        if qname is None:
+            continue  # comment, CDATA, PI, declaration: copied as they are
+        if closing:
+            if ns_stack:
+                if ns_stack.pop() is not None:
+                    scope = scopes.pop()
+            continue
+        empty = attrs.endswith(b"/")
+        decls = _ns_decls(attrs)
+        if decls is not None:
+            scopes.append(scope)
+            scope = {**scope, **decls}
+        prefix, local = _split_qname(qname)
+        in_main = scope.get(prefix) in SPREADSHEET_NAMESPACES
+        if in_main and local == b"row":
+            r = _attr(attrs, b"r")
+            row = int(r) if r is not None and r.isdigit() else row + 1
+            col = 0
+        elif in_main and local == b"c":
+            r = _attr(attrs, b"r")
+            cm = _CELL_REF.match(r.decode("utf-8", "replace")) if r is not None else None
+            if cm:
+                col = col_to_index(cm.group(1))
+                ref = f"{cm.group(1).upper()}{int(cm.group(2))}"
+            else:
+                col += 1
+                ref = f"{index_to_col(col)}{row}"
+            if ref in want:
+                end, new = _rebuild_cell(xml, m, qname, prefix, attrs, empty, want[ref])
+                out.append(xml[pos : m.start()])
+                out.append(new)
+                pos = end
+                found.add(ref)
+                # the lexer resumes after the cell: skip the tokens inside it
+                if not empty:
+                    for m2 in it:
+                        if m2.end() >= end:
+                            break
+                if decls is not None:
+                    scope = scopes.pop()
+                continue
+        if empty:
+            if decls is not None:
+                scope = scopes.pop()
+        else:
+            ns_stack.append(decls)
+    out.append(xml[pos:])
+    return b"".join(out), set(want) - found
+
+
+def _rebuild_cell(
+    xml: bytes, start: re.Match[bytes], qname: bytes, prefix: bytes, attrs: bytes, empty: bool, value: Any
+) -> tuple[int, bytes]:
+    """(end offset of the ``<c>`` element, its new bytes)."""
+    t, body = _format_value(value)
+    body_attrs = attrs[:-1] if empty else attrs
+    kept = _ATTR.sub(lambda a: b"" if a.group(2) == b"t" else a.group(0), body_attrs).rstrip()
+    tail = body_attrs[len(body_attrs.rstrip()) :] if not empty else b""
+    new_start = b"<" + qname + kept + (b' t="' + t + b'"' if t is not None else b"") + tail + b">"
+    vq = (prefix + b":v") if prefix else b"v"
+    new_v = b"<" + vq + b">" + body + b"</" + vq + b">"
+    end_tag = b"</" + qname + b">"
+    if empty:
+        return start.end(), new_start + new_v + end_tag
+    children: list[tuple[bytes, bytes]] = []  # (local name, bytes) of each direct child; text between as b""
+    depth = 0
+    pos = start.end()
+    child_start = pos
+    child_name = b""
+    for m in _TOKEN.finditer(xml, start.end()):
+        closing, q, a = m.group(1), m.group(2), m.group(3)
+        if q is None:
+            continue
+        if closing:
+            if depth == 0:  # the cell's own end tag
+                if m.start() > pos:
+                    children.append((b"", xml[pos : m.start()]))
+                break
+            depth -= 1
+            if depth == 0:
+                children.append((child_name, xml[child_start : m.end()]))
+                pos = m.end()
+            continue
+        if depth == 0:
+            if m.start() > pos:
+                children.append((b"", xml[pos : m.start()]))
+            child_start = m.start()
+            child_name = _split_qname(q)[1]
+            if a.endswith(b"/"):
+                children.append((child_name, xml[child_start : m.end()]))
+                pos = m.end()
+                continue
+        if not a.endswith(b"/"):
+            depth += 1
+    else:
+        raise ValueError(f"unterminated <{qname.decode('utf-8', 'replace')}> element")
+    end = m.end()
+    kept_children = [(n, b) for n, b in children if n not in (b"v", b"is")]
+    at = 0
+    for i, (n, _b) in enumerate(kept_children):
+        if n == b"f":
+            at = i + 1
+    kept_children.insert(at, (b"v", new_v))
+    return end, new_start + b"".join(b for _n, b in kept_children) + end_tag
 
 
 def _set_full_calc(xml: bytes) -> bytes:
@@ -828,4 +931,104 @@ def _set_full_calc(xml: bytes) -> bytes:
             return xml
         new = tag[:-2] + b' fullCalcOnLoad="1"/>' if tag.endswith(b"/>") else tag[:-1] + b' fullCalcOnLoad="1">'
         return xml[: m.start()] + new + xml[m.end() :]
-    return xml.replace(b"</workbook>", b'<calcPr fullCalcOnLoad="1"/></workbook>')
+    close = xml.rfind(b"</")
+    prefix = _split_qname(xml[close + 2 : xml.find(b">", close)])[0]
+    calc = (prefix + b":calcPr") if prefix else b"calcPr"
+    return xml[:close] + b"<" + calc + b' fullCalcOnLoad="1"/>' + xml[close:]
+
+
+def temp_path_for(dst: str | Path) -> Path:
+    """A fresh name next to ``dst`` for writing it atomically (``.NAME.<random>.tmp``; never an existing path)."""
+    import secrets
+
+    d = Path(dst)
+    return d.with_name(f".{d.name}.{os.getpid()}-{secrets.token_hex(6)}.tmp")
+
+
+def _create_new(path: Path) -> Any:
+    """Open ``path`` for writing only if it does not exist yet (``O_EXCL``: never through a link or onto a file)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    return os.fdopen(os.open(path, flags, 0o644), "wb")
+
+
+def write_cached_values(
+    src: str | Path,
+    dst: str | Path,
+    values: Mapping[tuple[str, str], Any],
+    *,
+    full_calc_on_load: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+    tmp: str | Path | None = None,
+    replace: bool = True,
+) -> set[tuple[str, str]]:
+    """Copy ``src`` to ``dst`` entry by entry, setting the cached value of each ``(sheet, cell)`` in ``values``.
+
+    Only the ``<v>`` element and the ``t=`` attribute of those cells change (formulas, styles and every other
+    attribute stay); every other zip entry keeps its name, order, compression method, timestamp and uncompressed
+    bytes. A value is a number, bool, str, an error text (``"#VALUE!"``...) or None (empty string). With
+    ``full_calc_on_load`` the workbook's ``<calcPr>`` gets ``fullCalcOnLoad="1"`` so Excel recomputes on open.
+
+    ``src`` is only read; ``dst`` must be a different file. The package is written to a new temporary file next to
+    ``dst`` (created exclusively: never through an existing file or link), flushed to disk and renamed onto ``dst``
+    in one step; on any error the temporary file is removed and ``dst`` is untouched. With ``replace=False`` the
+    rename is left to the caller, who gets the finished temporary file at ``tmp``. Returns the cells that are not
+    ``<c>`` elements of their sheet (their values could not be written).
+
+    Example::
+
+        write_cached_values("plan.xlsx", "out.xlsx", {("Routes", "H3"): 42.0})
+    """
+    s, d = Path(src), Path(dst)
+    if d.exists() and s.exists() and s.resolve() == d.resolve():
+        raise WorkbookError(d, "the output must not be the input (a submitted workbook is never modified)")
+    if d.is_dir():
+        raise WorkbookError(d, "the output is a directory")
+    view = read_workbook(s, limits)
+    by_part: dict[str, dict[str, Any]] = {}
+    sheet_of_part: dict[str, str] = {}
+    for (sheet, cell), value in values.items():
+        try:
+            part = view.sheet(sheet).part
+        except KeyError:
+            raise WorkbookError(s, f"no sheet named {sheet!r} (sheets: {', '.join(view.sheet_names)})") from None
+        by_part.setdefault(part, {})[cell.replace("$", "").upper()] = value
+        sheet_of_part[part] = view.sheet(sheet).name
+    t = Path(tmp) if tmp is not None else temp_path_for(d)
+    missing: set[tuple[str, str]] = set()
+    created = False
+    try:
+        with open_package(s, limits) as pkg, _create_new(t) as fh:
+            created = True
+            seen: set[str] = set()
+            with zipfile.ZipFile(fh, "w") as out:
+                for info in pkg.zf.infolist():
+                    if info.filename in seen:
+                        raise WorkbookError(s, f"duplicate zip entry {info.filename} (readers disagree on which one "
+                                            "counts); refused", part=info.filename)
+                    seen.add(info.filename)
+                    data = pkg.read(info.filename)
+                    if info.filename in by_part:
+                        try:
+                            data, lost = patch_sheet_xml(data, by_part[info.filename])
+                        except ValueError as exc:
+                            raise WorkbookError(s, f"malformed XML in {info.filename}: {exc}",
+                                                part=info.filename) from None
+                        missing |= {(sheet_of_part[info.filename], ref) for ref in lost}
+                    elif full_calc_on_load and info.filename == "xl/workbook.xml":
+                        data = _set_full_calc(data)
+                    zi = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+                    zi.compress_type = info.compress_type
+                    zi.external_attr = info.external_attr
+                    zi.create_system = info.create_system
+                    zi.comment = info.comment
+                    out.writestr(zi, data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if replace:
+            os.replace(t, d)
+    except BaseException:
+        if created:
+            with suppress(OSError):
+                t.unlink()
+        raise
+    return missing
