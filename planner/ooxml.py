@@ -142,6 +142,9 @@ class WorkbookView:
     sheet_kinds: dict[str, str] = field(default_factory=dict)
     """Every ``<sheet>`` of the workbook (cells or not) → its relationship type: ``worksheet``, ``chartsheet``,
     ``dialogsheet``, ``xlMacrosheet`` (an Excel 4 macro sheet), ``xlIntlMacrosheet``..."""
+    calc_on_load: bool = False
+    """``<calcPr fullCalcOnLoad="1">``: Excel and LibreOffice recompute every formula when they open the file (what
+    openpyxl and other writers without a calculation engine set, leaving the cached values out)."""
 
     @property
     def sheet_names(self) -> tuple[str, ...]:
@@ -315,14 +318,6 @@ _CELL_REF = re.compile(r"([A-Z]{1,3})([1-9][0-9]{0,6})")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _BOOLS = {"0": False, "1": True, "false": False, "true": True}
 _CELL_TYPES = frozenset({"n", "s", "str", "inlineStr", "b", "e", "d"})
-
-
-def _check_ref(ref: str | None) -> str:
-    """A cell reference on the sheet grid (``A1`` .. ``XFD1048576``), or ``ValueError`` naming it."""
-    m = _CELL_REF.fullmatch(ref or "")
-    if m is None or col_to_index(m.group(1)) > 16384 or int(m.group(2)) > 1048576:
-        raise ValueError(f"cell reference r={ref!r} is not on the sheet grid (A1 to XFD1048576)")
-    return ref  # type: ignore[return-value]
 
 
 def _int_attr(pkg: Package, part: str, el: Any, name: str, default: str) -> int:
@@ -505,97 +500,127 @@ def _convert(v: str | None, t: str, strings: list[str], inline: str | None) -> A
     return int(f) if f.is_integer() and "." not in v and "E" not in v.upper() else f
 
 
+MAX_ROW = 1_048_576
+MAX_COL = 16_384
+
+
+@lru_cache(maxsize=65536)  # plans of one template repeat the same references; bounded for hostile input
+def _grid_position(ref: str | None) -> tuple[int, int] | None:
+    """(row, column) of a cell reference on the sheet grid (``A1`` .. ``XFD1048576``), else None."""
+    m = _CELL_REF.fullmatch(ref or "")
+    if m is None:
+        return None
+    row, col = int(m.group(2)), col_to_index(m.group(1))
+    return (row, col) if row <= MAX_ROW and col <= MAX_COL else None
+
+
 def _read_sheet(
     pkg: Package, part: str, strings: list[str], limits: Limits, rules: list[tuple[str, str]] | None = None
 ) -> tuple[dict[str, CellView], str | None, int, int, int]:
-    """The cells of one sheet; with ``rules``, the formulas outside cells (conditional formatting, data
-    validation, their ``x14`` extensions) are appended to it as ``(sqref, formula text)``: Excel evaluates them too."""
-    sqref = ""
+    """The cells of one sheet, read where spreadsheet applications read them (``sheetData/row/c``); with ``rules``,
+    the formulas outside cells (conditional formatting, data validation, their ``x14`` extensions) are appended to
+    it as ``(sqref, formula text)``: Excel evaluates them too."""
     cells: dict[str, CellView] = {}
     shared: dict[str, tuple[str, int, int]] = {}
     dimension = None
     n_dv = 0
     max_row = max_col = 0
     n_formulas = 0
-    for el in _tree(pkg, part).iter():
-        tag = _local(el.tag)
-        if tag == "c":
-            try:
-                ref = _check_ref(el.get("r"))
-            except ValueError as exc:
-                raise WorkbookError(pkg.path, f"{part}: {exc}", part=part) from None
-            t = el.get("t", "n")
-            if t not in _CELL_TYPES:
-                raise WorkbookError(pkg.path, f"{part}: cell {ref} has the unknown type t={t!r}", part=part)
-            v = f_text = None
-            inline = None
-            kind = array_ref = None
-            for child in el:
-                ct = _local(child.tag)
-                if ct == "v":
-                    if v is None:  # the first <v> with text (an empty <v/> before it is tolerated)
-                        v = child.text
-                elif ct == "f":
-                    kind = child.get("t", "normal")
-                    f_text = child.text or ""
-                    if kind == "shared":
-                        si = child.get("si", "")
-                        if f_text:
-                            if ref:
-                                r0, c0 = split_cell(ref)
-                                shared[si] = (f_text, r0, c0)
-                        elif si in shared and ref:
-                            base, r0, c0 = shared[si]
-                            r1, c1 = split_cell(ref)
-                            f_text = shift_formula(base, r1 - r0, c1 - c0)
-                        else:
-                            raise WorkbookError(pkg.path, f"{part}: cell {ref} uses shared formula si={si!r}, which "
-                                                          "no cell before it defines", part=part)
-                    elif kind == "array":
-                        array_ref = child.get("ref") or ref
-                elif ct == "is":
-                    inline = "".join(x.text or "" for x in child.iter() if _local(x.tag) == "t")
-            row, col = split_cell(ref)
-            max_row, max_col = max(max_row, row), max(max_col, col)
-            if f_text is not None:
-                n_formulas += 1
-                if n_formulas > limits.max_formula_cells:
-                    raise WorkbookError(
-                        pkg.path, f"{part}: more than {limits.max_formula_cells} formula cells (max_formula_cells)",
-                        kind="limit", part=part,
-                    )
-            if ref in cells:
-                raise WorkbookError(pkg.path, f"{part}: cell {ref} appears twice (readers disagree on which counts)",
-                                    kind="duplicate", part=part)
-            try:
-                value = _convert(v, t, strings, inline)
-            except ValueError as exc:
-                raise WorkbookError(pkg.path, f"{part}: cell {ref}: {exc}", part=part) from None
-            cells[ref] = CellView(
-                ref=ref,
-                value=value,
-                type=t,
-                formula=f_text if f_text is not None else None,
-                array_ref=array_ref,
-                formula_kind=kind,
-            )
-            if len(cells) > limits.max_cells:
-                raise WorkbookError(
-                    pkg.path, f"{part}: more than {limits.max_cells} cells (max_cells)", kind="limit", part=part
+    local = _local
+    for top in _tree(pkg, part):
+        if local(top.tag) != "sheetData":
+            sqref = ""
+            for el in top.iter():  # everything but the cells: dimension, data validations, rule formulas
+                tag = local(el.tag)
+                if tag == "dimension":
+                    dimension = el.get("ref")
+                elif tag == "dataValidation":
+                    n_dv += 1
+                    if rules is not None:
+                        rules += [(el.get("sqref", ""), x.text) for x in el.iter()
+                                  if local(x.tag) in _RULE_TAGS and x.text]
+                    el.clear()  # its formulas are taken: the walk does not visit them again
+                elif rules is not None:
+                    if tag in ("conditionalFormatting", "sqref"):
+                        sqref = el.get("sqref") or (el.text or "")
+                    elif tag in _RULE_TAGS and el.text:
+                        rules.append((sqref, el.text))
+            continue
+        for row_el in top:
+            if local(row_el.tag) != "row":
+                continue
+            r_attr = row_el.get("r")
+            if r_attr is not None and not (r_attr.isdigit() and 0 < int(r_attr) <= MAX_ROW):
+                raise WorkbookError(pkg.path, f"{part}: row number r={r_attr!r} is not a row of the sheet grid",
+                                    part=part)
+            for el in row_el:
+                if local(el.tag) != "c":
+                    continue
+                ref = el.get("r")
+                pos = _grid_position(ref)
+                if pos is None:
+                    raise WorkbookError(pkg.path, f"{part}: cell reference r={ref!r} is not on the sheet grid (A1 to "
+                                                  "XFD1048576)", part=part)
+                cur_row, cur_col = pos
+                t = el.get("t", "n")
+                if t not in _CELL_TYPES:
+                    raise WorkbookError(pkg.path, f"{part}: cell {ref} has the unknown type t={t!r}", part=part)
+                v = f_text = None
+                inline = None
+                kind = array_ref = None
+                for child in el:
+                    ct = local(child.tag)
+                    if ct == "v":
+                        if v is None:  # the first <v> with text (an empty <v/> before it is tolerated)
+                            v = child.text
+                    elif ct == "f":
+                        kind = child.get("t", "normal")
+                        f_text = child.text or ""
+                        if kind == "shared":
+                            si = child.get("si", "")
+                            if f_text:
+                                shared[si] = (f_text, cur_row, cur_col)
+                            elif si in shared:
+                                base, r0, c0 = shared[si]
+                                f_text = shift_formula(base, cur_row - r0, cur_col - c0)
+                            else:
+                                raise WorkbookError(pkg.path, f"{part}: cell {ref} uses shared formula si={si!r}, "
+                                                              "which no cell before it defines", part=part)
+                        elif kind == "array":
+                            array_ref = child.get("ref") or ref
+                    elif ct == "is":
+                        inline = "".join(x.text or "" for x in child.iter() if local(x.tag) == "t")
+                if cur_row > max_row:
+                    max_row = cur_row
+                if cur_col > max_col:
+                    max_col = cur_col
+                if f_text is not None:
+                    n_formulas += 1
+                    if n_formulas > limits.max_formula_cells:
+                        raise WorkbookError(
+                            pkg.path,
+                            f"{part}: more than {limits.max_formula_cells} formula cells (max_formula_cells)",
+                            kind="limit", part=part,
+                        )
+                if ref in cells:
+                    raise WorkbookError(pkg.path, f"{part}: cell {ref} appears twice (readers disagree on which "
+                                                  "counts)", kind="duplicate", part=part)
+                try:
+                    value = _convert(v, t, strings, inline)
+                except ValueError as exc:
+                    raise WorkbookError(pkg.path, f"{part}: cell {ref}: {exc}", part=part) from None
+                cells[ref] = CellView(
+                    ref=ref,  # type: ignore[arg-type]
+                    value=value,
+                    type=t,
+                    formula=f_text,
+                    array_ref=array_ref,
+                    formula_kind=kind,
                 )
-            el.clear()
-        elif tag == "dimension":
-            dimension = el.get("ref")
-        elif tag == "dataValidation":
-            n_dv += 1
-            if rules is not None:
-                rules += [(el.get("sqref", ""), x.text) for x in el.iter() if _local(x.tag) in _RULE_TAGS and x.text]
-            el.clear()
-        elif rules is not None:
-            if tag in ("conditionalFormatting", "sqref"):
-                sqref = el.get("sqref") or (el.text or "")
-            elif tag in _RULE_TAGS and el.text:  # an <f> here is outside every cell (cells clear their children)
-                rules.append((sqref, el.text))
+                if len(cells) > limits.max_cells:
+                    raise WorkbookError(
+                        pkg.path, f"{part}: more than {limits.max_cells} cells (max_cells)", kind="limit", part=part
+                    )
     return cells, dimension, n_dv, max_row, max_col
 
 
@@ -626,9 +651,12 @@ def read_workbook(
         sheet_kinds: dict[str, str] = {}
         defined: dict[str, str] = {}
         local_ids: list[tuple[int, str, str]] = []
+        calc_on_load = False
         for _ev, el in _events(pkg, "xl/workbook.xml"):
             tag = _local(el.tag)
-            if tag == "sheet":
+            if tag == "calcPr":
+                calc_on_load = el.get("fullCalcOnLoad", "").strip().lower() in ("1", "true")
+            elif tag == "sheet":
                 rid = el.get(f"{{{NS_REL}}}id", "")
                 kind, target = wb_rels.get(rid, ("", ""))
                 sheet_kinds[el.get("name", "")] = kind
@@ -697,6 +725,7 @@ def read_workbook(
             parts=tuple(pkg.names),
             sheet_kinds=sheet_kinds,
             vba_parts=tuple(t for k, t in wb_rels.values() if k.lower() == "vbaproject"),
+            calc_on_load=calc_on_load,
         )
 
 
@@ -766,7 +795,7 @@ def _format_value(value: Any) -> tuple[bytes | None, bytes]:
 
 
 
-_CELL_REF = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+_WRITE_REF = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
 
 
 def _split_qname(qname: bytes) -> tuple[bytes, bytes]:
@@ -837,7 +866,7 @@ def patch_sheet_xml(xml: bytes, values: Mapping[str, Any]) -> tuple[bytes, set[s
             col = 0
         elif in_main and local == b"c":
             r = _attr(attrs, b"r")
-            cm = _CELL_REF.match(r.decode("utf-8", "replace")) if r is not None else None
+            cm = _WRITE_REF.match(r.decode("utf-8", "replace")) if r is not None else None
             if cm:
                 col = col_to_index(cm.group(1))
                 ref = f"{cm.group(1).upper()}{int(cm.group(2))}"

@@ -276,9 +276,13 @@ def _is_number(v: Any) -> bool:
 def _column_values(book: Book, ref: str) -> set[str]:
     table_name, key = ref.split(".")
     t = ts.table(table_name)
+    expr = t.column(key).formula
+    ev = None
+    if expr is not None:  # a computed list (Lists.backend): its values as the workbook computes them, not as cached
+        ev = ts.Evaluator({**ts.fixed_cells(), **book.values}, functions={})
     out = set()
     for i in range(t.rows):
-        v = book.values.get((t.sheet, t.cell(key, i)))
+        v = book.values.get((t.sheet, t.cell(key, i))) if ev is None else expr.evaluate(ev, i)
         if isinstance(v, str) and v:
             out.add(v.lower())
     return out

@@ -25,8 +25,11 @@ from planner.validate.report import Finding, finding
 if TYPE_CHECKING:
     from planner.validate.checks import Book
 
-_STRING = re.compile(r'"(?:[^"]|"")*"')
+_LEXEME = re.compile(r""""(?:[^"]|"")*"|'((?:[^']|'')*)'!""")
 _FUNC = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\(")
+_PREFIX = re.compile(r"_XL(?:FN|WS|UDF)\.")
+_BOOL_CALL = re.compile(r"(?<![A-Z0-9_.])(TRUE|FALSE)\(\)")
+_NUMBER = re.compile(r"(?<![A-Z0-9_.$!:])(\d+\.?\d*(?:E[+-]?\d+)?|\.\d+(?:E[+-]?\d+)?)(?![A-Z0-9_(.!])")
 
 
 @lru_cache(maxsize=1)
@@ -38,26 +41,37 @@ def _aliases() -> dict[str, str]:
 
 
 def normalize_formula(text: str) -> str:
-    """Formula text compared for the fingerprint: no leading ``=``, no ``_xlfn.`` prefix, no blanks outside
-    strings, upper case outside strings, every spelling of a registry function as its plain name.
+    """Formula text compared by meaning, not bytes (the fingerprint): every writer's spelling of the same formula
+    gives the same string. Outside string literals: no leading ``=``, no blanks, upper case, no ``_xlfn.`` /
+    ``_xlws.`` / ``_xludf.`` prefix, no ``$`` (absolute markers do not change a cell's value), ``TRUE()`` /
+    ``FALSE()`` (LibreOffice) as ``TRUE`` / ``FALSE``, quoted sheet names unquoted (``'Routes'!`` = ``Routes!``),
+    numbers in one spelling (``0.50`` = ``.5``, ``1E3`` = ``1000``), and every spelling of a registry function
+    as its plain name.
 
-    >>> normalize_formula('=_xlfn.IFERROR( xlwings.capacity_rpm(Routes!$C4), 0)')
-    'IFERROR(CAPACITY_RPM(ROUTES!$C4),0)'
+    >>> normalize_formula("=_xlfn.IFERROR( xlwings.capacity_rpm('Routes'!$C4), 0.0) + TRUE()")
+    'IFERROR(CAPACITY_RPM(ROUTES!C4),0)+TRUE'
     """
     text = text[1:] if text.startswith("=") else text
     aliases = _aliases()
     parts: list[str] = []
     pos = 0
-    for m in _STRING.finditer(text):
+    for m in _LEXEME.finditer(text):
         parts.append(_norm_code(text[pos:m.start()], aliases))
-        parts.append(m.group(0))
+        sheet = m.group(1)
+        parts.append(m.group(0) if sheet is None else sheet.replace("''", "'").upper() + "!")
         pos = m.end()
     parts.append(_norm_code(text[pos:], aliases))
     return "".join(parts)
 
 
+def _number(m: re.Match[str]) -> str:
+    f = float(m.group(1))
+    return repr(int(f)) if f.is_integer() and abs(f) < 1e15 else repr(f)
+
+
 def _norm_code(code: str, aliases: dict[str, str]) -> str:
-    code = re.sub(r"\s+", "", code).upper().replace("_XLFN.", "").replace("_XLWS.", "")
+    code = _PREFIX.sub("", re.sub(r"\s+", "", code).upper()).replace("$", "")
+    code = _NUMBER.sub(_number, _BOOL_CALL.sub(r"\1", code))
     return _FUNC.sub(lambda m: aliases.get(m.group(1), m.group(1)) + "(", code)
 
 
@@ -174,6 +188,8 @@ def check_formulas_and_values(book: Book) -> Iterator[Finding]:
             continue
         if cached is None and key not in book.formulas:
             continue
+        if cached is None and book.view.calc_on_load:
+            continue  # no cached value, and every reader recomputes on open (fullCalcOnLoad): nothing stale to show
         if cached is None and book.formulas.get(key) is not None and new not in ("", None):
             yield finding("missing-cached-value", "formula cell has no cached value", sheet=sheet, cell=cell,
                           expected=_show(new), actual=None)
