@@ -128,8 +128,17 @@ CODES: dict[str, CodeSpec] = {c.code: c for c in (
        "cached value {actual} differs from the recompute {expected}",
        "A cached value differs from the recompute (stale, or tampered): tolerance rel 1e-9 + abs 1e-9. Open the "
        "plan in Excel and save it, or run planner recalc."),
+    _c("input-changed-since-recalc", "output", "error", "Input changed since the last recompute",
+       "input changed after the workbook was last computed: {dependents} cell(s) computed from it hold stale values",
+       "An input cell changed after the workbook was last computed: the cells computed from it hold stale cached "
+       "values (they are counted here, not listed one by one). Recompute the plan (planner recalc, or open and save "
+       "it in Excel)."),
     _c("missing-cached-value", "output", "warning", "Missing cached value", "formula cell has no cached value",
        "A formula cell has no cached value (the file was written without calculating it)."),
+    _c("value-not-written", "output", "error", "Value not written",
+       "computed, but the sheet has no <c> element for it: no value written there",
+       "planner recalc computed a cell but its sheet has no <c> element for it (e.g. a cell of an array-formula "
+       "range left out by the writer): the output keeps no value there."),
     # policy
     _c("utilization-over-threshold", "policy", "error", "Utilization over threshold", "{note}",
        "A route's binding utilization is above the plan's utilization_threshold."),
