@@ -129,7 +129,7 @@ CODES: dict[str, CodeSpec] = {c.code: c for c in (
        "A cached value differs from the recompute (stale, or tampered): tolerance rel 1e-9 + abs 1e-9. Open the "
        "plan in Excel and save it, or run planner recalc."),
     _c("input-changed-since-recalc", "output", "error", "Input changed since the last recompute",
-       "input changed after the workbook was last computed: {dependents} cell(s) computed from it hold stale values",
+       "input changed after the workbook was last computed: {note}",
        "An input cell changed after the workbook was last computed: the cells computed from it hold stale cached "
        "values (they are counted here, not listed one by one). Recompute the plan (planner recalc, or open and save "
        "it in Excel)."),

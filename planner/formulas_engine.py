@@ -266,3 +266,53 @@ def _evaluate(
             for j in range(arr.shape[1]):
                 results[(sheet, f"{index_to_col(c0 + j)}{r0 + i}")] = _plain(arr[i, j])
     return results, problems
+
+
+_COMPILED: dict[str, Any] = {}
+"""Compiled single formulas by text, per process (bounded: cleared past 1,024 entries)."""
+
+
+def evaluate_formula(text: str, sheet: str, get: Any) -> Any:
+    """The value of one formula (``text`` with ``=``) on ``sheet``, its inputs read with ``get(sheet, "B3")``
+    (a value, or ``None`` for an empty cell). The formula is parsed and compiled once per process and called with
+    just its own inputs: no model of the workbook is built. Returns a number, str, bool, error text or ``None``.
+    Raises ``ValueError`` when the formula cannot be parsed or compiled (the caller reports it).
+
+    Used for the cells of a template plan whose formula was edited (the template's evaluator computes the rest).
+    """
+    from planner.a1 import index_to_col, split_range
+
+    with registered_functions():
+        func = _COMPILED.get(text)
+        if func is None:
+            try:
+                func = formulas.Parser().ast(text)[1].compile()
+            except Exception as exc:  # noqa: BLE001 - the library's parse/compile errors alike
+                raise ValueError(str(exc).split("\n")[0] or type(exc).__name__) from None
+            if len(_COMPILED) > 1024:
+                _COMPILED.clear()
+            _COMPILED[text] = func
+        args = []
+        for name in func.inputs:
+            ref_sheet, _, ref = name.rpartition("!")
+            ref_sheet = ref_sheet.strip("'").replace("''", "'") or sheet
+            try:
+                top, left, bottom, right = split_range(ref.replace("$", ""))
+            except ValueError:
+                raise ValueError(f"unsupported reference {name}") from None
+            rows = [[_engine_value(get(ref_sheet, f"{index_to_col(c)}{r}")) for c in range(left, right + 1)]
+                    for r in range(top, bottom + 1)]
+            args.append(rows[0][0] if len(rows) == 1 and len(rows[0]) == 1 else np.array(rows, dtype=object))
+        try:
+            result = func(*args)
+        except Exception as exc:  # noqa: BLE001
+            raise ValueError(str(exc).split("\n")[0] or type(exc).__name__) from None
+    return _plain(result)
+
+
+def _engine_value(v: Any) -> Any:
+    if v is None:
+        return sh.EMPTY
+    if isinstance(v, str) and v in formulas.functions.Error.errors:
+        return formulas.functions.Error.errors[v]
+    return v

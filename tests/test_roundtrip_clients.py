@@ -12,10 +12,10 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from xlsx_craft import write_xlsx
 
 from planner.ooxml import NS_MAIN, WorkbookError, patch_sheet_xml, read_workbook, write_cached_values
 from planner.validate import validate_file
-from xlsx_craft import write_xlsx
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "samples" / "seed.xlsm"

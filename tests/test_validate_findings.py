@@ -365,5 +365,62 @@ def test_edited_formula_is_recomputed_by_the_general_engine(tmp_path: Path) -> N
     xml = cell_xml(data, R.sheet, addr)
     edited = re.sub(r"<v>[^<]*</v>", "<v>1</v>", re.sub(r"</f>", "*2</f>", xml))
     report = validate_file(write(tmp_path, "g.xlsm", replace_cell(data, R.sheet, addr, edited)))
+    assert report.engine == "fast+formulas"  # the edited cell by formulas, everything else on the template's path
+    assert {(f.cell, f.code) for f in report.findings} >= {(addr, "formula-changed"), (addr, "stale-value")}
+
+
+@pytest.mark.slow
+def test_edit_with_unknown_precedents_falls_back_to_the_general_engine(tmp_path: Path) -> None:
+    """An edit whose precedents the text does not show (INDIRECT): the general engine computes the whole workbook."""
+    addr = R.cell("rpm_demand", 0)
+    data = plan_bytes()
+    xml = cell_xml(data, R.sheet, addr)
+    dynamic = re.sub(r"<v>[^<]*</v>", "<v>1</v>", re.sub(r"<f>.*</f>", '<f>INDIRECT("Routes!C4")*2</f>', xml))
+    report = validate_file(write(tmp_path, "d.xlsm", replace_cell(data, R.sheet, addr, dynamic)))
     assert report.engine == "formulas"
     assert {(f.cell, f.code) for f in report.findings} >= {(addr, "formula-changed"), (addr, "stale-value")}
+
+
+def test_validator_crash_is_contained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in a check ends in a validator-crash finding for that workbook, not a traceback."""
+    from planner.validate import checks
+
+    def boom(_book: object) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(checks, "check_inputs", boom)
+    report = validate_file(write(tmp_path, "ok.xlsm", plan_bytes()))
+    assert [f.code for f in report.findings] == ["validator-crash"]
+    assert "ZeroDivisionError: a bug" in report.findings[0].message
+
+
+def test_input_changed_since_recalc_names_the_input(tmp_path: Path) -> None:
+    """An input changed without recomputing: the input is named, and of the stale cells only those whose own
+    precedents are not stale are listed, each with the count of stale cells downstream of it."""
+    from planner.ooxml import write_cached_values
+
+    src = write(tmp_path, "ok.xlsm", plan_bytes())
+    rpm = ts.ROUTES.cell("peak_qps", 0)
+    changed = tmp_path / "changed.xlsm"
+    assert validate_file(src).findings == ()
+    from planner.validate.checks import read_book
+
+    value = read_book(src).values[(ts.ROUTES.sheet, rpm)]
+    write_cached_values(src, changed, {(ts.ROUTES.sheet, rpm): value * 1.5})
+    report = validate_file(changed)
+    named = [(f.sheet, f.cell) for f in report.findings if f.code == "input-changed-since-recalc"]
+    assert named == [(ts.ROUTES.sheet, rpm)]
+    stale = [f for f in report.findings if f.code == "stale-value"]
+    assert stale and all(f"input {ts.ROUTES.sheet}!{rpm} changed" in f.message for f in stale)
+    assert any("dependent cell(s) are stale" in f.message for f in stale)
+    # every listed stale cell reads the input directly: none of its precedents is stale
+    from planner.validate.fastpath import template_graph
+
+    prec = template_graph()[0]
+    assert all((ts.ROUTES.sheet, rpm) in prec[(f.sheet, f.cell)] for f in stale)
+    # one tampered cached value names no input
+    res = R.cell("rpm_demand", 0)
+    tampered = tmp_path / "tampered.xlsm"
+    write_cached_values(src, tampered, {(R.sheet, res): 12345})
+    report = validate_file(tampered)
+    assert {(f.code, f.cell) for f in report.findings} == {("stale-value", res)}

@@ -384,18 +384,21 @@ def validate_book(book: Book, path: str) -> Report:
         return Report(path=path, template_version=version, findings=sort_findings(out), engine="none")
     out += check_inputs(book)
     out += check_input_formulas(book)
-    engine = "fast"
     changed: list[Finding] = []
-    for f in check_formulas_and_values(book):
+    info: dict[str, Any] = {}
+    for f in check_formulas_and_values(book, info):
         if f.code == "formula-changed":
             changed.append(f)
         out.append(f)
+    engine = info.get("engine", "fast")
     hostile = any(f.code in ("dde-formula", "external-link", "unparsable-formula", "oversized-part",
                              "hostile-function", "xlm-macro") for f in out)
-    if changed and not hostile:
+    if engine == "fallback" and changed and not hostile:  # an edit the fast path cannot place: whole workbook
         general = list(check_changed_with_general_engine(path, book, changed))
         engine = "formulas" if general is not None and general != [None] else "fast+cached"
         out += [f for f in general if f is not None]
+    if engine == "fallback":
+        engine = "fast+cached"
     return Report(path=path, template_version=version, findings=sort_findings(out), engine=engine)
 
 

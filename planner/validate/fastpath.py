@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from planner import template as ts
+from planner.excel.values import ERROR_VALUES, NAME
 from planner.validate.report import Finding, finding
 
 if TYPE_CHECKING:
@@ -122,23 +123,167 @@ class _FastEvaluator(ts.Evaluator):
         return values
 
 
-def evaluate(book: Book, keep: dict[tuple[str, str], Any]) -> dict[tuple[str, str], Any]:
+Key = tuple[str, str]
+
+_REF = re.compile(
+    r"(?<![A-Za-z0-9_.$'])(?:'((?:[^']|'')+)'!|([A-Za-z_][A-Za-z0-9_.]*)!)?(\$?[A-Za-z]{1,3}\$?[0-9]+)"
+    r"(?::(?:'(?:[^']|'')+'!|[A-Za-z_][A-Za-z0-9_.]*!)?(\$?[A-Za-z]{1,3}\$?[0-9]+))?(?![A-Za-z0-9_(!])"
+)
+_NAME = re.compile(r"(?<![A-Za-z0-9_.$#])[A-Za-z_\\][A-Za-z0-9_.]*(?![A-Za-z0-9_.(!])")
+_DYNAMIC = re.compile(r"(?<![A-Za-z0-9_.])(?:_XLFN\.)?(?:INDIRECT|OFFSET|CELL|INFO)\(", re.I)
+_WHOLE = re.compile(r"(?<![A-Za-z0-9_.$])\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}(?![A-Za-z0-9_(])"
+                    r"|(?<![A-Za-z0-9_.$])\$?\d+:\$?\d+")
+MAX_RANGE_CELLS = 100_000
+
+
+def precedents(text: str, sheet: str, sheets: dict[str, str] | None = None) -> frozenset[Key] | None:
+    """The cells a formula reads, ``(sheet, "B3")``, from its text; ``None`` when they cannot be known from the text
+    (defined names, structured or whole-column references, INDIRECT/OFFSET, a huge range). ``sheets`` maps lower-case
+    sheet names to the workbook's spelling (a reference's sheet is matched in any case).
+
+    >>> sorted(precedents("=IF(A1>0,SUM('My S'!$B$1:B2),Plan!C3)", "S"))
+    [('My S', 'B1'), ('My S', 'B2'), ('Plan', 'C3'), ('S', 'A1')]
+    >>> precedents("=SUM(A:A)", "S") is None, precedents("=Rate*2", "S") is None
+    (True, True)
+    """
+    from planner.a1 import index_to_col, split_range
+
+    code = _STRING_RE.sub('""', text)
+    if "[" in code or _DYNAMIC.search(code) or _WHOLE.search(code):
+        return None
+    out: set[Key] = set()
+    for m in _REF.finditer(code):
+        name = m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2) or sheet
+        if sheets is not None:
+            name = sheets.get(name.lower(), name)
+        rng = m.group(3).replace("$", "") + (":" + m.group(4).replace("$", "") if m.group(4) else "")
+        try:
+            top, left, bottom, right = split_range(rng)
+        except ValueError:
+            return None
+        if (bottom - top + 1) * (right - left + 1) > MAX_RANGE_CELLS:
+            return None
+        out.update((name, f"{index_to_col(c)}{r}") for r in range(top, bottom + 1) for c in range(left, right + 1))
+    rest = _REF.sub("", code)
+    for m in _NAME.finditer(rest):
+        if m.group(0).upper() not in ("TRUE", "FALSE"):
+            return None  # a defined name (or something the reference syntax does not cover)
+    return frozenset(out)
+
+
+_STRING_RE = re.compile(r'"(?:[^"]|"")*"')
+
+
+@lru_cache(maxsize=1)
+def template_graph() -> tuple[dict[Key, frozenset[Key]], dict[Key, frozenset[Key]]]:
+    """Per process, once: ``(precedents, dependents)`` of every template formula cell, from its rendered formula
+    (cell level: a whole-column range reads every cell of it)."""
+    prec: dict[Key, frozenset[Key]] = {}
+    for (sheet, cell), text in compiled()[1].items():
+        p = precedents(text, sheet)
+        assert p is not None, f"template formula at {sheet}!{cell} has references the graph cannot follow"
+        prec[(sheet, cell)] = p
+    deps: dict[Key, set[Key]] = {}
+    for k, ps in prec.items():
+        for p in ps:
+            deps.setdefault(p, set()).add(k)
+    return prec, {k: frozenset(v) for k, v in deps.items()}
+
+
+@lru_cache(maxsize=1)
+def _single_cell_readers() -> dict[Key, frozenset[Key]]:
+    """Per process, once: input cell → the template formula cells that read it as a single-cell reference (not as
+    one cell of a range such as a lookup column: such readers need not change when the input does)."""
+    out: dict[Key, set[Key]] = {}
+    for (sheet, cell), text in compiled()[1].items():
+        for m in _REF.finditer(_STRING_RE.sub('""', text)):
+            if m.group(4):
+                continue
+            name = m.group(1).replace("''", "'") if m.group(1) is not None else m.group(2) or sheet
+            out.setdefault((name, m.group(3).replace("$", "")), set()).add((sheet, cell))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def evaluation_order(edited: dict[Key, frozenset[Key]]) -> list[Key] | None:
+    """The template's formula cells in an order where every cell comes after what it reads, with the edited cells'
+    own precedents (``edited``: cell → what its new formula reads). The template's order when no edited cell reads a
+    cell computed after it; ``None`` on a circular reference."""
+    cells = compiled()[0]
+    order = [(s, c) for s, c, _e, _r in cells]
+    pos = {k: i for i, k in enumerate(order)}
+    if all(pos.get(p, -1) < pos[k] for k, ps in edited.items() for p in ps):
+        return order
+    prec = template_graph()[0]
+    state: dict[Key, int] = {}
+    out: list[Key] = []
+    for root in order:
+        if root in state:
+            continue
+        stack: list[tuple[Key, Any]] = [(root, iter(sorted(edited.get(root, prec[root]))))]
+        state[root] = 1
+        while stack:
+            node, it = stack[-1]
+            for p in it:
+                if p not in pos:
+                    continue  # an input cell
+                st = state.get(p)
+                if st == 1:
+                    return None
+                if st is None:
+                    state[p] = 1
+                    stack.append((p, iter(sorted(edited.get(p, prec[p])))))
+                    break
+            else:
+                stack.pop()
+                state[node] = 2
+                out.append(node)
+    return out
+
+
+_SHEETS_UPPER = {t.sheet.upper(): t.sheet for t in ts.TABLES}
+
+
+def _edited_value(text: str, sheet: str, ev: ts.Evaluator) -> Any:
+    from planner.formulas_engine import evaluate_formula
+
+    def get(s: str, c: str) -> Any:
+        v = ev.values.get((_SHEETS_UPPER.get(s.upper(), s), c))
+        return str(v) if isinstance(v, ts.XlError) else v
+
+    try:
+        v = evaluate_formula(text, sheet, get)
+    except ValueError:
+        return NAME
+    if isinstance(v, str) and v in ERROR_VALUES:
+        return ts.XlError(v)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return float(v)
+    return v
+
+
+def evaluate(book: Book, keep: dict[Key, Any], edited: dict[Key, str] | None = None,
+             order: list[Key] | None = None) -> dict[Key, Any]:
     """Every formula cell of the template recomputed from the plan's input cells (``keep``: cells whose value is
-    taken as is instead of recomputed)."""
+    taken as is instead of recomputed; ``edited``: cells whose own formula text is computed by the general engine,
+    one formula each, in ``order`` from :func:`evaluation_order`)."""
     from planner.registry import load
 
     cells, _expected, fixed = compiled()
-    values: dict[tuple[str, str], Any] = dict(fixed)
+    values: dict[Key, Any] = dict(fixed)
     formula_keys = {(s, c) for s, c, _e, _r in cells}
     for k, v in book.values.items():
         if k not in formula_keys:
             values[k] = v
     ev = _FastEvaluator(values, load(), memo=_MEMO)
-    out: dict[tuple[str, str], Any] = {}
-    for sheet, cell, expr, row in cells:
-        key = (sheet, cell)
+    out: dict[Key, Any] = {}
+    by_key = _cells_by_key()
+    edited = edited or {}
+    for key in (order or by_key):
+        sheet, cell, expr, row = by_key[key]
         if key in keep:
             v = keep[key]
+        elif key in edited:
+            v = _edited_value(edited[key], sheet, ev)
         else:
             v = expr.evaluate(ev, row)
         ev.values[key] = v
@@ -146,18 +291,67 @@ def evaluate(book: Book, keep: dict[tuple[str, str], Any]) -> dict[tuple[str, st
     return out
 
 
+@lru_cache(maxsize=1)
+def _cells_by_key() -> dict[Key, tuple[str, str, Any, int]]:
+    return {(s, c): (s, c, e, r) for s, c, e, r in compiled()[0]}
+
+
 def _show(v: Any) -> Any:
     return str(v) if isinstance(v, ts.XlError) else v
 
 
-def check_formulas_and_values(book: Book) -> Iterator[Finding]:
-    """Fingerprint, recompute, cached-value comparison, Excel errors and policy, for a conforming layout."""
+def plan_values(book: Book) -> tuple[dict[Key, Any], dict[Key, str]] | None:
+    """The template's formula cells of a conforming plan computed on the fast path: ``(values, edited)`` where
+    ``edited`` holds the cells whose formula differs from the template's (computed by the general engine, one formula
+    each); a typed-over formula keeps its typed value. ``None`` when an edited formula's precedents cannot be known
+    from its text or form a circular reference (the caller then uses the general engine for the whole workbook)."""
+    cells, expected, _fixed = compiled()
+    prints = fingerprints()
+    keep: dict[Key, Any] = {}
+    edited: dict[Key, str] = {}
+    for sheet, cell, _e, _r in cells:
+        key = (sheet, cell)
+        text = book.formulas.get(key)
+        if text is None:
+            keep[key] = book.values.get(key)
+        elif text != expected[key] and normalize_formula(text) != prints[key]:
+            edited[key] = text
+    order = _order_for(book, edited)
+    if order is False:
+        return None
+    return evaluate(book, keep, edited, order or None), edited
+
+
+def _order_for(book: Book, edited: dict[Key, str]) -> list[Key] | bool:
+    if not edited:
+        return True
+    sheets = {s.name.lower(): s.name for s in book.view.sheets}
+    deps: dict[Key, frozenset[Key]] = {}
+    template_cells = _cells_by_key()
+    for key, text in edited.items():
+        p = precedents(text, key[0], sheets)
+        if p is None:
+            return False
+        if any(k in book.formulas and k not in template_cells for k in p):
+            return False  # reads a formula the template does not know: the general engine computes the workbook
+        deps[key] = p
+    order = evaluation_order(deps)
+    return False if order is None else order
+
+
+def check_formulas_and_values(book: Book, info: dict[str, Any] | None = None) -> Iterator[Finding]:
+    """Fingerprint, recompute, cached-value comparison, Excel errors and policy, for a conforming layout.
+
+    Edited formulas are computed with the general engine, one formula each, and the rest on the template's path
+    (``info["engine"] = "fast+formulas"``); when an edited formula's precedents cannot be known, its cached value is
+    used and ``info["engine"] = "fallback"`` asks the caller for the general engine on the whole workbook."""
     from planner.validate.checks import values_equal
 
     cells, expected, _fixed = compiled()
     prints = fingerprints()
-    keep: dict[tuple[str, str], Any] = {}
-    skip: set[tuple[str, str]] = set()
+    keep: dict[Key, Any] = {}
+    skip: set[Key] = set()
+    edited: dict[Key, str] = {}
     for sheet, cell, _e, _r in cells:
         key = (sheet, cell)
         text = book.formulas.get(key)
@@ -167,12 +361,29 @@ def check_formulas_and_values(book: Book) -> Iterator[Finding]:
             yield finding("formula-overwritten", "template formula replaced by a typed value", sheet=sheet,
                           cell=cell, expected=expected[key], actual=_show(book.values.get(key)))
         elif text != expected[key] and normalize_formula(text) != prints[key]:
-            keep[key] = book.values.get(key)
-            skip.add(key)
+            edited[key] = text
             yield finding("formula-changed", "template formula edited", sheet=sheet, cell=cell,
                           expected=expected[key], actual=text)
-    recomputed = evaluate(book, keep)
+    order = _order_for(book, edited)
+    engine = "fast"
+    if order is False:
+        for key in edited:
+            keep[key] = book.values.get(key)
+            skip.add(key)
+        edited = {}
+        order = True
+        engine = "fallback"
+    elif edited:
+        engine = "fast+formulas"
+    if info is not None:
+        info["engine"] = engine
+    recomputed = evaluate(book, keep, edited, order if isinstance(order, list) else None)
+    # a writer without a calculation engine (openpyxl, pandas through openpyxl) drops every cached value and sets
+    # fullCalcOnLoad: Excel and LibreOffice compute them on open, so their absence is not a finding
+    uncached = book.view.calc_on_load and not any(
+        book.values.get(k) is not None for k in expected if k in book.formulas)
     errors: list[Finding] = []
+    stale: dict[Key, Finding] = {}
     for sheet, cell, _e, _r in cells:
         key = (sheet, cell)
         cached = book.values.get(key)
@@ -181,15 +392,13 @@ def check_formulas_and_values(book: Book) -> Iterator[Finding]:
             errors.append(finding("excel-error-value", f"output holds the Excel error {cached}", sheet=sheet,
                                   cell=cell, expected="a value", actual=str(cached)))
             if key not in skip and str(new) != str(cached):
-                yield finding("stale-value", "cached value differs from the recompute", sheet=sheet, cell=cell,
-                              expected=_show(new), actual=str(cached))
+                stale[key] = finding("stale-value", "cached value differs from the recompute", sheet=sheet,
+                                     cell=cell, expected=_show(new), actual=str(cached))
             continue
         if key in skip:
             continue
-        if cached is None and key not in book.formulas:
-            continue
-        if cached is None and book.view.calc_on_load:
-            continue  # no cached value, and every reader recomputes on open (fullCalcOnLoad): nothing stale to show
+        if cached is None and uncached:
+            continue  # saved without any cached value (openpyxl), and readers recompute on open: nothing to show
         if cached is None and book.formulas.get(key) is not None and new not in ("", None):
             yield finding("missing-cached-value", "formula cell has no cached value", sheet=sheet, cell=cell,
                           expected=_show(new), actual=None)
@@ -198,14 +407,112 @@ def check_formulas_and_values(book: Book) -> Iterator[Finding]:
             errors.append(finding("excel-error-value", f"output computes to the Excel error {new}", sheet=sheet,
                                   cell=cell, expected="a value", actual=str(new)))
             if not values_equal(cached, new) and str(cached) != str(new):
-                yield finding("stale-value", "cached value differs from the recompute", sheet=sheet, cell=cell,
-                              expected=str(new), actual=_show(cached))
+                stale[key] = finding("stale-value", "cached value differs from the recompute", sheet=sheet,
+                                     cell=cell, expected=str(new), actual=_show(cached))
             continue
         if not values_equal(cached, new):
-            yield finding("stale-value", "cached value differs from the recompute (stale or tampered)",
-                          sheet=sheet, cell=cell, expected=_show(new), actual=_show(cached))
+            what = "an edited formula's cached value differs from its recompute (formulas)" if key in edited \
+                else "cached value differs from the recompute (stale or tampered)"
+            stale[key] = finding("stale-value", what, sheet=sheet, cell=cell, expected=_show(new),
+                                 actual=_show(cached))
+    yield from stale_roots(book, stale, edited)
     yield from _first_error_per_row(errors)
     yield from check_policy(recomputed, book)
+
+
+def stale_roots(book: Book, stale: dict[Key, Finding], edited: dict[Key, str]) -> Iterator[Finding]:
+    """Findings that name the cause: a stale cell is reported only where none of its precedents is itself stale
+    (its message counts the stale cells downstream of it), and an input cell whose computed dependents are stale is
+    named with ``input-changed-since-recalc``.
+
+    An input is named when at least half of the formula cells reading it directly (as a single cell, when some do:
+    a lookup over its column need not change with it) are stale and at least two stale
+    cells lie downstream of it (one tampered cached value is not an input change); inputs are picked greedily until
+    every stale root is explained by one: the input read by most stale roots first, then the one with the larger
+    share of stale direct dependents.
+    """
+    if not stale:
+        return
+    prec, deps = template_graph()
+    sheets = {s.name.lower(): s.name for s in book.view.sheets}
+    own: dict[Key, frozenset[Key]] = {}
+    for k, text in edited.items():
+        p = precedents(text, k[0], sheets)
+        own[k] = p if p is not None else prec.get(k, frozenset())
+    formula_keys = prec.keys()
+    dependents: dict[Key, set[Key]] = {k: set(v) for k, v in deps.items()}
+    for k, ps in own.items():  # an edited cell reads what its own formula reads
+        for p in prec.get(k, ()):
+            dependents.get(p, set()).discard(k)
+        for p in ps:
+            dependents.setdefault(p, set()).add(k)
+
+    def precs(k: Key) -> frozenset[Key]:
+        return own.get(k, prec.get(k, frozenset()))
+
+    def downstream(start: Key) -> set[Key]:
+        seen: set[Key] = set()
+        todo = [d for d in dependents.get(start, ()) if d in stale]
+        while todo:
+            k = todo.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            todo.extend(d for d in dependents.get(k, ()) if d in stale and d not in seen)
+        return seen
+
+    roots = [k for k in stale if not any(p in stale for p in precs(k))]
+    if not roots:  # a circle of stale cells: report them all
+        roots = list(stale)
+    candidates: dict[Key, set[Key]] = {}
+    for r in roots:
+        for p in precs(r):
+            if p not in formula_keys:
+                candidates.setdefault(p, set()).add(r)
+    scored = []
+    single = _single_cell_readers()
+    for inp, covered in candidates.items():
+        direct = [d for d in dependents.get(inp, ()) if d in formula_keys]
+        pointwise = [d for d in direct if d in single.get(inp, ()) or d in own]
+        direct = pointwise or direct  # readers of a whole column (lookups) need not change with one of its cells
+        frac = sum(d in stale for d in direct) / len(direct) if direct else 0.0
+        scored.append((-len(covered), -frac, inp))
+    scored.sort()
+    uncovered = set(roots)
+    cause: dict[Key, Key] = {}
+    for _n, neg_frac, inp in scored:
+        if not uncovered:
+            break
+        if -neg_frac < 0.5 or not (candidates[inp] & uncovered):
+            continue
+        cone = downstream(inp)
+        if len(cone) < 2:
+            continue
+        for r in candidates[inp] & uncovered:
+            cause[r] = inp
+        uncovered -= candidates[inp]
+        first = sorted(candidates[inp], key=lambda k: (k[0], _cell_order(k[1])))[0]
+        yield finding("input-changed-since-recalc",
+                      f"input changed after the workbook was last computed: {len(cone)} cell(s) computed from it "
+                      f"hold stale values (first {first[0]}!{first[1]}); recompute it (planner recalc, or open and "
+                      "save it in Excel)",
+                      sheet=inp[0], cell=inp[1], expected="cached values computed from this input",
+                      actual=_show(book.values.get(inp)))
+    for r in roots:
+        f = stale[r]
+        n = len(downstream(r))
+        msg = f.message
+        if r in cause:
+            msg += f"; its input {cause[r][0]}!{cause[r][1]} changed since the last recompute"
+        if n:
+            msg += f"; {n} dependent cell(s) are stale because of it (not listed)"
+        yield replace(f, message=msg) if msg != f.message else f
+
+
+def _cell_order(cell: str) -> tuple[int, int]:
+    from planner.a1 import split_cell
+
+    return split_cell(cell)
 
 
 def _first_error_per_row(errors: list[Finding]) -> Iterator[Finding]:
