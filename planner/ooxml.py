@@ -896,6 +896,16 @@ def patch_sheet_xml(xml: bytes, values: Mapping[str, Any]) -> tuple[bytes, set[s
     return b"".join(out), set(want) - found
 
 
+_ATTRS = rb"(?:[^>\"'/]|\"[^\"]*\"|'[^']*')*"
+_SIMPLE_CELL_BODY = re.compile(
+    rb"(<(?:[\w.-]+:)?f\b" + _ATTRS + rb"(?:/>|>[^<]*</(?:[\w.-]+:)?f>))?"
+    rb"(<(?:[\w.-]+:)?v\b\s*(?:/>|>[^<]*</(?:[\w.-]+:)?v>))?"
+    rb"</([^\s>]+)>"
+)
+"""The body of a cell as almost every writer produces it: an optional ``<f>`` with plain text, an optional ``<v>``,
+then the end tag (group 3, compared with the start tag's name). Anything else takes the general path."""
+
+
 def _rebuild_cell(
     xml: bytes, start: re.Match[bytes], qname: bytes, prefix: bytes, attrs: bytes, empty: bool, value: Any
 ) -> tuple[int, bytes]:
@@ -910,6 +920,9 @@ def _rebuild_cell(
     end_tag = b"</" + qname + b">"
     if empty:
         return start.end(), new_start + new_v + end_tag
+    simple = _SIMPLE_CELL_BODY.match(xml, start.end())
+    if simple and simple.group(3) == qname:  # <f>text</f> and/or one <v>: no nesting, no CDATA, no comment
+        return simple.end(), new_start + (simple.group(1) or b"") + new_v + end_tag
     children: list[tuple[bytes, bytes]] = []  # (local name, bytes) of each direct child; text between as b""
     depth = 0
     pos = start.end()
@@ -989,6 +1002,7 @@ def write_cached_values(
     limits: Limits = DEFAULT_LIMITS,
     tmp: str | Path | None = None,
     replace: bool = True,
+    view: WorkbookView | None = None,
 ) -> set[tuple[str, str]]:
     """Copy ``src`` to ``dst`` entry by entry, setting the cached value of each ``(sheet, cell)`` in ``values``.
 
@@ -1000,7 +1014,8 @@ def write_cached_values(
     ``src`` is only read; ``dst`` must be a different file. The package is written to a new temporary file next to
     ``dst`` (created exclusively: never through an existing file or link), flushed to disk and renamed onto ``dst``
     in one step; on any error the temporary file is removed and ``dst`` is untouched. With ``replace=False`` the
-    rename is left to the caller, who gets the finished temporary file at ``tmp``. Returns the cells that are not
+    rename is left to the caller, who gets the finished temporary file at ``tmp``. ``view``: ``src`` as
+    :func:`read_workbook` already read it (saves reading it again). Returns the cells that are not
     ``<c>`` elements of their sheet (their values could not be written).
 
     Example::
@@ -1012,7 +1027,8 @@ def write_cached_values(
         raise WorkbookError(d, "the output must not be the input (a submitted workbook is never modified)")
     if d.is_dir():
         raise WorkbookError(d, "the output is a directory")
-    view = read_workbook(s, limits)
+    if view is None or view.path != str(s):
+        view = read_workbook(s, limits)
     by_part: dict[str, dict[str, Any]] = {}
     sheet_of_part: dict[str, str] = {}
     for (sheet, cell), value in values.items():

@@ -46,11 +46,105 @@ class RecalcResult:
     dst: str | None
     values: dict[tuple[str, str], Any]
     findings: tuple[RecalcFinding, ...] = field(default=())
+    view: Any = field(default=None, repr=False, compare=False)
+    """The :class:`planner.ooxml.WorkbookView` read (reused by the writer; not part of the result)."""
+    engine: str = "formulas"
+    """``"fast"``: the template's evaluation (plus formulas for what it does not know); ``"formulas"``: the general
+    engine for the whole workbook."""
 
 
 def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult:
-    """Recompute ``src`` without writing anything. Raises :class:`WorkbookError` for an unreadable file."""
+    """Recompute ``src`` without writing anything. Raises :class:`WorkbookError` for an unreadable file.
+
+    A plan of the template (identity, sheets, tables and columns as the template has them) is computed on the
+    validator's fast path: the template's own evaluation for its formula cells, the general engine (``formulas``)
+    only for what the template does not know (an edited formula, one at a time; formulas in other cells, with just
+    the cells they read). Any other workbook goes to the general engine as a whole.
+    """
     view = read_workbook(src, limits)
+    fast = _compute_template_plan(src, view)
+    if fast is not None:
+        return fast
+    return _compute_general(src, view)
+
+
+def _compute_template_plan(src: str | Path, view: Any) -> RecalcResult | None:
+    """The fast path of :func:`compute`, or ``None`` when the workbook is not a plain template plan (not the template,
+    external links, external or DDE formulas, structured references outside the template, or an input the template
+    reads is itself a formula)."""
+    from planner.validate.checks import book_from_view, check_structure, check_template
+
+    book = book_from_view(view)
+    if view.external_links or any(True for _ in check_template(book)) or any(True for _ in check_structure(book)):
+        return None
+    from planner.validate import fastpath
+
+    prec, _deps = fastpath.template_graph()
+    template_keys = prec.keys()
+    expected = fastpath.compiled()[1]
+    if any(sr.external_reference(t) for k, t in book.formulas.items() if expected.get(k) != t):
+        return None
+    extra = {k: t for k, t in book.formulas.items() if k not in template_keys}
+    literals: dict[tuple[str, str], Any] = {}
+    for k, t in extra.items():
+        lit = fastpath.literal_value(t)
+        if lit is not fastpath.NOT_LITERAL:  # =TRUE() (LibreOffice's spelling of a TRUE input), =5, ="x"
+            literals[k] = lit
+            book.values[k] = lit
+    extra = {k: t for k, t in extra.items() if k not in literals}
+    if extra:
+        read = fastpath.template_reads()
+        if any(k in read for k in extra):
+            return None  # an input cell holding a formula: the general engine orders the two kinds of cell
+    planned = fastpath.plan_values(book)
+    if planned is None:
+        return None
+    values_all, _edited = planned
+    values: dict[tuple[str, str], Any] = dict(literals)
+    for k, v in values_all.items():
+        if k in book.formulas:  # a typed-over template formula is a constant now: nothing to write
+            values[k] = _plain_value(v)
+    findings: list[RecalcFinding] = []
+    if extra:
+        sheets = {s.name.lower(): s.name for s in view.sheets}
+        needed: set[tuple[str, str]] = set()
+        known = True
+        for (sheet, _cell), text in extra.items():
+            p = fastpath.precedents(text, sheet, sheets)
+            if p is None:
+                known = False
+                break
+            needed |= p
+        constants = {k: v for k, v in book.values.items() if k not in book.formulas}
+        constants.update(values)
+        if known:
+            constants = {k: v for k, v in constants.items() if k in needed and k not in extra}
+        names = {k: v for k, v in view.defined_names.items() if "!" not in k and not k.startswith("_xlnm.")}
+        from planner.formulas_engine import evaluate
+
+        results, problems = evaluate(constants, {k: t for k, t in extra.items()}, names)
+        for (sheet, ref), msg in problems.items():
+            cell = ref.split(":")[0]
+            findings.append(RecalcFinding(code="unparsable-formula", sheet=sheet, cell=cell,
+                                          message=f"{sheet}!{cell}: {msg}: {extra.get((sheet, ref), '')}"))
+        for k, text in extra.items():
+            if k in results:
+                values[k] = results[k]
+            else:
+                findings.append(RecalcFinding(code="circular-reference", sheet=k[0], cell=k[1],
+                                              message=f"{k[0]}!{k[1]}: no value computed (circular reference?): "
+                                                      f"{text}"))
+    return RecalcResult(src=str(src), dst=None, values=values, findings=tuple(findings), engine="fast", view=view)
+
+
+def _plain_value(v: Any) -> Any:
+    """A value of the template's evaluation as written to a cell (an Excel error as its text)."""
+    if isinstance(v, str) and type(v) is not str:
+        return str(v)
+    return v
+
+
+def _compute_general(src: str | Path, view: Any) -> RecalcResult:
     tables = sr.tables_from_view(view.tables.values())
     findings: list[RecalcFinding] = []
     constants: dict[tuple[str, str], Any] = {}
@@ -106,17 +200,21 @@ def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult
         if (sheet, cell) not in results:
             findings.append(RecalcFinding(code="circular-reference", sheet=sheet, cell=cell,
                                           message=f"{sheet}!{cell}: no value computed (circular reference?): {text}"))
-    return RecalcResult(src=str(src), dst=None, values=results, findings=tuple(findings))
+    return RecalcResult(src=str(src), dst=None, values=results, findings=tuple(findings), engine="formulas",
+                        view=view)
 
 
 
 
 def recalc_file(src: str | Path, dst: str | Path, *, limits: Limits = DEFAULT_LIMITS,
-                full_calc_on_load: bool = False) -> RecalcResult:
+                full_calc_on_load: bool = False, tmp: str | Path | None = None,
+                replace: bool = True) -> RecalcResult:
     """Recompute ``src`` and write ``dst``: the same package with fresh cached values of the formula cells.
 
-    ``src`` is never written. Raises :class:`planner.ooxml.WorkbookError` (message names the file) when ``src`` is
-    not a readable workbook within ``limits``; per-cell problems are ``findings``.
+    ``src`` is never written. ``dst`` appears complete or not at all: the package is written to a new temporary file
+    next to it and renamed onto it (with ``replace=False`` the finished temporary file ``tmp`` is left for the caller
+    to rename). Raises :class:`planner.ooxml.WorkbookError` (message names the file) when ``src`` is not a readable
+    workbook within ``limits``; per-cell problems are ``findings``.
 
     Example::
 
@@ -127,21 +225,34 @@ def recalc_file(src: str | Path, dst: str | Path, *, limits: Limits = DEFAULT_LI
     if d.exists() and s.resolve() == d.resolve():
         raise WorkbookError(d, "the output must not be the input (a submitted workbook is never modified)")
     result = compute(s, limits=limits)
-    write_cached_values(s, d, result.values, full_calc_on_load=full_calc_on_load, limits=limits)
-    return RecalcResult(src=str(s), dst=str(d), values=result.values, findings=result.findings)
+    write_cached_values(s, d, result.values, full_calc_on_load=full_calc_on_load, limits=limits, tmp=tmp,
+                        replace=replace, view=result.view)
+    return RecalcResult(src=str(s), dst=str(d), values=result.values, findings=result.findings,
+                        engine=result.engine)
 
 
 def _encode(value: Any) -> Any:
+    if isinstance(value, str) and type(value) is not str:
+        return str(value)
     return value if value is None or isinstance(value, bool | int | float | str) else str(value)
+
+
+TIME_LIMIT_HINT = "raise it with --time-limit SECONDS"
 
 
 def recalc_file_isolated(src: str | Path, dst: str | Path | None, *, limits: Limits = DEFAULT_LIMITS,
                          full_calc_on_load: bool = False) -> RecalcResult:
     """:func:`recalc_file` (or :func:`compute` when ``dst`` is None) in a child process limited to
     ``limits.time_limit_s`` seconds and ``limits.memory_limit_bytes`` of address space. A child that runs out of
-    time or memory raises :class:`WorkbookError` naming the file (and the option that sets the limit)."""
+    time or memory raises :class:`WorkbookError` naming the file (the time-limit message names ``--time-limit``).
+
+    The child writes a new temporary file next to ``dst``; this process renames it onto ``dst`` only after the child
+    reported success, and removes it on a refusal, a timeout or a crash: ``dst`` is never left partial or stale."""
+    from planner.ooxml import temp_path_for
+
+    tmp = None if dst is None else temp_path_for(dst)
     payload = json.dumps({"src": str(src), "dst": None if dst is None else str(dst),
-                          "full_calc_on_load": full_calc_on_load,
+                          "tmp": None if tmp is None else str(tmp), "full_calc_on_load": full_calc_on_load,
                           "limits": {k: getattr(limits, k) for k in limits.__dataclass_fields__}})
 
     def limit() -> None:
@@ -154,22 +265,38 @@ def recalc_file_isolated(src: str | Path, dst: str | Path | None, *, limits: Lim
 
     env = dict(os.environ, TQDM_DISABLE="1")
     try:
-        proc = subprocess.run([sys.executable, "-m", "planner.recalc"], input=payload, capture_output=True, text=True,
-                              timeout=limits.time_limit_s, preexec_fn=limit, env=env)
-    except subprocess.TimeoutExpired:
-        raise WorkbookError(src, f"recalc exceeded the time limit of {limits.time_limit_s:g} s") from None
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        if "MemoryError" in proc.stderr or proc.returncode < 0:
-            raise WorkbookError(src, f"recalc exceeded the memory or CPU limit ({tail})")
-        raise WorkbookError(src, f"recalc failed: {tail}")
-    out = json.loads(proc.stdout)
-    if "error" in out:
-        raise WorkbookError(src, out["error"].split(": ", 1)[-1])
+        try:
+            proc = subprocess.run([sys.executable, "-m", "planner.recalc"], input=payload, capture_output=True,
+                                  text=True, timeout=limits.time_limit_s, preexec_fn=limit, env=env)
+        except subprocess.TimeoutExpired:
+            raise WorkbookError(src, f"recalc exceeded the time limit of {limits.time_limit_s:g} s "
+                                f"({TIME_LIMIT_HINT})") from None
+        if proc.returncode != 0:
+            tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            if "MemoryError" in proc.stderr:
+                raise WorkbookError(src, f"recalc exceeded the memory limit of "
+                                    f"{limits.memory_limit_bytes / 2**30:g} GiB ({tail})")
+            if proc.returncode in (-9, -24):  # SIGKILL / SIGXCPU from RLIMIT_CPU
+                raise WorkbookError(src, f"recalc exceeded the CPU time limit of {limits.time_limit_s:g} s "
+                                    f"({TIME_LIMIT_HINT})")
+            raise WorkbookError(src, f"recalc failed (exit {proc.returncode}): {tail}")
+        out = json.loads(proc.stdout)
+        if "error" in out:
+            raise WorkbookError(src, out["error"].split(": ", 1)[-1])
+        if tmp is not None and dst is not None:
+            os.replace(tmp, dst)
+    finally:
+        if tmp is not None:
+            from contextlib import suppress
+
+            with suppress(OSError):
+                if tmp.is_file() and not tmp.is_symlink():
+                    tmp.unlink()
     return RecalcResult(
         src=str(src), dst=out["dst"],
         values={(s, c): v for s, c, v in out["values"]},
         findings=tuple(RecalcFinding(**f) for f in out["findings"]),
+        engine=out.get("engine", "formulas"),
     )
 
 
@@ -178,8 +305,8 @@ def _child() -> None:
     limits = Limits(**req["limits"])
     try:
         if req["dst"]:
-            res = recalc_file(req["src"], req["dst"], limits=limits,
-                              full_calc_on_load=bool(req.get("full_calc_on_load")))
+            res = recalc_file(req["src"], req["dst"], limits=limits, tmp=req["tmp"], replace=False,
+                              full_calc_on_load=req.get("full_calc_on_load", False))
         else:
             res = compute(req["src"], limits=limits)
     except WorkbookError as exc:
@@ -187,6 +314,7 @@ def _child() -> None:
         return
     print(json.dumps({
         "dst": res.dst,
+        "engine": res.engine,
         "values": [[s, c, _encode(v)] for (s, c), v in res.values.items()],
         "findings": [f.__dict__ for f in res.findings],
     }))

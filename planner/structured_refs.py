@@ -364,5 +364,7 @@ def external_reference(formula: str) -> str | None:
     'cmd|'
     >>> external_reference('"[1]x!"&A1') is None
     True
+
+    Linear in the formula's length (a 60 KB formula is scanned in milliseconds).
     """
     return _detect(formula)

@@ -204,6 +204,35 @@ def _single_cell_readers() -> dict[Key, frozenset[Key]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
+@lru_cache(maxsize=1)
+def template_reads() -> frozenset[Key]:
+    """Every cell some template formula reads."""
+    return frozenset().union(*template_graph()[0].values())
+
+
+NOT_LITERAL = object()
+_LITERAL_NUMBER = re.compile(r"^-?(?:\d+\.?\d*|\.\d+)(?:E[+-]?\d+)?$")
+
+
+def literal_value(text: str) -> Any:
+    """The value of a formula that is only a constant (``=TRUE()``, ``=FALSE``, ``=5``, ``="x"``), else
+    :data:`NOT_LITERAL`.
+
+    >>> literal_value("=TRUE()"), literal_value("=-2.5"), literal_value('="a""b"'), literal_value("=1+1") is NOT_LITERAL
+    (True, -2.5, 'a"b', True)
+    """
+    body = text[1:] if text.startswith("=") else text
+    body = body.strip()
+    if len(body) >= 2 and body[0] == body[-1] == '"' and '"' not in body[1:-1].replace('""', ""):
+        return body[1:-1].replace('""', '"')
+    norm = normalize_formula(body)
+    if norm in ("TRUE", "FALSE"):
+        return norm == "TRUE"
+    if _LITERAL_NUMBER.match(norm):
+        return float(norm)
+    return NOT_LITERAL
+
+
 def evaluation_order(edited: dict[Key, frozenset[Key]]) -> list[Key] | None:
     """The template's formula cells in an order where every cell comes after what it reads, with the edited cells'
     own precedents (``edited``: cell → what its new formula reads). The template's order when no edited cell reads a
@@ -319,7 +348,7 @@ def plan_values(book: Book) -> tuple[dict[Key, Any], dict[Key, str]] | None:
     order = _order_for(book, edited)
     if order is False:
         return None
-    return evaluate(book, keep, edited, order or None), edited
+    return evaluate(book, keep, edited, order if isinstance(order, list) else None), edited
 
 
 def _order_for(book: Book, edited: dict[Key, str]) -> list[Key] | bool:
