@@ -79,9 +79,8 @@ def _compute_template_plan(src: str | Path, view: Any) -> RecalcResult | None:
         return None
     from planner.validate import fastpath
 
-    prec, _deps = fastpath.template_graph()
-    template_keys = prec.keys()
     expected = fastpath.compiled()[1]
+    template_keys = expected.keys()
     if any(sr.external_reference(t) for k, t in book.formulas.items() if expected.get(k) != t):
         return None
     extra = {k: t for k, t in book.formulas.items() if k not in template_keys}

@@ -90,6 +90,18 @@ def fingerprints() -> dict[tuple[str, str], str]:
     return {k: normalize_formula(v) for k, v in compiled()[1].items()}
 
 
+_PRINTS: dict[tuple[str, str], str] = {}
+
+
+def fingerprint(key: tuple[str, str]) -> str:
+    """The normalised template formula of one formula cell (normalised when first needed: most plans carry the
+    template's exact text, and only a plan saved by another writer needs any)."""
+    p = _PRINTS.get(key)
+    if p is None:
+        p = _PRINTS[key] = normalize_formula(compiled()[1][key])
+    return p
+
+
 _COLUMN_CELLS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
 
 
@@ -146,7 +158,7 @@ def precedents(text: str, sheet: str, sheets: dict[str, str] | None = None) -> f
     >>> precedents("=SUM(A:A)", "S") is None, precedents("=Rate*2", "S") is None
     (True, True)
     """
-    from planner.a1 import index_to_col, split_range
+    from planner.a1 import split_range
 
     code = _STRING_RE.sub('""', text)
     if "[" in code or _DYNAMIC.search(code) or _WHOLE.search(code):
@@ -163,7 +175,7 @@ def precedents(text: str, sheet: str, sheets: dict[str, str] | None = None) -> f
             return None
         if (bottom - top + 1) * (right - left + 1) > MAX_RANGE_CELLS:
             return None
-        out.update((name, f"{index_to_col(c)}{r}") for r in range(top, bottom + 1) for c in range(left, right + 1))
+        out.update(_expand(name, top, left, bottom, right))
     rest = _REF.sub("", code)
     for m in _NAME.finditer(rest):
         if m.group(0).upper() not in ("TRUE", "FALSE"):
@@ -172,6 +184,13 @@ def precedents(text: str, sheet: str, sheets: dict[str, str] | None = None) -> f
 
 
 _STRING_RE = re.compile(r'"(?:[^"]|"")*"')
+
+
+@lru_cache(maxsize=4096)
+def _expand(sheet: str, top: int, left: int, bottom: int, right: int) -> tuple[Key, ...]:
+    from planner.a1 import index_to_col
+
+    return tuple((sheet, f"{index_to_col(c)}{r}") for r in range(top, bottom + 1) for c in range(left, right + 1))
 
 
 @lru_cache(maxsize=1)
@@ -335,7 +354,6 @@ def plan_values(book: Book) -> tuple[dict[Key, Any], dict[Key, str]] | None:
     each); a typed-over formula keeps its typed value. ``None`` when an edited formula's precedents cannot be known
     from its text or form a circular reference (the caller then uses the general engine for the whole workbook)."""
     cells, expected, _fixed = compiled()
-    prints = fingerprints()
     keep: dict[Key, Any] = {}
     edited: dict[Key, str] = {}
     for sheet, cell, _e, _r in cells:
@@ -343,7 +361,7 @@ def plan_values(book: Book) -> tuple[dict[Key, Any], dict[Key, str]] | None:
         text = book.formulas.get(key)
         if text is None:
             keep[key] = book.values.get(key)
-        elif text != expected[key] and normalize_formula(text) != prints[key]:
+        elif text != expected[key] and normalize_formula(text) != fingerprint(key):
             edited[key] = text
     order = _order_for(book, edited)
     if order is False:
@@ -377,7 +395,6 @@ def check_formulas_and_values(book: Book, info: dict[str, Any] | None = None) ->
     from planner.validate.checks import values_equal
 
     cells, expected, _fixed = compiled()
-    prints = fingerprints()
     keep: dict[Key, Any] = {}
     skip: set[Key] = set()
     edited: dict[Key, str] = {}
@@ -389,7 +406,7 @@ def check_formulas_and_values(book: Book, info: dict[str, Any] | None = None) ->
             skip.add(key)
             yield finding("formula-overwritten", "template formula replaced by a typed value", sheet=sheet,
                           cell=cell, expected=expected[key], actual=_show(book.values.get(key)))
-        elif text != expected[key] and normalize_formula(text) != prints[key]:
+        elif text != expected[key] and normalize_formula(text) != fingerprint(key):
             edited[key] = text
             yield finding("formula-changed", "template formula edited", sheet=sheet, cell=cell,
                           expected=expected[key], actual=text)
