@@ -512,6 +512,8 @@ def stale_roots(book: Book, stale: dict[Key, Finding], edited: dict[Key, str]) -
         roots = list(stale)
     candidates: dict[Key, set[Key]] = {}
     for r in roots:
+        if r in edited:
+            continue  # its own new formula explains it
         for p in precs(r):
             if p not in formula_keys:
                 candidates.setdefault(p, set()).add(r)
@@ -524,7 +526,7 @@ def stale_roots(book: Book, stale: dict[Key, Finding], edited: dict[Key, str]) -
         frac = sum(d in stale for d in direct) / len(direct) if direct else 0.0
         scored.append((-len(covered), -frac, inp))
     scored.sort()
-    uncovered = set(roots)
+    uncovered = set(roots) - set(edited)
     cause: dict[Key, Key] = {}
     for _n, neg_frac, inp in scored:
         if not uncovered:
