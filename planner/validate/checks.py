@@ -274,6 +274,7 @@ def _is_number(v: Any) -> bool:
 
 
 def _column_values(book: Book, ref: str) -> set[str]:
+    """The allowed values of a dropdown fed by a table column (a computed column as the workbook computes it)."""
     table_name, key = ref.split(".")
     t = ts.table(table_name)
     expr = t.column(key).formula
@@ -289,8 +290,8 @@ def _column_values(book: Book, ref: str) -> set[str]:
 
 
 def _check_value(book: Book, sheet: str, cell: str, label: str, v: Any, *, kind: str, required: bool,
-                 minimum: float | None, maximum: float | None, integer: bool, choices: str | None
-                 ) -> Iterator[Finding]:
+                 minimum: float | None, maximum: float | None, integer: bool, choices: str | None,
+                 lists: dict[str, set[str]] | None = None) -> Iterator[Finding]:
     if v is None or (isinstance(v, str) and not v.strip()):
         if required:
             yield Finding.of("input-missing", note=label, sheet=sheet, cell=cell,
@@ -322,7 +323,8 @@ def _check_value(book: Book, sheet: str, cell: str, label: str, v: Any, *, kind:
         return
     if choices:
         allowed = ({x.lower() for x in ts.LISTS[choices]} if choices in ts.LISTS
-                   else _column_values(book, choices))
+                   else (lists.get(choices) if lists is not None and choices in lists else None)
+                   or _column_values(book, choices))
         if str(v).strip().lower() not in allowed:
             shown = ", ".join(sorted(allowed)[:8]) + (" ..." if len(allowed) > 8 else "")
             yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
@@ -337,6 +339,8 @@ def check_inputs(book: Book) -> Iterator[Finding]:
                                 required=opts.get("required", True), minimum=opts.get("minimum"),
                                 maximum=opts.get("maximum"),
                                 integer=False, choices=None)
+    lists = {c.choices: _column_values(book, c.choices) for t in ts.INPUT_TABLES for c in t.columns
+             if c.choices and c.choices not in ts.LISTS}  # once per plan
     for t in ts.INPUT_TABLES:
         if t is ts.PLAN:
             continue
@@ -350,7 +354,8 @@ def check_inputs(book: Book) -> Iterator[Finding]:
                 cell = t.cell(col.key, i)
                 yield from _check_value(book, t.sheet, cell, f"{t.name} {col.header}", book.values.get((t.sheet, cell)),
                                         kind=col.kind, required=col.required, minimum=col.minimum,
-                                        maximum=col.maximum, integer=col.integer, choices=col.choices)
+                                        maximum=col.maximum, integer=col.integer, choices=col.choices,
+                                        lists=lists)
 
 
 def values_equal(cached: Any, recomputed: Any) -> bool:
