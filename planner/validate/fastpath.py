@@ -120,6 +120,9 @@ class _FastEvaluator(ts.Evaluator):
         super().__init__(*args, **kwargs)
         self._inputs: dict[tuple[str, str], list[Any]] = {}
 
+    def get(self, sheet: str, cell: str) -> Any:  # the base class's, without its no-op "" normalisation
+        return self.values.get((sheet, cell))
+
     def column(self, table: ts.Table, key: str) -> list[Any]:
         cached = self._inputs.get((table.name, key))
         if cached is not None:
