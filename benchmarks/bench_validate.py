@@ -87,6 +87,15 @@ def generate(directory: Path, n: int) -> list[Path]:
     return paths
 
 
+def cpu_s() -> float:
+    """CPU seconds (user + system) of this process and every child process it has waited for (the validation
+    workers; LibreOffice and its client): on a shared machine CPU time moves much less with the load than wall
+    time does."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + ch.ru_utime + ch.ru_stime
+
+
 def time_fast(paths: list[Path], jobs: int) -> tuple[float, int]:
     from planner.validate.batch import validate_paths
 
@@ -154,6 +163,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--naive", type=int, default=5, help="plans timed with naive formulas (0: skip)")
     ap.add_argument("--dir", type=Path, default=None, help="where the plans are written (kept for reruns)")
     ap.add_argument("--no-libreoffice", action="store_true")
+    ap.add_argument("--no-memory", action="store_true", help="skip the peak-memory runs")
     ap.add_argument("--smoke", action="store_true", help="6 plans, fast path only")
     ap.add_argument("--json", type=Path, default=None, help="write the figures here")
     a = ap.parse_args(argv)
@@ -168,18 +178,27 @@ def main(argv: list[str] | None = None) -> dict:
     res["routes_per_plan"] = ts.ROUTE_ROWS
     res["formula_cells_per_plan"] = len(ts.all_formulas())
     for jobs in (1, 2):
+        c0 = cpu_s()
         s, n = time_fast(paths, jobs)
         res[f"fast_jobs{jobs}_s"] = round(s, 3)
         res[f"fast_jobs{jobs}_ms_per_plan"] = round(1000 * s / n, 2)
+        res[f"fast_jobs{jobs}_cpu_ms_per_plan"] = round(1000 * (cpu_s() - c0) / n, 2)
     res["jobs_speedup"] = round(res["fast_jobs1_s"] / res["fast_jobs2_s"], 2)
-    if not a.smoke:
+    if a.no_memory:
+        pass
+    elif not a.smoke:
         marks = [m for m in (100, 250, a.n) if m <= a.n]
         res["peak_rss_mib"] = {str(m): round(peak_rss_mib(paths[:m]), 1) for m in marks}
     else:
         res["peak_rss_mib"] = {str(a.n): round(peak_rss_mib(paths), 1)}
     if not a.no_libreoffice:
+        c0 = cpu_s()
         lo = time_libreoffice(work)
         if lo:
+            lo["cpu_s"] = round(cpu_s() - c0, 2)
+            res["libreoffice_cpu_ms_per_plan"] = round(1000 * lo["cpu_s"] / lo["files"], 2)
+            res["cpu_speedup_vs_libreoffice_jobs1"] = round(
+                res["libreoffice_cpu_ms_per_plan"] / res["fast_jobs1_cpu_ms_per_plan"], 1)
             res["libreoffice"] = lo
             lo_ms = 1000 * lo["total_s"] / lo["files"]
             res["libreoffice_ms_per_plan"] = round(lo_ms, 2)
