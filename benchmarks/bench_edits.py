@@ -39,8 +39,15 @@ def edit_one_formula(src: Path, dst: Path, i: int) -> str:
 
     r = ts.RESULTS
     keys = [c.key for c in r.columns if c.formula is not None and c.kind == "number"]
-    cell = r.cell(keys[i % len(keys)], i % r.rows)
-    part = read_workbook(src, sheets=(r.sheet,)).sheet(r.sheet).part
+    sheet = read_workbook(src, sheets=(r.sheet,)).sheet(r.sheet)
+    part = sheet.part
+    j = i
+    while True:  # a cell holding a number (x*1 of a blank is #VALUE!, in Excel too)
+        cell = r.cell(keys[j % len(keys)], j % r.rows)
+        v = sheet.cells[cell].value
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            break
+        j += 7
     with zipfile.ZipFile(src) as zi, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zo:
         for info in zi.infolist():
             data = zi.read(info.filename)
