@@ -211,7 +211,8 @@ class Package:
                         )
         except zlib.error as exc:
             raise WorkbookError(self.path, f"corrupt compressed data in part {name} ({exc})", part=name) from None
-        except (zipfile.BadZipFile, EOFError, OSError, zipfile.LargeZipFile, RuntimeError, NotImplementedError) as exc:
+        except (zipfile.BadZipFile, EOFError, OSError, zipfile.LargeZipFile, RuntimeError, NotImplementedError,
+                ValueError) as exc:
             raise WorkbookError(self.path, f"corrupt part {name}: {exc}", part=name) from None
         self._total_read += len(out)
         return bytes(out)

@@ -260,3 +260,25 @@ def test_openpyxl_then_recalc_then_libreoffice(tmp_path: Path) -> None:
             else theirs[ref].value == mine[ref].value
     assert read_workbook(saved).sheet("Routes").cells["C4"].value == old
     assert _findings(saved) == Counter()
+
+
+def test_reader_turns_malformed_cells_into_precise_errors(tmp_path: Path) -> None:
+    """Inputs that used to crash the reader (or be misread) name the part and the problem."""
+    for bad, match in [('<c r="4C"><v>1</v></c>', "r='4C'"), ('<c r=""><v>1</v></c>', "r=''"),
+                       ('<c r="XFE1"><v>1</v></c>', "r='XFE1'")]:
+        src = write_xlsx(tmp_path / "bad.xlsx", [bad])
+        with pytest.raises(WorkbookError, match=match):
+            read_workbook(src)
+    src = write_xlsx(tmp_path / "num.xlsx", ['<c r="A1"><v>4_00</v></c>', '<c r="B1"><v>400</v></c>'])
+    with pytest.raises(WorkbookError, match="'4_00' is not a number"):  # never read as 400 (LibreOffice shows 4)
+        read_workbook(src)
+    good = write_xlsx(tmp_path / "z.xlsx", ['<c r="A1"><v>1</v></c>'])
+    data = bytearray(good.read_bytes())
+    with zipfile.ZipFile(good) as z:
+        info = z.getinfo("xl/worksheets/sheet1.xml")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data[start:start + 8] = b"\xff" * 8  # a corrupt deflate stream
+    broken = tmp_path / "broken.xlsx"
+    broken.write_bytes(bytes(data))
+    with pytest.raises(WorkbookError, match="corrupt .*part xl/worksheets/sheet1.xml"):
+        read_workbook(broken)

@@ -160,6 +160,8 @@ def precedents(text: str, sheet: str, sheets: dict[str, str] | None = None) -> f
     [('My S', 'B1'), ('My S', 'B2'), ('Plan', 'C3'), ('S', 'A1')]
     >>> precedents("=SUM(A:A)", "S") is None, precedents("=Rate*2", "S") is None
     (True, True)
+    >>> sorted(precedents("=IFERROR(A1/B1,#N/A)+1E3", "S"))
+    [('S', 'A1'), ('S', 'B1')]
     """
     from planner.a1 import split_range
 
@@ -179,7 +181,7 @@ def precedents(text: str, sheet: str, sheets: dict[str, str] | None = None) -> f
         if (bottom - top + 1) * (right - left + 1) > MAX_RANGE_CELLS:
             return None
         out.update(_expand(name, top, left, bottom, right))
-    rest = _REF.sub("", code)
+    rest = _ERROR_LITERAL.sub("", _REF.sub("", code))
     for m in _NAME.finditer(rest):
         if m.group(0).upper() not in ("TRUE", "FALSE"):
             return None  # a defined name (or something the reference syntax does not cover)
@@ -187,6 +189,7 @@ def precedents(text: str, sheet: str, sheets: dict[str, str] | None = None) -> f
 
 
 _STRING_RE = re.compile(r'"(?:[^"]|"")*"')
+_ERROR_LITERAL = re.compile(r"#(?:NULL!|DIV/0!|VALUE!|REF!|NAME\?|NUM!|N/A|GETTING_DATA|SPILL!|CALC!)", re.I)
 
 
 @lru_cache(maxsize=4096)
