@@ -224,9 +224,13 @@ def recalc_file(src: str | Path, dst: str | Path, *, limits: Limits = DEFAULT_LI
     if d.exists() and s.resolve() == d.resolve():
         raise WorkbookError(d, "the output must not be the input (a submitted workbook is never modified)")
     result = compute(s, limits=limits)
-    write_cached_values(s, d, result.values, full_calc_on_load=full_calc_on_load, limits=limits, tmp=tmp,
-                        replace=replace, view=result.view)
-    return RecalcResult(src=str(s), dst=str(d), values=result.values, findings=result.findings,
+    missing = write_cached_values(s, d, result.values, full_calc_on_load=full_calc_on_load, limits=limits, tmp=tmp,
+                                  replace=replace, view=result.view)
+    lost = tuple(RecalcFinding(code="value-not-written", sheet=sheet, cell=cell,
+                               message=f"{sheet}!{cell}: computed, but the sheet has no <c> element for it: no value "
+                                       "written there")
+                 for sheet, cell in sorted(missing))
+    return RecalcResult(src=str(s), dst=str(d), values=result.values, findings=result.findings + lost,
                         engine=result.engine)
 
 

@@ -155,3 +155,18 @@ def test_fast_path_agrees_with_the_general_engine(tmp_path: Path) -> None:
             assert g == pytest.approx(v, rel=1e-9, abs=1e-9), key
         else:
             assert (g if g is not None else "") == v, key
+
+
+def test_a_value_that_cannot_be_written_is_a_finding(tmp_path: Path) -> None:
+    """An array formula whose other cells have no <c> elements: the anchor is written, the rest reported."""
+    import sys as _sys
+
+    _sys.path.insert(0, str(Path(__file__).parent))
+    from xlsx_craft import write_xlsx
+
+    src = write_xlsx(tmp_path / "arr.xlsx", ['<c r="A1"><v>1</v></c>', '<c r="B1"><v>2</v></c>',
+                                            '<c r="C1"><f t="array" ref="C1:D1">A1:B1*10</f><v>0</v></c>'])
+    result = recalc_file(src, tmp_path / "out.xlsx")
+    assert result.values[("S", "D1")] == 20
+    assert [(f.code, f.cell) for f in result.findings] == [("value-not-written", "D1")]
+    assert read_workbook(tmp_path / "out.xlsx").sheet("S").cells["C1"].value == 10

@@ -424,3 +424,14 @@ def test_input_changed_since_recalc_names_the_input(tmp_path: Path) -> None:
     write_cached_values(src, tampered, {(R.sheet, res): 12345})
     report = validate_file(tampered)
     assert {(f.code, f.cell) for f in report.findings} == {("stale-value", res)}
+
+
+def test_value_not_written_by_recalc(tmp_path: Path) -> None:
+    """planner recalc reports a computed value its output cannot hold (no <c> element for the cell)."""
+    from xlsx_craft import write_xlsx
+
+    from planner.recalc import recalc_file
+
+    src = write_xlsx(tmp_path / "arr.xlsx", ['<c r="A1"><v>1</v></c>',
+                                            '<c r="C1"><f t="array" ref="C1:D1">A1:B1*10</f><v>0</v></c>'])
+    assert [f.code for f in recalc_file(src, tmp_path / "out.xlsx").findings] == ["value-not-written"]
