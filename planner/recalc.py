@@ -70,8 +70,8 @@ def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult
 
 def _compute_template_plan(src: str | Path, view: Any) -> RecalcResult | None:
     """The fast path of :func:`compute`, or ``None`` when the workbook is not a plain template plan (not the template,
-    external links, external or DDE formulas, structured references outside the template, or an input the template
-    reads is itself a formula)."""
+    external links, external or DDE formulas, or an input the template reads holds a formula that reads other
+    formulas). An input holding a formula of constants (``=400*1000``) is computed first, by formulas."""
     from planner.validate.checks import book_from_view, check_structure, check_template
 
     book = book_from_view(view)
@@ -91,49 +91,68 @@ def _compute_template_plan(src: str | Path, view: Any) -> RecalcResult | None:
             literals[k] = lit
             book.values[k] = lit
     extra = {k: t for k, t in extra.items() if k not in literals}
+    sheets = {s.name.lower(): s.name for s in view.sheets}
+    names = {k: v for k, v in view.defined_names.items() if "!" not in k and not k.startswith("_xlnm.")}
+    findings: list[RecalcFinding] = []
+    values: dict[tuple[str, str], Any] = dict(literals)
+    before: dict[tuple[str, str], str] = {}
     if extra:
         read = fastpath.template_reads()
-        if any(k in read for k in extra):
-            return None  # an input cell holding a formula: the general engine orders the two kinds of cell
+        for k, t in extra.items():
+            if k in read:  # an input cell holding a formula (=400*1000): computed first, if it reads only constants
+                p = fastpath.precedents(t, k[0], sheets)
+                if p is None or any(q in book.formulas and q not in literals for q in p):
+                    return None  # the general engine orders the two kinds of cell
+                before[k] = t
+        if before:
+            results = _general_cells(book, before, {}, names, sheets, findings)
+            values.update(results)
+            book.values.update({k: v for k, v in results.items() if v is not None})
+            extra = {k: t for k, t in extra.items() if k not in before}
     planned = fastpath.plan_values(book)
     if planned is None:
         return None
     values_all, _edited = planned
-    values: dict[tuple[str, str], Any] = dict(literals)
     for k, v in values_all.items():
         if k in book.formulas:  # a typed-over template formula is a constant now: nothing to write
             values[k] = _plain_value(v)
-    findings: list[RecalcFinding] = []
     if extra:
-        sheets = {s.name.lower(): s.name for s in view.sheets}
-        needed: set[tuple[str, str]] = set()
-        known = True
-        for (sheet, _cell), text in extra.items():
-            p = fastpath.precedents(text, sheet, sheets)
-            if p is None:
-                known = False
-                break
-            needed |= p
-        constants = {k: v for k, v in book.values.items() if k not in book.formulas}
-        constants.update(values)
-        if known:
-            constants = {k: v for k, v in constants.items() if k in needed and k not in extra}
-        names = {k: v for k, v in view.defined_names.items() if "!" not in k and not k.startswith("_xlnm.")}
-        from planner.formulas_engine import evaluate
-
-        results, problems = evaluate(constants, {k: t for k, t in extra.items()}, names)
-        for (sheet, ref), msg in problems.items():
-            cell = ref.split(":")[0]
-            findings.append(RecalcFinding(code="unparsable-formula", sheet=sheet, cell=cell,
-                                          message=f"{sheet}!{cell}: {msg}: {extra.get((sheet, ref), '')}"))
-        for k, text in extra.items():
-            if k in results:
-                values[k] = results[k]
-            else:
-                findings.append(RecalcFinding(code="circular-reference", sheet=k[0], cell=k[1],
-                                              message=f"{k[0]}!{k[1]}: no value computed (circular reference?): "
-                                                      f"{text}"))
+        values.update(_general_cells(book, extra, values, names, sheets, findings))
     return RecalcResult(src=str(src), dst=None, values=values, findings=tuple(findings), engine="fast", view=view)
+
+
+def _general_cells(book: Any, cells: dict[tuple[str, str], str], computed: dict[tuple[str, str], Any],
+                   names: dict[str, str], sheets: dict[str, str],
+                   findings: list[RecalcFinding]) -> dict[tuple[str, str], Any]:
+    """Formula cells the template does not know, computed by formulas from the workbook's constants and the values
+    ``computed`` so far (only the cells they read, when their references say which)."""
+    from planner.formulas_engine import evaluate
+    from planner.validate import fastpath
+
+    needed: set[tuple[str, str]] | None = set()
+    for (sheet, _cell), text in cells.items():
+        p = fastpath.precedents(text, sheet, sheets)
+        if p is None:
+            needed = None
+            break
+        needed |= p
+    constants = {k: v for k, v in book.values.items() if k not in book.formulas or k in computed}
+    constants.update(computed)
+    if needed is not None:
+        constants = {k: v for k, v in constants.items() if k in needed and k not in cells}
+    results, problems = evaluate(constants, cells, names)
+    for (sheet, ref), msg in problems.items():
+        cell = ref.split(":")[0]
+        findings.append(RecalcFinding(code="unparsable-formula", sheet=sheet, cell=cell,
+                                      message=f"{sheet}!{cell}: {msg}: {cells.get((sheet, ref), '')}"))
+    out: dict[tuple[str, str], Any] = {}
+    for k, text in cells.items():
+        if k in results:
+            out[k] = results[k]
+        else:
+            findings.append(RecalcFinding(code="circular-reference", sheet=k[0], cell=k[1],
+                                          message=f"{k[0]}!{k[1]}: no value computed (circular reference?): {text}"))
+    return out
 
 
 def _plain_value(v: Any) -> Any:

@@ -170,3 +170,26 @@ def test_a_value_that_cannot_be_written_is_a_finding(tmp_path: Path) -> None:
     assert result.values[("S", "D1")] == 20
     assert [(f.code, f.cell) for f in result.findings] == [("value-not-written", "D1")]
     assert read_workbook(tmp_path / "out.xlsx").sheet("S").cells["C1"].value == 10
+
+
+def test_input_holding_a_formula_is_recomputed_first(tmp_path: Path) -> None:
+    """Routes' peak as ``=x*2`` with a stale cached value (red team: trusted at its cached value): recalc computes
+    the input formula first, then the template from it."""
+    from planner.coerce import call_sheet_function
+    from planner.registry import load
+
+    peak = read_workbook(SAMPLE).sheet("Routes").cells[PEAK].value
+    src = tmp_path / "formula-input.xlsm"
+    part = _sheet_part(SAMPLE, "Routes")
+    with zipfile.ZipFile(SAMPLE) as zi, zipfile.ZipFile(src, "w", zipfile.ZIP_DEFLATED) as zo:
+        for info in zi.infolist():
+            data = zi.read(info.filename)
+            if info.filename == part:
+                data, n = re.subn(rf'<c r="{PEAK}"([^>]*)><v>[^<]*</v></c>'.encode(),
+                                  f'<c r="{PEAK}"><f>{peak}*2</f><v>{peak}</v></c>'.encode(), data)
+                assert n == 1
+            zo.writestr(info, data)
+    result = compute(src)
+    assert result.engine == "fast"
+    assert result.values[("Routes", PEAK)] == pytest.approx(2 * peak)
+    assert result.values[(R.sheet, RPM)] == pytest.approx(call_sheet_function(load()["CAPACITY_RPM"], 2 * peak))
