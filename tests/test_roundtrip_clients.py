@@ -237,6 +237,10 @@ def test_libreoffice_saved_plan_validates_without_false_findings(tmp_path: Path,
     report = validate_file(str(saved))
     assert Counter(f.code for f in report.findings) == Counter()
     assert report.engine == "fast"
+    from planner.recalc import compute
+
+    result = compute(saved)  # LibreOffice writes TRUE inputs as =TRUE(): constants, the fast path still applies
+    assert result.engine == "fast" and not result.findings
 
 
 @needs_lo
