@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 def edit_one_formula(src: Path, dst: Path, i: int) -> str:
     """Copy ``src`` with one Results formula (column chosen by ``i``) multiplied by 1; returns the cell."""
-    from planner import template_spec as ts
+    from planner import template as ts
     from planner.ooxml import read_workbook
 
     r = ts.RESULTS
