@@ -193,3 +193,19 @@ def test_input_holding_a_formula_is_recomputed_first(tmp_path: Path) -> None:
     assert result.engine == "fast"
     assert result.values[("Routes", PEAK)] == pytest.approx(2 * peak)
     assert result.values[(R.sheet, RPM)] == pytest.approx(call_sheet_function(load()["CAPACITY_RPM"], 2 * peak))
+
+
+def test_every_code_recalc_emits_is_in_the_one_catalogue() -> None:
+    """``planner recalc`` and ``planner validate`` share planner/codes.py: every code recalc can emit is a catalogue
+    code (read from its source, so a new code cannot bypass the catalogue), and each is documented in
+    docs/findings.md."""
+    import re
+
+    from planner.codes import CODES
+
+    source = (ROOT / "planner" / "recalc.py").read_text(encoding="utf-8")
+    emitted = set(re.findall(r'code="([a-z0-9-]+)"', source)) | set(re.findall(r'"([a-z0-9-]+)" if ext', source))
+    assert {"circular-reference", "value-not-written", "external-link", "dde-formula"} <= emitted
+    assert emitted <= set(CODES), emitted - set(CODES)
+    docs = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+    assert all(f"`{c}`" in docs for c in emitted)

@@ -210,7 +210,7 @@ def check_vba(book: Book) -> Iterator[Finding]:
 def check_input_formulas(book: Book) -> Iterator[Finding]:
     """Input cells must hold values: a formula there (``=400*1000`` cached as 400) is refused, since Excel and
     LibreOffice recompute it on open while the checks would read its cached value."""
-    from planner.validate.fastpath import compiled
+    from planner.validate.fastpath import NOT_LITERAL, compiled, literal_value
 
     template = compiled()[1]
     for t in ts.INPUT_TABLES:
@@ -218,8 +218,12 @@ def check_input_formulas(book: Book) -> Iterator[Finding]:
             for col in t.columns:
                 key = (t.sheet, t.cell(col.key, i))
                 text = book.formulas.get(key)
-                if text is not None and key not in template:
-                    yield Finding.of("input-formula", sheet=key[0], cell=key[1], actual=text[:200])
+                if text is None or key in template:
+                    continue
+                lit = literal_value(text)  # LibreOffice saves a TRUE/FALSE input as =TRUE() / =FALSE()
+                if lit is not NOT_LITERAL and values_equal(book.values.get(key), lit):
+                    continue  # a constant that recomputes to its cached value: nothing differs on open
+                yield Finding.of("input-formula", sheet=key[0], cell=key[1], actual=text[:200])
 
 
 def _name_value(book: Book, name: str) -> str | None:
@@ -359,11 +363,18 @@ def check_inputs(book: Book) -> Iterator[Finding]:
 
 
 def values_equal(cached: Any, recomputed: Any) -> bool:
-    """Tolerance: numbers within ``1e-9 + 1e-9 * |recomputed|``; text/flags/errors identical; empty == ""."""
+    """Tolerance: numbers within ``1e-9 + 1e-9 * |recomputed|``; text/flags/errors identical; empty == ""; a
+    flag cached as the number 1/0 (how LibreOffice saves a formula's TRUE/FALSE) equals TRUE/FALSE.
+
+    >>> values_equal(1, True), values_equal(True, 1), values_equal(2, True), values_equal(None, "")
+    (True, False, False, True)
+    """
     if cached is None:
         cached = ""
     if recomputed is None:
         recomputed = ""
+    if isinstance(recomputed, bool) and _is_number(cached) and cached in (0, 1):
+        return cached == recomputed  # LibreOffice caches a formula's TRUE/FALSE as the number 1/0 (t="n")
     if isinstance(recomputed, bool) or isinstance(cached, bool):
         return isinstance(recomputed, bool) and isinstance(cached, bool) and recomputed == cached
     if _is_number(cached) and _is_number(recomputed):
