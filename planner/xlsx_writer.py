@@ -117,6 +117,7 @@ class SheetSpec:
     hidden_rows: set[int] = field(default_factory=set)
     print_area: str | None = None  # "A1:V40"
     print_title_rows: str | None = None  # "1:4": repeated at the top of every printed page
+    print_title_cols: str | None = None  # "A:A": repeated at the left of every printed page
     landscape: bool = True
     fit_width: int = 1  # pages wide (0: as many as needed)
     fit_height: int = 0  # pages tall (0: as many as needed)
@@ -226,6 +227,8 @@ def _page_setup(ws: Any, s: SheetSpec) -> None:
         ws.print_area = s.print_area
     if s.print_title_rows:
         ws.print_title_rows = s.print_title_rows
+    if s.print_title_cols:
+        ws.print_title_cols = s.print_title_cols
 
 
 def _chart(ch: ChartSpec, data_ws: Any) -> Any:

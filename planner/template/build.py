@@ -10,6 +10,7 @@ Output is reproducible byte for byte.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ RED = "F8CBAD"
 AMBER = "FFE699"
 ORANGE = "F4B183"
 GREEN = "C6EFCE"
+README_WIDTH = 85
+README_CHARS_PER_LINE = 80  # of README_WIDTH characters' width (proportional text runs a little wider)
 
 README_LINES: tuple[tuple[str, str], ...] = (
     ("title", "LLM inference capacity plan"),
@@ -227,12 +230,25 @@ def _extent(sheet: SheetSpec) -> tuple[int, int]:
     return last_col, last_row
 
 
+PRINTABLE_CM = {True: 25.9, False: 19.6}
+"""Printable width of a landscape (True) and portrait page: Letter less 1 cm margins (A4 is wider and shorter)."""
+MIN_PRINT_SCALE = 0.6
+"""A sheet is printed one page wide unless that shrinks it below this scale; then as many pages across as keep it
+at least this large, the name column repeated on each."""
+
+
 def _page_setup(sheet: SheetSpec, header_row: int | None) -> None:
-    """Print area over the sheet's content, landscape one page wide, the title and header rows repeated."""
+    """Print area over the sheet's content, pages across by :data:`MIN_PRINT_SCALE`, title and header rows
+    repeated on every page. Summary is set to one page by its caller (``fit_height = 1``) and stays one page wide."""
     last_col, last_row = _extent(sheet)
     sheet.print_area = f"A1:{ts.col_letter(last_col)}{last_row}"
     if header_row:
         sheet.print_title_rows = f"1:{header_row}"
+    width_cm = sum(_column_cm(sheet.widths.get(ts.col_letter(c), 8.43)) for c in range(1, last_col + 1))
+    pages = max(1, math.ceil(width_cm * MIN_PRINT_SCALE / PRINTABLE_CM[sheet.landscape]))
+    if sheet.fit_height != 1 and pages > 1:
+        sheet.fit_width = pages
+        sheet.print_title_cols = "A:A"
 
 
 def _summary_chart(summ: ts.Table, res: ts.Table, sheets: dict[str, SheetSpec]) -> ChartSpec:
@@ -282,7 +298,10 @@ def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[s
         readme.cells[f"A{i}"] = CellSpec(value=text, bold=style in ("title", "head"),
                                          size=16 if style == "title" else (12 if style == "head" else None),
                                          wrap=True)
-    readme.widths["A"] = 140
+        lines = math.ceil(len(text) / README_CHARS_PER_LINE)
+        if lines > 1:  # a reader does not grow a wrapped row on open: give it the height of its lines
+            readme.heights[i] = 15 * lines
+    readme.widths["A"] = README_WIDTH
     readme.tab_color = "1F4E78"
     readme.landscape = False
     for t in ts.TABLES:
@@ -393,29 +412,15 @@ def build_sample(scenario_path: str | Path, out: str | Path) -> Path:
 
 
 def render_summary_png(workbook: str | Path, png: str | Path, *, dpi: int = 80) -> Path:
-    """Render the Summary sheet of ``workbook`` through LibreOffice headless (PDF, one page per sheet) and
-    pdftoppm into ``png``. Needs ``soffice`` and ``pdftoppm`` on PATH."""
-    import shutil
-    import subprocess
+    """Render the Summary sheet of ``workbook`` as it prints (:mod:`planner.template.render`: LibreOffice headless,
+    then pdftoppm) into ``png``, cropped to its content."""
     import tempfile
 
-    soffice = shutil.which("soffice") or shutil.which("libreoffice")
-    pdftoppm = shutil.which("pdftoppm")
-    if soffice is None or pdftoppm is None:
-        raise ArgumentError("render", "soffice/pdftoppm", "LibreOffice and poppler-utils installed")
-    page = ts.SHEET_ORDER.index(ts.SUMMARY.sheet) + 1
+    from planner.template.render import page_png, render
+
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            [soffice, "--headless", "--norestore", f"-env:UserInstallation=file://{tmp}/profile", "--convert-to",
-             'pdf:calc_pdf_Export:{"SinglePageSheets":{"type":"boolean","value":"true"}}', "--outdir", tmp,
-             str(workbook)],
-            check=True, capture_output=True, timeout=180,
-        )
-        pdf = Path(tmp) / (Path(workbook).stem + ".pdf")
-        stem = Path(tmp) / "page"
-        subprocess.run([pdftoppm, "-f", str(page), "-l", str(page), "-r", str(dpi), "-png", "-singlefile",
-                        str(pdf), str(stem)], check=True, capture_output=True, timeout=120)
-        out = Path(png)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(stem.with_suffix(".png"), out)
-    return out
+        rendered = render(workbook, tmp)
+        pages = rendered.pages.get(ts.SUMMARY.sheet)
+        if not pages:
+            raise ArgumentError("render", str(workbook), "a printed Summary sheet")
+        return page_png(rendered.pdf, pages[0], png, dpi=dpi)

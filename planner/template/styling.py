@@ -78,10 +78,10 @@ def display_format(col: Column) -> str:
 
 
 def display_width(col: Column) -> float:
-    """Column width: a percentage needs fewer characters than the declared width allows for (the header wraps).
+    """Column width: a computed percentage needs fewer characters than the declared width allows (the header wraps).
 
     >>> from planner.excel.tables import Column
-    >>> display_width(Column(key="kv_util", header="KV util [x]", help="", width=14))
+    >>> display_width(Column(key="kv_util", header="KV util [x]", help="", width=14, formula="=1"))
     9.0
     """
     if is_percent(col) and col.formula is not None:
