@@ -21,6 +21,7 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.chart import BarChart, LineChart, Reference, Series
 from openpyxl.chart.axis import ChartLines
+from openpyxl.chart.data_source import AxDataSource, StrRef
 from openpyxl.chart.label import DataLabelList
 from openpyxl.chart.legend import Legend
 from openpyxl.formatting.rule import FormulaRule
@@ -231,6 +232,12 @@ def _page_setup(ws: Any, s: SheetSpec) -> None:
         ws.print_title_cols = s.print_title_cols
 
 
+def _text_categories(chart: Any, cats: Reference) -> None:
+    """Category labels as text (``strRef``): openpyxl writes ``numRef``, which Excel shows as 1, 2, 3 for names."""
+    for series in chart.series:
+        series.cat = AxDataSource(strRef=StrRef(f=str(cats)))
+
+
 def _chart(ch: ChartSpec, data_ws: Any) -> Any:
     """A clustered bar (or column) chart of ``ch``'s series on ``data_ws``, with its line series overlaid."""
     chart = BarChart()
@@ -263,7 +270,7 @@ def _chart(ch: ChartSpec, data_ws: Any) -> Any:
             series.graphicalProperties.solidFill = ch.series_colors[i]
             series.graphicalProperties.line.solidFill = ch.series_colors[i]
         chart.series.append(series)
-    chart.set_categories(cats)
+    _text_categories(chart, cats)
     if ch.data_labels:
         chart.dataLabels = DataLabelList(showVal=True, numFmt=ch.y_number_format)
         for flag in ("showSerName", "showCatName", "showLegendKey", "showPercent", "showBubbleSize"):
@@ -280,7 +287,7 @@ def _chart(ch: ChartSpec, data_ws: Any) -> Any:
             series.marker.symbol = "none"
             series.smooth = False
             line.series.append(series)
-        line.set_categories(cats)
+        _text_categories(line, cats)
         chart += line
     return chart
 
