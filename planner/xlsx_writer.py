@@ -249,6 +249,8 @@ def _chart(ch: ChartSpec, data_ws: Any) -> Any:
     chart.width, chart.height = ch.width_cm, ch.height_cm
     chart.x_axis.delete = False  # openpyxl 3.1 hides both axes unless told
     chart.y_axis.delete = False
+    # categories along the bottom for columns, on the left for bars (openpyxl writes "l" for both)
+    chart.x_axis.axPos, chart.y_axis.axPos = ("b", "l") if ch.direction == "col" else ("l", "b")
     chart.y_axis.majorGridlines = ChartLines()
     if ch.y_number_format:
         chart.y_axis.number_format = ch.y_number_format

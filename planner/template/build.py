@@ -153,7 +153,9 @@ def _add_table(sheet: SheetSpec, t: ts.Table, values: Mapping[tuple[str, str], A
                     sheet.validations.append(ValidationSpec(
                         sqref=rng, type=kind, formula1=f1, formula2=f2, operator=op, prompt=col.help,
                         error=f"{col.header}: a {'whole ' if col.integer else ''}number {allowed}"))
-    sheet.heights[t.header_row] = 45
+    # wrapped headers: tall enough for the longest (a bold character is about 1.1 width units; 12.5 pt a line)
+    lines = max(_wrapped_lines(col.header, styling.display_width(col)) for col in t.columns)
+    sheet.heights[t.header_row] = max(45, sheet.heights.get(t.header_row, 0), 12.5 * lines + 5)
     _add_status_formats(sheet, t)
     sheet.tables.append(TableSpec(name=t.name, ref=t.ref))
 
@@ -183,6 +185,20 @@ def _hide_empty_rows(sheet: SheetSpec, tables: list[ts.Table], cached: Mapping[t
         if not rows & other:
             i = sheet.tables.index(next(x for x in sheet.tables if x.name == t.name))
             sheet.tables[i] = TableSpec(name=t.name, ref=t.ref, style=sheet.tables[i].style, nonblank_filter_col=0)
+
+
+def _wrapped_lines(text: str, width_chars: float) -> int:
+    """Lines ``text`` takes wrapped at word boundaries in a column ``width_chars`` wide (bold: 1.1 units a char)."""
+    per_line = max(1, int((width_chars - 1) / 1.1))
+    lines, used = 1, 0
+    for word in text.split():
+        n = len(word)
+        if used and used + 1 + n > per_line:
+            lines, used = lines + 1, n
+        else:
+            used = used + 1 + n if used else n
+        lines += (n - 1) // per_line  # a word longer than a line breaks inside it
+    return lines
 
 
 def _add_status_formats(sheet: SheetSpec, t: ts.Table) -> None:
