@@ -1,8 +1,9 @@
 """Write a workbook described by plain values (:class:`WorkbookSpec`) with openpyxl: the only module importing it.
 
-The description carries cells (values or formula text), Excel Tables, data validations, conditional formats, a
-bar chart, sheet protection and global defined names. Output is reproducible: fixed document properties and fixed
-zip timestamps, so the same description always gives the same bytes.
+The description carries cells (values or formula text), Excel Tables (with an optional non-blank filter), data
+validations, conditional formats, bar charts (with line series overlaid), page setup (print area, title rows, fit to
+pages), hidden rows, sheet protection and global defined names. Output is reproducible: fixed document properties
+and fixed zip timestamps, so the same description always gives the same bytes.
 
 ``macro_enabled=True`` writes the macro-enabled workbook content type (``.xlsm``), which the classic xlwings UDF
 flow needs: *Import Functions* adds a VBA module to the workbook, and only an ``.xlsm`` keeps it.
@@ -18,11 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.chart import BarChart, Reference
+from openpyxl.chart import BarChart, LineChart, Reference, Series
+from openpyxl.chart.axis import ChartLines
+from openpyxl.chart.data_source import AxDataSource, StrRef
+from openpyxl.chart.label import DataLabelList
+from openpyxl.chart.legend import Legend
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill, Protection
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.filters import AutoFilter, CustomFilter, CustomFilters, FilterColumn
+from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.table import Table as XlTable
 from openpyxl.worksheet.table import TableStyleInfo
 from openpyxl.xml.constants import XLSM
@@ -49,6 +56,8 @@ class TableSpec:
     name: str
     ref: str
     style: str = "TableStyleMedium2"
+    nonblank_filter_col: int | None = None  # 0-based column of the table filtered to non-blank cells (the rows it
+    # hides are SheetSpec.hidden_rows: a file stores a filter's result, no reader reapplies it on open)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,6 +90,16 @@ class ChartSpec:
     x_title: str = ""
     width_cm: float = 24.0
     height_cm: float = 11.0
+    data_sheet: str | None = None  # the sheet categories and series are read from (default: the chart's own)
+    direction: str = "bar"  # "bar": horizontal bars; "col": vertical columns
+    series_titles: tuple[str, ...] = ()  # literal series names (then a series' range starts at its first value)
+    series_colors: tuple[str, ...] = ()  # RGB hex per series
+    lines: tuple[tuple[int, int, int, str, str], ...] = ()  # (column, first row, last row, name, RGB): line series
+    y_number_format: str | None = None  # value axis and data labels, e.g. "0%"
+    y_min: float | None = None
+    y_major_unit: float | None = None
+    data_labels: bool = False
+    legend: str = "r"  # "r", "b", "t" or "" for none
 
 
 @dataclass(kw_only=True)
@@ -96,6 +115,13 @@ class SheetSpec:
     protect: bool = True
     freeze: str | None = None
     tab_color: str | None = None
+    hidden_rows: set[int] = field(default_factory=set)
+    print_area: str | None = None  # "A1:V40"
+    print_title_rows: str | None = None  # "1:4": repeated at the top of every printed page
+    print_title_cols: str | None = None  # "A:A": repeated at the left of every printed page
+    landscape: bool = True
+    fit_width: int = 1  # pages wide (0: as many as needed)
+    fit_height: int = 0  # pages tall (0: as many as needed)
 
 
 @dataclass(kw_only=True)
@@ -109,8 +135,10 @@ class WorkbookSpec:
 def _build(spec: WorkbookSpec, macro_enabled: bool) -> Workbook:
     wb = Workbook()
     wb.remove(wb.active)
+    for s in spec.sheets:  # every sheet first: a chart may read a sheet that comes after its own
+        wb.create_sheet(s.name)
     for s in spec.sheets:
-        ws = wb.create_sheet(s.name)
+        ws = wb[s.name]
         if s.tab_color:
             ws.sheet_properties.tabColor = s.tab_color
         for addr, c in s.cells.items():
@@ -130,9 +158,16 @@ def _build(spec: WorkbookSpec, macro_enabled: bool) -> Workbook:
             ws.column_dimensions[col].width = width
         for row, height in s.heights.items():
             ws.row_dimensions[row].height = height
+        for row in sorted(s.hidden_rows):
+            ws.row_dimensions[row].hidden = True
         for t in s.tables:
             xt = XlTable(displayName=t.name, ref=t.ref)
             xt.tableStyleInfo = TableStyleInfo(name=t.style, showRowStripes=True)
+            if t.nonblank_filter_col is not None:
+                # Excel's "does not equal (blank)": a formula's "" counts as blank, so it keeps the filled rows
+                xt.autoFilter = AutoFilter(ref=t.ref, filterColumn=[FilterColumn(
+                    colId=t.nonblank_filter_col,
+                    customFilters=CustomFilters(customFilter=[CustomFilter(operator="notEqual", val=" ")]))])
             ws.add_table(xt)
         for v in s.validations:
             dv = DataValidation(
@@ -160,24 +195,14 @@ def _build(spec: WorkbookSpec, macro_enabled: bool) -> Workbook:
                 ),
             )
         for ch in s.charts:
-            chart = BarChart()
-            chart.type = "bar"
-            chart.grouping = "clustered"
-            chart.title = ch.title
-            chart.y_axis.title = ch.y_title
-            chart.x_axis.title = ch.x_title
-            chart.width, chart.height = ch.width_cm, ch.height_cm
-            for col, header_row, last_row in ch.series:
-                data = Reference(ws, min_col=col, min_row=header_row, max_row=last_row)
-                chart.add_data(data, titles_from_data=True)
-            ccol, first, last = ch.categories
-            chart.set_categories(Reference(ws, min_col=ccol, min_row=first, max_row=last))
-            ws.add_chart(chart, ch.anchor)
+            ws.add_chart(_chart(ch, wb[ch.data_sheet] if ch.data_sheet else ws), ch.anchor)
         if s.freeze:
             ws.freeze_panes = s.freeze
+        _page_setup(ws, s)
         if s.protect:
             ws.protection.sheet = True  # no password: protection guards against accidents, not people
             ws.protection.formatColumns = False
+            ws.protection.formatRows = False  # unhiding a hidden row (an empty route's, once filled) is allowed
             ws.protection.autoFilter = False
             ws.protection.sort = False
     for name, text in spec.defined_names.items():
@@ -187,6 +212,86 @@ def _build(spec: WorkbookSpec, macro_enabled: bool) -> Workbook:
     wb.properties.title = spec.title
     wb.properties.created = FIXED_TIME
     return wb
+
+
+def _page_setup(ws: Any, s: SheetSpec) -> None:
+    """Orientation, fit to pages, print area and repeated title rows of one sheet."""
+    ws.page_setup.orientation = "landscape" if s.landscape else "portrait"
+    ws.page_setup.fitToWidth = s.fit_width
+    ws.page_setup.fitToHeight = s.fit_height
+    ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+    ws.print_options.gridLines = False
+    ws.page_margins.left = ws.page_margins.right = 0.4
+    ws.page_margins.top = ws.page_margins.bottom = 0.5
+    ws.oddFooter.center.text = "&A - page &P of &N"  # sheet name, page numbers
+    if s.print_area:
+        ws.print_area = s.print_area
+    if s.print_title_rows:
+        ws.print_title_rows = s.print_title_rows
+    if s.print_title_cols:
+        ws.print_title_cols = s.print_title_cols
+
+
+def _text_categories(chart: Any, cats: Reference) -> None:
+    """Category labels as text (``strRef``): openpyxl writes ``numRef``, which Excel shows as 1, 2, 3 for names."""
+    for series in chart.series:
+        series.cat = AxDataSource(strRef=StrRef(f=str(cats)))
+
+
+def _chart(ch: ChartSpec, data_ws: Any) -> Any:
+    """A clustered bar (or column) chart of ``ch``'s series on ``data_ws``, with its line series overlaid."""
+    chart = BarChart()
+    chart.type = ch.direction
+    chart.grouping = "clustered"
+    chart.title = ch.title
+    chart.y_axis.title = ch.y_title or None
+    chart.x_axis.title = ch.x_title or None
+    chart.width, chart.height = ch.width_cm, ch.height_cm
+    chart.x_axis.delete = False  # openpyxl 3.1 hides both axes unless told
+    chart.y_axis.delete = False
+    # categories along the bottom for columns, on the left for bars (openpyxl writes "l" for both)
+    chart.x_axis.axPos, chart.y_axis.axPos = ("b", "l") if ch.direction == "col" else ("l", "b")
+    chart.y_axis.majorGridlines = ChartLines()
+    if ch.y_number_format:
+        chart.y_axis.number_format = ch.y_number_format
+        chart.y_axis.numFmt.sourceLinked = False  # type: ignore[union-attr]
+    if ch.y_min is not None:
+        chart.y_axis.scaling.min = ch.y_min
+    if ch.y_major_unit is not None:
+        chart.y_axis.majorUnit = ch.y_major_unit
+    ccol, first, last = ch.categories
+    cats = Reference(data_ws, min_col=ccol, min_row=first, max_row=last)
+    for i, (col, start_row, last_row) in enumerate(ch.series):
+        if i < len(ch.series_titles):
+            series = Series(Reference(data_ws, min_col=col, min_row=start_row, max_row=last_row),
+                            title=ch.series_titles[i])
+        else:
+            series = Series(Reference(data_ws, min_col=col, min_row=start_row, max_row=last_row),
+                            title_from_data=True)
+        if i < len(ch.series_colors):
+            series.graphicalProperties.solidFill = ch.series_colors[i]
+            series.graphicalProperties.line.solidFill = ch.series_colors[i]
+        chart.series.append(series)
+    _text_categories(chart, cats)
+    if ch.data_labels:
+        chart.dataLabels = DataLabelList(showVal=True, numFmt=ch.y_number_format)
+        for flag in ("showSerName", "showCatName", "showLegendKey", "showPercent", "showBubbleSize"):
+            setattr(chart.dataLabels, flag, False)
+    chart.gapWidth = 60
+    chart.legend = Legend(legendPos=ch.legend) if ch.legend else None
+    if ch.lines:
+        line = LineChart()
+        for col, first_row, last_row, name, color in ch.lines:
+            series = Series(Reference(data_ws, min_col=col, min_row=first_row, max_row=last_row), title=name)
+            series.graphicalProperties.line.solidFill = color
+            series.graphicalProperties.line.width = 28575  # 2.25 pt
+            series.graphicalProperties.line.prstDash = "dash"
+            series.marker.symbol = "none"
+            series.smooth = False
+            line.series.append(series)
+        _text_categories(line, cats)
+        chart += line
+    return chart
 
 
 class _MacroWorkbook(Workbook):

@@ -10,6 +10,7 @@ Output is reproducible byte for byte.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from planner import template as ts
 from planner.errors import ArgumentError
 from planner.readme_text import with_addin_section
+from planner.template import styling
 from planner.template.inputs import catalog_inputs, scenario_inputs
 from planner.xlsx_writer import (
     CellSpec,
@@ -37,6 +39,9 @@ FORMULA_FILL = "EDEDED"  # grey: computed, locked
 RED = "F8CBAD"
 AMBER = "FFE699"
 ORANGE = "F4B183"
+GREEN = "C6EFCE"
+README_WIDTH = 85
+README_CHARS_PER_LINE = 80  # of README_WIDTH characters' width (proportional text runs a little wider)
 
 README_LINES: tuple[tuple[str, str], ...] = (
     ("title", "LLM inference capacity plan"),
@@ -99,7 +104,14 @@ def _choices_ref(choices: str) -> str:
     return f"{t.sheet}!${c}${t.first_row}:${c}${t.last_row}"
 
 
-def _add_table(sheet: SheetSpec, t: ts.Table, values: Mapping[tuple[str, str], Any]) -> None:
+def _filled_rows(t: ts.Table, cached: Mapping[tuple[str, str], Any]) -> list[int]:
+    """Sheet rows of ``t`` whose first (name) column shows a value."""
+    key = t.columns[0].key
+    return [t.first_row + i for i in range(t.rows) if cached.get((t.sheet, t.cell(key, i))) not in (None, "")]
+
+
+def _add_table(sheet: SheetSpec, t: ts.Table, values: Mapping[tuple[str, str], Any],
+               cached: Mapping[tuple[str, str], Any]) -> None:
     if t.title:
         sheet.cells[f"{ts.col_letter(t.first_col)}1"] = CellSpec(value=t.title, bold=True, size=14)
     if t.note:
@@ -107,20 +119,21 @@ def _add_table(sheet: SheetSpec, t: ts.Table, values: Mapping[tuple[str, str], A
     fixed = ts.fixed_cells()
     for j, col in enumerate(t.columns):
         letter = ts.col_letter(t.first_col + j)
+        fmt = styling.display_format(col)
         sheet.cells[f"{letter}{t.header_row}"] = CellSpec(value=col.header, bold=True, wrap=True)
-        sheet.widths[letter] = col.width
+        sheet.widths[letter] = styling.display_width(col)
         for i in range(t.rows):
             addr = f"{letter}{t.first_row + i}"
             if col.formula is not None:
                 sheet.cells[addr] = CellSpec(value=ts.formula_text(t.sheet, col.formula, i),
-                                             number_format=col.number_format, fill=FORMULA_FILL)
+                                             number_format=fmt, fill=FORMULA_FILL)
                 continue
             key = (t.sheet, addr)
             is_fixed = key in fixed
             v = fixed[key] if is_fixed else values.get(key)
             sheet.cells[addr] = CellSpec(
                 value=v,
-                number_format=col.number_format,
+                number_format=fmt,
                 locked=is_fixed,
                 fill=None if is_fixed else INPUT_FILL,
             )
@@ -140,8 +153,157 @@ def _add_table(sheet: SheetSpec, t: ts.Table, values: Mapping[tuple[str, str], A
                     sheet.validations.append(ValidationSpec(
                         sqref=rng, type=kind, formula1=f1, formula2=f2, operator=op, prompt=col.help,
                         error=f"{col.header}: a {'whole ' if col.integer else ''}number {allowed}"))
-    sheet.heights[t.header_row] = 45
+    # wrapped headers: tall enough for the longest (a bold character is about 1.1 width units; 12.5 pt a line)
+    lines = max(_wrapped_lines(col.header, styling.display_width(col)) for col in t.columns)
+    sheet.heights[t.header_row] = max(45, sheet.heights.get(t.header_row, 0), 12.5 * lines + 5)
+    _add_status_formats(sheet, t)
     sheet.tables.append(TableSpec(name=t.name, ref=t.ref))
+
+
+def _hide_empty_rows(sheet: SheetSpec, tables: list[ts.Table], cached: Mapping[tuple[str, str], Any],
+                     companions: set[int]) -> None:
+    """Hide the empty rows of the sheet's name-keyed formula tables (:func:`styling.filters_empty_rows`) once the
+    plan fills at least one of them (the template, with nothing filled, hides nothing).
+
+    A row that also holds something else (Summary's plan totals beside its first route rows) stays shown. A table
+    none of whose rows holds anything else gets a non-blank filter on its name column, stored with its result: after
+    adding a route, Excel's Data > Reapply shows it. A filter hides whole rows, so a table sharing its rows with other
+    content gets no filter (reapplying it would hide the totals); its hidden rows are unhidden by hand (Format >
+    Unhide rows, allowed on the protected sheet). ``companions``: columns that belong with the table's rows (the
+    chart's 100% line), not "something else"."""
+    from planner.a1 import split_cell
+
+    for t in tables:
+        filled = _filled_rows(t, cached) if styling.filters_empty_rows(t) else []
+        if not filled:
+            continue
+        last_col = t.first_col + len(t.columns) - 1
+        other = {row for row, col in map(split_cell, sheet.cells)
+                 if not t.first_col <= col <= last_col and col not in companions}
+        rows = set(range(t.first_row, t.last_row + 1))
+        sheet.hidden_rows |= rows - set(filled) - other
+        if not rows & other:
+            i = sheet.tables.index(next(x for x in sheet.tables if x.name == t.name))
+            sheet.tables[i] = TableSpec(name=t.name, ref=t.ref, style=sheet.tables[i].style, nonblank_filter_col=0)
+
+
+def _wrapped_lines(text: str, width_chars: float) -> int:
+    """Lines ``text`` takes wrapped at word boundaries in a column ``width_chars`` wide (bold: 1.1 units a char)."""
+    per_line = max(1, int((width_chars - 1) / 1.1))
+    lines, used = 1, 0
+    for word in text.split():
+        n = len(word)
+        if used and used + 1 + n > per_line:
+            lines, used = lines + 1, n
+        else:
+            used = used + 1 + n if used else n
+        lines += (n - 1) // per_line  # a word longer than a line breaks inside it
+    return lines
+
+
+def _add_status_formats(sheet: SheetSpec, t: ts.Table) -> None:
+    """Utilizations red above 1 (100%); status words coloured: BREACH red, WARN amber, OK green."""
+    r0 = t.first_row
+    for col in t.columns:
+        c = t.letter(col.key)
+        rng = f"{c}{r0}:{c}{t.last_row}"
+        if styling.is_utilization(col):
+            sheet.cond_formats.append(CondFormatSpec(
+                sqref=rng, formula=f"AND(ISNUMBER({c}{r0}),{c}{r0}>1)", fill=RED, color="9C0006"))
+        if styling.is_status(col):
+            for word, fill, color, bold in (("BREACH", RED, "9C0006", True), ("WARN", AMBER, "7F6000", True),
+                                            ("OK", GREEN, "006100", False)):
+                sheet.cond_formats.append(CondFormatSpec(sqref=rng, formula=f'{c}{r0}="{word}"', fill=fill,
+                                                         color=color, bold=bold))
+
+
+def _column_cm(width_chars: float) -> float:
+    """A column's printed width: Excel's width unit is a character of the default font, 7 px + 5 px padding at
+    96 px per inch."""
+    return (width_chars * 7 + 5) / 96 * 2.54
+
+
+def _extent(sheet: SheetSpec) -> tuple[int, int]:
+    """(last column, last row) of a sheet's cells and charts (a chart counted in default 15 pt rows)."""
+    from planner.a1 import split_cell
+
+    last_col = last_row = 1
+    for addr in sheet.cells:
+        row, col = split_cell(addr)
+        last_col, last_row = max(last_col, col), max(last_row, row)
+    for ch in sheet.charts:
+        row, col = split_cell(ch.anchor)
+        bottom, cm = row, 0.0
+        while cm < ch.height_cm:  # hidden rows take no height: the chart reaches further down past them
+            cm += 0.0 if bottom in sheet.hidden_rows else sheet.heights.get(bottom, 15) / 72 * 2.54
+            bottom += 1
+        last_row = max(last_row, bottom)
+        right, cm = col, 0.0
+        while cm < ch.width_cm:
+            cm += _column_cm(sheet.widths.get(ts.col_letter(right), 8.43))
+            right += 1
+        last_col = max(last_col, right - 1)
+    return last_col, last_row
+
+
+PRINTABLE_CM = {True: 25.9, False: 19.6}
+"""Printable width of a landscape (True) and portrait page: Letter less 1 cm margins (A4 is wider and shorter)."""
+MIN_PRINT_SCALE = 0.6
+"""A sheet is printed one page wide unless that shrinks it below this scale; then as many pages across as keep it
+at least this large, the name column repeated on each."""
+
+
+def _page_setup(sheet: SheetSpec, header_row: int | None) -> None:
+    """Print area over the sheet's content, pages across by :data:`MIN_PRINT_SCALE`, title and header rows
+    repeated on every page. Summary is set to one page by its caller (``fit_height = 1``) and stays one page wide."""
+    last_col, last_row = _extent(sheet)
+    sheet.print_area = f"A1:{ts.col_letter(last_col)}{last_row}"
+    if header_row:
+        sheet.print_title_rows = f"1:{header_row}"
+    width_cm = sum(_column_cm(sheet.widths.get(ts.col_letter(c), 8.43)) for c in range(1, last_col + 1))
+    pages = max(1, math.ceil(width_cm * MIN_PRINT_SCALE / PRINTABLE_CM[sheet.landscape]))
+    if sheet.fit_height != 1 and pages > 1:
+        sheet.fit_width = pages
+        sheet.print_title_cols = "A:A"
+
+
+def _summary_chart(summ: ts.Table, res: ts.Table, sheets: dict[str, SheetSpec]) -> ChartSpec:
+    """Highest utilization per route and its failover's in an outage, against a dashed 100% line.
+
+    The series read Results (max_util has no column on Summary) and skip its hidden rows, so the chart shows the
+    filled routes only. The 100% line is a column of 1s beside the Results table, labelled, one per route row."""
+    line_col = res.first_col + len(res.columns) + 1
+    letter = ts.col_letter(line_col)
+    # beside the Outages table, one empty column between, as wide as the columns up to the plan totals' values
+    anchor_col = ts.OUTAGES.first_col + len(ts.OUTAGES.columns) + 1
+    from planner.a1 import col_to_index
+
+    width_cm = sum(_column_cm(sheets[summ.sheet].widths.get(ts.col_letter(c), 8.43))
+                   for c in range(anchor_col, col_to_index(ts.TOTALS_COL_VALUE) + 1))
+    sheets[res.sheet].cells[f"{letter}{res.header_row}"] = CellSpec(
+        value="Chart line: the limit [x]", bold=True, wrap=True, color="808080")
+    sheets[res.sheet].widths[letter] = 10
+    for r in range(res.first_row, res.last_row + 1):
+        sheets[res.sheet].cells[f"{letter}{r}"] = CellSpec(value=1, number_format=styling.PERCENT, color="808080")
+    return ChartSpec(
+        title="Highest utilization per route (100% = at the limit)",
+        anchor=f"{ts.col_letter(anchor_col)}{ts.OUTAGES.header_row}",
+        data_sheet=res.sheet,
+        direction="col",
+        categories=(res.first_col, res.first_row, res.last_row),
+        series=tuple((res.first_col + res.index(k), res.first_row, res.last_row)
+                     for k in ("max_util", "failover_util")),
+        series_titles=("Highest utilization (its binding constraint on the left)",
+                       "Failover backend with this route's backend down"),
+        series_colors=("2F5597", "A5A5A5"),
+        lines=((line_col, res.first_row, res.last_row, "Limit (100%)", "C00000"),),
+        y_number_format=styling.PERCENT,
+        y_min=0,
+        data_labels=True,
+        legend="b",
+        width_cm=width_cm,
+        height_cm=11.0,
+    )
 
 
 def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[str, str], Any]) -> WorkbookSpec:
@@ -150,56 +312,52 @@ def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[s
     readme = sheets["ReadMe"]
     for i, (style, text) in enumerate(with_addin_section(README_LINES), start=1):
         readme.cells[f"A{i}"] = CellSpec(value=text, bold=style in ("title", "head"),
-                                         size=16 if style == "title" else (12 if style == "head" else None))
-    readme.widths["A"] = 140
+                                         size=16 if style == "title" else (12 if style == "head" else None),
+                                         wrap=True)
+        lines = math.ceil(len(text) / README_CHARS_PER_LINE)
+        if lines > 1:  # a reader does not grow a wrapped row on open: give it the height of its lines
+            readme.heights[i] = 15 * lines
+    readme.widths["A"] = README_WIDTH
     readme.tab_color = "1F4E78"
+    readme.landscape = False
     for t in ts.TABLES:
-        _add_table(sheets[t.sheet], t, values)
+        _add_table(sheets[t.sheet], t, values, cached)
+    header_rows: dict[str, int] = {}
+    for t in ts.TABLES:  # the first table of a sheet: its header row is repeated on every page and frozen
+        header_rows.setdefault(t.sheet, t.header_row)
+        if t.sheet != "Plan" and sheets[t.sheet].freeze is None:
+            sheets[t.sheet].freeze = f"{ts.col_letter(t.first_col + 1)}{t.first_row}"
     for name in ("Plan", "Routes", "Providers", "Fleet", "GPUs", "Models"):
         sheets[name].tab_color = "FFC000"
-        sheets[name].freeze = "B4" if name != "Plan" else None
     for name in ("Results", "Summary", "Failover", "Specs"):
         sheets[name].tab_color = "70AD47"
-    sheets["Results"].freeze = "B4"
-    sheets["Failover"].freeze = "B4"
     outages = ts.OUTAGES
     sheets["Summary"].cells[f"{ts.col_letter(outages.first_col)}{outages.header_row - 1}"] = CellSpec(
         value=ts.OUTAGES_TITLE, bold=True, size=14)
-    # Plan settings: numeric validation per setting row
+    # Plan settings: numeric validation and display format per setting row
     plan = sheets["Plan"]
     plan.validations = []
-    for i, (name, _unit, help_text, opts) in enumerate(ts.PLAN_SETTINGS):
+    for i, (name, unit, help_text, opts) in enumerate(ts.PLAN_SETTINGS):
+        addr = ts.PLAN.cell("value", i)
+        fmt = styling.plan_setting_format(unit)
+        if fmt != "General":
+            old = plan.cells[addr]
+            plan.cells[addr] = CellSpec(value=old.value, number_format=fmt, locked=old.locked, fill=old.fill)
         if "minimum" in opts:
-            addr = ts.PLAN.cell("value", i)
             plan.validations.append(ValidationSpec(
                 sqref=addr, type="decimal", formula1=repr(float(opts["minimum"])),
                 formula2=repr(float(opts["maximum"])), operator="between", prompt=help_text,
                 error=f"{name}: a number between {opts['minimum']} and {opts['maximum']}"))
-    # Results and Summary: red over 1, status colours, binding constraint highlighted
-    res = ts.RESULTS
-    util_cols = [res.letter(k) for k in (*ts.UTILIZATION_KEYS, "failover_util", "max_util")]
-    for c in util_cols:
-        sheets["Results"].cond_formats.append(CondFormatSpec(
-            sqref=f"{c}{res.first_row}:{c}{res.last_row}", formula=f'AND(ISNUMBER({c}{res.first_row}),'
-            f'{c}{res.first_row}>1)', fill=RED, color="9C0006"))
-    summ = ts.SUMMARY
+    # Summary: the binding constraint of each route highlighted
+    res, summ = ts.RESULTS, ts.SUMMARY
     first_u, last_u = summ.letter(ts.UTILIZATION_KEYS[0]), summ.letter(ts.UTILIZATION_KEYS[-1])
     r0 = summ.first_row
     for k in ts.UTILIZATION_KEYS:
         c = summ.letter(k)
-        rng = f"{c}{r0}:{c}{summ.last_row}"
         sheets["Summary"].cond_formats.append(CondFormatSpec(
-            sqref=rng, formula=f"AND(ISNUMBER({c}{r0}),{c}{r0}>1)", fill=RED, color="9C0006"))
-        sheets["Summary"].cond_formats.append(CondFormatSpec(
-            sqref=rng, formula=f"AND(ISNUMBER({c}{r0}),{c}{r0}>0,{c}{r0}=MAX(${first_u}{r0}:${last_u}{r0}))",
+            sqref=f"{c}{r0}:{c}{summ.last_row}",
+            formula=f"AND(ISNUMBER({c}{r0}),{c}{r0}>0,{c}{r0}<=1,{c}{r0}=MAX(${first_u}{r0}:${last_u}{r0}))",
             fill=ORANGE))
-    for sheet_name, t in (("Results", res), ("Summary", summ)):
-        c = t.letter("status")
-        rng = f"{c}{t.first_row}:{c}{t.last_row}"
-        sheets[sheet_name].cond_formats.append(CondFormatSpec(sqref=rng, formula=f'{c}{t.first_row}="BREACH"',
-                                                              fill=RED, color="9C0006"))
-        sheets[sheet_name].cond_formats.append(CondFormatSpec(sqref=rng, formula=f'{c}{t.first_row}="WARN"',
-                                                              fill=AMBER))
     c = summ.letter("binding_constraint")
     sheets["Summary"].cond_formats.append(CondFormatSpec(
         sqref=f"{c}{r0}:{c}{summ.last_row}", formula=f'{c}{r0}<>""', fill=ORANGE))
@@ -210,21 +368,21 @@ def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[s
         row = ts.TOTALS_FIRST_ROW + i
         s.cells[f"{ts.TOTALS_COL_LABEL}{row}"] = CellSpec(value=label, bold=True)
         s.cells[f"{ts.TOTALS_COL_VALUE}{row}"] = CellSpec(value=ts.formula_text(ts.SUMMARY.sheet, expr, 0),
-                                                          number_format=fmt, fill=FORMULA_FILL)
+                                                          number_format=styling.total_format(label, fmt),
+                                                          fill=FORMULA_FILL)
     s.widths[ts.TOTALS_COL_LABEL] = 34
     s.widths[ts.TOTALS_COL_VALUE] = 16
-    s.cells["A2"] = CellSpec(value=f"Template {ts.TEMPLATE_ID} v{ts.TEMPLATE_VERSION}. Red: utilization over 1. "
-                             "Orange: the binding constraint of the route.", italic=True)
-    n_routes = sum(1 for i in range(ts.ROUTE_ROWS) if cached.get(("Results", res.cell("route", i))) not in
-                   (None, "")) or ts.ROUTE_ROWS
-    s.charts.append(ChartSpec(
-        title="Utilization per constraint per route (1.0 = at the limit)",
-        anchor=f"A{summ.last_row + 3}",
-        categories=(summ.first_col, r0, r0 + n_routes - 1),
-        series=tuple((summ.first_col + summ.index(k), summ.header_row, r0 + n_routes - 1)
-                     for k in ts.UTILIZATION_KEYS),
-        y_title="utilization [x]",
-    ))
+    s.cells["A2"] = CellSpec(value=f"Template {ts.TEMPLATE_ID} v{ts.TEMPLATE_VERSION}. Red: utilization over 100%. "
+                             "Orange: the binding constraint of the route. Rows of empty routes are hidden (after "
+                             "adding routes: Format > Unhide rows here, Data > Reapply on Results).", italic=True)
+    s.charts.append(_summary_chart(summ, res, sheets))
+    s.fit_height = 1  # Summary: one page
+    line_col = res.first_col + len(res.columns) + 1
+    for name, sheet in sheets.items():
+        _hide_empty_rows(sheet, [t for t in ts.TABLES if t.sheet == name], cached,
+                         {line_col} if name == res.sheet else set())
+    for name, sheet in sheets.items():
+        _page_setup(sheet, header_rows.get(name))
     for name in ("ReadMe",):
         sheets[name].protect = True
     return WorkbookSpec(
@@ -270,29 +428,15 @@ def build_sample(scenario_path: str | Path, out: str | Path) -> Path:
 
 
 def render_summary_png(workbook: str | Path, png: str | Path, *, dpi: int = 80) -> Path:
-    """Render the Summary sheet of ``workbook`` through LibreOffice headless (PDF, one page per sheet) and
-    pdftoppm into ``png``. Needs ``soffice`` and ``pdftoppm`` on PATH."""
-    import shutil
-    import subprocess
+    """Render the Summary sheet of ``workbook`` as it prints (:mod:`planner.template.render`: LibreOffice headless,
+    then pdftoppm) into ``png``, cropped to its content."""
     import tempfile
 
-    soffice = shutil.which("soffice") or shutil.which("libreoffice")
-    pdftoppm = shutil.which("pdftoppm")
-    if soffice is None or pdftoppm is None:
-        raise ArgumentError("render", "soffice/pdftoppm", "LibreOffice and poppler-utils installed")
-    page = ts.SHEET_ORDER.index(ts.SUMMARY.sheet) + 1
+    from planner.template.render import page_png, render
+
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            [soffice, "--headless", "--norestore", f"-env:UserInstallation=file://{tmp}/profile", "--convert-to",
-             'pdf:calc_pdf_Export:{"SinglePageSheets":{"type":"boolean","value":"true"}}', "--outdir", tmp,
-             str(workbook)],
-            check=True, capture_output=True, timeout=180,
-        )
-        pdf = Path(tmp) / (Path(workbook).stem + ".pdf")
-        stem = Path(tmp) / "page"
-        subprocess.run([pdftoppm, "-f", str(page), "-l", str(page), "-r", str(dpi), "-png", "-singlefile",
-                        str(pdf), str(stem)], check=True, capture_output=True, timeout=120)
-        out = Path(png)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(stem.with_suffix(".png"), out)
-    return out
+        rendered = render(workbook, tmp)
+        pages = rendered.pages.get(ts.SUMMARY.sheet)
+        if not pages:
+            raise ArgumentError("render", str(workbook), "a printed Summary sheet")
+        return page_png(rendered.pdf, pages[0], png, dpi=dpi)
