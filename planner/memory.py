@@ -210,26 +210,41 @@ def kv_bytes_per_request(
     block_size: int = DEFAULT_BLOCK_SIZE,
     max_num_batched_tokens: int = DEFAULT_MAX_NUM_BATCHED_TOKENS,
     cached_layers: tuple[int, int] | None = None,
+    sliding_tokens: float | None = None,
 ) -> float:
     """KV bytes one request holds on one GPU at ``context_tokens``, rounded up to whole blocks (M2-M4, M7, M8).
 
-    ``KV_req = kv_layer·block·(L_full·ceil(ctx/block) + L_swa·(ceil(min(W − 1 + max_num_batched_tokens, ctx)/block)
-    + 1))`` with ``kv_layer`` the per-layer bytes per token per GPU (GQA ``ceil(n_kv/TP)·(d_k+d_v)·b``, MLA
-    ``(kv_lora_rank + rope)·b`` undivided by TP). The extra sliding block is vLLM's misalignment block (M4); with
+    ``KV_req = kv_layer·block·(L_full·ceil(ctx/block) + L_swa·(ceil(min(S, ctx)/block) + 1))`` with ``kv_layer``
+    the per-layer bytes per token per GPU (GQA ``ceil(n_kv/TP)·(d_k+d_v)·b``, MLA ``(kv_lora_rank + rope)·b``
+    undivided by TP) and ``S`` the tokens a sliding-window layer holds for the request:
+
+    - ``sliding_tokens`` given: the engine's steady state while the request decodes (M4a; the engine's own rule,
+      :func:`planner.engines.held_sliding_tokens`: vLLM V1 holds the window, SGLang about 1.5 windows);
+    - ``None``: the admission worst case ``W − 1 + max_num_batched_tokens`` (a whole prefill chunk beyond the
+      window, M4), which is what an engine reserves and logs as its maximum concurrency.
+
+    The extra sliding block is vLLM's misalignment block (the window rarely starts on a block boundary); with
     ``block_size = 1`` (exact, unpaged size; SGLang) there is none. ``cached_layers`` = (full, sliding) replaces
     the model's layer counts where an engine pads them (vLLM V1's hybrid groups:
     :func:`planner.engines.vllm.padded_layers`), which is what that engine reserves per request.
 
-    Refs: M4 vLLM ``SlidingWindowSpec.max_memory_usage_bytes``; M7 vLLM paging; M8.
+    Refs: M4 vLLM ``SlidingWindowSpec.max_memory_usage_bytes``; M4a vLLM
+    ``SlidingWindowManager.get_num_skipped_tokens``; M7 vLLM paging; M8.
 
     Worked example, Llama-3.1-8B bf16 (32 layers × 8 KV heads × 128 × 2 × 2 B = 131,072 B/token): 1,000 tokens are
-    63 blocks = 1,008 tokens = 132,120,576 B.
+    63 blocks = 1,008 tokens = 132,120,576 B. Gemma-3-27B bf16 at 8,000 tokens (10 full + 52 sliding layers of
+    8,192 B per token, window 1,024): the worst case holds ``min(1,023 + 8,192, 8,000) = 8,000`` tokens on every
+    sliding layer, the steady state ``1,024`` tokens = 64 blocks + 1: ``8,192·16·(10·500 + 52·65) = 1.11e9`` B
+    against ``4.07e9`` B (3.7×).
 
     >>> from planner.catalog import get_model
     >>> kv_bytes_per_request(get_model("llama-3.1-8b"), 1000)
     132120576.0
     >>> kv_bytes_per_request(get_model("llama-3.1-8b"), 1000, block_size=1)
     131072000.0
+    >>> gemma = get_model("gemma-3-27b")
+    >>> kv_bytes_per_request(gemma, 8000), kv_bytes_per_request(gemma, 8000, sliding_tokens=1024)
+    (4070047744.0, 1098383360.0)
     """
     ctx = check_number("context_tokens", context_tokens, minimum=0)
     block = int(check_number("block_size", block_size, minimum=1, integer=True))
@@ -240,7 +255,9 @@ def kv_bytes_per_request(
     total_blocks = full * blocks(ctx, block)
     if swa:
         window = model.sliding_window or ctx
-        swa_tokens = min(window - 1 + batched, ctx)
+        held = window - 1 + batched if sliding_tokens is None else check_number(
+            "sliding_tokens", sliding_tokens, minimum=1)
+        swa_tokens = min(held, ctx)
         total_blocks += swa * (blocks(swa_tokens, block) + (1 if block > 1 else 0))
     return float(total_blocks * block * per_layer)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from planner import latency, memory
 from planner.defaults import DEFAULT_MBU, DEFAULT_MFU
-from planner.engines import kv_capacity
+from planner.engines import held_sliding_tokens, kv_capacity
 from planner.engines.vllm import padded_layers
 from planner.errors import check_fraction, check_number
 from planner.specs import GIB, GpuSpec, ModelSpec
@@ -50,6 +50,7 @@ class ReplicaKv:
     weights_gib: float
     kv_budget_bytes: float
     kv_bytes_per_request: float
+    kv_bytes_held_per_request: float
     max_concurrency: int
 
 
@@ -69,7 +70,9 @@ def replica_kv(
     """KV budget (M9, from :func:`planner.engines.kv_capacity` for ``engine``), KV bytes per request at
     ``context_tokens`` in the engine's block size (M7-M8; vLLM V1 with its padded hybrid groups) and
     ``C_max = floor(budget / KV_req)`` (M11). For vLLM V1 this is ``floor`` of the engine's logged maximum
-    concurrency at ``max_model_len = context_tokens``.
+    concurrency at ``max_model_len = context_tokens``: the admission worst case, a prefill chunk beyond the window
+    on sliding layers (M4). ``kv_bytes_held_per_request`` is what a decoding request holds in the engine's steady
+    state (M4a, :func:`planner.engines.held_sliding_tokens`), the size ``KV_FIT`` charges in-flight requests.
 
     >>> r = replica_kv("llama-3.1-8b", "h100-sxm", context_tokens=4096)
     >>> r.kv_bytes_per_request / 2**30, r.max_concurrency
@@ -82,14 +85,23 @@ def replica_kv(
         weight_dtype=weight_dtype, engine=engine, max_model_len=max(1, ctx), block_size=block_size,
     )
     budget = cap.available_kv_gib * GIB
+    layers = padded_layers(*memory.layer_split(spec, pp=pp)) if cap.engine == "vllm" else None
     per_request = memory.kv_bytes_per_request(
         spec, context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
-        cached_layers=padded_layers(*memory.layer_split(spec, pp=pp)) if cap.engine == "vllm" else None,
+        cached_layers=layers,
     )
+    held = per_request
+    if spec.sliding_window:  # decoding requests hold the engine's steady state on sliding layers (M4a)
+        held = memory.kv_bytes_per_request(
+            spec, context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
+            cached_layers=layers,
+            sliding_tokens=held_sliding_tokens(spec.sliding_window, engine=cap.engine, block_size=cap.block_size),
+        )
     conc = memory.max_concurrency(budget, per_request) if per_request > 0 else 0
     return ReplicaKv(
         engine=cap.engine, context_tokens=float(context_tokens), block_size=cap.block_size,
-        weights_gib=cap.weights_gib, kv_budget_bytes=budget, kv_bytes_per_request=per_request, max_concurrency=conc,
+        weights_gib=cap.weights_gib, kv_budget_bytes=budget, kv_bytes_per_request=per_request,
+        kv_bytes_held_per_request=held, max_concurrency=conc,
     )
 
 

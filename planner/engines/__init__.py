@@ -29,7 +29,8 @@ from planner.memory import (
 )
 from planner.specs import GIB, GpuSpec, ModelSpec
 
-__all__ = ["ENGINES", "ENGINE_DEFAULTS", "EngineDefaults", "KvCapacity", "kv_capacity", "normalize_engine"]
+__all__ = ["ENGINES", "ENGINE_DEFAULTS", "EngineDefaults", "KvCapacity", "held_sliding_tokens", "kv_capacity",
+           "normalize_engine"]
 
 ENGINE_DEFAULTS = {m.DEFAULTS.engine: m.DEFAULTS for m in (vllm, vllm_v0, sglang, trtllm)}
 """Each engine's pinned defaults, by engine key."""
@@ -179,3 +180,21 @@ def kv_capacity(
         max_concurrency=budget.max_concurrency,
         kv_groups=budget.kv_groups,
     )
+
+
+def held_sliding_tokens(window: int, *, engine: str = "vllm", block_size: int | None = None) -> float:
+    """Tokens a sliding-window layer holds for one decoding request in ``engine``'s steady state (M4a): the rule of
+    :func:`planner.engines.vllm.held_sliding_tokens` (V1 and V0: the window), :func:`~planner.engines.sglang.
+    held_sliding_tokens` (1.5 windows plus a page, its eviction cycle) or :func:`~planner.engines.trtllm.
+    held_sliding_tokens` (the window). ``block_size`` is SGLang's page (default 1).
+
+    >>> held_sliding_tokens(1024), held_sliding_tokens(1024, engine="sglang"), held_sliding_tokens(128, engine="trtllm")
+    (1024, 1537.0, 128)
+    """
+    w = int(check_number("sliding_window", window, minimum=1, integer=True))
+    key = normalize_engine(engine)
+    if key == "sglang":
+        return sglang.held_sliding_tokens(w, page_size=1 if block_size is None else int(block_size))
+    if key == "trtllm":
+        return trtllm.held_sliding_tokens(w)
+    return vllm.held_sliding_tokens(w)

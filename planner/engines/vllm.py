@@ -96,3 +96,26 @@ def kv_budget(layout: KvLayout, *, hybrid: bool = True) -> KvBudget:
         blocks_per_request=blocks_req, kv_groups=groups,
         max_concurrency=num_blocks / blocks_req if blocks_req else 0.0,
     )
+
+
+def held_sliding_tokens(window: int, *, lookahead_tokens: int = 0) -> int:
+    """Tokens a sliding-window layer of vLLM V1 holds for one decoding request: ``W + lookahead`` (M4a).
+
+    Before it allocates a step's slots, the scheduler frees the blocks wholly before the window
+    (``KVCacheManager.allocate_slots`` calls ``remove_skipped_blocks``): ``SlidingWindowManager.
+    get_num_skipped_tokens(n) = max(0, n − W + 1)`` of ``n`` computed tokens are dropped, and the step adds its one
+    decoded token plus any speculative lookahead, so ``(n + 1 + k) − (n − W + 1) = W + k`` tokens stay, in
+    ``ceil((W + k − 1)/block) + 1`` blocks at most (the window's first block is partly outside it). The admission
+    worst case ``W − 1 + max_num_batched_tokens`` (``SlidingWindowSpec.max_memory_usage_bytes``) holds only while a
+    request's prefill chunk is in flight.
+
+    Ref: vllm-project/vllm ``vllm/v1/core/single_type_kv_cache_manager.py`` (``SlidingWindowManager``,
+    ``SingleTypeKVCacheManager.remove_skipped_blocks``) and ``vllm/v1/core/kv_cache_manager.py``
+    (``allocate_slots``).
+
+    Worked example, Gemma-3 (window 1,024) without speculative decoding: 1,024 tokens, 65 blocks of 16 at most.
+
+    >>> held_sliding_tokens(1024), held_sliding_tokens(128, lookahead_tokens=3)
+    (1024, 131)
+    """
+    return int(window) + int(lookahead_tokens)

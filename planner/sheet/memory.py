@@ -121,8 +121,9 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
 
 
 @sheet_function(
-    summary="KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV per request / "
-    "(KV budget x replicas). At most 1 fits.",
+    summary="KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV each holds / "
+    "(KV budget x replicas); sliding-window layers at the engine's steady state (vLLM: the window; SGLang: 1.5 "
+    "windows). At most 1 fits.",
     args=(
         MODEL, GPU,
         Arg(name="peak_qps", unit="req/s", help="Requests per second at the peak"),
@@ -143,7 +144,7 @@ def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
     in_flight = latency.concurrency(peak_qps, latency_s)
-    return memory.kv_utilization(in_flight, kv.kv_bytes_per_request, kv.kv_budget_bytes, replicas)
+    return memory.kv_utilization(in_flight, kv.kv_bytes_held_per_request, kv.kv_budget_bytes, replicas)
 
 
 @sheet_function(
