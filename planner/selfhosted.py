@@ -105,6 +105,45 @@ def replica_kv(
     )
 
 
+def prefix_retention_bytes(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    prefix_tokens: float,
+    distinct_prefixes: float = 1,
+    tp: int = 1,
+    pp: int = 1,
+    gpu_memory_utilization: float | None = None,
+    kv_cache_dtype: str = "auto",
+    weight_dtype: str = "auto",
+    engine: str = "vllm",
+) -> float:
+    """KV bytes per GPU that keep a route's shared prefixes warm on one replica (M10):
+    ``n_prefixes · KV_held(P)``, ``KV_held`` the blocks a prefix of ``P`` tokens occupies in the engine's cache
+    (:func:`replica_kv`; sliding-window layers keep only their window).
+
+    M10 counts shared prefix blocks once, because the engines reference-count them (vLLM automatic prefix caching,
+    SGLang's radix cache): ``KV_total ≈ n_prefixes·P·kv_tok + C·kv_tok·(I_unique + O/2)``, so the in-flight part is
+    charged the unshared context only. Every replica the route reaches keeps its prefixes warm (no cache-aware
+    routing assumed), so the share of each replica's budget is the same on all of them.
+
+    Ref: M10 (PagedAttention block sharing, Kwon et al., SOSP'23; vLLM automatic prefix caching design).
+
+    Worked example, Llama-3.1-8B bf16 on vLLM: 10 prefixes of 4,096 tokens are 10 × 256 blocks × 16 × 131,072 B
+    = 5.0 GiB per GPU.
+
+    >>> prefix_retention_bytes("llama-3.1-8b", "h100-sxm", prefix_tokens=4096, distinct_prefixes=10) / 2**30
+    5.0
+    """
+    p = check_number("prefix_tokens", prefix_tokens, minimum=0)
+    n = check_number("distinct_prefixes", distinct_prefixes, minimum=0)
+    if p == 0 or n == 0:
+        return 0.0
+    kv = replica_kv(model, gpu, context_tokens=p, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization,
+                    kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype, engine=engine)
+    return n * kv.kv_bytes_held_per_request
+
+
 def decode_model(
     model: ModelSpec | str,
     gpu: GpuSpec | str,
