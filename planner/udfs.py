@@ -373,9 +373,11 @@ def FLEET_COMPUTE_UTILIZATION(fleet, fleets, specs, peak_qps, avg_input_tokens, 
 @xw.arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
 @xw.arg('latency_s', ndim=2, err_to_str=True, doc='Time a request is in flight (E2E at load) [s]')
 @xw.arg('avg_context_tokens', ndim=2, err_to_str=True, doc='Context each in-flight request holds alone [tokens]')
-def FLEET_KV_FIT(fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens):
-    """KV_FIT of the routes on one fleet, the fleet's model, GPU, TP, PP, replicas, memory utilization, KV and weight dtypes and engine read from its Fleet and Specs rows. Returns fraction (<= 1 fits)."""
-    return excel_call(_REGISTRY['FLEET_KV_FIT'], fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens)
+@xw.arg('prefix_tokens', ndim=2, err_to_str=True, doc='Tokens of one shared prefix kept warm (0: none) [tokens] (optional, default 0)')
+@xw.arg('distinct_prefixes', ndim=2, err_to_str=True, doc='Distinct prefixes kept warm at once [count] (optional, default 1)')
+def FLEET_KV_FIT(fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, prefix_tokens=None, distinct_prefixes=None):
+    """KV_FIT of a route on one fleet plus the KV that keeps its shared prefixes warm (PREFIX_KV_FIT, M10), the fleet's model, GPU, TP, PP, replicas, memory utilization, dtypes and engine read from its Fleet and Specs rows. Returns fraction (<= 1 fits)."""
+    return excel_call(_REGISTRY['FLEET_KV_FIT'], fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, prefix_tokens, distinct_prefixes)
 
 
 @xw.func(category='Plan')

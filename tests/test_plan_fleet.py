@@ -94,9 +94,9 @@ def test_prefix_retention_is_its_own_line_and_counted_in_kv_fit(evaluated) -> No
     assert _res(evaluated, "prefix_kv_share", 0) == pytest.approx(retention / budget)
     e2e = _res(evaluated, "e2e_s", 0)
     in_flight = 6 * e2e * -(-1350 // 16) * 16 * 131_072 / (budget * 4)
-    assert _res(evaluated, "kv_share", 0) == pytest.approx(in_flight)
+    assert _res(evaluated, "kv_share", 0) == pytest.approx(in_flight + retention / budget)
     assert _res(evaluated, "prefix_kv_share", 1) == 0  # no cache hit, nothing to keep warm
-    kv_util = sum(_res(evaluated, "kv_share", i) + _res(evaluated, "prefix_kv_share", i) for i in (0, 1))
+    kv_util = sum(_res(evaluated, "kv_share", i) for i in (0, 1))
     assert _res(evaluated, "kv_util", 0) == pytest.approx(kv_util)
 
 
@@ -108,9 +108,10 @@ def test_blank_prefix_keeps_one_prefix_of_the_cached_input_and_no_sharing(tmp_pa
     path.write_text(text, encoding="utf-8")
     out = ts.evaluate_plan({**catalog_inputs(), **scenario_inputs(load_scenario(path))})
     budget = F.KV_BUDGET_GIB("llama-3.1-8b", "h100-sxm") * 2**30
-    assert _res(out, "prefix_kv_share", 0) == pytest.approx(113 * 16 * 131_072 / budget)  # 1,800 tokens
+    retention = 113 * 16 * 131_072 / budget  # 1,800 tokens
+    assert _res(out, "prefix_kv_share", 0) == pytest.approx(retention)
     in_flight = 6 * _res(out, "e2e_s", 0) * -(-3150 // 16) * 16 * 131_072 / (budget * 4)
-    assert _res(out, "kv_share", 0) == pytest.approx(in_flight)
+    assert _res(out, "kv_share", 0) == pytest.approx(in_flight + retention)
 
 
 def test_outage_load_uses_the_receivers_mix_after_the_outage(evaluated) -> None:

@@ -188,20 +188,25 @@ _FLEET_EXAMPLE = ('{"Backend [name]","TP [GPUs]","Replicas [count]","GPU mem uti
 
 
 @sheet_function(
-    summary="KV_FIT of the routes on one fleet, the fleet's model, GPU, TP, PP, replicas, memory utilization, KV and "
-    "weight dtypes and engine read from its Fleet and Specs rows.",
+    summary="KV_FIT of a route on one fleet plus the KV that keeps its shared prefixes warm (PREFIX_KV_FIT, M10), the "
+    "fleet's model, GPU, TP, PP, replicas, memory utilization, dtypes and engine read from its Fleet and Specs rows.",
     args=(FLEET, FLEETS, SPECS, Arg(name="peak_qps", unit="req/s", help="Requests per second at the peak"),
           Arg(name="latency_s", unit="s", help="Time a request is in flight (E2E at load)"),
-          Arg(name="avg_context_tokens", unit="tokens", help="Context each in-flight request holds alone")),
+          Arg(name="avg_context_tokens", unit="tokens", help="Context each in-flight request holds alone"),
+          Arg(name="prefix_tokens", unit="tokens", help="Tokens of one shared prefix kept warm (0: none)", default=0),
+          Arg(name="distinct_prefixes", unit="count", help="Distinct prefixes kept warm at once", default=1)),
     returns="fraction (<= 1 fits)",
     category="Plan",
     example=f'=FLEET_KV_FIT("f8b", {_FLEET_EXAMPLE}, 100, 2, 4096) -> 0.9736',
     formula_ids=("P7", "M11"),
 )
-def FLEET_KV_FIT(fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens):
+def FLEET_KV_FIT(fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, prefix_tokens=0, distinct_prefixes=1):
     f = _fleet(fleet, fleets, specs)
-    return _call("KV_FIT", f["model"], f["gpu"], peak_qps, latency_s, avg_context_tokens, f["replicas"], f["tp"],
-                 f["gpu_memory_utilization"], f["kv_dtype"], f["engine"], f["weight_dtype"], f["pp"])
+    in_flight = _call("KV_FIT", f["model"], f["gpu"], peak_qps, latency_s, avg_context_tokens, f["replicas"], f["tp"],
+                      f["gpu_memory_utilization"], f["kv_dtype"], f["engine"], f["weight_dtype"], f["pp"])
+    if prefix_tokens <= 0 or distinct_prefixes <= 0:
+        return in_flight
+    return in_flight + FLEET_PREFIX_KV_FIT(fleet, fleets, specs, prefix_tokens, distinct_prefixes)
 
 
 @sheet_function(

@@ -105,18 +105,21 @@ def _unshared_context() -> Expr:
     return inp - shared + _r("avg_output_tokens") / 2
 
 
+def _prefixes() -> tuple[Expr, Expr]:
+    """The route's shared prefix kept warm (its Results column: blank Routes cell, input x hit rate) and how many
+    (blank: 1), M10."""
+    return _res("prefix_tokens"), fn("IF", fn("ISNUMBER", _r("distinct_prefixes")), _r("distinct_prefixes"), 1)
+
+
 def _kv_share(fleet: Expr) -> Expr:
-    """M11 ``KV_FIT``: the route's in-flight KV at its unshared mean context over the KV budget of ``fleet``."""
-    return _on_fleet("FLEET_KV_FIT", fleet, _r("peak_qps"), _res("e2e_s"), _unshared_context())
+    """M10/M11 ``FLEET_KV_FIT``: the route's in-flight KV at its unshared mean context plus its prefixes kept warm,
+    over the KV budget of ``fleet`` (one function, so a refusal reaches KV util unchanged)."""
+    return _on_fleet("FLEET_KV_FIT", fleet, _r("peak_qps"), _res("e2e_s"), _unshared_context(), *_prefixes())
 
 
 def _prefix_share(fleet: Expr) -> Expr:
-    """M10 ``FLEET_PREFIX_KV_FIT``: the route's shared prefixes kept warm on every replica of ``fleet`` (blank
-    prefix: input x hit rate; blank count: 1)."""
-    tokens = fn("IF", fn("ISNUMBER", _r("prefix_tokens")), _r("prefix_tokens"),
-                _r("avg_input_tokens") * _r("cache_hit_rate"))
-    count = fn("IF", fn("ISNUMBER", _r("distinct_prefixes")), _r("distinct_prefixes"), 1)
-    return _on_fleet("FLEET_PREFIX_KV_FIT", fleet, tokens, count)
+    """M10 ``FLEET_PREFIX_KV_FIT``: the route's shared prefixes kept warm on every replica of ``fleet``."""
+    return _on_fleet("FLEET_PREFIX_KV_FIT", fleet, *_prefixes())
 
 
 def _compute_share(fleet: Expr) -> Expr:
@@ -150,7 +153,7 @@ RESULT_KEYS = (
     "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS),
     "input_tokens_per_s", "output_tokens_per_s", "cached_tokens_per_s", "fleet_qps", "replica_rate",
     "mix_input_tokens", "mix_output_tokens", "mix_cache_hit_rate", "ttft_at_load_s", "tpot_at_load_s",
-    "offline_rate", "sustainable_rate", "e2e_s", "concurrency_needed", "kv_share", "prefix_kv_share", "kv_need_share",
+    "offline_rate", "sustainable_rate", "e2e_s", "concurrency_needed", "prefix_tokens", "kv_share", "prefix_kv_share",
     "compute_share",
     "burst_factor", "rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "burst_util", "kv_util",
     "compute_util", "load_util", "ttft_util", "tpot_util", "limit_scope", "kv_bytes_per_request", "max_concurrency",
@@ -164,7 +167,7 @@ UTILIZATION_KEYS = ("rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util"
 FAILOVER_KEYS = (
     "route", "failover", "receiver_provider_row", "receiver_fleet_row", "receiver_type", "counts_cached_reads",
     "reserved_max_tokens", "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS), "kv_share", "prefix_kv_share",
-    "kv_need_share", "compute_share", "outage_qps", "outage_input_tokens_per_s", "outage_output_tokens_per_s",
+    "compute_share", "outage_qps", "outage_input_tokens_per_s", "outage_output_tokens_per_s",
     "outage_cached_tokens_per_s", "offline_rate", "sustainable_rate",
     *(f"outage_{k}_util" for k in (*LIMIT_KEYS, "kv", "compute", "load")),
     "outage_util", "outage_binding", "outage_ok",
@@ -278,15 +281,17 @@ def _results_columns() -> tuple[Column, ...]:
                udf("E2E_LATENCY_S", _r("ttft_slo_s"), _r("tpot_slo_s"), out)), "0.000"),
         col("concurrency_needed", "In flight at peak [requests]", "P7 Little's law: peak QPS x E2E",
             udf("CONCURRENCY", qps, _res("e2e_s")), fmt="#,##0.0"),
-        col("kv_share", "KV share [x]", "M11 KV_FIT: this route's in-flight KV at its unshared mean context "
-            "(input - shared prefix + output/2; sliding-window layers at the engine's steady state) / its fleet's KV "
-            "budget; the p95 context is its own check (Max concurrency)",
+        col("prefix_tokens", "Prefix kept warm [tokens]", "M10: the route's shared prefix (Routes), blank: input x "
+            "hit rate, the least the planned hit rate needs warm", fn("IF", fn("ISNUMBER", _r("prefix_tokens")),
+                                                                   _r("prefix_tokens"), inp * _r("cache_hit_rate"))),
+        col("kv_share", "KV share [x]", "M10/M11 FLEET_KV_FIT: this route's in-flight KV at its unshared mean "
+            "context (input - shared prefix + output/2; sliding-window layers at the engine's steady state) plus its "
+            "prefix retention, over its fleet's KV budget; the p95 context is its own check (Max concurrency)",
             fleet_only(_kv_share(backend)), UTIL_FMT),
-        col("prefix_kv_share", "Prefix retention [x]", "M10 FLEET_PREFIX_KV_FIT: the KV that keeps this route's "
-            "shared prefixes warm on every replica (distinct prefixes x prefix tokens, blank: 1 x input x hit rate) / "
-            "the KV budget, for the planned hit rate", fleet_only(_prefix_share(backend)), UTIL_FMT),
-        col("kv_need_share", "KV need [x]", "M10: in flight plus prefixes kept warm (KV share + prefix retention)",
-            fleet_only(_res("kv_share") + _res("prefix_kv_share")), UTIL_FMT),
+        col("prefix_kv_share", "Prefix retention [x]", "M10 FLEET_PREFIX_KV_FIT: the part of the KV share that "
+            "keeps this route's shared prefixes warm on every replica (distinct prefixes x prefix tokens, blank: 1 x "
+            "input x hit rate) / the KV budget, for the planned hit rate", fleet_only(_prefix_share(backend)),
+            UTIL_FMT),
         col("compute_share", "Compute share [x]", "P2/P4 COMPUTE_UTILIZATION: this route's FLOP/s at peak / its "
             "fleet's GPUs x peak FLOP/s x MFU", fleet_only(_compute_share(backend)), UTIL_FMT),
         col("burst_factor", "Burst factor [x]", "Busiest window / average window at the peak minute: the Plan's "
@@ -304,7 +309,7 @@ def _results_columns() -> tuple[Column, ...]:
             "busiest window / the window's share of the limit (BURST_UTILIZATION)",
             _burst_util(kind, backend, _res("burst_factor")), UTIL_FMT),
         col("kv_util", "KV util [x]", "M10/M11: KV of every route in flight on the fleet plus the prefixes kept warm "
-            "/ its KV budget (sum of their KV needs)", fleet_only(_on(backend, Cells(RESULTS_REF, "kv_need_share"))),
+            "/ its KV budget (sum of the KV shares)", fleet_only(_on(backend, Cells(RESULTS_REF, "kv_share"))),
             UTIL_FMT),
         col("compute_util", "Compute util [x]", "P2/P4: FLOP/s of every route on the fleet / GPUs x peak FLOP/s x MFU",
             fleet_only(_on(backend, Cells(RESULTS_REF, "compute_share"))), UTIL_FMT),
@@ -402,12 +407,10 @@ def _failover_columns() -> tuple[Column, ...]:
         col("output_weight", "Output weight [x]", "The failover's output quota weight", _weight(kind, prow), "0.0"),
         *(col(f"{k}_demand", f"{k.upper()} demand there [per {'day' if k.endswith('d') else 'min'}]",
               f"This route's {k.upper()} demand as the failover counts it", demands[k]) for k in LIMIT_KEYS),
-        col("kv_share", "KV share there [x]", "This route's KV share on the failover fleet",
+        col("kv_share", "KV share there [x]", "This route's KV share on the failover fleet (in flight and prefixes)",
             fleet_there(_kv_share(failover)), UTIL_FMT),
-        col("prefix_kv_share", "Prefix retention there [x]", "This route's prefixes kept warm on the failover fleet",
+        col("prefix_kv_share", "Prefix retention there [x]", "The part of it that keeps the route's prefixes warm",
             fleet_there(_prefix_share(failover)), UTIL_FMT),
-        col("kv_need_share", "KV need there [x]", "M10: in flight plus prefixes kept warm on the failover fleet",
-            fleet_there(_fo("kv_share") + _fo("prefix_kv_share")), UTIL_FMT),
         col("compute_share", "Compute share there [x]", "This route's compute share on the failover fleet",
             fleet_there(_compute_share(failover)), UTIL_FMT),
         col("outage_qps", "Outage load there [req/s]", "The failover fleet's peak QPS in the outage: its own routes "
@@ -431,7 +434,7 @@ def _failover_columns() -> tuple[Column, ...]:
               "every route of this route's backend moved onto it",
               _limit_util(kind, failover, k, moved(f"{k}_demand")), UTIL_FMT) for k in LIMIT_KEYS),
         col("outage_kv_util", "Outage KV util [x]", "The failover fleet's KV utilization in the outage (in-flight "
-            "requests and prefixes kept warm)", fleet_there(moved("kv_need_share")), UTIL_FMT),
+            "requests and prefixes kept warm)", fleet_there(moved("kv_share")), UTIL_FMT),
         col("outage_compute_util", "Outage compute util [x]", "The failover fleet's compute utilization in the outage",
             fleet_there(moved("compute_share")), UTIL_FMT),
         col("outage_load_util", "Outage load util [x]", "The failover fleet's requests per replica in the outage / "
