@@ -79,25 +79,26 @@ def replica_kv(
     (0.5, 102)
     """
     spec, card = _specs(model, gpu)
-    ctx = memory.blocks(context_tokens, 1)  # validates; whole tokens
+    ctx = memory.blocks(context_tokens, block_size=1)  # validates; whole tokens
     cap = kv_capacity(
         spec, card, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_cache_dtype,
         weight_dtype=weight_dtype, engine=engine, max_model_len=max(1, ctx), block_size=block_size,
     )
     budget = cap.available_kv_gib * GIB
-    layers = padded_layers(*memory.layer_split(spec, pp=pp)) if cap.engine == "vllm" else None
+    full, swa = memory.layer_split(spec, pp=pp)
+    layers = padded_layers(full, swa=swa) if cap.engine == "vllm" else None
     per_request = memory.kv_bytes_per_request(
-        spec, context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
+        spec, context_tokens=context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
         cached_layers=layers,
     )
     held = per_request
     if spec.sliding_window:  # decoding requests hold the engine's steady state on sliding layers (M4a)
         held = memory.kv_bytes_per_request(
-            spec, context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
+            spec, context_tokens=context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
             cached_layers=layers,
             sliding_tokens=held_sliding_tokens(spec.sliding_window, engine=cap.engine, block_size=cap.block_size),
         )
-    conc = memory.max_concurrency(budget, per_request) if per_request > 0 else 0
+    conc = memory.max_concurrency(budget, kv_request_bytes=per_request) if per_request > 0 else 0
     return ReplicaKv(
         engine=cap.engine, context_tokens=float(context_tokens), block_size=cap.block_size,
         weights_gib=cap.weights_gib, kv_budget_bytes=budget, kv_bytes_per_request=per_request,
@@ -167,16 +168,17 @@ def decode_model(
     ctx = float(context_tokens)
     per_token = memory.kv_bytes_per_token(spec, tp=tp, kv_cache_dtype=kv_cache_dtype)
     if ctx > 0:  # the bytes a step reads per context token: sliding-window layers read at most their window
-        per_token = memory.kv_bytes_read_per_step(spec, ctx, tp=tp, kv_cache_dtype=kv_cache_dtype) / ctx
+        per_token = memory.kv_bytes_read_per_step(spec, context_tokens=ctx, tp=tp, kv_cache_dtype=kv_cache_dtype) / ctx
     return latency.DecodeModel(
         weights_bytes=memory.weight_bytes_per_gpu(spec, tp=tp, weight_dtype=weight_dtype),
         kv_bytes_per_token=per_token,
         context_tokens=ctx,
         mem_bw_bytes_per_s=card.mem_bw_bytes_per_s,
-        flops_per_s=latency.flops_for(card, weight_dtype, spec),
+        flops_per_s=latency.flops_for(card, weight_dtype=weight_dtype, model=spec),
         params_active=spec.params_active,
         tp=int(tp), mbu=mbu, mfu=mfu, model=spec,
-        attention_flops_per_seq=latency.attention_flops(spec, 1, max(ctx - 1, 0.0), phase="decode"),
+        attention_flops_per_seq=latency.attention_flops(spec, new_tokens=1, cached_tokens=max(ctx - 1, 0.0),
+                                                        phase="decode"),
     )
 
 
@@ -202,13 +204,14 @@ def ttft_s(
     spec, card = _specs(model, gpu)
     h = check_fraction("cache_hit_rate", cache_hit_rate)
     i = check_number("input_tokens", input_tokens, minimum=0)
-    attn = latency.attention_flops(spec, i * (1 - h), i * h)  # the uncached part attends to the cached prefix too
+    attn = latency.attention_flops(spec, new_tokens=i * (1 - h),
+                                   cached_tokens=i * h)  # the uncached part attends to the cached prefix too
     pre = latency.prefill_s(params_active=spec.params_active, input_tokens=input_tokens,
-                            flops_per_s=latency.flops_for(card, weight_dtype, spec), tp=tp, mfu=mfu,
+                            flops_per_s=latency.flops_for(card, weight_dtype=weight_dtype, model=spec), tp=tp, mfu=mfu,
                             cache_hit_rate=cache_hit_rate, attention_flops=attn)
     step = decode_model(spec, card, context_tokens=input_tokens, tp=tp, kv_cache_dtype=kv_cache_dtype,
                         weight_dtype=weight_dtype, mbu=mbu, mfu=mfu).tpot_s(1)
-    return latency.ttft_s(pre, step, queue_s)
+    return latency.ttft_s(pre, first_decode_step=step, queue_s=queue_s)
 
 
 def flops_per_request(
@@ -235,11 +238,12 @@ def flops_per_request(
     o = check_number("output_tokens", output_tokens, minimum=0)
     h = check_fraction("cache_hit_rate", cache_hit_rate)
     new, cached = i * (1 - h), i * h
-    prefill = 2 * spec.params_active * new + latency.attention_flops(spec, new, cached)
+    prefill = 2 * spec.params_active * new + latency.attention_flops(spec, new_tokens=new, cached_tokens=cached)
     decode = 0.0
     if o > 0:
-        ctx = memory.average_context_tokens(i, o)
-        decode = o * (2 * spec.params_active + latency.attention_flops(spec, 1, max(ctx - 1, 0.0), phase="decode"))
+        ctx = memory.average_context_tokens(i, avg_output_tokens=o)
+        attention = latency.attention_flops(spec, new_tokens=1, cached_tokens=max(ctx - 1, 0.0), phase="decode")
+        decode = o * (2 * spec.params_active + attention)
     return prefill + decode
 
 
@@ -300,7 +304,7 @@ def fleet_flops_per_s(
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
     mfu = check_fraction("mfu", mfu, allow_zero=False)
-    return n * tp * pp * latency.flops_for(card, weight_dtype, spec) * mfu
+    return n * tp * pp * latency.flops_for(card, weight_dtype=weight_dtype, model=spec) * mfu
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -341,10 +345,10 @@ def slo_capacity(
     (128, 226, 128)
     """
     spec, card = _specs(model, gpu)
-    ctx_avg = memory.average_context_tokens(avg_input_tokens, avg_output_tokens)
+    ctx_avg = memory.average_context_tokens(avg_input_tokens, avg_output_tokens=avg_output_tokens)
     decode = decode_model(spec, card, context_tokens=ctx_avg, tp=tp, kv_cache_dtype=kv_cache_dtype,
                           weight_dtype=weight_dtype, mbu=mbu, mfu=mfu)
-    b_tpot = latency.max_batch_at_tpot(decode, tpot_slo_s)
+    b_tpot = latency.max_batch_at_tpot(decode, tpot_slo_s=tpot_slo_s)
     kv = replica_kv(spec, card, context_tokens=avg_input_tokens + avg_output_tokens, tp=tp,
                     gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_cache_dtype,
                     weight_dtype=weight_dtype, engine=engine)
@@ -352,9 +356,9 @@ def slo_capacity(
     first = ttft_s(spec, card, input_tokens=avg_input_tokens, tp=tp, cache_hit_rate=cache_hit_rate,
                    kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype, mbu=mbu, mfu=mfu)
     tpot = decode.tpot_s(max(batch, 1))
-    e2e = latency.e2e_latency_s(first, tpot, avg_output_tokens)
+    e2e = latency.e2e_latency_s(first, tpot=tpot, output_tokens=avg_output_tokens)
     return SloCapacity(
         batch=batch, batch_at_tpot=b_tpot, max_concurrency_kv=kv.max_concurrency, tpot_s=tpot, ttft_s=first,
-        e2e_s=e2e, tokens_per_s=latency.tokens_per_s(batch, tpot),
-        replica_qps=latency.replica_rate_qps(batch, e2e) if e2e > 0 else 0.0,
+        e2e_s=e2e, tokens_per_s=latency.tokens_per_s(batch, tpot=tpot),
+        replica_qps=latency.replica_rate_qps(batch, e2e_s=e2e) if e2e > 0 else 0.0,
     )

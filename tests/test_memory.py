@@ -115,8 +115,8 @@ def test_all_windowed_model_stops_growing_past_the_window():
 
 def test_a_smaller_batched_budget_lowers_the_sliding_cap():
     model = get_model("gemma-3-27b")
-    big = memory.kv_bytes_per_request(model, 65536, max_num_batched_tokens=8192)
-    small = memory.kv_bytes_per_request(model, 65536, max_num_batched_tokens=2048)
+    big = memory.kv_bytes_per_request(model, context_tokens=65536, max_num_batched_tokens=8192)
+    small = memory.kv_bytes_per_request(model, context_tokens=65536, max_num_batched_tokens=2048)
     assert small < big
 
 
@@ -148,9 +148,10 @@ def test_vllm_max_concurrency_is_the_engines_logged_concurrency(model, gpu, tp, 
 def test_hybrid_group_padding_follows_vllm():
     """Gemma-3-27B: 10 full + 52 sliding layers are allocated as 1 + 6 groups of 10 (60 sliding layers' pages)."""
     model = get_model("gemma-3-27b")
-    assert vllm_kv_groups(10, 52) == (10, 1, 6)
-    plain = memory.kv_bytes_per_request(model, 65536)
-    padded = memory.kv_bytes_per_request(model, 65536, cached_layers=padded_layers(*memory.layer_split(model)))
+    assert vllm_kv_groups(10, swa=52) == (10, 1, 6)
+    plain = memory.kv_bytes_per_request(model, context_tokens=65536)
+    full, swa = memory.layer_split(model)
+    padded = memory.kv_bytes_per_request(model, context_tokens=65536, cached_layers=padded_layers(full, swa=swa))
     per_layer = memory.kv_bytes_per_token_layer(model)
     sliding = (math.ceil((1024 - 1 + 8192) / 16) + 1) * 16 * per_layer
     assert padded - plain == pytest.approx(8 * sliding)
@@ -223,8 +224,8 @@ def test_block_rounding_bounds(model, ctx, tp, block):
     """exact <= paged < exact + one block per layer (+ one misalignment block per sliding layer)."""
     assume(_splits(model, tp))
     spec = get_model(model)
-    exact = memory.kv_bytes_per_request(spec, ctx, tp=tp, block_size=1)
-    paged = memory.kv_bytes_per_request(spec, ctx, tp=tp, block_size=block)
+    exact = memory.kv_bytes_per_request(spec, context_tokens=ctx, tp=tp, block_size=1)
+    paged = memory.kv_bytes_per_request(spec, context_tokens=ctx, tp=tp, block_size=block)
     per_layer = memory.kv_bytes_per_token_layer(spec, tp=tp)
     full, swa = memory.layer_split(spec)
     assert exact <= paged
@@ -330,7 +331,7 @@ def test_steady_sliding_hold_is_the_most_vllm_frees_down_to(model):
     per_layer = memory.kv_bytes_per_token_layer(spec)
     ctx = 3 * window + 37
     most = max(_vllm_held_blocks(window, block, n) for n in range(window, ctx))
-    held = memory.kv_bytes_per_request(spec, ctx, sliding_tokens=engines.held_sliding_tokens(window))
+    held = memory.kv_bytes_per_request(spec, context_tokens=ctx, sliding_tokens=engines.held_sliding_tokens(window))
     full_blocks = -(-ctx // block)
     assert held == (full * full_blocks + swa * most) * block * per_layer
 

@@ -112,7 +112,7 @@ def kv_capacity(
     spec = model if isinstance(model, ModelSpec) else get_model(model)
     card = gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu)
     tp, pp = check_parallelism(spec, tp=tp, pp=pp)
-    key = normalize_engine(engine, engine_version)
+    key = normalize_engine(engine, engine_version=engine_version)
     defaults = ENGINE_DEFAULTS[key]
     version = engine_version or defaults.version
     hbm = float(card.engine_total_bytes)
@@ -152,7 +152,7 @@ def kv_capacity(
             seqs = vllm_v1_default_max_num_seqs(card)
         reserve = default_reserve_bytes(
             spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version,
-            max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", spec, weight_dtype=weight_dtype),
+            max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype),
         )
 
     per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype)

@@ -18,7 +18,7 @@ DEFAULTS = EngineDefaults(
 )
 
 
-def vllm_kv_groups(full: int, swa: int) -> tuple[int, int, int]:
+def vllm_kv_groups(full: int, *, swa: int) -> tuple[int, int, int]:
     """vLLM V1's hybrid KV groups: (group size, full-attention groups, sliding-window groups) (M7).
 
     Layers of each type are cut into groups of one size (the larger count if the two are within 1.5×, else the
@@ -26,7 +26,7 @@ def vllm_kv_groups(full: int, swa: int) -> tuple[int, int, int]:
     so 60 sliding layers' worth of pages. Ref: vLLM ``kv_cache_utils._get_kv_cache_groups_uniform_page_size``;
     vllm-project/vllm #54458 (page alignment in hybrid models).
 
-    >>> vllm_kv_groups(10, 52), vllm_kv_groups(21, 21), vllm_kv_groups(32, 0)
+    >>> vllm_kv_groups(10, swa=52), vllm_kv_groups(21, swa=21), vllm_kv_groups(32, swa=0)
     ((10, 1, 6), (21, 1, 1), (32, 1, 0))
     """
     if not swa:
@@ -38,17 +38,17 @@ def vllm_kv_groups(full: int, swa: int) -> tuple[int, int, int]:
     return size, math.ceil(full / size), math.ceil(swa / size)
 
 
-def padded_layers(full: int, swa: int) -> tuple[int, int]:
+def padded_layers(full: int, *, swa: int) -> tuple[int, int]:
     """(full, sliding) layers as vLLM V1 caches them: each type padded to whole groups (:func:`vllm_kv_groups`).
 
     The ``cached_layers`` argument of :func:`planner.memory.kv_bytes_per_request`.
 
-    >>> padded_layers(10, 52), padded_layers(32, 0)
+    >>> padded_layers(10, swa=52), padded_layers(32, swa=0)
     ((10, 60), (32, 0))
     """
     if not (full and swa):
         return full, swa
-    size, full_groups, swa_groups = vllm_kv_groups(full, swa)
+    size, full_groups, swa_groups = vllm_kv_groups(full, swa=swa)
     return size * full_groups, size * swa_groups
 
 
@@ -75,7 +75,7 @@ def kv_budget(layout: KvLayout, *, hybrid: bool = True) -> KvBudget:
     if not hybrid:
         full, swa = full + swa, 0
     avail = layout.hbm_bytes * layout.memory_fraction - layout.weights_bytes - layout.reserve_bytes
-    group_size, full_groups, swa_groups = vllm_kv_groups(full, swa)
+    group_size, full_groups, swa_groups = vllm_kv_groups(full, swa=swa)
     block = layout.block_size
     page = layout.kv_bytes_per_token_layer * block
     num_blocks = max(0, int(avail // (page * group_size))) if page * group_size > 0 else 0

@@ -80,7 +80,7 @@ def KV_BYTES_PER_TOKEN(model, kv_dtype="auto", tp=1, pp=1):
     formula_ids=("M4", "M7", "M8"),
 )
 def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype="auto", tp=1, block_size=DEFAULT_BLOCK_SIZE, pp=1):
-    return _kv_dtype(memory.kv_bytes_per_request, _model(model), context_tokens, tp=tp, pp=pp,
+    return _kv_dtype(memory.kv_bytes_per_request, _model(model), context_tokens=context_tokens, tp=tp, pp=pp,
                      kv_cache_dtype=kv_dtype, block_size=block_size)
 
 
@@ -143,8 +143,9 @@ def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1,
     kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=avg_context_tokens, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
-    in_flight = latency.concurrency(peak_qps, latency_s)
-    return memory.kv_utilization(in_flight, kv.kv_bytes_held_per_request, kv.kv_budget_bytes, replicas)
+    in_flight = latency.concurrency(peak_qps, latency_s=latency_s)
+    return memory.kv_utilization(in_flight, kv_request_bytes=kv.kv_bytes_held_per_request,
+                                 kv_budget=kv.kv_budget_bytes, replicas=replicas)
 
 
 _PREFIX_ARGS = (
@@ -185,7 +186,7 @@ def PREFIX_KV_FIT(model, gpu, prefix_tokens, distinct_prefixes=1, tp=1,
     need = _kv_dtype(selfhosted.prefix_retention_bytes, model, gpu, prefix_tokens=prefix_tokens,
                      distinct_prefixes=distinct_prefixes, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization,
                      kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype, engine=engine)
-    return memory.kv_utilization(1, need, kv.kv_budget_bytes, 1)
+    return memory.kv_utilization(1, kv_request_bytes=need, kv_budget=kv.kv_budget_bytes, replicas=1)
 
 
 @sheet_function(
@@ -204,4 +205,4 @@ def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=1,
     kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
-    return memory.replicas_for_concurrency(in_flight_requests, kv.max_concurrency)
+    return memory.replicas_for_concurrency(in_flight_requests, max_concurrency_per_replica=kv.max_concurrency)

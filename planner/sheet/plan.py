@@ -74,7 +74,7 @@ def BUNDLED_FACTS(spec, kind):
     formula_ids=("C7",),
 )
 def BACKEND_SUM(backend, backends, values):
-    return decision.backend_sum(backend, backends, values)
+    return decision.backend_sum(backend, backends=backends, values=values)
 
 
 FAILOVERS = Arg(name="failovers", unit="names", kind="texts", help="The failover column of the routes (Routes!M4:M23)")
@@ -92,7 +92,7 @@ FAILOVERS = Arg(name="failovers", unit="names", kind="texts", help="The failover
     formula_ids=("C8",),
 )
 def OUTAGE_SUM(failed_backend, receiver, backends, failovers, values):
-    return decision.outage_sum(failed_backend, receiver, backends, failovers, values)
+    return decision.outage_sum(failed_backend, receiver=receiver, backends=backends, failovers=failovers, values=values)
 
 
 @sheet_function(
@@ -104,7 +104,7 @@ def OUTAGE_SUM(failed_backend, receiver, backends, failovers, values):
     formula_ids=("C8",),
 )
 def BACKEND_MAX(backend, backends, values):
-    return decision.backend_max(backend, backends, values)
+    return decision.backend_max(backend, backends=backends, values=values)
 
 
 @sheet_function(
@@ -119,7 +119,7 @@ def BACKEND_MAX(backend, backends, values):
     formula_ids=("C8",),
 )
 def BACKEND_ARGMAX(backend, backends, values, labels):
-    return decision.backend_argmax(backend, backends, values, labels)
+    return decision.backend_argmax(backend, backends=backends, values=values, labels=labels)
 
 
 @sheet_function(
@@ -132,7 +132,7 @@ def BACKEND_ARGMAX(backend, backends, values, labels):
     formula_ids=("C8",),
 )
 def N_PLUS_ONE_UTILIZATION(utilization, replicas):
-    return decision.n_plus_one_utilization(utilization, replicas)
+    return decision.n_plus_one_utilization(utilization, replicas=replicas)
 
 
 # ---- Functions of a plan row: a fleet's or provider's facts read from its row, so a formula reads as a sentence ----

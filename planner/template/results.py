@@ -86,9 +86,16 @@ def _demands(kind: Expr, counts: Expr, reserved: Expr, weight: Expr) -> dict[str
     }
 
 
+SPECS_USED = Table(name=SPECS.name, sheet=SPECS.sheet, rows=SPECS.rows, header_row=SPECS.header_row,
+                   columns=SPECS.columns[:3])
+"""The Specs columns the fleet functions read (name, model and GPU as used): an Excel error elsewhere on the Specs
+sheet (a fleet's price, say) is not an argument of theirs."""
+assert tuple(c.key for c in SPECS_USED.columns) == ("fleet", "model_spec", "gpu_spec")
+
+
 def _on_fleet(name: str, fleet: Expr, *args: Any) -> Expr:
     """A ``FLEET_*`` function of the fleet named ``fleet``: it reads the fleet's Fleet and Specs rows itself."""
-    return udf(name, fleet, Block(FLEET), Block(SPECS), *args)
+    return udf(name, fleet, Block(FLEET), Block(SPECS_USED), *args)
 
 
 def _on_provider(name: str, provider: Expr, *args: Any) -> Expr:
