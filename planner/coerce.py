@@ -9,6 +9,7 @@ A planner error becomes its one-line message, which is what the cell shows.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -111,6 +112,17 @@ def coerce_table(value: Any) -> list[list[Any]]:
     return out
 
 
+@functools.lru_cache(maxsize=32)
+def _table(value: tuple[Any, ...]) -> tuple[str | None, list[list[Any]]]:
+    """A table block's first Excel error (or None) and its coerced rows, computed once per distinct block: every
+    fleet or provider function of every route reads the same Fleet, Specs and Providers blocks. Callers only read
+    the rows."""
+    for cell in flatten(value):
+        if isinstance(cell, str) and cell.strip() in ERROR_VALUES:
+            return cell.strip(), []
+    return None, coerce_table(value)
+
+
 def _used_length(cells: list[Any]) -> int:
     n = len(cells)
     while n and cells[n - 1] is None:
@@ -136,7 +148,12 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     """Coerce one call's arguments (scalars only) and fill defaults; raise ArgumentError for a missing one."""
     if len(raw) > len(spec.args):
         raise ArgumentError(spec.name, len(raw), f"at most {len(spec.args)} arguments")
-    for value in raw:  # an Excel error in any argument is the result (the first, in argument order), as in Excel
+    for i, value in enumerate(raw):  # an Excel error in any argument is the result (the first, in argument order)
+        if isinstance(value, tuple) and i < len(spec.args) and spec.args[i].kind == "table":
+            error = _table(value)[0]  # a plan's table block, read once per plan (hashable, so checked once)
+            if error is not None:
+                raise Refusal(error)
+            continue
         for cell in flatten(value) if is_range(value) else (value,):
             if isinstance(cell, str) and cell.strip() in ERROR_VALUES:
                 raise Refusal(cell.strip())
@@ -155,7 +172,7 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
             cell = flatten(value)[0] if is_range(value) else value
             v = coerce_scalar(arg.kind, arg.name, cell)
         elif arg.kind == "table":
-            v = coerce_table(value) if value is not None else None
+            v = None if value is None else _table(value)[1] if isinstance(value, tuple) else coerce_table(value)
         else:
             cells = sequences.get(i, [])[:used]
             v = cells if any(c is not None for c in cells) else None

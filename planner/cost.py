@@ -77,7 +77,7 @@ def api_cost_per_request_usd(
     o = check_number("avg_output_tokens", avg_output_tokens, minimum=0)
     i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
     h = check_fraction("cache_hit_rate", cache_hit_rate)
-    w = check_cache_write_tokens(i, h, cache_write_tokens)
+    w = check_cache_write_tokens(i, cache_hit_rate=h, cache_write_tokens=cache_write_tokens)
     p_in = _price("usd_per_mtok_input", usd_per_mtok_input)
     p_out = _price("usd_per_mtok_output", usd_per_mtok_output)
     p_read = _price("usd_per_mtok_cached_input", usd_per_mtok_cached_input, p_in)
@@ -112,7 +112,7 @@ def monthly_cost_usd(
     if requests_per_month_count is not None:
         n = check_number("requests_per_month", requests_per_month_count, minimum=0)
     else:
-        n = requests_per_month(avg_qps, days_per_month)  # type: ignore[arg-type]
+        n = requests_per_month(avg_qps, days_per_month=days_per_month)  # type: ignore[arg-type]
     return c * n
 
 
@@ -141,7 +141,7 @@ def cache_savings_per_request_usd(
     """
     i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
     h = check_fraction("cache_hit_rate", cache_hit_rate)
-    w = check_cache_write_tokens(i, h, cache_write_tokens)
+    w = check_cache_write_tokens(i, cache_hit_rate=h, cache_write_tokens=cache_write_tokens)
     p_in = _price("usd_per_mtok_input", usd_per_mtok_input)
     p_read = _price("usd_per_mtok_cached_input", usd_per_mtok_cached_input)
     p_write = _price("usd_per_mtok_cache_write", usd_per_mtok_cache_write, p_in)
@@ -174,7 +174,7 @@ def cache_savings_monthly_usd(
         usd_per_mtok_cached_input=usd_per_mtok_cached_input, cache_write_tokens=cache_write_tokens,
         usd_per_mtok_cache_write=usd_per_mtok_cache_write,
     )
-    return per_request * requests_per_month(avg_qps, days_per_month)
+    return per_request * requests_per_month(avg_qps, days_per_month=days_per_month)
 
 
 def cache_breakeven_reuse(usd_per_mtok_input: float, *, usd_per_mtok_cache_write: float | None,
@@ -378,12 +378,12 @@ def api_usd_per_mtok_output(
     return usd * TOKENS_PER_MTOK / o
 
 
-def selfhost_monthly_usd(usd_per_gpu_hour: float, gpus: float, *, hours_per_month: float = HOURS_PER_MONTH) -> float:
+def selfhost_monthly_usd(usd_per_gpu_hour: float, *, gpus: float, hours_per_month: float = HOURS_PER_MONTH) -> float:
     """Monthly cost of an always-on self-hosted fleet: ``gpus * $/GPU-h * hours_per_month`` (730.5 h by default).
 
     Reference: C4/C5 (rented GPUs; owned hardware adds capex, hosting and power, C5).
 
-    >>> selfhost_monthly_usd(2.0, 8)
+    >>> selfhost_monthly_usd(2.0, gpus=8)
     11688.0
     """
     p = check_number("usd_per_gpu_hour", usd_per_gpu_hour, minimum=0)
@@ -445,13 +445,13 @@ PRICE_FIELDS = {
 """Names :func:`price_value` accepts (lower case) and the :class:`~planner.specs.ProviderLimits` field each reads."""
 
 
-def price_value(limits: ProviderLimits, price_name: str) -> float:
+def price_value(limits: ProviderLimits, *, price_name: str) -> float:
     """One price of a provider tier in USD per million tokens, by name (``input``, ``cached_input`` (or
     ``cache_read``), ``cache_write``, ``output``). Case-insensitive; a price the catalog lacks raises.
 
     >>> from planner.specs import ProviderLimits
     >>> tier = ProviderLimits(provider="p", tier="t", model="m", usd_per_mtok_input=3.0, source="s", as_of="2026")
-    >>> price_value(tier, "Input")
+    >>> price_value(tier, price_name="Input")
     3.0
     """
     key = str(price_name).strip().lower()

@@ -28,7 +28,7 @@ def _present(utilizations: Sequence[float | None], argument: str = "utilizations
     return values
 
 
-def binding_constraint(labels: Sequence[str], utilizations: Sequence[float | None]) -> str:
+def binding_constraint(labels: Sequence[str], *, utilizations: Sequence[float | None]) -> str:
     """The label of the highest utilization: the constraint that binds first (C7, ``argmax_j u_j``).
 
     Ties go to the first label in order. Blank utilizations (``None``) are skipped.
@@ -36,9 +36,9 @@ def binding_constraint(labels: Sequence[str], utilizations: Sequence[float | Non
     Reference: C7; legitlads "fleet = max(compute GPUs, memory GPUs)"; BentoML llm-optimizer
     ("theoretical overall limit = min of ceilings").
 
-    >>> binding_constraint(["RPM", "ITPM", "OTPM", "KV"], [0.42, 0.91, 0.35, 0.88])
+    >>> binding_constraint(["RPM", "ITPM", "OTPM", "KV"], utilizations=[0.42, 0.91, 0.35, 0.88])
     'ITPM'
-    >>> binding_constraint(["RPM", "TPM"], [0.5, 0.5])
+    >>> binding_constraint(["RPM", "TPM"], utilizations=[0.5, 0.5])
     'RPM'
     """
     names = list(labels)
@@ -97,7 +97,7 @@ def headroom_multiple(utilizations: Sequence[float | None]) -> float:
     return 1.0 / top
 
 
-def months_to_breach(utilization: float, monthly_growth_rate: float) -> float:
+def months_to_breach(utilization: float, *, monthly_growth_rate: float) -> float:
     """Months until a utilization reaches 1.0 under compound monthly growth ``g``:
     ``m = log(1/u) / log(1 + g)``, so that ``u * (1 + g)**m = 1``.
 
@@ -108,9 +108,9 @@ def months_to_breach(utilization: float, monthly_growth_rate: float) -> float:
 
     At 60 % utilization and 10 % growth a month, the limit is hit in 5.4 months:
 
-    >>> round(months_to_breach(0.6, 0.10), 2)
+    >>> round(months_to_breach(0.6, monthly_growth_rate=0.10), 2)
     5.36
-    >>> months_to_breach(1.2, 0.10), months_to_breach(0.5, 0.0)
+    >>> months_to_breach(1.2, monthly_growth_rate=0.10), months_to_breach(0.5, monthly_growth_rate=0.0)
     (0.0, 9999.0)
     """
     u = check_number("utilization", utilization, minimum=0)
@@ -122,7 +122,7 @@ def months_to_breach(utilization: float, monthly_growth_rate: float) -> float:
     return min(MONTHS_NEVER, math.log(1.0 / u) / math.log1p(g))
 
 
-def failover_utilization(peak_demand: float, capacities: Sequence[float], failed: int = 0) -> float:
+def failover_utilization(peak_demand: float, *, capacities: Sequence[float], failed: int = 0) -> float:
     """Utilization of the surviving backends when one is down and its traffic is rerouted (C8).
 
     ``u_survivors = peak_demand / (sum(capacities) - capacity_failed)``: the whole peak spread over the survivors in
@@ -135,9 +135,9 @@ def failover_utilization(peak_demand: float, capacities: Sequence[float], failed
 
     Three backends of 1,000 RPM carrying 1,500 RPM: with one down the other two run at 75 %.
 
-    >>> failover_utilization(1500, [1000, 1000, 1000])
+    >>> failover_utilization(1500, capacities=[1000, 1000, 1000])
     0.75
-    >>> failover_utilization(1500, [2000, 1000], failed=2)
+    >>> failover_utilization(1500, capacities=[2000, 1000], failed=2)
     0.75
     """
     d = check_number("peak_demand", peak_demand, minimum=0)
@@ -152,13 +152,14 @@ def failover_utilization(peak_demand: float, capacities: Sequence[float], failed
     return d / remaining
 
 
-def spillover(demand: float, primary_limit: float, buffer: float = 0.0) -> float:
+def spillover(demand: float, *, primary_limit: float, buffer: float = 0.0) -> float:
     """Demand that overflows a primary backend kept under a safety buffer (C8):
     ``spill = max(0, demand - limit * (1 - buffer))``.
 
     Reference: C8. ***Derived.***
 
-    >>> spillover(1500, 1000, 0.2)  # 1,500 RPM against 1,000 RPM kept at 80 %: 700 RPM must go elsewhere
+    >>> spillover(1500, primary_limit=1000,
+    ...           buffer=0.2)  # 1,500 RPM against 1,000 RPM kept at 80 %: 700 RPM must go elsewhere
     700.0
     """
     d = check_number("demand", demand, minimum=0)
@@ -167,7 +168,7 @@ def spillover(demand: float, primary_limit: float, buffer: float = 0.0) -> float
     return max(0.0, d - lim * (1.0 - b))
 
 
-def backend_sum(backend: str, backends: Sequence[str | None], values: Sequence[float | None]) -> float:
+def backend_sum(backend: str, *, backends: Sequence[str | None], values: Sequence[float | None]) -> float:
     """Sum of ``values`` over the rows whose backend is ``backend`` (case-insensitive; empty rows skipped).
 
     Routes on one backend share its limits, KV cache and FLOP/s (C7), so a backend's utilization is the sum of its
@@ -177,7 +178,7 @@ def backend_sum(backend: str, backends: Sequence[str | None], values: Sequence[f
 
     Two chat routes on backend ``a`` with 1,200 and 800 RPM, one on ``b`` with 500:
 
-    >>> backend_sum("a", ["a", "b", "A"], [1200, 500, 800])
+    >>> backend_sum("a", backends=["a", "b", "A"], values=[1200, 500, 800])
     2000.0
     """
     key = (backend or "").strip().lower()
@@ -193,7 +194,7 @@ def backend_sum(backend: str, backends: Sequence[str | None], values: Sequence[f
 
 
 def outage_sum(
-    failed: str, receiver: str, backends: Sequence[str | None], failovers: Sequence[str | None],
+    failed: str, *, receiver: str, backends: Sequence[str | None], failovers: Sequence[str | None],
     values: Sequence[float | None],
 ) -> float:
     """Sum of ``values`` over the routes that move from ``failed`` to ``receiver`` when ``failed`` is down (C8).
@@ -206,7 +207,8 @@ def outage_sum(
 
     Two routes of ``a`` fail over to ``c``, one to ``d``:
 
-    >>> outage_sum("a", "c", ["a", "a", "a", "b"], ["c", "C", "d", "c"], [600, 600, 100, 50])
+    >>> outage_sum("a", receiver="c", backends=["a", "a", "a", "b"], failovers=["c", "C", "d", "c"],
+    ...            values=[600, 600, 100, 50])
     1200.0
     """
     f, r = (failed or "").strip().lower(), (receiver or "").strip().lower()
@@ -222,11 +224,11 @@ def outage_sum(
     return total
 
 
-def backend_max(backend: str, backends: Sequence[str | None], values: Sequence[float | None]) -> float:
+def backend_max(backend: str, *, backends: Sequence[str | None], values: Sequence[float | None]) -> float:
     """The highest of ``values`` over the routes on ``backend`` (0 when it has none): the worst outage a backend's
     failure causes, over the receivers of its routes.
 
-    >>> backend_max("a", ["a", "b", "a"], [0.6, 2.0, 1.2])
+    >>> backend_max("a", backends=["a", "b", "a"], values=[0.6, 2.0, 1.2])
     1.2
     """
     key = (backend or "").strip().lower()
@@ -236,11 +238,11 @@ def backend_max(backend: str, backends: Sequence[str | None], values: Sequence[f
 
 
 def backend_argmax(
-    backend: str, backends: Sequence[str | None], values: Sequence[float | None], labels: Sequence[str | None]
+    backend: str, *, backends: Sequence[str | None], values: Sequence[float | None], labels: Sequence[str | None]
 ) -> str:
     """The label on the row of :func:`backend_max` (the first such row); ``""`` when the backend has no routes.
 
-    >>> backend_argmax("a", ["a", "b", "a"], [0.6, 2.0, 1.2], ["c TPM", "x", "d KV"])
+    >>> backend_argmax("a", backends=["a", "b", "a"], values=[0.6, 2.0, 1.2], labels=["c TPM", "x", "d KV"])
     'd KV'
     """
     key = (backend or "").strip().lower()
@@ -251,14 +253,14 @@ def backend_argmax(
     return label
 
 
-def n_plus_one_utilization(utilization: float, replicas: float) -> float:
+def n_plus_one_utilization(utilization: float, *, replicas: float) -> float:
     """A fleet's utilization with one replica lost (N+1): ``u * R / (R - 1)`` for load spread evenly over replicas.
 
     Reference: C8 (docs/method.md); N+1 redundancy: the fleet must carry its peak on ``R - 1`` replicas.
 
     A fleet of 4 replicas at 70 % KV runs at 93 % with one down:
 
-    >>> round(n_plus_one_utilization(0.7, 4), 4)
+    >>> round(n_plus_one_utilization(0.7, replicas=4), 4)
     0.9333
     """
     u = check_number("utilization", utilization, minimum=0)

@@ -40,12 +40,12 @@ def rpm(peak_qps: float) -> float:
     return SECONDS_PER_MINUTE * check_number("peak_qps", peak_qps, minimum=0)
 
 
-def tpm(peak_qps: float, avg_input_tokens: float, avg_output_tokens: float) -> float:
+def tpm(peak_qps: float, *, avg_input_tokens: float, avg_output_tokens: float) -> float:
     """Total tokens per minute at peak (D2): ``TPM = 60 * peak_qps * (E[I] + E[O])``.
 
     Reference: D2 (provider definitions; LiteLLM counts ``total_tokens`` after the call).
 
-    >>> tpm(10, 2000, 500)  # 10 req/s x 2,500 tokens x 60 s
+    >>> tpm(10, avg_input_tokens=2000, avg_output_tokens=500)  # 10 req/s x 2,500 tokens x 60 s
     1500000.0
     """
     i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
@@ -53,23 +53,23 @@ def tpm(peak_qps: float, avg_input_tokens: float, avg_output_tokens: float) -> f
     return rpm(peak_qps) * (i + o)
 
 
-def itpm(peak_qps: float, avg_input_tokens: float) -> float:
+def itpm(peak_qps: float, *, avg_input_tokens: float) -> float:
     """Input tokens per minute at peak, every input token counted (D2): ``ITPM = RPM * E[I]``.
 
     Reference: D2 (provider definitions of ITPM; Baseten counts cached tokens at full weight, D4).
 
-    >>> itpm(10, 2000)
+    >>> itpm(10, avg_input_tokens=2000)
     1200000.0
     """
     return rpm(peak_qps) * check_number("avg_input_tokens", avg_input_tokens, minimum=0)
 
 
-def otpm(peak_qps: float, avg_output_tokens: float) -> float:
+def otpm(peak_qps: float, *, avg_output_tokens: float) -> float:
     """Output tokens per minute at peak, actual output counted (D2): ``OTPM = RPM * E[O]``.
 
     Reference: D2 (Anthropic OTPM counts actual output in 2026 documentation, facts.md §1.6).
 
-    >>> otpm(10, 500)
+    >>> otpm(10, avg_output_tokens=500)
     300000.0
     """
     return rpm(peak_qps) * check_number("avg_output_tokens", avg_output_tokens, minimum=0)
@@ -77,9 +77,9 @@ def otpm(peak_qps: float, avg_output_tokens: float) -> float:
 
 def itpm_counted(
     peak_qps: float,
+    *,
     avg_input_tokens: float,
     cache_hit_rate: float = 0.0,
-    *,
     cached_reads_count: bool = False,
 ) -> float:
     """Input tokens per minute as the provider counts them against ITPM (D4, cache-aware).
@@ -95,21 +95,21 @@ def itpm_counted(
     A 10 req/s agent route with 20,000-token prompts and an 80 % cache hit rate counts 2.4 M ITPM at Anthropic,
     a fifth of the 12 M it sends:
 
-    >>> round(itpm_counted(10, 20_000, 0.8))
+    >>> round(itpm_counted(10, avg_input_tokens=20_000, cache_hit_rate=0.8))
     2400000
-    >>> itpm_counted(10, 20_000, 0.8, cached_reads_count=True)
+    >>> itpm_counted(10, avg_input_tokens=20_000, cache_hit_rate=0.8, cached_reads_count=True)
     12000000.0
     """
     h = check_fraction("cache_hit_rate", cache_hit_rate)
-    full = itpm(peak_qps, avg_input_tokens)
+    full = itpm(peak_qps, avg_input_tokens=avg_input_tokens)
     return full if cached_reads_count else full * (1.0 - h)
 
 
 def tpm_counted(
     peak_qps: float,
+    *,
     avg_input_tokens: float,
     avg_output_tokens: float,
-    *,
     cache_hit_rate: float = 0.0,
     cached_reads_count: bool = True,
     reserved_max_tokens: float | None = None,
@@ -128,20 +128,21 @@ def tpm_counted(
     A 10 req/s route with 2,000 input and 500 output tokens counts 1.5 M TPM with plain counting; where 1,024
     ``max_tokens`` are reserved at a quota weight of 5 and 80 % of the input is read from cache (not counted):
 
-    >>> tpm_counted(10, 2000, 500)
+    >>> tpm_counted(10, avg_input_tokens=2000, avg_output_tokens=500)
     1500000.0
-    >>> round(tpm_counted(10, 2000, 500, cache_hit_rate=0.8, cached_reads_count=False, reserved_max_tokens=1024,
-    ...                   output_weight=5))
+    >>> round(tpm_counted(10, avg_input_tokens=2000, avg_output_tokens=500, cache_hit_rate=0.8,
+    ...                   cached_reads_count=False, reserved_max_tokens=1024, output_weight=5))
     3312000
     """
-    counted_input = itpm_counted(peak_qps, avg_input_tokens, cache_hit_rate, cached_reads_count=cached_reads_count)
+    counted_input = itpm_counted(peak_qps, avg_input_tokens=avg_input_tokens, cache_hit_rate=cache_hit_rate,
+                                 cached_reads_count=cached_reads_count)
     w = check_number("output_weight", output_weight, minimum=0.0)
     out = avg_output_tokens if reserved_max_tokens is None else check_number(
         "max_tokens", reserved_max_tokens, minimum=0.0)
-    return counted_input + otpm(peak_qps, out) * w
+    return counted_input + otpm(peak_qps, avg_output_tokens=out) * w
 
 
-def check_cache_write_tokens(avg_input_tokens: float, cache_hit_rate: float, cache_write_tokens: float) -> float:
+def check_cache_write_tokens(avg_input_tokens: float, *, cache_hit_rate: float, cache_write_tokens: float) -> float:
     """Validate ``cache_write_tokens`` against the non-read input ``I·(1−h)`` and return it as a float."""
     i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
     h = check_fraction("cache_hit_rate", cache_hit_rate)
@@ -154,7 +155,7 @@ def check_cache_write_tokens(avg_input_tokens: float, cache_hit_rate: float, cac
 
 
 def admission_tpm(
-    peak_qps: float, avg_input_tokens: float, max_tokens: float, *, output_weight: float = 1.0
+    peak_qps: float, *, avg_input_tokens: float, max_tokens: float, output_weight: float = 1.0
 ) -> float:
     """Tokens per minute reserved at admission when ``max_tokens`` is reserved up front (D3).
 
@@ -168,9 +169,9 @@ def admission_tpm(
     Short answers with a generous ``max_tokens`` burn admission TPM: 10 req/s, 2,000 in, ``max_tokens`` 4,096
     reserves 3.66 M TPM although actual TPM at 500 output tokens is 1.5 M:
 
-    >>> admission_tpm(10, 2000, 4096)
+    >>> admission_tpm(10, avg_input_tokens=2000, max_tokens=4096)
     3657600.0
-    >>> admission_tpm(1, 1000, 1000, output_weight=5)  # Bedrock burndown
+    >>> admission_tpm(1, avg_input_tokens=1000, max_tokens=1000, output_weight=5)  # Bedrock burndown
     360000.0
     """
     i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
@@ -179,7 +180,7 @@ def admission_tpm(
     return rpm(peak_qps) * (i + w * m)
 
 
-def window_peak(rate_per_min: float, window_s: float = 1.0, burst_factor: float = 1.0) -> float:
+def window_peak(rate_per_min: float, *, window_s: float = 1.0, burst_factor: float = 1.0) -> float:
     """What a per-minute rate means in a short enforcement window (D1): ``rate / 60 * window_s * burst``.
 
     Providers that enforce a per-minute limit over 1 s or 10 s windows throttle the peak *second*: apply this to
@@ -191,7 +192,8 @@ def window_peak(rate_per_min: float, window_s: float = 1.0, burst_factor: float 
 
     >>> window_peak(600)  # a 600-RPM deployment admits 10 requests per second
     10.0
-    >>> window_peak(1500, 10, 1.5)  # 1,500 RPM of demand with 1.5x bursts: 375 requests in the peak 10 s
+    >>> window_peak(1500, window_s=10,
+    ...             burst_factor=1.5)  # 1,500 RPM of demand with 1.5x bursts: 375 requests in the peak 10 s
     375.0
     """
     r = check_number("rate_per_min", rate_per_min, minimum=0)
@@ -211,12 +213,12 @@ def requests_per_day(avg_qps: float) -> float:
     return SECONDS_PER_DAY * check_number("avg_qps", avg_qps, minimum=0)
 
 
-def tokens_per_day(avg_qps: float, avg_input_tokens: float, avg_output_tokens: float) -> float:
+def tokens_per_day(avg_qps: float, *, avg_input_tokens: float, avg_output_tokens: float) -> float:
     """Daily token volume from the average rate, for TPD limits: ``TPD = 86,400 * avg_qps * (E[I] + E[O])``.
 
     Reference: D2 applied to a day (Groq and OpenAI publish TPD limits, facts.md §1.1).
 
-    >>> tokens_per_day(1, 1000, 250)
+    >>> tokens_per_day(1, avg_input_tokens=1000, avg_output_tokens=250)
     108000000.0
     """
     i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
@@ -224,7 +226,7 @@ def tokens_per_day(avg_qps: float, avg_input_tokens: float, avg_output_tokens: f
     return requests_per_day(avg_qps) * (i + o)
 
 
-def requests_per_month(avg_qps: float, days_per_month: float = DAYS_PER_MONTH) -> float:
+def requests_per_month(avg_qps: float, *, days_per_month: float = DAYS_PER_MONTH) -> float:
     """Monthly request volume from the average rate: ``86,400 * days_per_month * avg_qps``.
 
     ``days_per_month`` defaults to 30.4375 (365.25 / 12).
@@ -236,7 +238,7 @@ def requests_per_month(avg_qps: float, days_per_month: float = DAYS_PER_MONTH) -
     return requests_per_day(avg_qps) * d
 
 
-def azure_rpm_limit(tpm_limit: float, rpm_per_1000_tpm: float = AZURE_RPM_PER_1000_TPM) -> float:
+def azure_rpm_limit(tpm_limit: float, *, rpm_per_1000_tpm: float = AZURE_RPM_PER_1000_TPM) -> float:
     """The RPM limit Azure OpenAI derives from a TPM quota (D5): ``RPM_limit = ratio * TPM_limit / 1000``.
 
     The ratio is 6 for older chat models; it is set per model for newer ones (facts.md §1.4, UNCERTAIN).

@@ -23,12 +23,12 @@ MAX_BATCH = 1_000_000
 """Upper end of the batch search in :func:`max_batch_at_tpot`."""
 
 
-def concurrency(rate_qps: float, latency_s: float) -> float:
+def concurrency(rate_qps: float, *, latency_s: float) -> float:
     """In-flight requests by Little's law: ``C = λ·E[E2E]`` (P7).
 
     Ref: P7, Little (1961).
 
-    >>> concurrency(450, 0.25 + 48 * 0.02)
+    >>> concurrency(450, latency_s=0.25 + 48 * 0.02)
     544.5
     """
     lam = check_number("rate_qps", rate_qps, minimum=0)
@@ -36,11 +36,12 @@ def concurrency(rate_qps: float, latency_s: float) -> float:
     return lam * w
 
 
-def experts_touched(num_experts: int, experts_per_token: int, batch: float) -> float:
+def experts_touched(num_experts: int, *, experts_per_token: int, batch: float) -> float:
     """Distinct experts a decode step of ``batch`` tokens touches per layer, uniform routing (P3):
     ``E·(1 − (1 − k/E)^B)``, at most ``min(k·B, E)``. ***Heuristic*** (balls in bins; router skew lowers it).
 
-    >>> round(experts_touched(8, 2, 1), 3), round(experts_touched(8, 2, 16), 3), round(experts_touched(128, 8, 1), 3)
+    >>> tuple(round(experts_touched(n, experts_per_token=k, batch=b), 3) for n, k, b in ((8, 2, 1), (8, 2, 16),
+    ...                                                                                    (128, 8, 1)))
     (2.0, 7.92, 8.0)
     """
     e = check_number("num_experts", num_experts, minimum=1, integer=True)
@@ -49,16 +50,16 @@ def experts_touched(num_experts: int, experts_per_token: int, batch: float) -> f
     return min(e * (1 - (1 - k / e) ** b), k * b, e)
 
 
-def weights_read_fraction(model: ModelSpec, batch: float) -> float:
+def weights_read_fraction(model: ModelSpec, *, batch: float) -> float:
     """Fraction of the resident weights a decode step of ``batch`` sequences reads (P3); 1 for dense models.
 
     MoE: ``W_read = W_shared + E_touched·W_expert`` with ``W_expert = (P_total − P_active)/(E − k)`` and
     ``W_shared = P_total − E·W_expert`` (from total and active parameters), as a fraction of ``P_total``.
 
     >>> from planner.catalog import get_model
-    >>> weights_read_fraction(get_model("llama-3.1-8b"), 4)
+    >>> weights_read_fraction(get_model("llama-3.1-8b"), batch=4)
     1.0
-    >>> round(weights_read_fraction(get_model("mixtral-8x7b"), 1), 3)
+    >>> round(weights_read_fraction(get_model("mixtral-8x7b"), batch=1), 3)
     0.276
     """
     e, k = model.num_experts, model.num_experts_per_tok
@@ -68,7 +69,7 @@ def weights_read_fraction(model: ModelSpec, batch: float) -> float:
     shared = max(0.0, model.params_total - e * per_expert)
     if batch <= 0:
         return shared / model.params_total
-    return min(1.0, (shared + experts_touched(e, k, batch) * per_expert) / model.params_total)
+    return min(1.0, (shared + experts_touched(e, experts_per_token=k, batch=batch) * per_expert) / model.params_total)
 
 
 def decode_step_s(
@@ -131,7 +132,7 @@ def _keys_attended(first: float, last: float, window: float | None) -> float:
     return (first + window) * (window - first + 1) / 2 + window * (last - window)
 
 
-def attention_flops(model: ModelSpec, new_tokens: float, cached_tokens: float = 0.0, *, phase: str = "prefill"
+def attention_flops(model: ModelSpec, *, new_tokens: float, cached_tokens: float = 0.0, phase: str = "prefill"
                     ) -> float:
     """Attention FLOPs (QKᵀ and AV) of ``new_tokens`` queries after ``cached_tokens`` of context, whole model (P4).
 
@@ -149,9 +150,10 @@ def attention_flops(model: ModelSpec, new_tokens: float, cached_tokens: float = 
     ``80·2·64·256·12,502,500 = 3.28e13`` FLOPs, 4.6% on top of the ``2·70.6e9·5,000 = 7.06e14`` of the weights.
 
     >>> from planner.catalog import get_model
-    >>> attention_flops(get_model("llama-3.1-70b"), 5000)
+    >>> attention_flops(get_model("llama-3.1-70b"), new_tokens=5000)
     32774553600000.0
-    >>> attention_flops(get_model("llama-3.1-8b"), 1, 2047) == attention_flops(get_model("llama-3.1-8b"), 2048) / 1024.5
+    >>> attention_flops(get_model("llama-3.1-8b"), new_tokens=1,
+    ...                 cached_tokens=2047) == attention_flops(get_model("llama-3.1-8b"), new_tokens=2048) / 1024.5
     True
     """
     n = check_number("new_tokens", new_tokens, minimum=0)
@@ -211,22 +213,22 @@ def prefill_s(
     return (2 * p * i * (1 - h) + a) / (f * mfu * tp)
 
 
-def ttft_s(prefill: float, first_decode_step: float, queue_s: float = 0.0) -> float:
+def ttft_s(prefill: float, *, first_decode_step: float, queue_s: float = 0.0) -> float:
     """Time to first token: ``queue wait + t_prefill + first decode step`` (P4).
 
-    >>> ttft_s(0.3569, 0.0087)
+    >>> ttft_s(0.3569, first_decode_step=0.0087)
     0.3656
     """
     return (check_number("queue_s", queue_s, minimum=0) + check_number("prefill_s", prefill, minimum=0)
             + check_number("first_decode_step_s", first_decode_step, minimum=0))
 
 
-def e2e_latency_s(ttft: float, tpot: float, output_tokens: float) -> float:
+def e2e_latency_s(ttft: float, *, tpot: float, output_tokens: float) -> float:
     """End-to-end latency: ``E2E = TTFT + (O − 1)·TPOT`` (P6; the first token comes with TTFT).
 
     Ref: P6, Databricks; BentoML LatencyMetrics (``TPOT = (E2EL − TTFT)/(tokens − 1)``).
 
-    >>> round(e2e_latency_s(0.25, 0.02, 48), 4)
+    >>> round(e2e_latency_s(0.25, tpot=0.02, output_tokens=48), 4)
     1.19
     """
     t = check_number("time_to_first_token_s", ttft, minimum=0)
@@ -235,11 +237,11 @@ def e2e_latency_s(ttft: float, tpot: float, output_tokens: float) -> float:
     return t + max(o - 1, 0.0) * d
 
 
-def flops_for(gpu: GpuSpec, weight_dtype: str = "auto", model: ModelSpec | None = None) -> float:
+def flops_for(gpu: GpuSpec, *, weight_dtype: str = "auto", model: ModelSpec | None = None) -> float:
     """Peak dense FLOP/s the model computes at: FP8 when the weights are fp8 and the GPU has FP8, else BF16.
 
     >>> from planner.catalog import get_gpu
-    >>> flops_for(get_gpu("h100-sxm"), "fp8") > flops_for(get_gpu("h100-sxm"))
+    >>> flops_for(get_gpu("h100-sxm"), weight_dtype="fp8") > flops_for(get_gpu("h100-sxm"))
     True
     """
     name = str(weight_dtype).strip().lower()
@@ -268,7 +270,7 @@ class DecodeModel:
 
     def tpot_s(self, batch: float) -> float:
         """TPOT at ``batch`` concurrent sequences (P1-P3)."""
-        frac = weights_read_fraction(self.model, batch) if self.model is not None else 1.0
+        frac = weights_read_fraction(self.model, batch=batch) if self.model is not None else 1.0
         return decode_step_s(
             weights_bytes=self.weights_bytes, batch=batch, context_tokens=self.context_tokens,
             kv_bytes_per_token=self.kv_bytes_per_token, mem_bw_bytes_per_s=self.mem_bw_bytes_per_s,
@@ -277,7 +279,7 @@ class DecodeModel:
         )
 
 
-def max_batch_at_tpot(decode: DecodeModel, tpot_slo_s: float) -> int:
+def max_batch_at_tpot(decode: DecodeModel, *, tpot_slo_s: float) -> int:
     """The largest batch ``B`` with ``TPOT(B) ≤ SLO`` (P8); 0 when even one sequence misses the SLO.
 
     TPOT is non-decreasing in ``B`` (P1 and P2 grow linearly, P3 grows with the touched experts), so an
@@ -290,7 +292,7 @@ def max_batch_at_tpot(decode: DecodeModel, tpot_slo_s: float) -> int:
 
     >>> d = DecodeModel(weights_bytes=16.06e9, kv_bytes_per_token=131072, context_tokens=2048,
     ...                 mem_bw_bytes_per_s=3.35e12, flops_per_s=989e12, params_active=8.03e9)
-    >>> max_batch_at_tpot(d, 0.02)
+    >>> max_batch_at_tpot(d, tpot_slo_s=0.02)
     114
     """
     slo = check_number("tpot_slo_s", tpot_slo_s, minimum=0, exclusive_minimum=True)
@@ -312,10 +314,10 @@ def max_batch_at_tpot(decode: DecodeModel, tpot_slo_s: float) -> int:
     return lo
 
 
-def tokens_per_s(batch: float, tpot: float) -> float:
+def tokens_per_s(batch: float, *, tpot: float) -> float:
     """Decode tokens per second of one replica: ``B / t_dec`` (P1).
 
-    >>> tokens_per_s(114, 0.01997)
+    >>> tokens_per_s(114, tpot=0.01997)
     5708.562844266399
     """
     b = check_number("batch", batch, minimum=0)
@@ -323,10 +325,10 @@ def tokens_per_s(batch: float, tpot: float) -> float:
     return b / t
 
 
-def replica_rate_qps(batch: float, e2e_s: float) -> float:
+def replica_rate_qps(batch: float, *, e2e_s: float) -> float:
     """Requests per second one replica completes at the SLO batch: ``λ_rep = B_slo / E2E(B_slo)`` (P8).
 
-    >>> round(replica_rate_qps(114, 1.19), 2)
+    >>> round(replica_rate_qps(114, e2e_s=1.19), 2)
     95.8
     """
     b = check_number("batch", batch, minimum=0)
@@ -334,10 +336,10 @@ def replica_rate_qps(batch: float, e2e_s: float) -> float:
     return b / e
 
 
-def replicas_at_slo(peak_qps: float, replica_qps: float, failover_replicas: int = 0) -> int:
+def replicas_at_slo(peak_qps: float, *, replica_qps: float, failover_replicas: int = 0) -> int:
     """Replicas that serve ``peak_qps`` at the SLO: ``ceil(λ_peak / λ_rep) + k_failover`` (P8).
 
-    >>> replicas_at_slo(450, 95.8), replicas_at_slo(450, 95.8, 1)
+    >>> replicas_at_slo(450, replica_qps=95.8), replicas_at_slo(450, replica_qps=95.8, failover_replicas=1)
     (5, 6)
     """
     lam = check_number("peak_qps", peak_qps, minimum=0)

@@ -23,7 +23,7 @@ _ROUNDING = 1e-9
 """Relative slack before rounding up, so 3.0000000000004 keys (float noise) is 3 keys, not 4."""
 
 
-def utilization(demand: float, limit: float, keys: float = 1) -> float:
+def utilization(demand: float, *, limit: float, keys: float = 1) -> float:
     """Utilization of one limit spread over ``keys`` keys or deployments: ``u = demand / (limit * keys)``.
 
     Reference: C7 (``u_j = demand_j / limit_j``), with the limit multiplied by the number of keys that share the
@@ -31,9 +31,9 @@ def utilization(demand: float, limit: float, keys: float = 1) -> float:
 
     1,500 RPM of demand against a 1,000-RPM tier over two keys runs at 75 %:
 
-    >>> utilization(1500, 1000, 2)
+    >>> utilization(1500, limit=1000, keys=2)
     0.75
-    >>> utilization(0, 4000)
+    >>> utilization(0, limit=4000)
     0.0
     """
     d = check_number("demand", demand, minimum=0)
@@ -249,7 +249,7 @@ def poisson_burst_factor(per_min_rate: float, *, window_s: float, quantile: floa
     return max(1.0, math.ceil(mean + z * math.sqrt(mean) + (z * z - 1) / 6) / mean)
 
 
-def keys_needed(demand: float, limit_per_key: float, target_utilization: float = 1.0) -> int:
+def keys_needed(demand: float, *, limit_per_key: float, target_utilization: float = 1.0) -> int:
     """Keys, deployments or regions needed to keep one limit at or under a target utilization.
 
     ``keys = max(1, ceil(demand / (limit_per_key * target)))``: the smallest count whose utilization
@@ -259,9 +259,9 @@ def keys_needed(demand: float, limit_per_key: float, target_utilization: float =
 
     12 M counted ITPM against a 4 M ITPM tier at a 70 % target needs 5 keys (4 would run at 75 %):
 
-    >>> keys_needed(12_000_000, 4_000_000, 0.7)
+    >>> keys_needed(12_000_000, limit_per_key=4_000_000, target_utilization=0.7)
     5
-    >>> keys_needed(0, 1000)
+    >>> keys_needed(0, limit_per_key=1000)
     1
     """
     d = check_number("demand", demand, minimum=0)
@@ -271,7 +271,7 @@ def keys_needed(demand: float, limit_per_key: float, target_utilization: float =
     return max(1, math.ceil(ratio * (1 - _ROUNDING)))
 
 
-def keys_needed_all(demands: list[float], limits_per_key: list[float], target_utilization: float = 1.0) -> int:
+def keys_needed_all(demands: list[float], *, limits_per_key: list[float], target_utilization: float = 1.0) -> int:
     """Keys needed so that *every* limit stays under the target: the maximum of :func:`keys_needed` per limit.
 
     Limits given as ``None`` (the provider sets no such limit) are skipped.
@@ -280,13 +280,14 @@ def keys_needed_all(demands: list[float], limits_per_key: list[float], target_ut
 
     RPM 1,500 against 1,000 and TPM 3.6 M against 1 M, at a 90 % target: TPM binds with 4 keys.
 
-    >>> keys_needed_all([1500, 3_600_000], [1000, 1_000_000], 0.9)
+    >>> keys_needed_all([1500, 3_600_000], limits_per_key=[1000, 1_000_000], target_utilization=0.9)
     4
     """
     if len(demands) != len(limits_per_key):
         raise ArgumentError("limits_per_key", len(limits_per_key), f"{len(demands)} limits, one per demand")
     counts = [
-        keys_needed(d, lim, target_utilization) for d, lim in zip(demands, limits_per_key) if lim is not None
+        keys_needed(d, limit_per_key=lim, target_utilization=target_utilization)
+        for d, lim in zip(demands, limits_per_key) if lim is not None
     ]
     return max(counts, default=1)
 
@@ -299,7 +300,7 @@ LIMIT_FIELDS = {
 """Names :func:`limit_value` accepts (lower case) and the :class:`~planner.specs.ProviderLimits` field each reads."""
 
 
-def limit_value(limits: ProviderLimits, limit_name: str) -> float:
+def limit_value(limits: ProviderLimits, *, limit_name: str) -> float:
     """One limit of a provider tier by name: ``rpm``, ``tpm``, ``itpm``, ``otpm``, ``rpd``, ``tpd``, or the counting
     parameters ``window_s`` (enforcement window) and ``output_token_weight`` (quota burned per output token, D3).
 
@@ -307,7 +308,7 @@ def limit_value(limits: ProviderLimits, limit_name: str) -> float:
 
     >>> from planner.specs import ProviderLimits
     >>> tier = ProviderLimits(provider="p", tier="t", model="m", rpm=50, itpm=30_000, source="s", as_of="2026")
-    >>> limit_value(tier, "ITPM")
+    >>> limit_value(tier, limit_name="ITPM")
     30000.0
     """
     key = str(limit_name).strip().lower()

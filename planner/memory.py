@@ -54,11 +54,11 @@ _WEIGHT_DTYPE_BITS = {
 }
 
 
-def kv_dtype_bytes(kv_cache_dtype: str, model: ModelSpec, *, weight_dtype: str = "auto") -> float:
+def kv_dtype_bytes(kv_cache_dtype: str, *, model: ModelSpec, weight_dtype: str = "auto") -> float:
     """Bytes per cached element: ``auto`` is the model's activation dtype (bf16/fp16 = 2, fp32 = 4); fp8/int8 = 1 (M6).
 
     >>> from planner.catalog import get_model
-    >>> kv_dtype_bytes("auto", get_model("llama-3.1-8b")), kv_dtype_bytes("FP8", get_model("llama-3.1-8b"))
+    >>> kv_dtype_bytes("auto", model=get_model("llama-3.1-8b")), kv_dtype_bytes("FP8", model=get_model("llama-3.1-8b"))
     (2.0, 1.0)
     """
     name = str(kv_cache_dtype).strip().lower()
@@ -144,7 +144,7 @@ def kv_bytes_per_token_layer(
     1152.0
     """
     tp, _ = check_parallelism(model, tp=tp)
-    b = kv_dtype_bytes(kv_cache_dtype, model, weight_dtype=weight_dtype)
+    b = kv_dtype_bytes(kv_cache_dtype, model=model, weight_dtype=weight_dtype)
     if model.attention == "mla":
         if str(kv_cache_dtype).strip().lower() == "fp8_ds_mla":
             return 656.0
@@ -174,12 +174,12 @@ def kv_bytes_per_token(model: ModelSpec, *, tp: int = 1, pp: int = 1, kv_cache_d
     return (full + swa) * kv_bytes_per_token_layer(model, tp=tp, kv_cache_dtype=kv_cache_dtype)
 
 
-def blocks(tokens: float, block_size: int = DEFAULT_BLOCK_SIZE) -> int:
+def blocks(tokens: float, *, block_size: int = DEFAULT_BLOCK_SIZE) -> int:
     """Paged KV blocks one sequence of ``tokens`` occupies: ``ceil(tokens / block)`` (M7, vLLM ``cdiv``).
 
     Ref: M7, vLLM ``get_max_concurrency_for_kv_cache_config``; default block 16 tokens.
 
-    >>> blocks(1000), blocks(1024), blocks(1025), blocks(7, 1)
+    >>> blocks(1000), blocks(1024), blocks(1025), blocks(7, block_size=1)
     (63, 64, 65, 7)
     """
     t = check_number("context_tokens", tokens, minimum=0)
@@ -187,12 +187,12 @@ def blocks(tokens: float, block_size: int = DEFAULT_BLOCK_SIZE) -> int:
     return math.ceil(t / b)
 
 
-def average_context_tokens(avg_input_tokens: float, avg_output_tokens: float) -> float:
+def average_context_tokens(avg_input_tokens: float, *, avg_output_tokens: float) -> float:
     """Time-averaged context of a request while it decodes: ``I + O/2`` (M8, P7).
 
     Ref: M8, Dynamo pre-deployment profiler ("average context = ISL + OSL/2").
 
-    >>> average_context_tokens(2000, 500)
+    >>> average_context_tokens(2000, avg_output_tokens=500)
     2250.0
     """
     i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
@@ -202,34 +202,50 @@ def average_context_tokens(avg_input_tokens: float, avg_output_tokens: float) ->
 
 def kv_bytes_per_request(
     model: ModelSpec,
-    context_tokens: float,
     *,
+    context_tokens: float,
     tp: int = 1,
     pp: int = 1,
     kv_cache_dtype: str = "auto",
     block_size: int = DEFAULT_BLOCK_SIZE,
     max_num_batched_tokens: int = DEFAULT_MAX_NUM_BATCHED_TOKENS,
     cached_layers: tuple[int, int] | None = None,
+    sliding_tokens: float | None = None,
 ) -> float:
     """KV bytes one request holds on one GPU at ``context_tokens``, rounded up to whole blocks (M2-M4, M7, M8).
 
-    ``KV_req = kv_layer·block·(L_full·ceil(ctx/block) + L_swa·(ceil(min(W − 1 + max_num_batched_tokens, ctx)/block)
-    + 1))`` with ``kv_layer`` the per-layer bytes per token per GPU (GQA ``ceil(n_kv/TP)·(d_k+d_v)·b``, MLA
-    ``(kv_lora_rank + rope)·b`` undivided by TP). The extra sliding block is vLLM's misalignment block (M4); with
+    ``KV_req = kv_layer·block·(L_full·ceil(ctx/block) + L_swa·(ceil(min(S, ctx)/block) + 1))`` with ``kv_layer``
+    the per-layer bytes per token per GPU (GQA ``ceil(n_kv/TP)·(d_k+d_v)·b``, MLA ``(kv_lora_rank + rope)·b``
+    undivided by TP) and ``S`` the tokens a sliding-window layer holds for the request:
+
+    - ``sliding_tokens`` given: the engine's steady state while the request decodes (M4a; the engine's own rule,
+      :func:`planner.engines.held_sliding_tokens`: vLLM V1 holds the window, SGLang about 1.5 windows);
+    - ``None``: the admission worst case ``W − 1 + max_num_batched_tokens`` (a whole prefill chunk beyond the
+      window, M4), which is what an engine reserves and logs as its maximum concurrency.
+
+    The extra sliding block is vLLM's misalignment block (the window rarely starts on a block boundary); with
     ``block_size = 1`` (exact, unpaged size; SGLang) there is none. ``cached_layers`` = (full, sliding) replaces
     the model's layer counts where an engine pads them (vLLM V1's hybrid groups:
     :func:`planner.engines.vllm.padded_layers`), which is what that engine reserves per request.
 
-    Refs: M4 vLLM ``SlidingWindowSpec.max_memory_usage_bytes``; M7 vLLM paging; M8.
+    Refs: M4 vLLM ``SlidingWindowSpec.max_memory_usage_bytes``; M4a vLLM
+    ``SlidingWindowManager.get_num_skipped_tokens``; M7 vLLM paging; M8.
 
     Worked example, Llama-3.1-8B bf16 (32 layers × 8 KV heads × 128 × 2 × 2 B = 131,072 B/token): 1,000 tokens are
-    63 blocks = 1,008 tokens = 132,120,576 B.
+    63 blocks = 1,008 tokens = 132,120,576 B. Gemma-3-27B bf16 at 8,000 tokens (10 full + 52 sliding layers of
+    8,192 B per token, window 1,024): the worst case holds ``min(1,023 + 8,192, 8,000) = 8,000`` tokens on every
+    sliding layer, the steady state ``1,024`` tokens = 64 blocks + 1: ``8,192·16·(10·500 + 52·65) = 1.11e9`` B
+    against ``4.07e9`` B (3.7×).
 
     >>> from planner.catalog import get_model
-    >>> kv_bytes_per_request(get_model("llama-3.1-8b"), 1000)
+    >>> kv_bytes_per_request(get_model("llama-3.1-8b"), context_tokens=1000)
     132120576.0
-    >>> kv_bytes_per_request(get_model("llama-3.1-8b"), 1000, block_size=1)
+    >>> kv_bytes_per_request(get_model("llama-3.1-8b"), context_tokens=1000, block_size=1)
     131072000.0
+    >>> gemma = get_model("gemma-3-27b")
+    >>> (kv_bytes_per_request(gemma, context_tokens=8000),
+    ...  kv_bytes_per_request(gemma, context_tokens=8000, sliding_tokens=1024))
+    (4070047744.0, 1098383360.0)
     """
     ctx = check_number("context_tokens", context_tokens, minimum=0)
     block = int(check_number("block_size", block_size, minimum=1, integer=True))
@@ -237,16 +253,18 @@ def kv_bytes_per_request(
     per_layer = kv_bytes_per_token_layer(model, tp=int(check_number("tp", tp, minimum=1, integer=True)),
                                          kv_cache_dtype=kv_cache_dtype)
     full, swa = layer_split(model, pp=pp) if cached_layers is None else cached_layers
-    total_blocks = full * blocks(ctx, block)
+    total_blocks = full * blocks(ctx, block_size=block)
     if swa:
         window = model.sliding_window or ctx
-        swa_tokens = min(window - 1 + batched, ctx)
-        total_blocks += swa * (blocks(swa_tokens, block) + (1 if block > 1 else 0))
+        held = window - 1 + batched if sliding_tokens is None else check_number(
+            "sliding_tokens", sliding_tokens, minimum=1)
+        swa_tokens = min(held, ctx)
+        total_blocks += swa * (blocks(swa_tokens, block_size=block) + (1 if block > 1 else 0))
     return float(total_blocks * block * per_layer)
 
 
 def kv_bytes_read_per_step(
-    model: ModelSpec, context_tokens: float, *, tp: int = 1, kv_cache_dtype: str = "auto"
+    model: ModelSpec, *, context_tokens: float, tp: int = 1, kv_cache_dtype: str = "auto"
 ) -> float:
     """KV bytes one sequence's decode step reads on one GPU: ``kv_layer·(L_full·ctx + L_swa·min(ctx, W))`` (P1, M4).
 
@@ -262,9 +280,10 @@ def kv_bytes_read_per_step(
     ``8,192·62·8,000 = 4.06e9`` B a full-attention read would be.
 
     >>> from planner.catalog import get_model
-    >>> kv_bytes_read_per_step(get_model("gemma-3-27b"), 8000)
+    >>> kv_bytes_read_per_step(get_model("gemma-3-27b"), context_tokens=8000)
     1091567616.0
-    >>> kv_bytes_read_per_step(get_model("llama-3.1-8b"), 2048) == 2048 * kv_bytes_per_token(get_model("llama-3.1-8b"))
+    >>> kv_bytes_read_per_step(get_model("llama-3.1-8b"),
+    ...                        context_tokens=2048) == 2048 * kv_bytes_per_token(get_model("llama-3.1-8b"))
     True
     """
     ctx = check_number("context_tokens", context_tokens, minimum=0)
@@ -276,7 +295,7 @@ def kv_bytes_read_per_step(
 
 
 def kv_budget_bytes(
-    hbm_bytes: float, gpu_memory_utilization: float, weights_bytes: float, reserve_bytes: float
+    hbm_bytes: float, *, gpu_memory_utilization: float, weights_bytes: float, reserve_bytes: float
 ) -> float:
     """KV budget of one GPU: ``HBM·gpu_memory_utilization − weights − reserve`` (M9, vLLM V1 accounting).
 
@@ -287,7 +306,8 @@ def kv_budget_bytes(
 
     Worked example: an 80 GiB GPU at 0.9 with 15 GiB of weights and 5 GiB reserved leaves 52 GiB.
 
-    >>> kv_budget_bytes(80 * 2**30, 0.9, 15 * 2**30, 5 * 2**30) / 2**30
+    >>> kv_budget_bytes(80 * 2**30, gpu_memory_utilization=0.9, weights_bytes=15 * 2**30,
+    ...                 reserve_bytes=5 * 2**30) / 2**30
     52.0
     """
     hbm = check_number("hbm_bytes", hbm_bytes, minimum=0, exclusive_minimum=True)
@@ -297,7 +317,7 @@ def kv_budget_bytes(
     return hbm * util - w - r
 
 
-def max_concurrency(kv_budget: float, kv_request_bytes: float) -> int:
+def max_concurrency(kv_budget: float, *, kv_request_bytes: float) -> int:
     """Requests that fit one replica's KV cache at once: ``floor(KV_avail / KV_req)`` (M11).
 
     Both arguments are per GPU (every GPU of a TP group holds its shard of every request). A budget at or below zero
@@ -307,7 +327,7 @@ def max_concurrency(kv_budget: float, kv_request_bytes: float) -> int:
 
     Worked example: 52 GiB over 0.5 GiB per request (4,096 tokens of Llama-3.1-8B bf16) = 104.
 
-    >>> max_concurrency(52 * 2**30, 0.5 * 2**30)
+    >>> max_concurrency(52 * 2**30, kv_request_bytes=0.5 * 2**30)
     104
     """
     budget = check_number("kv_budget_bytes", kv_budget)
@@ -317,10 +337,11 @@ def max_concurrency(kv_budget: float, kv_request_bytes: float) -> int:
     return int(budget // per_req)
 
 
-def replicas_for_concurrency(concurrency: float, max_concurrency_per_replica: float) -> int:
+def replicas_for_concurrency(concurrency: float, *, max_concurrency_per_replica: float) -> int:
     """Replicas whose KV caches hold ``concurrency`` requests: ``ceil(C / C_max)`` (M11, C7).
 
-    >>> replicas_for_concurrency(250, 104), replicas_for_concurrency(0, 104)
+    >>> replicas_for_concurrency(250, max_concurrency_per_replica=104), replicas_for_concurrency(
+    ...     0, max_concurrency_per_replica=104)
     (3, 0)
     """
     c = check_number("in_flight_requests", concurrency, minimum=0)
@@ -333,14 +354,14 @@ def replicas_for_concurrency(concurrency: float, max_concurrency_per_replica: fl
     return max(1, math.ceil(c / per - 1e-12))  # the epsilon absorbs float noise (300/100); C > 0 needs one
 
 
-def kv_utilization(concurrency: float, kv_request_bytes: float, kv_budget: float, replicas: float = 1) -> float:
+def kv_utilization(concurrency: float, *, kv_request_bytes: float, kv_budget: float, replicas: float = 1) -> float:
     """KV memory utilization at peak: ``C·KV_req / (KV_avail·replicas)``; at most 1 fits (M11 ``KV_FIT``).
 
     ``concurrency`` is the in-flight requests of the whole fleet (Little's law, P7); bytes are per GPU.
 
     Worked example: 300 requests of 0.5 GiB over 3 replicas of 52 GiB = 150 / 156 = 0.96.
 
-    >>> round(kv_utilization(300, 0.5 * 2**30, 52 * 2**30, 3), 4)
+    >>> round(kv_utilization(300, kv_request_bytes=0.5 * 2**30, kv_budget=52 * 2**30, replicas=3), 4)
     0.9615
     """
     c = check_number("concurrency", concurrency, minimum=0)

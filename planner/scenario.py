@@ -120,6 +120,8 @@ class Route:
     tpot_slo_s: float | None = None
     backend: str
     failover: str | None = None
+    prefix_tokens: float | None = None
+    distinct_prefixes: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

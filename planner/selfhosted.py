@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from planner import latency, memory
 from planner.defaults import DEFAULT_MBU, DEFAULT_MFU
-from planner.engines import kv_capacity
+from planner.engines import held_sliding_tokens, kv_capacity
 from planner.engines.vllm import padded_layers
 from planner.errors import check_fraction, check_number
 from planner.specs import GIB, GpuSpec, ModelSpec
@@ -50,6 +50,7 @@ class ReplicaKv:
     weights_gib: float
     kv_budget_bytes: float
     kv_bytes_per_request: float
+    kv_bytes_held_per_request: float
     max_concurrency: int
 
 
@@ -69,28 +70,79 @@ def replica_kv(
     """KV budget (M9, from :func:`planner.engines.kv_capacity` for ``engine``), KV bytes per request at
     ``context_tokens`` in the engine's block size (M7-M8; vLLM V1 with its padded hybrid groups) and
     ``C_max = floor(budget / KV_req)`` (M11). For vLLM V1 this is ``floor`` of the engine's logged maximum
-    concurrency at ``max_model_len = context_tokens``.
+    concurrency at ``max_model_len = context_tokens``: the admission worst case, a prefill chunk beyond the window
+    on sliding layers (M4). ``kv_bytes_held_per_request`` is what a decoding request holds in the engine's steady
+    state (M4a, :func:`planner.engines.held_sliding_tokens`), the size ``KV_FIT`` charges in-flight requests.
 
     >>> r = replica_kv("llama-3.1-8b", "h100-sxm", context_tokens=4096)
     >>> r.kv_bytes_per_request / 2**30, r.max_concurrency
     (0.5, 102)
     """
     spec, card = _specs(model, gpu)
-    ctx = memory.blocks(context_tokens, 1)  # validates; whole tokens
+    ctx = memory.blocks(context_tokens, block_size=1)  # validates; whole tokens
     cap = kv_capacity(
         spec, card, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_cache_dtype,
         weight_dtype=weight_dtype, engine=engine, max_model_len=max(1, ctx), block_size=block_size,
     )
     budget = cap.available_kv_gib * GIB
+    full, swa = memory.layer_split(spec, pp=pp)
+    layers = padded_layers(full, swa=swa) if cap.engine == "vllm" else None
     per_request = memory.kv_bytes_per_request(
-        spec, context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
-        cached_layers=padded_layers(*memory.layer_split(spec, pp=pp)) if cap.engine == "vllm" else None,
+        spec, context_tokens=context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
+        cached_layers=layers,
     )
-    conc = memory.max_concurrency(budget, per_request) if per_request > 0 else 0
+    held = per_request
+    if spec.sliding_window:  # decoding requests hold the engine's steady state on sliding layers (M4a)
+        held = memory.kv_bytes_per_request(
+            spec, context_tokens=context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
+            cached_layers=layers,
+            sliding_tokens=held_sliding_tokens(spec.sliding_window, engine=cap.engine, block_size=cap.block_size),
+        )
+    conc = memory.max_concurrency(budget, kv_request_bytes=per_request) if per_request > 0 else 0
     return ReplicaKv(
         engine=cap.engine, context_tokens=float(context_tokens), block_size=cap.block_size,
-        weights_gib=cap.weights_gib, kv_budget_bytes=budget, kv_bytes_per_request=per_request, max_concurrency=conc,
+        weights_gib=cap.weights_gib, kv_budget_bytes=budget, kv_bytes_per_request=per_request,
+        kv_bytes_held_per_request=held, max_concurrency=conc,
     )
+
+
+def prefix_retention_bytes(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    prefix_tokens: float,
+    distinct_prefixes: float = 1,
+    tp: int = 1,
+    pp: int = 1,
+    gpu_memory_utilization: float | None = None,
+    kv_cache_dtype: str = "auto",
+    weight_dtype: str = "auto",
+    engine: str = "vllm",
+) -> float:
+    """KV bytes per GPU that keep a route's shared prefixes warm on one replica (M10):
+    ``n_prefixes · KV_held(P)``, ``KV_held`` the blocks a prefix of ``P`` tokens occupies in the engine's cache
+    (:func:`replica_kv`; sliding-window layers keep only their window).
+
+    M10 counts shared prefix blocks once, because the engines reference-count them (vLLM automatic prefix caching,
+    SGLang's radix cache): ``KV_total ≈ n_prefixes·P·kv_tok + C·kv_tok·(I_unique + O/2)``, so the in-flight part is
+    charged the unshared context only. Every replica the route reaches keeps its prefixes warm (no cache-aware
+    routing assumed), so the share of each replica's budget is the same on all of them.
+
+    Ref: M10 (PagedAttention block sharing, Kwon et al., SOSP'23; vLLM automatic prefix caching design).
+
+    Worked example, Llama-3.1-8B bf16 on vLLM: 10 prefixes of 4,096 tokens are 10 × 256 blocks × 16 × 131,072 B
+    = 5.0 GiB per GPU.
+
+    >>> prefix_retention_bytes("llama-3.1-8b", "h100-sxm", prefix_tokens=4096, distinct_prefixes=10) / 2**30
+    5.0
+    """
+    p = check_number("prefix_tokens", prefix_tokens, minimum=0)
+    n = check_number("distinct_prefixes", distinct_prefixes, minimum=0)
+    if p == 0 or n == 0:
+        return 0.0
+    kv = replica_kv(model, gpu, context_tokens=p, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization,
+                    kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype, engine=engine)
+    return n * kv.kv_bytes_held_per_request
 
 
 def decode_model(
@@ -116,16 +168,17 @@ def decode_model(
     ctx = float(context_tokens)
     per_token = memory.kv_bytes_per_token(spec, tp=tp, kv_cache_dtype=kv_cache_dtype)
     if ctx > 0:  # the bytes a step reads per context token: sliding-window layers read at most their window
-        per_token = memory.kv_bytes_read_per_step(spec, ctx, tp=tp, kv_cache_dtype=kv_cache_dtype) / ctx
+        per_token = memory.kv_bytes_read_per_step(spec, context_tokens=ctx, tp=tp, kv_cache_dtype=kv_cache_dtype) / ctx
     return latency.DecodeModel(
         weights_bytes=memory.weight_bytes_per_gpu(spec, tp=tp, weight_dtype=weight_dtype),
         kv_bytes_per_token=per_token,
         context_tokens=ctx,
         mem_bw_bytes_per_s=card.mem_bw_bytes_per_s,
-        flops_per_s=latency.flops_for(card, weight_dtype, spec),
+        flops_per_s=latency.flops_for(card, weight_dtype=weight_dtype, model=spec),
         params_active=spec.params_active,
         tp=int(tp), mbu=mbu, mfu=mfu, model=spec,
-        attention_flops_per_seq=latency.attention_flops(spec, 1, max(ctx - 1, 0.0), phase="decode"),
+        attention_flops_per_seq=latency.attention_flops(spec, new_tokens=1, cached_tokens=max(ctx - 1, 0.0),
+                                                        phase="decode"),
     )
 
 
@@ -151,13 +204,14 @@ def ttft_s(
     spec, card = _specs(model, gpu)
     h = check_fraction("cache_hit_rate", cache_hit_rate)
     i = check_number("input_tokens", input_tokens, minimum=0)
-    attn = latency.attention_flops(spec, i * (1 - h), i * h)  # the uncached part attends to the cached prefix too
+    attn = latency.attention_flops(spec, new_tokens=i * (1 - h),
+                                   cached_tokens=i * h)  # the uncached part attends to the cached prefix too
     pre = latency.prefill_s(params_active=spec.params_active, input_tokens=input_tokens,
-                            flops_per_s=latency.flops_for(card, weight_dtype, spec), tp=tp, mfu=mfu,
+                            flops_per_s=latency.flops_for(card, weight_dtype=weight_dtype, model=spec), tp=tp, mfu=mfu,
                             cache_hit_rate=cache_hit_rate, attention_flops=attn)
     step = decode_model(spec, card, context_tokens=input_tokens, tp=tp, kv_cache_dtype=kv_cache_dtype,
                         weight_dtype=weight_dtype, mbu=mbu, mfu=mfu).tpot_s(1)
-    return latency.ttft_s(pre, step, queue_s)
+    return latency.ttft_s(pre, first_decode_step=step, queue_s=queue_s)
 
 
 def flops_per_request(
@@ -184,11 +238,12 @@ def flops_per_request(
     o = check_number("output_tokens", output_tokens, minimum=0)
     h = check_fraction("cache_hit_rate", cache_hit_rate)
     new, cached = i * (1 - h), i * h
-    prefill = 2 * spec.params_active * new + latency.attention_flops(spec, new, cached)
+    prefill = 2 * spec.params_active * new + latency.attention_flops(spec, new_tokens=new, cached_tokens=cached)
     decode = 0.0
     if o > 0:
-        ctx = memory.average_context_tokens(i, o)
-        decode = o * (2 * spec.params_active + latency.attention_flops(spec, 1, max(ctx - 1, 0.0), phase="decode"))
+        ctx = memory.average_context_tokens(i, avg_output_tokens=o)
+        attention = latency.attention_flops(spec, new_tokens=1, cached_tokens=max(ctx - 1, 0.0), phase="decode")
+        decode = o * (2 * spec.params_active + attention)
     return prefill + decode
 
 
@@ -249,7 +304,7 @@ def fleet_flops_per_s(
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
     mfu = check_fraction("mfu", mfu, allow_zero=False)
-    return n * tp * pp * latency.flops_for(card, weight_dtype, spec) * mfu
+    return n * tp * pp * latency.flops_for(card, weight_dtype=weight_dtype, model=spec) * mfu
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -290,10 +345,10 @@ def slo_capacity(
     (128, 226, 128)
     """
     spec, card = _specs(model, gpu)
-    ctx_avg = memory.average_context_tokens(avg_input_tokens, avg_output_tokens)
+    ctx_avg = memory.average_context_tokens(avg_input_tokens, avg_output_tokens=avg_output_tokens)
     decode = decode_model(spec, card, context_tokens=ctx_avg, tp=tp, kv_cache_dtype=kv_cache_dtype,
                           weight_dtype=weight_dtype, mbu=mbu, mfu=mfu)
-    b_tpot = latency.max_batch_at_tpot(decode, tpot_slo_s)
+    b_tpot = latency.max_batch_at_tpot(decode, tpot_slo_s=tpot_slo_s)
     kv = replica_kv(spec, card, context_tokens=avg_input_tokens + avg_output_tokens, tp=tp,
                     gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_cache_dtype,
                     weight_dtype=weight_dtype, engine=engine)
@@ -301,9 +356,9 @@ def slo_capacity(
     first = ttft_s(spec, card, input_tokens=avg_input_tokens, tp=tp, cache_hit_rate=cache_hit_rate,
                    kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype, mbu=mbu, mfu=mfu)
     tpot = decode.tpot_s(max(batch, 1))
-    e2e = latency.e2e_latency_s(first, tpot, avg_output_tokens)
+    e2e = latency.e2e_latency_s(first, tpot=tpot, output_tokens=avg_output_tokens)
     return SloCapacity(
         batch=batch, batch_at_tpot=b_tpot, max_concurrency_kv=kv.max_concurrency, tpot_s=tpot, ttft_s=first,
-        e2e_s=e2e, tokens_per_s=latency.tokens_per_s(batch, tpot),
-        replica_qps=latency.replica_rate_qps(batch, e2e) if e2e > 0 else 0.0,
+        e2e_s=e2e, tokens_per_s=latency.tokens_per_s(batch, tpot=tpot),
+        replica_qps=latency.replica_rate_qps(batch, e2e_s=e2e) if e2e > 0 else 0.0,
     )

@@ -207,6 +207,8 @@ def render_text(report: SizingReport) -> str:
         if r.backend_type == "fleet":
             lines.append(f"  KV: {_fmt(res['kv_bytes_per_request'])} B/request, max concurrency/replica "
                          f"{_fmt(res['max_concurrency'])}, peak batch/replica {_fmt(res['batch_per_replica'])}")
+            lines.append(f"  prefix retention: {_fmt(res['prefix_tokens'])} tokens kept warm on every replica, "
+                         f"{_fmt(res['prefix_kv_share'], pct=True)} of the KV budget (counted in KV)")
             ttft, tpot = res["ttft_at_load_s"], res["tpot_at_load_s"]
             ttft_text = f"{ttft * 1000:.0f} ms" if isinstance(ttft, float) else _fmt(ttft)
             tpot_text = f"{tpot * 1000:.1f} ms" if isinstance(tpot, float) else _fmt(tpot)

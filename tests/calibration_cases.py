@@ -50,11 +50,11 @@ def _version(case: dict) -> tuple[int, ...]:
 
 
 CLUSTERS = (
-    ("vLLM >= 0.17", lambda c: normalize_engine(c["engine"], c.get("engine_version")) == "vllm"
+    ("vLLM >= 0.17", lambda c: normalize_engine(c["engine"], engine_version=c.get("engine_version")) == "vllm"
      and _version(c) >= (0, 17)),
-    ("vLLM V1 0.8-0.16", lambda c: normalize_engine(c["engine"], c.get("engine_version")) == "vllm"
+    ("vLLM V1 0.8-0.16", lambda c: normalize_engine(c["engine"], engine_version=c.get("engine_version")) == "vllm"
      and _version(c) < (0, 17)),
-    ("vLLM V0 (< 0.8)", lambda c: normalize_engine(c["engine"], c.get("engine_version")) == "vllm-v0"),
+    ("vLLM V0 (< 0.8)", lambda c: normalize_engine(c["engine"], engine_version=c.get("engine_version")) == "vllm-v0"),
     ("SGLang", lambda c: c["engine"] == "sglang"),
     ("TP or PP > 1", lambda c: (c.get("tp") or 1) > 1 or (c.get("pp") or 1) > 1),
     ("70B-class dense at TP 2", lambda c: c["model"] in ("llama-3.3-70b", "qwen2.5-72b-instruct") and c.get("tp") == 2),

@@ -218,7 +218,7 @@ class TestSelfHost:
         """$/Mtok x Mtok served in a month = the fleet's monthly cost (C4 and monthly GPU-hours agree)."""
         per_mtok = cost.selfhost_usd_per_mtok_output(price, output_tokens_per_s=tps, gpus=gpus)
         mtok_month = tps * 3600 * cost.HOURS_PER_MONTH / 1e6
-        assert per_mtok * mtok_month == pytest.approx(cost.selfhost_monthly_usd(price, gpus))
+        assert per_mtok * mtok_month == pytest.approx(cost.selfhost_monthly_usd(price, gpus=gpus))
 
     @given(prices, st.floats(min_value=1, max_value=1e5), st.floats(min_value=0, max_value=1e5),
            st.floats(min_value=1, max_value=1e5))

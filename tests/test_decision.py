@@ -45,7 +45,7 @@ class TestBindingConstraint:
     @given(st.lists(utilization, min_size=1, max_size=12))
     def test_binding_label_has_the_max_utilization(self, values):
         labels = [f"L{i}" for i in range(len(values))]
-        label = decision.binding_constraint(labels, values)
+        label = decision.binding_constraint(labels, utilizations=values)
         index = labels.index(label)
         assert values[index] == max(values)
         assert index == values.index(max(values))  # the first of any ties
@@ -98,14 +98,15 @@ class TestMonthsToBreach:
     @given(st.floats(min_value=0.01, max_value=0.999), st.floats(min_value=0.005, max_value=2))
     def test_inverse_of_compound_growth(self, u, g):
         """u x (1 + g) ** months = 1: the result undoes the growth."""
-        months = decision.months_to_breach(u, g)
+        months = decision.months_to_breach(u, monthly_growth_rate=g)
         assert u * (1 + g) ** months == pytest.approx(1.0, rel=1e-9)
 
     @given(st.floats(min_value=0.01, max_value=0.99), st.floats(min_value=0.01, max_value=0.99),
            st.floats(min_value=0.01, max_value=1))
     def test_higher_utilization_breaches_sooner(self, u1, u2, g):
         lo, hi = sorted((u1, u2))
-        assert decision.months_to_breach(hi, g) <= decision.months_to_breach(lo, g)
+        assert (decision.months_to_breach(hi, monthly_growth_rate=g)
+                <= decision.months_to_breach(lo, monthly_growth_rate=g))
 
 
 class TestFailover:
@@ -131,9 +132,9 @@ class TestFailover:
 
     @given(st.floats(min_value=0, max_value=1e6), st.lists(st.floats(min_value=1, max_value=1e6), min_size=2))
     def test_worst_case_dominates_every_single_failure(self, d, caps):
-        worst = decision.failover_utilization(d, caps)
+        worst = decision.failover_utilization(d, capacities=caps)
         for k in range(1, len(caps) + 1):
-            assert decision.failover_utilization(d, caps, k) <= worst * (1 + 1e-12)
+            assert decision.failover_utilization(d, capacities=caps, failed=k) <= worst * (1 + 1e-12)
         assert worst >= d / sum(caps)  # losing a backend never helps
 
     def test_spillover(self):

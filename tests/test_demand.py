@@ -25,7 +25,7 @@ class TestRates:
         """D2: TPM = ITPM + OTPM, for the docstring example 10 req/s x (2,000 + 500)."""
         assert functions.CAPACITY_TPM(10, 2000, 500) == 1_500_000.0
         assert functions.CAPACITY_OTPM(10, 500) == 300_000.0
-        assert demand.itpm(10, 2000) == 1_200_000.0
+        assert demand.itpm(10, avg_input_tokens=2000) == 1_200_000.0
 
     def test_zero_demand_is_zero(self):
         """A route with no traffic demands nothing of any limit."""
@@ -67,8 +67,10 @@ class TestCacheAwareItpm:
     def test_more_hits_never_count_more(self, q, i, h1, h2):
         """Monotonicity: a higher hit rate never raises counted ITPM, and never exceeds the full count."""
         lo, hi = sorted((h1, h2))
-        assert demand.itpm_counted(q, i, hi) <= demand.itpm_counted(q, i, lo) + 1e-6
-        assert demand.itpm_counted(q, i, lo) <= demand.itpm(q, i) + 1e-6
+        assert (demand.itpm_counted(q, avg_input_tokens=i, cache_hit_rate=hi)
+                <= demand.itpm_counted(q, avg_input_tokens=i, cache_hit_rate=lo) + 1e-6)
+        counted = demand.itpm_counted(q, avg_input_tokens=i, cache_hit_rate=lo)
+        assert counted <= demand.itpm(q, avg_input_tokens=i) + 1e-6
 
 
 class TestAdmission:
@@ -83,7 +85,8 @@ class TestAdmission:
     @given(qps, tokens, st.floats(min_value=0, max_value=1e5), st.floats(min_value=0, max_value=1e5))
     def test_admission_never_below_actual_when_output_within_max_tokens(self, q, i, o, extra):
         """Reserving max_tokens >= actual output counts at least the actual TPM."""
-        assert demand.admission_tpm(q, i, o + extra) >= demand.tpm(q, i, o) * (1 - 1e-12)
+        assert (demand.admission_tpm(q, avg_input_tokens=i, max_tokens=o + extra)
+                >= demand.tpm(q, avg_input_tokens=i, avg_output_tokens=o) * (1 - 1e-12))
 
 
 class TestShortWindows:
@@ -102,7 +105,7 @@ class TestShortWindows:
     @given(st.floats(min_value=0, max_value=1e9), st.floats(min_value=0.1, max_value=60))
     def test_window_is_proportional(self, rate, window):
         """A window of w seconds holds w/60 of the per-minute rate (burst 1)."""
-        assert demand.window_peak(rate, window) == pytest.approx(rate * window / 60)
+        assert demand.window_peak(rate, window_s=window) == pytest.approx(rate * window / 60)
 
 
 class TestAzureCoupling:
@@ -119,10 +122,10 @@ class TestAzureCoupling:
 @given(qps, tokens, tokens)
 def test_tpm_is_monotone_in_every_argument(q, i, o):
     """More traffic or more tokens never lowers TPM."""
-    base = demand.tpm(q, i, o)
-    assert demand.tpm(q + 1, i, o) >= base
-    assert demand.tpm(q, i + 1, o) >= base
-    assert demand.tpm(q, i, o + 1) >= base
+    base = demand.tpm(q, avg_input_tokens=i, avg_output_tokens=o)
+    assert demand.tpm(q + 1, avg_input_tokens=i, avg_output_tokens=o) >= base
+    assert demand.tpm(q, avg_input_tokens=i + 1, avg_output_tokens=o) >= base
+    assert demand.tpm(q, avg_input_tokens=i, avg_output_tokens=o + 1) >= base
 
 
 @given(st.floats(min_value=0, max_value=1e4))

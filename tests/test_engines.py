@@ -78,8 +78,8 @@ def test_unknown_engine_message_names_argument_and_choices():
 
 
 def test_engine_version_selects_v0_below_0_8():
-    assert engines.normalize_engine("vllm", "0.6.3") == "vllm-v0"
-    assert engines.normalize_engine("vLLM", "0.9.2") == "vllm"
+    assert engines.normalize_engine("vllm", engine_version="0.6.3") == "vllm-v0"
+    assert engines.normalize_engine("vLLM", engine_version="0.9.2") == "vllm"
     assert planner.kv_capacity("llama-3.1-8b", "h100-sxm", engine_version="0.5.4").engine == "vllm-v0"
 
 

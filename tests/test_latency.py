@@ -45,7 +45,7 @@ def _llama8_decode(ctx: float = 2048) -> latency.DecodeModel:
 
 def test_littles_law():
     """P7: in-flight = rate x latency (Little 1961)."""
-    assert latency.concurrency(450, 1.21) == pytest.approx(544.5)
+    assert latency.concurrency(450, latency_s=1.21) == pytest.approx(544.5)
     assert F.CONCURRENCY(10, 0) == 0
     assert F.CONCURRENCY(12.5, 4) == 50
 
@@ -82,15 +82,15 @@ def test_tp_splits_weights_and_kv_reads():
 
 def test_moe_reads_only_the_touched_experts():
     """P3 uniform routing: E·(1 − (1 − k/E)^B) experts per layer; batch 1 touches exactly k."""
-    assert latency.experts_touched(8, 2, 1) == pytest.approx(2)
-    assert latency.experts_touched(128, 8, 1) == pytest.approx(8)
-    assert latency.experts_touched(8, 2, 10_000) == pytest.approx(8)
-    assert latency.experts_touched(8, 2, 3) == pytest.approx(8 * (1 - 0.75**3))
+    assert latency.experts_touched(8, experts_per_token=2, batch=1) == pytest.approx(2)
+    assert latency.experts_touched(128, experts_per_token=8, batch=1) == pytest.approx(8)
+    assert latency.experts_touched(8, experts_per_token=2, batch=10_000) == pytest.approx(8)
+    assert latency.experts_touched(8, experts_per_token=2, batch=3) == pytest.approx(8 * (1 - 0.75**3))
     mixtral = get_model("mixtral-8x7b")
-    one = latency.weights_read_fraction(mixtral, 1)
+    one = latency.weights_read_fraction(mixtral, batch=1)
     assert one == pytest.approx(mixtral.params_active / mixtral.params_total)
-    assert latency.weights_read_fraction(mixtral, 1000) == pytest.approx(1.0)
-    assert latency.weights_read_fraction(LLAMA8, 1) == 1.0
+    assert latency.weights_read_fraction(mixtral, batch=1000) == pytest.approx(1.0)
+    assert latency.weights_read_fraction(LLAMA8, batch=1) == 1.0
     # TPOT of an MoE grows faster than a dense model's between batch 1 and 8 (more experts are read).
     assert F.TPOT_S("mixtral-8x7b", "h100-sxm", 2, 8, 100) > 2 * F.TPOT_S("mixtral-8x7b", "h100-sxm", 2, 1, 100)
 
@@ -105,10 +105,10 @@ def test_prefill_ttft_and_e2e():
                                flops_per_s=H100.bf16_flops_per_s, tp=4, cache_hit_rate=0.8)
     assert cached == pytest.approx(pre * 0.2)
     # attention: 80 layers x 2 x 64 heads x (128 + 128) per (query, key) pair, causal over 5,000 tokens
-    attn = latency.attention_flops(spec, 5000)
+    attn = latency.attention_flops(spec, new_tokens=5000)
     assert attn == 80 * 2 * 64 * 256 * (5000 * 5001 / 2)
     # 1,000 uncached tokens after 4,000 cached: each attends to the 4,000 plus its causal share of the 1,000
-    attn_cached = latency.attention_flops(spec, 1000, 4000)
+    attn_cached = latency.attention_flops(spec, new_tokens=1000, cached_tokens=4000)
     assert attn_cached == 80 * 2 * 64 * 256 * (1000 * 4000 + 1000 * 1001 / 2)
     step = F.TPOT_S("llama-3.1-70b", "h100-sxm", 4, 1, 5000)
     flops = H100.bf16_flops_per_s * 0.5 * 4
@@ -124,10 +124,12 @@ def test_sliding_window_attention_is_capped_at_the_window():
     w = gemma.sliding_window
     per_key = 2 * gemma.num_attention_heads * (gemma.head_dim * 2)
     # past the window every new query on a sliding layer attends to exactly W keys
-    extra = latency.attention_flops(gemma, 1, 20000) - latency.attention_flops(gemma, 1, 10000)
+    extra = (latency.attention_flops(gemma, new_tokens=1, cached_tokens=20000)
+             - latency.attention_flops(gemma, new_tokens=1, cached_tokens=10000))
     assert extra == pytest.approx(per_key * 10 * 10000)  # only the 10 full layers grow
-    assert latency.attention_flops(gemma, 1, 20000) == pytest.approx(per_key * (10 * 20001 + 52 * w))
-    short = latency.attention_flops(gemma, 500)  # inside the window every layer is causal-full
+    assert latency.attention_flops(gemma, new_tokens=1,
+                                   cached_tokens=20000) == pytest.approx(per_key * (10 * 20001 + 52 * w))
+    short = latency.attention_flops(gemma, new_tokens=500)  # inside the window every layer is causal-full
     assert short == pytest.approx(per_key * 62 * 500 * 501 / 2)
     # decode: a step at 32k context reads far less than 62 full layers would, and TPOT grows only with full layers
     d8, d32 = (selfhosted.decode_model("gemma-3-27b", "h100-sxm", context_tokens=c) for c in (8000, 32000))
@@ -140,23 +142,23 @@ def test_sliding_window_attention_is_capped_at_the_window():
 def test_mla_decode_attention_runs_on_the_latent_cache():
     """MLA decode: absorbed attention over (kv_lora_rank + rope) keys, far costlier per key than prefill's MHA form."""
     ds = get_model("deepseek-v3")
-    dec = latency.attention_flops(ds, 1, 4095, phase="decode")
-    pre = latency.attention_flops(ds, 1, 4095)
+    dec = latency.attention_flops(ds, new_tokens=1, cached_tokens=4095, phase="decode")
+    pre = latency.attention_flops(ds, new_tokens=1, cached_tokens=4095)
     assert dec == 2 * 128 * (512 + 64 + 512) * 4096 * 61
     assert pre == 2 * 128 * (192 + 128) * 4096 * 61
     with pytest.raises(ArgumentError):
-        latency.attention_flops(ds, 1, phase="train")
+        latency.attention_flops(ds, new_tokens=1, phase="train")
 
 
 def test_fp8_weights_compute_at_fp8_flops():
-    assert latency.flops_for(H100, "fp8") == H100.fp8_flops_per_s
-    assert latency.flops_for(H100, "bf16") == H100.bf16_flops_per_s
-    assert latency.flops_for(get_gpu("a100-80gb-sxm"), "fp8") == get_gpu("a100-80gb-sxm").bf16_flops_per_s
+    assert latency.flops_for(H100, weight_dtype="fp8") == H100.fp8_flops_per_s
+    assert latency.flops_for(H100, weight_dtype="bf16") == H100.bf16_flops_per_s
+    assert latency.flops_for(get_gpu("a100-80gb-sxm"), weight_dtype="fp8") == get_gpu("a100-80gb-sxm").bf16_flops_per_s
 
 
 def test_max_batch_at_tpot_is_the_last_batch_meeting_the_slo():
     d = _llama8_decode()
-    batch = latency.max_batch_at_tpot(d, 0.02)
+    batch = latency.max_batch_at_tpot(d, tpot_slo_s=0.02)
     assert d.tpot_s(batch) <= 0.02 < d.tpot_s(batch + 1)
     # closed form for a dense memory-bound model: (SLO·BW·MBU − W)/(ctx·kv_tok)
     closed = (0.02 * H100.mem_bw_bytes_per_s * 0.7 - memory.weight_bytes_per_gpu(LLAMA8)) / (2048 * 131_072)
@@ -167,12 +169,12 @@ def test_max_batch_at_tpot_is_the_last_batch_meeting_the_slo():
 
 def test_replicas_and_tokens_per_s_at_the_slo():
     """P8: λ_rep = B/E2E(B), replicas = ceil(λ_peak/λ_rep); tokens/s = B/TPOT(B)."""
-    assert latency.replicas_at_slo(450, 95.8) == 5
-    assert latency.replicas_at_slo(450, 90) == 5  # exact division does not add a replica
-    assert latency.replicas_at_slo(450, 95.8, 1) == 6
-    assert latency.replicas_at_slo(0, 0) == 0
-    assert latency.tokens_per_s(114, 0.02) == pytest.approx(5700)
-    assert latency.replica_rate_qps(100, 2) == 50
+    assert latency.replicas_at_slo(450, replica_qps=95.8) == 5
+    assert latency.replicas_at_slo(450, replica_qps=90) == 5  # exact division does not add a replica
+    assert latency.replicas_at_slo(450, replica_qps=95.8, failover_replicas=1) == 6
+    assert latency.replicas_at_slo(0, replica_qps=0) == 0
+    assert latency.tokens_per_s(114, tpot=0.02) == pytest.approx(5700)
+    assert latency.replica_rate_qps(100, e2e_s=2) == 50
     tokens = F.SELFHOST_TOKENS_PER_S("llama-3.1-8b", "h100-sxm", 1, 1800, 48, 0.02)
     replicas = F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 450, 1800, 48, 0.02)
     assert tokens > 0 and replicas >= 1
@@ -230,7 +232,7 @@ def test_max_batch_meets_the_slo_and_one_more_misses_it(slo_ms, ctx):
         params_active=get_model("mixtral-8x7b").params_active, tp=2, model=get_model("mixtral-8x7b"),
     )
     slo = slo_ms / 1000
-    batch = latency.max_batch_at_tpot(d, slo)
+    batch = latency.max_batch_at_tpot(d, tpot_slo_s=slo)
     if batch == 0:
         assert d.tpot_s(1) > slo
     else:

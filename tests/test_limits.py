@@ -62,27 +62,27 @@ class TestKeysNeeded:
 
     def test_every_limit_counts(self):
         """Across several limits the largest count wins (C7: fleet = max of counts)."""
-        assert limits.keys_needed_all([1500, 3_600_000], [1000, 1_000_000], 0.9) == 4
-        assert limits.keys_needed_all([1500, 3_600_000], [1000, None], 0.9) == 2
+        assert limits.keys_needed_all([1500, 3_600_000], limits_per_key=[1000, 1_000_000], target_utilization=0.9) == 4
+        assert limits.keys_needed_all([1500, 3_600_000], limits_per_key=[1000, None], target_utilization=0.9) == 2
 
     def test_mismatched_lengths_name_the_argument(self):
         with pytest.raises(ArgumentError, match="^limits_per_key: got 1, expected 2 limits"):
-            limits.keys_needed_all([1, 2], [3])
+            limits.keys_needed_all([1, 2], limits_per_key=[3])
 
     @given(demand_values, limit_values, targets)
     def test_keys_are_the_smallest_count_under_target(self, d, lim, t):
         """keys_needed makes utilization <= target, and one key fewer would exceed it."""
-        keys = limits.keys_needed(d, lim, t)
-        assert limits.utilization(d, lim, keys) <= t * (1 + 1e-9)
+        keys = limits.keys_needed(d, limit_per_key=lim, target_utilization=t)
+        assert limits.utilization(d, limit=lim, keys=keys) <= t * (1 + 1e-9)
         if keys > 1:
-            assert limits.utilization(d, lim, keys - 1) > t * (1 - 1e-9)
+            assert limits.utilization(d, limit=lim, keys=keys - 1) > t * (1 - 1e-9)
 
     @given(demand_values, demand_values, limit_values)
     def test_monotone_in_demand(self, d1, d2, lim):
         lo, hi = sorted((d1, d2))
         assume(hi > 0)
-        assert limits.keys_needed(lo, lim) <= limits.keys_needed(hi, lim)
-        assert limits.utilization(lo, lim) <= limits.utilization(hi, lim)
+        assert limits.keys_needed(lo, limit_per_key=lim) <= limits.keys_needed(hi, limit_per_key=lim)
+        assert limits.utilization(lo, limit=lim) <= limits.utilization(hi, limit=lim)
 
 
 class TestAzureDeployments:

@@ -55,7 +55,7 @@ def test_unpaged_request_is_tokens_times_bytes_per_token(model, ctx, tp, kv):
     """Full attention, block 1: KV per request = context x KV bytes per token (M2 x M8)."""
     assume(_splits(model, tp))
     spec = get_model(model)
-    assert memory.kv_bytes_per_request(spec, ctx, tp=tp, kv_cache_dtype=kv, block_size=1) == (
+    assert memory.kv_bytes_per_request(spec, context_tokens=ctx, tp=tp, kv_cache_dtype=kv, block_size=1) == (
         ctx * F.KV_BYTES_PER_TOKEN(model, kv, tp)
     )
 
@@ -82,15 +82,16 @@ def test_tp_shards_sum_to_the_replica_when_tp_divides_kv_heads(model, tp):
 def test_replicas_for_kv_always_fit_and_one_fewer_does_not_hold_the_requests(budget, per_request, concurrency):
     """ceil(C / C_max) replicas give KV utilization <= 1; with one replica fewer, C exceeds their whole-request
     capacity (M11). Byte counts are whole numbers, as KV per request always is."""
-    c_max = memory.max_concurrency(budget, per_request)
+    c_max = memory.max_concurrency(budget, kv_request_bytes=per_request)
     if c_max == 0:
         assert per_request > budget
         return
-    replicas = memory.replicas_for_concurrency(concurrency, c_max)
+    replicas = memory.replicas_for_concurrency(concurrency, max_concurrency_per_replica=c_max)
     if concurrency == 0:
         assert replicas == 0
         return
-    assert memory.kv_utilization(concurrency, per_request, budget, replicas) <= 1 + 1e-9
+    assert memory.kv_utilization(concurrency, kv_request_bytes=per_request, kv_budget=budget,
+                                 replicas=replicas) <= 1 + 1e-9
     assert (replicas - 1) * c_max < concurrency
 
 
@@ -98,7 +99,7 @@ def test_replicas_for_kv_always_fit_and_one_fewer_does_not_hold_the_requests(bud
 @given(budget=BUDGETS, per_request=REQUESTS)
 def test_max_concurrency_is_the_floor(budget, per_request):
     """Byte counts are whole numbers (KV per request is blocks x page bytes), so the floor is exact."""
-    c_max = memory.max_concurrency(budget, per_request)
+    c_max = memory.max_concurrency(budget, kv_request_bytes=per_request)
     assert c_max * per_request <= budget < (c_max + 1) * per_request
 
 
@@ -106,8 +107,8 @@ def test_max_concurrency_is_the_floor(budget, per_request):
 @given(model=st.sampled_from(ANY), ctx=tokens, block=st.sampled_from([1, 16, 32]))
 def test_fp8_kv_is_exactly_half_of_bf16_at_any_context(model, ctx, block):
     spec = get_model(model)
-    bf16 = memory.kv_bytes_per_request(spec, ctx, kv_cache_dtype="bf16", block_size=block)
-    fp8 = memory.kv_bytes_per_request(spec, ctx, kv_cache_dtype="fp8", block_size=block)
+    bf16 = memory.kv_bytes_per_request(spec, context_tokens=ctx, kv_cache_dtype="bf16", block_size=block)
+    fp8 = memory.kv_bytes_per_request(spec, context_tokens=ctx, kv_cache_dtype="fp8", block_size=block)
     assert fp8 * 2 == bf16
 
 
@@ -119,22 +120,22 @@ def test_kv_per_request_is_subadditive_up_to_blocks(model, a, b, block):
     spec = get_model(model)
     full, swa = memory.layer_split(spec)
     slack = memory.kv_bytes_per_token_layer(spec) * block * (full + 2 * swa)
-    joint = memory.kv_bytes_per_request(spec, a + b, block_size=block)
-    assert joint <= memory.kv_bytes_per_request(spec, a, block_size=block) + memory.kv_bytes_per_request(
-        spec, b, block_size=block) + slack
+    joint = memory.kv_bytes_per_request(spec, context_tokens=a + b, block_size=block)
+    assert joint <= memory.kv_bytes_per_request(spec, context_tokens=a, block_size=block) + memory.kv_bytes_per_request(
+        spec, context_tokens=b, block_size=block) + slack
 
 
 @settings(max_examples=40, deadline=None)
 @given(i=st.floats(min_value=0, max_value=1e6), o=st.floats(min_value=0, max_value=1e6))
 def test_average_context_lies_between_input_and_input_plus_output(i, o):
-    avg = memory.average_context_tokens(i, o)
+    avg = memory.average_context_tokens(i, avg_output_tokens=o)
     assert i <= avg <= i + o
     assert math.isclose(2 * avg - i, i + o, rel_tol=1e-12, abs_tol=1e-9)
 
 
 def test_any_positive_load_needs_a_replica():
-    assert memory.replicas_for_concurrency(1e-15, 1000) == 1
+    assert memory.replicas_for_concurrency(1e-15, max_concurrency_per_replica=1000) == 1
     from planner import latency
 
-    assert latency.replicas_at_slo(1e-15, 1000) == 1
-    assert latency.replicas_at_slo(1e-15, 1000, 1) == 2
+    assert latency.replicas_at_slo(1e-15, replica_qps=1000) == 1
+    assert latency.replicas_at_slo(1e-15, replica_qps=1000, failover_replicas=1) == 2

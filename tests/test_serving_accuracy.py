@@ -26,7 +26,7 @@ def _points() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def rows():
-    return accuracy.evaluate(_points(), default_calibration())
+    return accuracy.evaluate(_points(), calibration=default_calibration())
 
 
 def test_split_is_deterministic_and_about_70_30():
@@ -43,7 +43,7 @@ def test_fit_used_the_training_split_only():
 
 
 def test_serving_accuracy_section_is_current(rows):
-    block = f"{BEGIN}\n{accuracy.markdown(rows, default_calibration())}{END}\n"
+    block = f"{BEGIN}\n{accuracy.markdown(rows, calibration=default_calibration())}{END}\n"
     text = DOC.read_text(encoding="utf-8")
     if os.environ.get("PLANNER_WRITE_ACCURACY"):
         if BEGIN in text:

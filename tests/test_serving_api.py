@@ -32,7 +32,7 @@ def test_autocomplete_route_needs_the_prefill_compute_not_17_replicas():
     """
     rate = max_rate_at_slo("llama-3.1-8b", "h100-sxm", ttft_slo_s=1.0, tpot_slo_s=0.02, input_tokens=1500,
                            output_tokens=60)
-    replicas = replicas_at_slo(2000, rate)
+    replicas = replicas_at_slo(2000, rate_per_replica=rate)
     compute_bound = 2000 * 2 * LLAMA8_BODY * 1500 / (H100_BF16 * 0.7)
     assert replicas >= math.ceil(compute_bound)
     assert replicas <= 4 * 130  # the order of the issue's ~130, not wildly beyond
@@ -47,7 +47,8 @@ def test_autocomplete_route_needs_the_prefill_compute_not_17_replicas():
 def test_the_sheet_function_gives_the_same_replicas():
     rate = max_rate_at_slo("llama-3.1-8b", "h100-sxm", ttft_slo_s=math.inf, tpot_slo_s=0.02, input_tokens=1500,
                            output_tokens=60)
-    assert F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 2000, 1500, 60, 0.02) == replicas_at_slo(2000, rate)
+    assert F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 2000, 1500, 60, 0.02) == replicas_at_slo(
+        2000, rate_per_replica=rate)
     # the TTFT SLO (position 15) can only add replicas
     assert F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 2000, 1500, 60, 0.02, "auto", 0.7, 0.5, 0.0, 0.9,
                              "vllm", "auto", 0.1) >= F.REPLICAS_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 2000, 1500,
@@ -87,7 +88,7 @@ def test_max_rate_meets_both_slos_and_a_tighter_slo_lowers_it():
     assert at.tpot_s <= 0.02 * 1.01 and at.ttft_s <= 0.2 * 1.01
     assert max_rate_at_slo("llama-3.1-8b", "h100-sxm", ttft_slo_s=0.001, tpot_slo_s=0.02, **kw) == 0.0
     with pytest.raises(ArgumentError, match="tpot_slo_s"):
-        replicas_at_slo(10, 0.0)
+        replicas_at_slo(10, rate_per_replica=0.0)
 
 
 def test_disaggregated_pools_carry_the_kv_of_every_prompt():

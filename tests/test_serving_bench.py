@@ -78,14 +78,14 @@ GENAI_PERF = {
 
 
 def test_parse_vllm_sglang_genai_perf():
-    vllm = parse([VLLM_RESULT], "v.json")[0]
+    vllm = parse([VLLM_RESULT], where="v.json")[0]
     assert (vllm.tool, vllm.input_tokens, vllm.output_tokens, vllm.concurrency) == ("vllm", 1000, 200, 32)
     assert vllm.request_rate is None and vllm.num_prompts == 320
     assert vllm.tpot_s == pytest.approx(0.0298) and vllm.ttft_s == pytest.approx(0.0821)
-    runs = parse(SGLANG_LINES, "s.jsonl")
+    runs = parse(SGLANG_LINES, where="s.jsonl")
     assert [r.tool for r in runs] == ["sglang", "sglang"] and runs[1].concurrency == 64
     assert runs[0].input_tokens == 2000 and runs[0].output_tokens == 300
-    g = parse([GENAI_PERF], "g.json")[0]
+    g = parse([GENAI_PERF], where="g.json")[0]
     assert (g.tool, g.concurrency, g.model) == ("genai-perf", 16, "meta-llama/Llama-3.1-8B-Instruct")
     assert g.tpot_s == pytest.approx(0.0257) and g.ttft_s == pytest.approx(0.0615)
 
@@ -98,7 +98,7 @@ def test_parse_vllm_sglang_genai_perf():
 ])
 def test_unreadable_results_name_the_file_and_what_is_missing(record, missing):
     with pytest.raises(BenchFormatError) as err:
-        parse([record], "bad.json")
+        parse([record], where="bad.json")
     assert "bad.json" in str(err.value) and missing in str(err.value)
 
 

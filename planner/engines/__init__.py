@@ -29,7 +29,8 @@ from planner.memory import (
 )
 from planner.specs import GIB, GpuSpec, ModelSpec
 
-__all__ = ["ENGINES", "ENGINE_DEFAULTS", "EngineDefaults", "KvCapacity", "kv_capacity", "normalize_engine"]
+__all__ = ["ENGINES", "ENGINE_DEFAULTS", "EngineDefaults", "KvCapacity", "held_sliding_tokens", "kv_capacity",
+           "normalize_engine"]
 
 ENGINE_DEFAULTS = {m.DEFAULTS.engine: m.DEFAULTS for m in (vllm, vllm_v0, sglang, trtllm)}
 """Each engine's pinned defaults, by engine key."""
@@ -111,7 +112,7 @@ def kv_capacity(
     spec = model if isinstance(model, ModelSpec) else get_model(model)
     card = gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu)
     tp, pp = check_parallelism(spec, tp=tp, pp=pp)
-    key = normalize_engine(engine, engine_version)
+    key = normalize_engine(engine, engine_version=engine_version)
     defaults = ENGINE_DEFAULTS[key]
     version = engine_version or defaults.version
     hbm = float(card.engine_total_bytes)
@@ -151,7 +152,7 @@ def kv_capacity(
             seqs = vllm_v1_default_max_num_seqs(card)
         reserve = default_reserve_bytes(
             spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version,
-            max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", spec, weight_dtype=weight_dtype),
+            max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype),
         )
 
     per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype)
@@ -179,3 +180,21 @@ def kv_capacity(
         max_concurrency=budget.max_concurrency,
         kv_groups=budget.kv_groups,
     )
+
+
+def held_sliding_tokens(window: int, *, engine: str = "vllm", block_size: int | None = None) -> float:
+    """Tokens a sliding-window layer holds for one decoding request in ``engine``'s steady state (M4a): the rule of
+    :func:`planner.engines.vllm.held_sliding_tokens` (V1 and V0: the window), :func:`~planner.engines.sglang.
+    held_sliding_tokens` (1.5 windows plus a page, its eviction cycle) or :func:`~planner.engines.trtllm.
+    held_sliding_tokens` (the window). ``block_size`` is SGLang's page (default 1).
+
+    >>> held_sliding_tokens(1024), held_sliding_tokens(1024, engine="sglang"), held_sliding_tokens(128, engine="trtllm")
+    (1024, 1537.0, 128)
+    """
+    w = int(check_number("sliding_window", window, minimum=1, integer=True))
+    key = normalize_engine(engine)
+    if key == "sglang":
+        return sglang.held_sliding_tokens(w, page_size=1 if block_size is None else int(block_size))
+    if key == "trtllm":
+        return trtllm.held_sliding_tokens(w)
+    return vllm.held_sliding_tokens(w)

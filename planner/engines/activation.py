@@ -421,7 +421,7 @@ def default_reserve_bytes(
     >>> round(default_reserve_bytes(get_model("qwen3-30b-a3b"), tp=2) / 2**30, 2)
     8.6
     """
-    key = normalize_engine(engine, engine_version)
+    key = normalize_engine(engine, engine_version=engine_version)
     if key == "vllm-v0":
         tokens = max_num_batched_tokens or vllm_v0_profile_tokens(2048, engine_version=engine_version)
         return vllm_v0_activation_bytes(

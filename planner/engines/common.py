@@ -64,11 +64,11 @@ _ENGINE_ALIASES = {
 }
 
 
-def normalize_engine(engine: str, engine_version: str | None = None) -> str:
+def normalize_engine(engine: str, *, engine_version: str | None = None) -> str:
     """The engine key for ``engine`` (case-insensitive; ``vllm`` with a version below 0.8, where V1 became the
     default engine, means V0).
 
-    >>> normalize_engine("vLLM"), normalize_engine("vllm", "0.6.3"), normalize_engine("TensorRT-LLM")
+    >>> normalize_engine("vLLM"), normalize_engine("vllm", engine_version="0.6.3"), normalize_engine("TensorRT-LLM")
     ('vllm', 'vllm-v0', 'trtllm')
     """
     key = _ENGINE_ALIASES.get(str(engine).strip().lower())

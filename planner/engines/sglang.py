@@ -88,3 +88,25 @@ def kv_budget(layout: KvLayout) -> KvBudget:
         available_bytes=avail, num_blocks=tokens, kv_cache_tokens=tokens, kv_bytes_per_logged_token=cell,
         blocks_per_request=layout.max_model_len, kv_groups=1, max_concurrency=tokens / layout.max_model_len,
     )
+
+
+def held_sliding_tokens(window: int, *, page_size: int = 1) -> float:
+    """Tokens SGLang's sliding-window pool holds for one decoding request, averaged over its eviction cycle:
+    ``1.5·W + page`` (M4a).
+
+    SGLang frees a request's out-of-window sliding KV only every ``W`` decode steps (``ScheduleBatch.
+    maybe_evict_swa``: ``decode_batch_idx % sliding_window_size == 1``), and then everything before
+    ``seq_len − 1 − W − page`` (``_evict_swa``, floored to a page). Right after an eviction a request holds
+    ``W + page + 1`` tokens; it grows by one per step to ``2·W + page`` before the next, so it holds
+    ``1.5·W + page`` on average (the time-averaged occupancy, as the mean context is for full layers).
+
+    Ref: sgl-project/sglang ``python/sglang/srt/managers/schedule_batch.py`` (``maybe_evict_swa``, ``_evict_swa``;
+    read from an annotated copy of the file, the stored upstream snapshot predates the function) and
+    ``python/sglang/srt/mem_cache/swa_memory_pool.py`` (``SWATokenToKVPoolAllocator.free_swa``).
+
+    Worked example, gpt-oss (window 128, page 1): 128 + 64 + 1 = 193 tokens on average, 257 at most.
+
+    >>> held_sliding_tokens(128), held_sliding_tokens(1024, page_size=16)
+    (193.0, 1552.0)
+    """
+    return 1.5 * int(window) + int(page_size)

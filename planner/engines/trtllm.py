@@ -40,3 +40,16 @@ def kv_budget(layout: KvLayout) -> KvBudget:
         kv_bytes_per_logged_token=per_token, blocks_per_request=blocks_req, kv_groups=1,
         max_concurrency=num_blocks / blocks_req if blocks_req else 0.0,
     )
+
+
+def held_sliding_tokens(window: int) -> int:
+    """Tokens a sliding-window layer of TensorRT-LLM holds for one request: the window (M4a).
+
+    TensorRT-LLM keeps a cyclic KV cache per attention window (``max_attention_window``): a layer whose window is
+    ``W`` never holds more than ``W`` tokens of a request, plus the partly filled block the paged manager adds.
+    ***Not verified against the source in this repository's tests*** (the vLLM and SGLang rules are).
+
+    >>> held_sliding_tokens(4096)
+    4096
+    """
+    return int(window)

@@ -18,7 +18,7 @@ DEFAULTS = EngineDefaults(
 )
 
 
-def vllm_kv_groups(full: int, swa: int) -> tuple[int, int, int]:
+def vllm_kv_groups(full: int, *, swa: int) -> tuple[int, int, int]:
     """vLLM V1's hybrid KV groups: (group size, full-attention groups, sliding-window groups) (M7).
 
     Layers of each type are cut into groups of one size (the larger count if the two are within 1.5×, else the
@@ -26,7 +26,7 @@ def vllm_kv_groups(full: int, swa: int) -> tuple[int, int, int]:
     so 60 sliding layers' worth of pages. Ref: vLLM ``kv_cache_utils._get_kv_cache_groups_uniform_page_size``;
     vllm-project/vllm #54458 (page alignment in hybrid models).
 
-    >>> vllm_kv_groups(10, 52), vllm_kv_groups(21, 21), vllm_kv_groups(32, 0)
+    >>> vllm_kv_groups(10, swa=52), vllm_kv_groups(21, swa=21), vllm_kv_groups(32, swa=0)
     ((10, 1, 6), (21, 1, 1), (32, 1, 0))
     """
     if not swa:
@@ -38,17 +38,17 @@ def vllm_kv_groups(full: int, swa: int) -> tuple[int, int, int]:
     return size, math.ceil(full / size), math.ceil(swa / size)
 
 
-def padded_layers(full: int, swa: int) -> tuple[int, int]:
+def padded_layers(full: int, *, swa: int) -> tuple[int, int]:
     """(full, sliding) layers as vLLM V1 caches them: each type padded to whole groups (:func:`vllm_kv_groups`).
 
     The ``cached_layers`` argument of :func:`planner.memory.kv_bytes_per_request`.
 
-    >>> padded_layers(10, 52), padded_layers(32, 0)
+    >>> padded_layers(10, swa=52), padded_layers(32, swa=0)
     ((10, 60), (32, 0))
     """
     if not (full and swa):
         return full, swa
-    size, full_groups, swa_groups = vllm_kv_groups(full, swa)
+    size, full_groups, swa_groups = vllm_kv_groups(full, swa=swa)
     return size * full_groups, size * swa_groups
 
 
@@ -75,7 +75,7 @@ def kv_budget(layout: KvLayout, *, hybrid: bool = True) -> KvBudget:
     if not hybrid:
         full, swa = full + swa, 0
     avail = layout.hbm_bytes * layout.memory_fraction - layout.weights_bytes - layout.reserve_bytes
-    group_size, full_groups, swa_groups = vllm_kv_groups(full, swa)
+    group_size, full_groups, swa_groups = vllm_kv_groups(full, swa=swa)
     block = layout.block_size
     page = layout.kv_bytes_per_token_layer * block
     num_blocks = max(0, int(avail // (page * group_size))) if page * group_size > 0 else 0
@@ -96,3 +96,26 @@ def kv_budget(layout: KvLayout, *, hybrid: bool = True) -> KvBudget:
         blocks_per_request=blocks_req, kv_groups=groups,
         max_concurrency=num_blocks / blocks_req if blocks_req else 0.0,
     )
+
+
+def held_sliding_tokens(window: int, *, lookahead_tokens: int = 0) -> int:
+    """Tokens a sliding-window layer of vLLM V1 holds for one decoding request: ``W + lookahead`` (M4a).
+
+    Before it allocates a step's slots, the scheduler frees the blocks wholly before the window
+    (``KVCacheManager.allocate_slots`` calls ``remove_skipped_blocks``): ``SlidingWindowManager.
+    get_num_skipped_tokens(n) = max(0, n − W + 1)`` of ``n`` computed tokens are dropped, and the step adds its one
+    decoded token plus any speculative lookahead, so ``(n + 1 + k) − (n − W + 1) = W + k`` tokens stay, in
+    ``ceil((W + k − 1)/block) + 1`` blocks at most (the window's first block is partly outside it). The admission
+    worst case ``W − 1 + max_num_batched_tokens`` (``SlidingWindowSpec.max_memory_usage_bytes``) holds only while a
+    request's prefill chunk is in flight.
+
+    Ref: vllm-project/vllm ``vllm/v1/core/single_type_kv_cache_manager.py`` (``SlidingWindowManager``,
+    ``SingleTypeKVCacheManager.remove_skipped_blocks``) and ``vllm/v1/core/kv_cache_manager.py``
+    (``allocate_slots``).
+
+    Worked example, Gemma-3 (window 1,024) without speculative decoding: 1,024 tokens, 65 blocks of 16 at most.
+
+    >>> held_sliding_tokens(1024), held_sliding_tokens(128, lookahead_tokens=3)
+    (1024, 131)
+    """
+    return int(window) + int(lookahead_tokens)

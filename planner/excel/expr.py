@@ -196,10 +196,17 @@ class Block(Expr):
         return f"{sheet_ref(t.sheet)}!${first}${t.header_row}:${last}${t.last_row}"
 
     def evaluate(self, ev: Evaluator, row: int) -> tuple[tuple[Any, ...], ...]:
+        # Read once per plan: cells are evaluated in dependency order, so the first reader sees the block's final
+        # values (every fleet function of every route reads the same Fleet and Specs blocks).
         t = self.table
-        rows = [tuple(c.header for c in t.columns)]
-        rows += [tuple(ev.get(t.sheet, t.cell(c.key, i)) for c in t.columns) for i in range(t.rows)]
-        return tuple(rows)
+        cache = ev.__dict__.setdefault("_blocks", {})
+        key = (t.sheet, t.header_row, t.first_col, tuple(c.key for c in t.columns), t.rows)
+        block = cache.get(key)
+        if block is None:
+            rows = [tuple(c.header for c in t.columns)]
+            rows += [tuple(ev.get(t.sheet, t.cell(c.key, i)) for c in t.columns) for i in range(t.rows)]
+            block = cache[key] = tuple(rows)
+        return block
 
 
 @dataclass(frozen=True)

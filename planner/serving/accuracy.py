@@ -107,10 +107,10 @@ def tpot_floor_s(model, gpu, *, tp: int, weight_dtype: str, batch: float = 1.0) 
     from planner.memory import weight_bytes_per_gpu
 
     total = weight_bytes_per_gpu(model, tp=tp, weight_dtype=weight_dtype)
-    return total * weights_read_fraction(model, max(batch, 1.0)) / gpu.mem_bw_bytes_per_s
+    return total * weights_read_fraction(model, batch=max(batch, 1.0)) / gpu.mem_bw_bytes_per_s
 
 
-def predict(point: Mapping[str, Any], calibration: Calibration) -> Row | None:
+def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None:
     """The :class:`Row` of ``point``, or None when the point cannot be modelled (model/GPU outside the catalog)."""
     from planner import selfhosted
     from planner.catalog import get_model
@@ -218,9 +218,9 @@ def _roofline(selfhosted, model, gpu, *, tp, wd, kd, i, o, mode, conc, rate, rep
     return {"tpot": tpot, "ttft": ttft, "otps": batch * o / (ttft + (o - 1) * tpot)}
 
 
-def evaluate(points: Iterable[Mapping[str, Any]], calibration: Calibration) -> list[Row]:
+def evaluate(points: Iterable[Mapping[str, Any]], *, calibration: Calibration) -> list[Row]:
     """Rows for every modelled point, in the given order."""
-    return [row for row in (predict(p, calibration) for p in points) if row is not None]
+    return [row for row in (predict(p, calibration=calibration) for p in points) if row is not None]
 
 
 def median_abs(errors: list[float]) -> float | None:
@@ -337,7 +337,7 @@ def anchors_markdown(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def markdown(rows: list[Row], calibration: Calibration, anchors: str | None = None) -> str:
+def markdown(rows: list[Row], *, calibration: Calibration, anchors: str | None = None) -> str:
     """The generated ``## Serving performance`` block of docs/accuracy.md."""
     train = [r for r in rows if r.train]
     held = [r for r in rows if not r.train]

@@ -133,7 +133,7 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     h = check_fraction("cache_hit_rate", cache_hit_rate)
     if h >= 1:
         raise ArgumentError("cache_hit_rate", cache_hit_rate, "a fraction below 1 (the last prompt token is computed)")
-    key = normalize_engine(engine, engine_version)
+    key = normalize_engine(engine, engine_version=engine_version)
     cal = load_calibration(calibration)
     wd = _weight_dtype(weight_dtype)
     kd = str(kv_cache_dtype).strip().lower()
@@ -226,21 +226,21 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     peak: sch.State | None = None
     if concurrency is not None:
         n = check_number("concurrency", concurrency, minimum=0, exclusive_minimum=True)
-        st, wait = sch.closed_loop(s.load, n / pp)
+        st, wait = sch.closed_loop(s.load, clients=n / pp)
         mode = "closed"
         if num_prompts:
             share = min(1.0, n / float(num_prompts))
-            burst = sch.burst_ttft_s(s.load, n / pp)
+            burst = sch.burst_ttft_s(s.load, clients=n / pp)
             st = sch.State(**{**st.__dict__, "ttft_s": (1 - share) * st.ttft_s + share * max(burst, st.ttft_s)})
     elif request_rate is not None:
         lam = check_number("request_rate", request_rate, minimum=0, exclusive_minimum=True)
-        st = sch.open_loop(s.load, lam / pp)
+        st = sch.open_loop(s.load, rate=lam / pp)
         mode = "open"
         if st is None:
             peak = sch.max_throughput(s.load)
             return _result(s, peak, mode="open", saturated=True, wait=0.0, peak=peak)
     elif num_prompts and num_prompts / pp <= s.load.max_running:
-        st = sch.one_shot_batch(s.load, num_prompts / pp)
+        st = sch.one_shot_batch(s.load, prompts=num_prompts / pp)
         mode = "offline"
     else:
         st = peak = sch.max_throughput(s.load)
@@ -322,10 +322,10 @@ def max_rate_at_slo(
     return _rate_at_slo(s, ttft, tpot)
 
 
-def replicas_at_slo(request_rate: float, rate_per_replica: float, *, failover_replicas: int = 0) -> int:
+def replicas_at_slo(request_rate: float, *, rate_per_replica: float, failover_replicas: int = 0) -> int:
     """Replicas for ``request_rate``: ``ceil(λ / λ_replica) + k_failover`` (λ_replica from :func:`max_rate_at_slo`).
 
-    >>> replicas_at_slo(2000, 19.2), replicas_at_slo(2000, 19.2, failover_replicas=2)
+    >>> replicas_at_slo(2000, rate_per_replica=19.2), replicas_at_slo(2000, rate_per_replica=19.2, failover_replicas=2)
     (105, 107)
     """
     lam = check_number("request_rate", request_rate, minimum=0)
@@ -430,8 +430,8 @@ def disaggregated_pools(
             hi = mid
     d = max(lo, 1.0)
     dec_rate = d / (o1 * step_time_s(dl.replica, dl.calibration, decode_seqs=d))
-    n_pre = replicas_at_slo(lam, pre_rate)
-    n_dec = replicas_at_slo(lam, dec_rate)
+    n_pre = replicas_at_slo(lam, rate_per_replica=pre_rate)
+    n_dec = replicas_at_slo(lam, rate_per_replica=dec_rate)
     return DisaggregatedPools(prefill_replicas=n_pre, decode_replicas=n_dec, prefill_rate_per_replica=pre_rate,
                               decode_rate_per_replica=dec_rate, decode_batch=d,
                               kv_transfer_bytes_per_s=lam * i * kv_token, kv_transfer_s=t_kv,
@@ -516,7 +516,7 @@ def cheapest_fleets(
                     except PlannerError:
                         continue
                     if rate > 0:
-                        n = replicas_at_slo(request_rate, rate)
+                        n = replicas_at_slo(request_rate, rate_per_replica=rate)
                         options.append(FleetOption(
                             gpu=card.name, tp=tp, pp=1, weight_dtype=wd, kv_cache_dtype=kd, disaggregated=False,
                             replicas=n, prefill_replicas=0, decode_replicas=0, gpus=n * tp,
@@ -602,7 +602,7 @@ def calibrate_from_bench(
     from planner.serving.bench import FIT_CONSTANTS, BenchFormatError, fit, parse
 
     where = str(path)
-    runs = parse(_read_bench(Path(path).expanduser()), where)
+    runs = parse(_read_bench(Path(path).expanduser()), where=where)
     if gpu is None:
         raise BenchFormatError(f"{where}: the result does not record the GPU; pass --gpu")
     name = model if model is not None else runs[0].model
@@ -614,7 +614,7 @@ def calibrate_from_bench(
         raise BenchFormatError(f"{where}: model {name!r} is not in the catalog; pass --model with a catalog name or "
                                "a config.json") from None
     card = _specs(spec, gpu)[1]
-    key = normalize_engine(engine or ("sglang" if runs[0].tool == "sglang" else "vllm"), engine_version)
+    key = normalize_engine(engine or ("sglang" if runs[0].tool == "sglang" else "vllm"), engine_version=engine_version)
     cal0 = load_calibration(start)
     points = []
     for i, run in enumerate(runs):
@@ -636,15 +636,15 @@ def calibrate_from_bench(
         })
 
     def loss(c: Calibration) -> float:
-        return accuracy.fitted_objective(accuracy.evaluate(points, c))
+        return accuracy.fitted_objective(accuracy.evaluate(points, calibration=c))
 
     names = tuple(n.format(engine=key) for n in FIT_CONSTANTS)
-    before = accuracy.evaluate(points, cal0)
-    fitted, after_loss = fit(cal0, names, loss, rounds=3)
+    before = accuracy.evaluate(points, calibration=cal0)
+    fitted, after_loss = fit(cal0, names=names, loss=loss, rounds=3)
     fitted = fitted.replace(name=f"calibrate-bench {Path(where).name}",
                             source=f"planner calibrate-bench {Path(where).name} ({runs[0].tool}, {spec.name} on "
                             f"{card.name} x{tp * pp}, {key})")
-    after = accuracy.evaluate(points, fitted)
+    after = accuracy.evaluate(points, calibration=fitted)
     rows = []
     for b, a in zip(before, after):
         for metric in ("tpot", "ttft", "otps"):

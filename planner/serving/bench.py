@@ -143,13 +143,13 @@ def _from_genai_perf(record: Mapping[str, Any], where: str) -> BenchRun:
     )
 
 
-def parse(records: list[Any], where: str) -> list[BenchRun]:
+def parse(records: list[Any], *, where: str) -> list[BenchRun]:
     """The runs in a result file already decoded to JSON objects (one, or one per line for SGLang's JSONL).
 
     >>> run = parse([{"completed": 100, "total_input_tokens": 100000, "total_output_tokens": 20000,
     ...               "mean_ttft_ms": 50.0, "mean_tpot_ms": 9.0, "output_throughput": 1800.0,
     ...               "max_concurrency": 16, "request_rate": "inf", "model_id": "meta-llama/Llama-3.1-8B-Instruct",
-    ...               "mean_e2el_ms": 1900.0}], "r.json")[0]
+    ...               "mean_e2el_ms": 1900.0}], where="r.json")[0]
     >>> run.tool, run.input_tokens, run.concurrency, run.tpot_s
     ('vllm', 1000.0, 16.0, 0.009)
     """
@@ -179,7 +179,7 @@ _EFFICIENCIES = {"weight_bw_eff", "kv_bw_eff", "gemm_eff", "attn_eff", "moe_eff"
                  "fp4_eff"}
 
 
-def get_constant(cal: Calibration, name: str) -> float:
+def get_constant(cal: Calibration, *, name: str) -> float:
     """A constant by name; ``table:engine`` for a per-engine entry."""
     if ":" in name:
         key, engine = name.split(":")
@@ -188,7 +188,7 @@ def get_constant(cal: Calibration, name: str) -> float:
     return float(getattr(cal, name))
 
 
-def set_constant(cal: Calibration, name: str, value: float) -> Calibration:
+def set_constant(cal: Calibration, *, name: str, value: float) -> Calibration:
     """``cal`` with one constant changed (efficiencies capped at 1)."""
     if ":" in name:
         key, engine = name.split(":")
@@ -198,13 +198,13 @@ def set_constant(cal: Calibration, name: str, value: float) -> Calibration:
     return cal.replace(**{name: value})
 
 
-def fit(cal: Calibration, names: tuple[str, ...], loss: Callable[[Calibration], float], *, rounds: int = 3,
+def fit(cal: Calibration, *, names: tuple[str, ...], loss: Callable[[Calibration], float], rounds: int = 3,
         step: float = 1.6, log: Callable[[str], None] | None = None) -> tuple[Calibration, float]:
     """Coordinate descent in log space: each constant in turn is multiplied or divided by ``step`` while the loss
     falls; ``step`` shrinks to its square root each round. Returns the calibration and its loss.
 
     >>> from planner.serving.calibration import DERIVED
-    >>> best, value = fit(DERIVED, ("kv_bw_eff",), lambda c: abs(math.log(c.kv_bw_eff / 0.3)), rounds=4)
+    >>> best, value = fit(DERIVED, names=("kv_bw_eff",), loss=lambda c: abs(math.log(c.kv_bw_eff / 0.3)), rounds=4)
     >>> round(best.kv_bw_eff, 2)
     0.3
     """
@@ -212,18 +212,18 @@ def fit(cal: Calibration, names: tuple[str, ...], loss: Callable[[Calibration], 
     for rnd in range(rounds):
         for name in names:
             for factor in (step, 1 / step):
-                trial = set_constant(cal, name, get_constant(cal, name) * factor)
+                trial = set_constant(cal, name=name, value=get_constant(cal, name=name) * factor)
                 value = loss(trial)
                 if value < best - 1e-6:
                     cal, best = trial, value
                     while True:
-                        trial = set_constant(cal, name, get_constant(cal, name) * factor)
+                        trial = set_constant(cal, name=name, value=get_constant(cal, name=name) * factor)
                         value = loss(trial)
                         if value >= best - 1e-6:
                             break
                         cal, best = trial, value
                     break
             if log:
-                log(f"round {rnd} {name} = {get_constant(cal, name):.4g}  loss {best:.4f}")
+                log(f"round {rnd} {name} = {get_constant(cal, name=name):.4g}  loss {best:.4f}")
         step = step ** 0.5
     return cal, best

@@ -131,7 +131,7 @@ class Load:
     others: float = 1.0  # share of the arrivals that come from other clients: 1 open loop, (N−1)/N closed loop
 
 
-def state(load: Load, d: float) -> State:
+def state(load: Load, *, d: float) -> State:
     """The steady state at decode batch ``d`` (Q1-Q4), ``valid`` when ``ρ < 1`` and the budget leaves prompt room.
 
     >>> from planner.catalog import get_gpu, get_model
@@ -141,7 +141,7 @@ def state(load: Load, d: float) -> State:
     ...                   calibration=DERIVED)
     >>> s = engine_schedule("vllm", gpu_big=True, gpu_gib=79.6, max_position=131072)
     >>> st = state(Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=1000, output_tokens=100,
-    ...                 max_running=1024), 8)
+    ...                 max_running=1024), d=8)
     >>> round(st.requests_per_s, 2), round(st.tpot_s * 1e3, 2)
     (9.54, 8.47)
     """
@@ -186,19 +186,19 @@ def _bisect(load: Load, below, hi: float) -> State:
     invalid states; assumed monotone)."""
     lo_state = None
     lo, top = 0.0, hi
-    st_hi = state(load, top)
+    st_hi = state(load, d=top)
     if st_hi.valid and below(st_hi):
         return st_hi
     for _ in range(BISECTION_STEPS):
         mid = 0.5 * (lo + top)
-        st = state(load, mid)
+        st = state(load, d=mid)
         if st.valid and below(st):
             lo, lo_state = mid, st
         else:
             top = mid
         if top - lo <= 2e-3 * max(top, 1.0):
             break
-    return lo_state if lo_state is not None else state(load, lo)
+    return lo_state if lo_state is not None else state(load, d=lo)
 
 
 def upper_batch(load: Load) -> float:
@@ -221,25 +221,25 @@ def max_throughput(load: Load) -> State:
     top = max(edge.decode_batch, 1e-6)
     grid = [top * (i / 10.0) ** 2 for i in range(1, 10)]
     for d in grid:
-        st = state(load, d)
+        st = state(load, d=d)
         if st.valid and st.requests_per_s > best.requests_per_s:
             best = st
     if best is not edge:  # golden refinement around the grid maximum
         a, b = best.decode_batch * 0.8, min(best.decode_batch * 1.25, top)
         for _ in range(10):
             m1, m2 = a + 0.382 * (b - a), a + 0.618 * (b - a)
-            s1, s2 = state(load, m1), state(load, m2)
+            s1, s2 = state(load, d=m1), state(load, d=m2)
             if (s1.requests_per_s if s1.valid else 0) >= (s2.requests_per_s if s2.valid else 0):
                 b = m2
             else:
                 a = m1
-        st = state(load, 0.5 * (a + b))
+        st = state(load, d=0.5 * (a + b))
         if st.valid and st.requests_per_s > best.requests_per_s:
             best = st
     return best
 
 
-def open_loop(load: Load, rate: float, peak: State | None = None) -> State | None:
+def open_loop(load: Load, *, rate: float, peak: State | None = None) -> State | None:
     """The steady state at ``rate`` requests/s (Q5), ``None`` when the engine cannot sustain it (saturated).
 
     Bisects ``X(d) = rate`` over the admissible batches; only when that ends short of the rate is the maximum
@@ -253,7 +253,7 @@ def open_loop(load: Load, rate: float, peak: State | None = None) -> State | Non
     return _bisect(load, lambda s: s.requests_per_s <= rate, peak.decode_batch)
 
 
-def closed_loop(load: Load, clients: float) -> tuple[State, float]:
+def closed_loop(load: Load, *, clients: float) -> tuple[State, float]:
     """The steady state with ``clients`` concurrent clients (Q6) and the admission wait of the clients beyond the
     running cap (0 below it): ``N = d + X·TTFT``."""
     def n_of(st: State) -> float:
@@ -269,7 +269,7 @@ def closed_loop(load: Load, clients: float) -> tuple[State, float]:
     return st, 0.0
 
 
-def burst_ttft_s(load: Load, clients: float) -> float:
+def burst_ttft_s(load: Load, *, clients: float) -> float:
     """Mean TTFT of the first ``clients`` requests of a closed-loop run, which all arrive at once: their prompts
     fill prefill steps of the whole budget, the ``k``-th done after ``k·I_u/budget`` of them:
     ``o_ttft + t_full·(N·I_u/budget + 1)/2`` with ``t_full`` one step of ``min(budget, N·I_u)`` prompt tokens.
@@ -283,7 +283,7 @@ def burst_ttft_s(load: Load, clients: float) -> float:
     return load.replica.ttft_fixed_s + 0.5 * t_full * (n * iu / tokens + 1.0)
 
 
-def one_shot_batch(load: Load, prompts: float) -> State:
+def one_shot_batch(load: Load, *, prompts: float) -> State:
     """All ``prompts`` submitted at once and admitted together (an offline run with ``num_prompts`` within the
     running cap): their prompts fill whole-budget prefill steps, then all decode together (Q7)::
 

@@ -134,10 +134,11 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     body = max(model.params_active - 2 * head - experts_active, 0.3 * model.params_active)
     expert_bytes = total_bytes * per_expert / model.params_total if moe else 0.0
     dense_bytes = total_bytes - e * expert_bytes
-    kv_seq = memory.kv_bytes_read_per_step(model, context_tokens, tp=tp, kv_cache_dtype=kv_cache_dtype)
-    attn_dec = latency.attention_flops(model, 1, max(context_tokens - 1, 0.0), phase="decode") / tp
+    kv_seq = memory.kv_bytes_read_per_step(model, context_tokens=context_tokens, tp=tp, kv_cache_dtype=kv_cache_dtype)
+    attn_dec = latency.attention_flops(model, new_tokens=1, cached_tokens=max(context_tokens - 1, 0.0),
+                                       phase="decode") / tp
     new = max(input_tokens - cached_tokens, 1.0)
-    attn_pre = latency.attention_flops(model, new, cached_tokens) / new / tp
+    attn_pre = latency.attention_flops(model, new_tokens=new, cached_tokens=cached_tokens) / new / tp
     link, pcie = link_bytes_per_s_bidir(gpu)
     if dtype not in ("bf16", "fp16", "fp32", "fp8", "w8a8", "int8", *_W4, *_FP4):
         raise ArgumentError("weight_dtype", weight_dtype, "bf16, fp16, fp8, int8, int4/awq/gptq, nvfp4 or mxfp4")

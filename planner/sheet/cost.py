@@ -56,7 +56,7 @@ DAYS = Arg(name="days_per_month", unit="days", help="Days in the month", default
 def PROVIDER_PRICE(provider, tier, model, price_name):
     from planner import catalog
 
-    return cost.price_value(catalog.get_provider_limits(provider, tier, model), price_name)
+    return cost.price_value(catalog.get_provider_limits(provider, tier, model), price_name=price_name)
 
 
 @sheet_function(
@@ -280,7 +280,7 @@ def SELFHOST_USD_PER_MTOK_OUTPUT(usd_per_gpu_hour, output_tokens_per_s, gpus=1):
     formula_ids=("C4", "C5"),
 )
 def SELFHOST_USD_MONTHLY(usd_per_gpu_hour, gpus):
-    return cost.selfhost_monthly_usd(usd_per_gpu_hour, gpus)
+    return cost.selfhost_monthly_usd(usd_per_gpu_hour, gpus=gpus)
 
 
 @sheet_function(

@@ -26,7 +26,7 @@ UTILIZATIONS = Arg(
     formula_ids=("C7",),
 )
 def BINDING_CONSTRAINT(labels, utilizations):
-    return decision.binding_constraint(labels, utilizations)
+    return decision.binding_constraint(labels, utilizations=utilizations)
 
 
 @sheet_function(
@@ -78,7 +78,7 @@ def HEADROOM_MULTIPLE(utilizations):
     formula_ids=("C7",),
 )
 def MONTHS_TO_BREACH(utilization, monthly_growth_rate):
-    return decision.months_to_breach(utilization, monthly_growth_rate)
+    return decision.months_to_breach(utilization, monthly_growth_rate=monthly_growth_rate)
 
 
 @sheet_function(
@@ -105,7 +105,7 @@ def MONTHS_TO_BREACH(utilization, monthly_growth_rate):
     formula_ids=("C8",),
 )
 def FAILOVER_UTILIZATION(peak_demand, capacities, failed_backend=0):
-    return decision.failover_utilization(peak_demand, capacities, failed_backend)
+    return decision.failover_utilization(peak_demand, capacities=capacities, failed=failed_backend)
 
 
 @sheet_function(
@@ -122,4 +122,4 @@ def FAILOVER_UTILIZATION(peak_demand, capacities, failed_backend=0):
     formula_ids=("C8",),
 )
 def SPILLOVER(demand, primary_limit, buffer=0.0):
-    return decision.spillover(demand, primary_limit, buffer)
+    return decision.spillover(demand, primary_limit=primary_limit, buffer=buffer)

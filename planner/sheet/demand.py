@@ -59,8 +59,10 @@ def CAPACITY_RPM(peak_qps):
 )
 def CAPACITY_TPM(peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=0.0, cache_write_tokens=0.0,
                  cached_reads_count=True, reserved_max_tokens=None, output_weight=1.0):
-    demand.check_cache_write_tokens(avg_input_tokens, cache_hit_rate, cache_write_tokens)
-    return demand.tpm_counted(peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=cache_hit_rate,
+    demand.check_cache_write_tokens(avg_input_tokens, cache_hit_rate=cache_hit_rate,
+                                    cache_write_tokens=cache_write_tokens)
+    return demand.tpm_counted(peak_qps, avg_input_tokens=avg_input_tokens, avg_output_tokens=avg_output_tokens,
+                              cache_hit_rate=cache_hit_rate,
                               cached_reads_count=cached_reads_count, reserved_max_tokens=reserved_max_tokens,
                               output_weight=output_weight)
 
@@ -75,8 +77,10 @@ def CAPACITY_TPM(peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=0
     formula_ids=("D2", "D4"),
 )
 def CAPACITY_ITPM(peak_qps, avg_input_tokens, cache_hit_rate=0.0, cache_write_tokens=0.0, cached_reads_count=False):
-    demand.check_cache_write_tokens(avg_input_tokens, cache_hit_rate, cache_write_tokens)
-    return demand.itpm_counted(peak_qps, avg_input_tokens, cache_hit_rate, cached_reads_count=cached_reads_count)
+    demand.check_cache_write_tokens(avg_input_tokens, cache_hit_rate=cache_hit_rate,
+                                    cache_write_tokens=cache_write_tokens)
+    return demand.itpm_counted(peak_qps, avg_input_tokens=avg_input_tokens, cache_hit_rate=cache_hit_rate,
+                               cached_reads_count=cached_reads_count)
 
 
 @sheet_function(
@@ -88,7 +92,7 @@ def CAPACITY_ITPM(peak_qps, avg_input_tokens, cache_hit_rate=0.0, cache_write_to
     formula_ids=("D2",),
 )
 def CAPACITY_OTPM(peak_qps, avg_output_tokens):
-    return demand.otpm(peak_qps, avg_output_tokens)
+    return demand.otpm(peak_qps, avg_output_tokens=avg_output_tokens)
 
 
 @sheet_function(
@@ -111,7 +115,8 @@ def CAPACITY_OTPM(peak_qps, avg_output_tokens):
     formula_ids=("D3",),
 )
 def ADMISSION_TPM(peak_qps, avg_input_tokens, max_tokens, output_weight=1.0):
-    return demand.admission_tpm(peak_qps, avg_input_tokens, max_tokens, output_weight=output_weight)
+    return demand.admission_tpm(peak_qps, avg_input_tokens=avg_input_tokens, max_tokens=max_tokens,
+                                output_weight=output_weight)
 
 
 @sheet_function(
@@ -133,7 +138,7 @@ def ADMISSION_TPM(peak_qps, avg_input_tokens, max_tokens, output_weight=1.0):
     formula_ids=("D1",),
 )
 def WINDOW_PEAK(rate_per_min, window_s=1.0, burst_factor=1.0):
-    return demand.window_peak(rate_per_min, window_s, burst_factor)
+    return demand.window_peak(rate_per_min, window_s=window_s, burst_factor=burst_factor)
 
 
 @sheet_function(
@@ -157,4 +162,4 @@ def CAPACITY_RPD(avg_qps):
     formula_ids=("D2",),
 )
 def CAPACITY_TPD(avg_qps, avg_input_tokens, avg_output_tokens):
-    return demand.tokens_per_day(avg_qps, avg_input_tokens, avg_output_tokens)
+    return demand.tokens_per_day(avg_qps, avg_input_tokens=avg_input_tokens, avg_output_tokens=avg_output_tokens)

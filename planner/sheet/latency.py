@@ -27,7 +27,7 @@ HIT = Arg(name="cache_hit_rate", unit="fraction", help="Fraction of input tokens
     formula_ids=("P7",),
 )
 def CONCURRENCY(rate_qps, latency_s):
-    return latency.concurrency(rate_qps, latency_s)
+    return latency.concurrency(rate_qps, latency_s=latency_s)
 
 
 @sheet_function(
@@ -76,7 +76,7 @@ def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=0.0, mfu=DEFAULT_MFU, mb
     formula_ids=("P6",),
 )
 def E2E_LATENCY_S(time_to_first_token_s, time_per_output_token_s, output_tokens):
-    return latency.e2e_latency_s(time_to_first_token_s, time_per_output_token_s, output_tokens)
+    return latency.e2e_latency_s(time_to_first_token_s, tpot=time_per_output_token_s, output_tokens=output_tokens)
 
 
 @sheet_function(
@@ -112,7 +112,7 @@ def MAX_BATCH_AT_TPOT(model, gpu, tp, tpot_slo_s, avg_context_tokens, kv_dtype="
                       weight_dtype="auto"):
     decode = _kv_dtype(selfhosted.decode_model, model, gpu, context_tokens=avg_context_tokens, tp=tp,
                        kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype, mbu=mbu, mfu=mfu)
-    return latency.max_batch_at_tpot(decode, tpot_slo_s)
+    return latency.max_batch_at_tpot(decode, tpot_slo_s=tpot_slo_s)
 
 
 _SLO_ARGS = (

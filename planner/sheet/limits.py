@@ -205,7 +205,7 @@ def POISSON_BURST_FACTOR(per_min_rate, window_s, quantile=0.99):
     formula_ids=("C7", "C8"),
 )
 def KEYS_NEEDED(demand, limit_per_key, target_utilization=1.0):
-    return limits.keys_needed(demand, limit_per_key, target_utilization)
+    return limits.keys_needed(demand, limit_per_key=limit_per_key, target_utilization=target_utilization)
 
 
 @sheet_function(
@@ -226,7 +226,7 @@ def KEYS_NEEDED(demand, limit_per_key, target_utilization=1.0):
     formula_ids=("D5",),
 )
 def AZURE_RPM_LIMIT(tpm_limit, rpm_per_1000_tpm=6.0):
-    return demand.azure_rpm_limit(tpm_limit, rpm_per_1000_tpm)
+    return demand.azure_rpm_limit(tpm_limit, rpm_per_1000_tpm=rpm_per_1000_tpm)
 
 
 @sheet_function(
@@ -250,4 +250,4 @@ def AZURE_RPM_LIMIT(tpm_limit, rpm_per_1000_tpm=6.0):
 def PROVIDER_LIMIT(provider, tier, model, limit_name):
     from planner import catalog
 
-    return limits.limit_value(catalog.get_provider_limits(provider, tier, model), limit_name)
+    return limits.limit_value(catalog.get_provider_limits(provider, tier, model), limit_name=limit_name)

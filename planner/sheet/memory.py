@@ -80,7 +80,7 @@ def KV_BYTES_PER_TOKEN(model, kv_dtype="auto", tp=1, pp=1):
     formula_ids=("M4", "M7", "M8"),
 )
 def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype="auto", tp=1, block_size=DEFAULT_BLOCK_SIZE, pp=1):
-    return _kv_dtype(memory.kv_bytes_per_request, _model(model), context_tokens, tp=tp, pp=pp,
+    return _kv_dtype(memory.kv_bytes_per_request, _model(model), context_tokens=context_tokens, tp=tp, pp=pp,
                      kv_cache_dtype=kv_dtype, block_size=block_size)
 
 
@@ -121,8 +121,9 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
 
 
 @sheet_function(
-    summary="KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV per request / "
-    "(KV budget x replicas). At most 1 fits.",
+    summary="KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV each holds / "
+    "(KV budget x replicas); sliding-window layers at the engine's steady state (vLLM: the window; SGLang: 1.5 "
+    "windows). At most 1 fits.",
     args=(
         MODEL, GPU,
         Arg(name="peak_qps", unit="req/s", help="Requests per second at the peak"),
@@ -142,8 +143,50 @@ def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1,
     kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=avg_context_tokens, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
-    in_flight = latency.concurrency(peak_qps, latency_s)
-    return memory.kv_utilization(in_flight, kv.kv_bytes_per_request, kv.kv_budget_bytes, replicas)
+    in_flight = latency.concurrency(peak_qps, latency_s=latency_s)
+    return memory.kv_utilization(in_flight, kv_request_bytes=kv.kv_bytes_held_per_request,
+                                 kv_budget=kv.kv_budget_bytes, replicas=replicas)
+
+
+_PREFIX_ARGS = (
+    Arg(name="prefix_tokens", unit="tokens", help="Tokens of one shared prefix (system prompt, tools, history)"),
+    Arg(name="distinct_prefixes", unit="count", help="Distinct prefixes kept warm at once", default=1),
+)
+
+
+@sheet_function(
+    summary="KV memory on each GPU that keeps shared prefixes warm on one replica for the planned cache hit rate: "
+    "distinct prefixes x the KV a prefix of that length holds in the engine's blocks (M10).",
+    args=(MODEL, GPU, *_PREFIX_ARGS, TP_OPT, KV_DTYPE, ENGINE, PP_OPT),
+    returns="GiB per GPU",
+    category="Memory",
+    example='=PREFIX_KV_GIB("llama-3.1-8b", "h100-sxm", 4096, 10) -> 5.0',
+    formula_ids=("M10",),
+)
+def PREFIX_KV_GIB(model, gpu, prefix_tokens, distinct_prefixes=1, tp=1, kv_dtype="auto", engine="vllm", pp=1):
+    return _kv_dtype(selfhosted.prefix_retention_bytes, model, gpu, prefix_tokens=prefix_tokens,
+                     distinct_prefixes=distinct_prefixes, tp=tp, pp=pp, kv_cache_dtype=kv_dtype, engine=engine) / GIB
+
+
+@sheet_function(
+    summary="Share of one replica's KV budget that keeps shared prefixes warm (M10): PREFIX_KV_GIB / KV_BUDGET_GIB; "
+    "added to KV_FIT of the requests in flight, which then hold their unshared context only.",
+    args=(MODEL, GPU, *_PREFIX_ARGS, TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE, WEIGHT_DTYPE, PP_OPT),
+    returns="fraction of the KV budget",
+    category="Memory",
+    example='=PREFIX_KV_FIT("llama-3.1-8b", "h100-sxm", 4096, 10) -> 0.0974',
+    formula_ids=("M10", "M11"),
+)
+def PREFIX_KV_FIT(model, gpu, prefix_tokens, distinct_prefixes=1, tp=1,
+                  gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, kv_dtype="auto", engine="vllm",
+                  weight_dtype="auto", pp=1):
+    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=1, tp=tp, pp=pp,
+                   gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
+                   weight_dtype=weight_dtype)
+    need = _kv_dtype(selfhosted.prefix_retention_bytes, model, gpu, prefix_tokens=prefix_tokens,
+                     distinct_prefixes=distinct_prefixes, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization,
+                     kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype, engine=engine)
+    return memory.kv_utilization(1, kv_request_bytes=need, kv_budget=kv.kv_budget_bytes, replicas=1)
 
 
 @sheet_function(
@@ -162,4 +205,4 @@ def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=1,
     kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
-    return memory.replicas_for_concurrency(in_flight_requests, kv.max_concurrency)
+    return memory.replicas_for_concurrency(in_flight_requests, max_concurrency_per_replica=kv.max_concurrency)

@@ -7,9 +7,12 @@ show (:mod:`planner.catalog_sheet`), not the bundled catalog behind the planner'
 
 from __future__ import annotations
 
+from typing import Any
+
 from planner import catalog_sheet, decision
+from planner.coerce import prepare_args
 from planner.errors import ArgumentError
-from planner.registry import Arg, sheet_function
+from planner.registry import REGISTRY, Arg, sheet_function
 
 BACKEND = Arg(name="backend", unit="name", kind="text", help="Backend name (a row of Providers or Fleet)")
 BACKENDS = Arg(name="backends", unit="names", kind="texts", help="The backend column of the routes (Routes!L4:L23)")
@@ -71,7 +74,7 @@ def BUNDLED_FACTS(spec, kind):
     formula_ids=("C7",),
 )
 def BACKEND_SUM(backend, backends, values):
-    return decision.backend_sum(backend, backends, values)
+    return decision.backend_sum(backend, backends=backends, values=values)
 
 
 FAILOVERS = Arg(name="failovers", unit="names", kind="texts", help="The failover column of the routes (Routes!M4:M23)")
@@ -89,7 +92,7 @@ FAILOVERS = Arg(name="failovers", unit="names", kind="texts", help="The failover
     formula_ids=("C8",),
 )
 def OUTAGE_SUM(failed_backend, receiver, backends, failovers, values):
-    return decision.outage_sum(failed_backend, receiver, backends, failovers, values)
+    return decision.outage_sum(failed_backend, receiver=receiver, backends=backends, failovers=failovers, values=values)
 
 
 @sheet_function(
@@ -101,7 +104,7 @@ def OUTAGE_SUM(failed_backend, receiver, backends, failovers, values):
     formula_ids=("C8",),
 )
 def BACKEND_MAX(backend, backends, values):
-    return decision.backend_max(backend, backends, values)
+    return decision.backend_max(backend, backends=backends, values=values)
 
 
 @sheet_function(
@@ -116,7 +119,7 @@ def BACKEND_MAX(backend, backends, values):
     formula_ids=("C8",),
 )
 def BACKEND_ARGMAX(backend, backends, values, labels):
-    return decision.backend_argmax(backend, backends, values, labels)
+    return decision.backend_argmax(backend, backends=backends, values=values, labels=labels)
 
 
 @sheet_function(
@@ -129,4 +132,275 @@ def BACKEND_ARGMAX(backend, backends, values, labels):
     formula_ids=("C8",),
 )
 def N_PLUS_ONE_UTILIZATION(utilization, replicas):
-    return decision.n_plus_one_utilization(utilization, replicas)
+    return decision.n_plus_one_utilization(utilization, replicas=replicas)
+
+
+# ---- Functions of a plan row: a fleet's or provider's facts read from its row, so a formula reads as a sentence ----
+
+FLEET = Arg(name="fleet", unit="name", kind="text", help="The fleet (a name in the Fleet sheet's first column)")
+FLEETS = Arg(name="fleets", unit="table", kind="table", help="The Fleet sheet's range, header row included")
+SPECS = Arg(name="specs", unit="table", kind="table",
+            help="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them)")
+PROVIDER = Arg(name="provider", unit="name", kind="text", help="The provider backend (a name on the Providers sheet)")
+PROVIDERS = Arg(name="providers", unit="table", kind="table", help="The Providers sheet's range, header row included")
+
+FLEET_HEADERS = {
+    "tp": "TP [GPUs]", "pp": "PP [stages]", "replicas": "Replicas [count]",
+    "gpu_memory_utilization": "GPU mem util [fraction]", "kv_dtype": "KV dtype", "weight_dtype": "Weight dtype",
+    "engine": "Engine", "mfu": "MFU [fraction]",
+}
+"""The Fleet sheet's headers these functions read, by argument (the template's contract; a test checks them)."""
+SPEC_HEADERS = {"model": "Model as used [spec]", "gpu": "GPU as used [spec]"}
+"""The Specs sheet's headers: the model and GPU spec tokens of each fleet."""
+PROVIDER_HEADERS = {
+    "keys": "Keys [count]", "scope": "Limit scope", "window_s": "Window [s]",
+    "rpm": "RPM limit [req/min]", "tpm": "TPM limit [tokens/min]", "itpm": "ITPM limit [tokens/min]",
+    "otpm": "OTPM limit [tokens/min]", "rpd": "RPD limit [req/day]", "tpd": "TPD limit [tokens/day]",
+    "usd_per_mtok_input": "Input [USD/Mtok]", "usd_per_mtok_cached_input": "Cached input [USD/Mtok]",
+    "usd_per_mtok_cache_write": "Cache write [USD/Mtok]", "usd_per_mtok_output": "Output [USD/Mtok]",
+}
+"""The Providers sheet's headers, by limit or argument."""
+
+
+def _row(name: Any, table: Any, what: str, headers: dict[str, str]) -> dict[str, Any]:
+    """The cells of the row named ``name``, by argument (a header the table lacks reads as a blank cell)."""
+    head, row = catalog_sheet.find_row(name, table, what)
+    cells = dict(zip(head, row))
+    return {k: cells.get(h) for k, h in headers.items()}
+
+
+def _fleet(fleet: Any, fleets: Any, specs: Any) -> dict[str, Any]:
+    f = _row(fleet, fleets, "fleet", FLEET_HEADERS)
+    f.update(_row(fleet, specs, "fleet", SPEC_HEADERS))
+    return f
+
+
+def _call(name: str, *raw: Any) -> Any:
+    """A registered function called with cells, exactly as a formula calls it (the same coercion, the same refusal
+    of an Excel error or of an upstream message), so reading a row changes nothing but the formula's length."""
+    spec = REGISTRY[name]
+    return spec.impl(*prepare_args(spec, raw))
+
+
+_FLEET_EXAMPLE = ('{"Backend [name]","TP [GPUs]","Replicas [count]","GPU mem util [fraction]","KV dtype";'
+                  '"f8b",1,2,0.9,"auto"}, '
+                  '{"Backend [name]","Model as used [spec]","GPU as used [spec]";"f8b","llama-3.1-8b","h100-sxm"}')
+
+
+@sheet_function(
+    summary="KV_FIT of a route on one fleet plus the KV that keeps its shared prefixes warm (PREFIX_KV_FIT, M10), the "
+    "fleet's model, GPU, TP, PP, replicas, memory utilization, dtypes and engine read from its Fleet and Specs rows.",
+    args=(FLEET, FLEETS, SPECS, Arg(name="peak_qps", unit="req/s", help="Requests per second at the peak"),
+          Arg(name="latency_s", unit="s", help="Time a request is in flight (E2E at load)"),
+          Arg(name="avg_context_tokens", unit="tokens", help="Context each in-flight request holds alone"),
+          Arg(name="prefix_tokens", unit="tokens", help="Tokens of one shared prefix kept warm (0: none)", default=0),
+          Arg(name="distinct_prefixes", unit="count", help="Distinct prefixes kept warm at once", default=1)),
+    returns="fraction (<= 1 fits)",
+    category="Plan",
+    example=f'=FLEET_KV_FIT("f8b", {_FLEET_EXAMPLE}, 100, 2, 4096) -> 0.9736',
+    formula_ids=("P7", "M11"),
+)
+def FLEET_KV_FIT(fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, prefix_tokens=0, distinct_prefixes=1):
+    f = _fleet(fleet, fleets, specs)
+    in_flight = _call("KV_FIT", f["model"], f["gpu"], peak_qps, latency_s, avg_context_tokens, f["replicas"], f["tp"],
+                      f["gpu_memory_utilization"], f["kv_dtype"], f["engine"], f["weight_dtype"], f["pp"])
+    if prefix_tokens <= 0 or distinct_prefixes <= 0:
+        return in_flight
+    return in_flight + FLEET_PREFIX_KV_FIT(fleet, fleets, specs, prefix_tokens, distinct_prefixes)
+
+
+@sheet_function(
+    summary="KV share of one fleet's budget that keeps a route's shared prefixes warm on every replica (M10): "
+    "distinct prefixes x the KV a prefix of that length holds, over the KV budget, from the fleet's rows.",
+    args=(FLEET, FLEETS, SPECS,
+          Arg(name="prefix_tokens", unit="tokens", help="Tokens of one shared prefix (system prompt, tools, history)"),
+          Arg(name="distinct_prefixes", unit="count", help="Distinct prefixes kept warm at once", default=1)),
+    returns="fraction of one replica's KV budget",
+    category="Plan",
+    example=f'=FLEET_PREFIX_KV_FIT("f8b", {_FLEET_EXAMPLE}, 4096, 10) -> 0.0974',
+    formula_ids=("M10", "M11"),
+)
+def FLEET_PREFIX_KV_FIT(fleet, fleets, specs, prefix_tokens, distinct_prefixes=1):
+    f = _fleet(fleet, fleets, specs)
+    return _call("PREFIX_KV_FIT", f["model"], f["gpu"], prefix_tokens, distinct_prefixes, f["tp"],
+                 f["gpu_memory_utilization"], f["kv_dtype"], f["engine"], f["weight_dtype"], f["pp"])
+
+
+@sheet_function(
+    summary="COMPUTE_UTILIZATION of a route on one fleet, the fleet's model, GPU, TP, PP, replicas, MFU and weight "
+    "dtype read from its Fleet and Specs rows.",
+    args=(FLEET, FLEETS, SPECS, Arg(name="peak_qps", unit="req/s", help="Requests per second at the peak"),
+          Arg(name="avg_input_tokens", unit="tokens", help="Average prompt tokens"),
+          Arg(name="avg_output_tokens", unit="tokens", help="Average completion tokens"),
+          Arg(name="cache_hit_rate", unit="fraction", help="Share of input read from the prefix cache", default=0.0)),
+    returns="fraction (<= 1 fits)",
+    category="Plan",
+    example=f'=FLEET_COMPUTE_UTILIZATION("f8b", {_FLEET_EXAMPLE}, 10, 2000, 200) -> 0.3701',
+    formula_ids=("P2", "P4"),
+)
+def FLEET_COMPUTE_UTILIZATION(fleet, fleets, specs, peak_qps, avg_input_tokens, avg_output_tokens,
+                              cache_hit_rate=0.0):
+    f = _fleet(fleet, fleets, specs)
+    return _call("COMPUTE_UTILIZATION", f["model"], f["gpu"], peak_qps, avg_input_tokens, avg_output_tokens,
+                 f["replicas"], f["tp"], cache_hit_rate, f["mfu"], f["weight_dtype"], f["pp"])
+
+
+_MIX = (Arg(name="avg_input_tokens", unit="tokens", help="Input tokens per request of the fleet's mix"),
+        Arg(name="avg_output_tokens", unit="tokens", help="Output tokens per request of the fleet's mix"))
+_MIX_HIT = Arg(name="cache_hit_rate", unit="fraction", help="Cached share of the mix's input", default=0.0)
+_RATE = Arg(name="request_rate", unit="req/s", help="Poisson arrivals per replica (open loop)")
+
+
+def _serving(name: str, fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate, cache_hit_rate):
+    f = _fleet(fleet, fleets, specs)
+    return _call(name, f["model"], f["gpu"], f["tp"], avg_input_tokens, avg_output_tokens, 0, request_rate,
+                 f["engine"], f["weight_dtype"], f["kv_dtype"], cache_hit_rate, f["pp"])
+
+
+@sheet_function(
+    summary="SERVING_TTFT_S on one fleet at a rate per replica: its model, GPU, TP, PP, engine and dtypes read from "
+    "its Fleet and Specs rows.",
+    args=(FLEET, FLEETS, SPECS, *_MIX, _RATE, _MIX_HIT),
+    returns="s",
+    category="Plan",
+    example=f'=FLEET_TTFT_S("f8b", {_FLEET_EXAMPLE}, 2000, 200, 2) -> 0.057',
+    formula_ids=("Q4",),
+)
+def FLEET_TTFT_S(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate, cache_hit_rate=0.0):
+    return _serving("SERVING_TTFT_S", fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate,
+                    cache_hit_rate)
+
+
+@sheet_function(
+    summary="SERVING_TPOT_S on one fleet at a rate per replica: its model, GPU, TP, PP, engine and dtypes read from "
+    "its Fleet and Specs rows.",
+    args=(FLEET, FLEETS, SPECS, *_MIX, _RATE, _MIX_HIT),
+    returns="s/token",
+    category="Plan",
+    example=f'=FLEET_TPOT_S("f8b", {_FLEET_EXAMPLE}, 2000, 200, 2) -> 0.0101',
+    formula_ids=("S1", "Q2"),
+)
+def FLEET_TPOT_S(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate, cache_hit_rate=0.0):
+    return _serving("SERVING_TPOT_S", fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate,
+                    cache_hit_rate)
+
+
+@sheet_function(
+    summary="The offline maximum of one replica of a fleet for a request mix (Q6): SERVING_TOKENS_PER_S with big "
+    "batches / output tokens, the fleet read from its Fleet and Specs rows.",
+    args=(FLEET, FLEETS, SPECS, *_MIX, _MIX_HIT),
+    returns="req/s per replica",
+    category="Plan",
+    example=f'=FLEET_OFFLINE_RATE("f8b", {_FLEET_EXAMPLE}, 2000, 200) -> 10.92',
+    formula_ids=("Q6",),
+)
+def FLEET_OFFLINE_RATE(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, cache_hit_rate=0.0):
+    tokens = _serving("SERVING_TOKENS_PER_S", fleet, fleets, specs, avg_input_tokens, avg_output_tokens, 0,
+                      cache_hit_rate)
+    if avg_output_tokens <= 0:
+        raise ArgumentError("avg_output_tokens", avg_output_tokens, "> 0 (the offline rate is per output token)")
+    return tokens / avg_output_tokens
+
+
+@sheet_function(
+    summary="MAX_RATE_AT_SLO on one fleet for a request mix (Q5): the highest rate per replica within both SLOs, the "
+    "fleet read from its Fleet and Specs rows.",
+    args=(FLEET, FLEETS, SPECS, *_MIX, Arg(name="ttft_slo_s", unit="s", help="Mean time-to-first-token budget"),
+          Arg(name="tpot_slo_s", unit="s", help="Mean time-per-output-token budget"), _MIX_HIT),
+    returns="req/s per replica",
+    category="Plan",
+    example=f'=FLEET_MAX_RATE_AT_SLO("f8b", {_FLEET_EXAMPLE}, 2000, 200, 0.5, 0.03) -> 9.0',
+    formula_ids=("Q5",),
+)
+def FLEET_MAX_RATE_AT_SLO(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s,
+                          cache_hit_rate=0.0):
+    f = _fleet(fleet, fleets, specs)
+    return _call("MAX_RATE_AT_SLO", f["model"], f["gpu"], f["tp"], avg_input_tokens, avg_output_tokens, ttft_slo_s,
+                 tpot_slo_s, f["kv_dtype"], cache_hit_rate, f["engine"], f["weight_dtype"], f["pp"])
+
+
+@sheet_function(
+    summary="MAX_CONCURRENCY of one replica of a fleet at a context (its engine's admission reservation), the fleet "
+    "read from its Fleet and Specs rows.",
+    args=(FLEET, FLEETS, SPECS, Arg(name="context_tokens", unit="tokens", help="Tokens per request (input + output)")),
+    returns="requests per replica",
+    category="Plan",
+    example=f'=FLEET_MAX_CONCURRENCY("f8b", {_FLEET_EXAMPLE}, 4096) -> 102',
+    formula_ids=("M9", "M11"),
+)
+def FLEET_MAX_CONCURRENCY(fleet, fleets, specs, context_tokens):
+    f = _fleet(fleet, fleets, specs)
+    return _call("MAX_CONCURRENCY", f["model"], f["gpu"], f["tp"], f["gpu_memory_utilization"], f["kv_dtype"],
+                 context_tokens, f["engine"], f["weight_dtype"], f["pp"])
+
+
+_LIMIT = Arg(name="limit", unit="name", kind="text", help="rpm, tpm, itpm, otpm, rpd or tpd")
+_PROVIDER_EXAMPLE = ('{"Backend [name]","Keys [count]","Limit scope","TPM limit [tokens/min]";'
+                     '"p",2,"key",400000}')
+
+
+@sheet_function(
+    summary="A provider limit's utilization from its Providers row: demand / (limit x keys) where the limit's scope "
+    "lets keys multiply it, demand / limit where not; 0 where the provider has no such limit.",
+    args=(PROVIDER, PROVIDERS, _LIMIT, Arg(name="demand", unit="per min or day", help="Demand as the provider counts "
+                                           "it, every route on it")),
+    returns="fraction",
+    category="Plan",
+    example=f'=PROVIDER_LIMIT_UTILIZATION("p", {_PROVIDER_EXAMPLE}, "tpm", 400000) -> 0.5',
+    formula_ids=("C7",),
+)
+def PROVIDER_LIMIT_UTILIZATION(provider, providers, limit, demand):
+    key = str(limit).strip().lower()
+    if key not in ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd"):
+        raise ArgumentError("limit", limit, "one of rpm, tpm, itpm, otpm, rpd, tpd")
+    p = _row(provider, providers, "provider", PROVIDER_HEADERS)
+    if _blank_or_zero(p[key]):
+        return 0
+    return _call("LIMIT_UTILIZATION", demand, p[key], p["keys"], p["scope"])
+
+
+@sheet_function(
+    summary="The RPM limit in its enforcement window from the provider's Providers row: BURST_UTILIZATION where the "
+    "window is under a minute and there is an RPM limit, else 0.",
+    args=(PROVIDER, PROVIDERS, Arg(name="per_min_demand", unit="req/min", help="RPM demand of every route on it"),
+          Arg(name="burst_factor", unit="x", help="Busiest window / average window at the peak minute")),
+    returns="fraction",
+    category="Plan",
+    example='=PROVIDER_BURST_UTILIZATION("p", {"Backend [name]","Keys [count]","Limit scope","RPM limit [req/min]",'
+    '"Window [s]";"p",1,"organization",600,1}, 300, 2) -> 1.0',
+    formula_ids=("D1",),
+)
+def PROVIDER_BURST_UTILIZATION(provider, providers, per_min_demand, burst_factor):
+    p = _row(provider, providers, "provider", PROVIDER_HEADERS)
+    window = p["window_s"]
+    if _blank_or_zero(p["rpm"]) or _blank_or_zero(window) or not isinstance(window, (int, float)) or window > 59:
+        return 0
+    return _call("BURST_UTILIZATION", per_min_demand, p["rpm"], window, burst_factor, p["keys"], p["scope"])
+
+
+@sheet_function(
+    summary="API_COST_MONTHLY at the prices of the provider's Providers row (a blank cache-write price bills writes "
+    "as uncached input).",
+    args=(PROVIDER, PROVIDERS, Arg(name="avg_qps", unit="req/s", help="Average requests per second over the month"),
+          Arg(name="avg_input_tokens", unit="tokens", help="Average prompt tokens"),
+          Arg(name="avg_output_tokens", unit="tokens", help="Average completion tokens"),
+          Arg(name="cache_hit_rate", unit="fraction", help="Share of input read from cache", default=0.0),
+          Arg(name="cache_write_tokens", unit="tokens", help="Input tokens written to cache per request",
+              default=0.0)),
+    returns="USD/month",
+    category="Plan",
+    example='=PROVIDER_API_COST_MONTHLY("p", {"Backend [name]","Input [USD/Mtok]","Output [USD/Mtok]";"p",3,15}, '
+    '1, 1000, 100) -> 11834.1',
+    formula_ids=("C1",),
+)
+def PROVIDER_API_COST_MONTHLY(provider, providers, avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=0.0,
+                              cache_write_tokens=0.0):
+    p = _row(provider, providers, "provider", PROVIDER_HEADERS)
+    return _call("API_COST_MONTHLY", avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens,
+                 p["usd_per_mtok_input"], p["usd_per_mtok_cached_input"], p["usd_per_mtok_cache_write"],
+                 p["usd_per_mtok_output"])
+
+
+def _blank_or_zero(value: Any) -> bool:
+    return value is None or value == "" or (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                            and value <= 0)

@@ -146,7 +146,7 @@ def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_token
                     weight_dtype="auto", ttft_slo_s=0.0, pp=1, calibration=""):
     rate = _rate(model, gpu, tp, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, kv_dtype,
                  cache_hit_rate, engine, weight_dtype, pp, calibration)
-    return serving.replicas_at_slo(peak_qps, rate)
+    return serving.replicas_at_slo(peak_qps, rate_per_replica=rate)
 
 
 @sheet_function(

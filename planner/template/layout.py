@@ -249,6 +249,12 @@ ROUTES = Table(
           choices="tblLists.backend", required=True, width=20),
         C(key="failover", header="Failover [name]", help="Backend taking the load when the primary is down",
           kind="text", choices="tblLists.backend", width=20),
+        C(key="prefix_tokens", header="Shared prefix [tokens]", help="Tokens of one shared prefix the cache hit rate "
+          "relies on (system prompt, tools, conversation); blank: input x hit rate", minimum=0, maximum=1e7,
+          number_format="#,##0"),
+        C(key="distinct_prefixes", header="Distinct prefixes [count]", help="Shared prefixes kept warm at once on "
+          "each replica (prompt versions, tenants, live conversations); blank: 1", minimum=0, maximum=1e7,
+          number_format="#,##0"),
     ),
 )
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from planner.defaults import DEFAULT_BLOCK_SIZE
 from planner.demand import MINUTES_PER_DAY
-from planner.excel.expr import Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
+from planner.excel.expr import Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
 from planner.excel.tables import Column, Table, col_letter
 from planner.template.layout import (
     FLEET,
@@ -86,21 +86,53 @@ def _demands(kind: Expr, counts: Expr, reserved: Expr, weight: Expr) -> dict[str
     }
 
 
-def _kv_share(frow: Expr) -> Expr:
-    """M11 ``KV_FIT``: the route's in-flight KV at its p95 context over the KV budget of the fleet on row ``frow``."""
-    f = lambda k: _at(FLEET, k, frow)  # noqa: E731
-    return udf("KV_FIT", _spec("model", frow), _spec("gpu", frow), _r("peak_qps"), _res("e2e_s"),
-               _r("avg_input_tokens") + _r("avg_output_tokens") / 2,
-               *(f(k) for k in ("replicas", "tp", "gpu_memory_utilization", "kv_dtype", "engine", "weight_dtype",
-                                "pp")))
+SPECS_USED = Table(name=SPECS.name, sheet=SPECS.sheet, rows=SPECS.rows, header_row=SPECS.header_row,
+                   columns=SPECS.columns[:3])
+"""The Specs columns the fleet functions read (name, model and GPU as used): an Excel error elsewhere on the Specs
+sheet (a fleet's price, say) is not an argument of theirs."""
+assert tuple(c.key for c in SPECS_USED.columns) == ("fleet", "model_spec", "gpu_spec")
 
 
-def _compute_share(frow: Expr) -> Expr:
-    """P2/P4 ``COMPUTE_UTILIZATION``: the route's FLOP/s at peak over the achieved FLOP/s of the fleet on ``frow``."""
-    f = lambda k: _at(FLEET, k, frow)  # noqa: E731
-    return udf("COMPUTE_UTILIZATION", _spec("model", frow), _spec("gpu", frow), _r("peak_qps"),
-               _r("avg_input_tokens"), _r("avg_output_tokens"), f("replicas"), f("tp"), _r("cache_hit_rate"),
-               f("mfu"), f("weight_dtype"), f("pp"))
+def _on_fleet(name: str, fleet: Expr, *args: Any) -> Expr:
+    """A ``FLEET_*`` function of the fleet named ``fleet``: it reads the fleet's Fleet and Specs rows itself."""
+    return udf(name, fleet, Block(FLEET), Block(SPECS_USED), *args)
+
+
+def _on_provider(name: str, provider: Expr, *args: Any) -> Expr:
+    """A ``PROVIDER_*`` function of the provider named ``provider``: it reads the provider's row itself."""
+    return udf(name, provider, Block(PROVIDERS), *args)
+
+
+def _unshared_context() -> Expr:
+    """M10: the mean context an in-flight request holds alone, ``I − P + O/2`` with ``P`` the route's shared prefix
+    (reference-counted blocks, held once by the prefix retention); with no shared prefix given, ``I + O/2``: a
+    cache hit from the request's own history (a conversation) is not shared with the other requests in flight."""
+    inp = _r("avg_input_tokens")
+    shared = fn("IF", fn("ISNUMBER", _r("prefix_tokens")), fn("MIN", _r("prefix_tokens"), inp), 0)
+    return inp - shared + _r("avg_output_tokens") / 2
+
+
+def _prefixes() -> tuple[Expr, Expr]:
+    """The route's shared prefix kept warm (its Results column: blank Routes cell, input x hit rate) and how many
+    (blank: 1), M10."""
+    return _res("prefix_tokens"), fn("IF", fn("ISNUMBER", _r("distinct_prefixes")), _r("distinct_prefixes"), 1)
+
+
+def _kv_share(fleet: Expr) -> Expr:
+    """M10/M11 ``FLEET_KV_FIT``: the route's in-flight KV at its unshared mean context plus its prefixes kept warm,
+    over the KV budget of ``fleet`` (one function, so a refusal reaches KV util unchanged)."""
+    return _on_fleet("FLEET_KV_FIT", fleet, _r("peak_qps"), _res("e2e_s"), _unshared_context(), *_prefixes())
+
+
+def _prefix_share(fleet: Expr) -> Expr:
+    """M10 ``FLEET_PREFIX_KV_FIT``: the route's shared prefixes kept warm on every replica of ``fleet``."""
+    return _on_fleet("FLEET_PREFIX_KV_FIT", fleet, *_prefixes())
+
+
+def _compute_share(fleet: Expr) -> Expr:
+    """P2/P4 ``COMPUTE_UTILIZATION``: the route's FLOP/s at peak over the achieved FLOP/s of ``fleet``."""
+    return _on_fleet("FLEET_COMPUTE_UTILIZATION", fleet, _r("peak_qps"), _r("avg_input_tokens"),
+                     _r("avg_output_tokens"), _r("cache_hit_rate"))
 
 
 def _on(backend: Expr, column: Expr) -> Expr:
@@ -108,21 +140,17 @@ def _on(backend: Expr, column: Expr) -> Expr:
     return udf("BACKEND_SUM", backend, Cells(ROUTES, "backend"), column)
 
 
-def _limit_util(kind: Expr, prow: Expr, limit_key: str, demand: Expr) -> Expr:
+def _limit_util(kind: Expr, backend: Expr, limit_key: str, demand: Expr) -> Expr:
     """A provider limit's utilization: ``demand / (limit x keys)`` where the limit's scope lets keys multiply it,
-    ``demand / limit`` where it does not; 0 where the backend has no such limit."""
-    limit = _at(PROVIDERS, limit_key, prow)
-    util = udf("LIMIT_UTILIZATION", demand, limit, _at(PROVIDERS, "keys", prow), _at(PROVIDERS, "scope", prow))
-    return fn("IF", kind.eq("provider"), fn("IF", limit.gt(0), util, 0), 0)
+    ``demand / limit`` where it does not; 0 where the backend has no such limit (``PROVIDER_LIMIT_UTILIZATION``)."""
+    return fn("IF", kind.eq("provider"), _on_provider("PROVIDER_LIMIT_UTILIZATION", backend, limit_key, demand), 0)
 
 
-def _burst_util(kind: Expr, prow: Expr, backend: Expr, burst: Expr) -> Expr:
+def _burst_util(kind: Expr, backend: Expr, burst: Expr) -> Expr:
     """The RPM limit in its enforcement window: the backend's requests in the busiest window (``burst`` x the
-    average window at the peak minute) over the window's share of the limit."""
-    limit, window = _at(PROVIDERS, "rpm", prow), _at(PROVIDERS, "window_s", prow)
-    util = udf("BURST_UTILIZATION", _on(backend, Cells(RESULTS_REF, "rpm_demand")), limit, window, burst,
-               _at(PROVIDERS, "keys", prow), _at(PROVIDERS, "scope", prow))
-    return fn("IF", kind.eq("provider"), fn("IF", fn("AND", limit.gt(0), window.gt(0), window.le(59)), util, 0), 0)
+    average window at the peak minute) over the window's share of the limit (``PROVIDER_BURST_UTILIZATION``)."""
+    demand = _on(backend, Cells(RESULTS_REF, "rpm_demand"))
+    return fn("IF", kind.eq("provider"), _on_provider("PROVIDER_BURST_UTILIZATION", backend, demand, burst), 0)
 
 
 LIMIT_KEYS = ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd")
@@ -132,7 +160,8 @@ RESULT_KEYS = (
     "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS),
     "input_tokens_per_s", "output_tokens_per_s", "cached_tokens_per_s", "fleet_qps", "replica_rate",
     "mix_input_tokens", "mix_output_tokens", "mix_cache_hit_rate", "ttft_at_load_s", "tpot_at_load_s",
-    "offline_rate", "sustainable_rate", "e2e_s", "concurrency_needed", "kv_share", "compute_share",
+    "offline_rate", "sustainable_rate", "e2e_s", "concurrency_needed", "prefix_tokens", "kv_share", "prefix_kv_share",
+    "compute_share",
     "burst_factor", "rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util", "tpd_util", "burst_util", "kv_util",
     "compute_util", "load_util", "ttft_util", "tpot_util", "limit_scope", "kv_bytes_per_request", "max_concurrency",
     "batch_per_replica",
@@ -144,8 +173,10 @@ UTILIZATION_KEYS = ("rpm_util", "tpm_util", "itpm_util", "otpm_util", "rpd_util"
 
 FAILOVER_KEYS = (
     "route", "failover", "receiver_provider_row", "receiver_fleet_row", "receiver_type", "counts_cached_reads",
-    "reserved_max_tokens", "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS), "kv_share", "compute_share",
-    "offline_rate", "sustainable_rate", *(f"outage_{k}_util" for k in (*LIMIT_KEYS, "kv", "compute", "load")),
+    "reserved_max_tokens", "output_weight", *(f"{k}_demand" for k in LIMIT_KEYS), "kv_share", "prefix_kv_share",
+    "compute_share", "outage_qps", "outage_input_tokens_per_s", "outage_output_tokens_per_s",
+    "outage_cached_tokens_per_s", "offline_rate", "sustainable_rate",
+    *(f"outage_{k}_util" for k in (*LIMIT_KEYS, "kv", "compute", "load")),
     "outage_util", "outage_binding", "outage_ok",
 )
 # The layouts (keys -> letters) exist before the formulas, which refer to columns of their own and other tables.
@@ -183,23 +214,21 @@ def _results_columns() -> tuple[Column, ...]:
         return fleet_only(fn("IF", _r("kind").eq("bulk"), 0, ratio))
 
     f = lambda k: _at(FLEET, k, frow)  # noqa: E731
-    price = lambda k: _at(PROVIDERS, k, prow)  # noqa: E731
     window = _at(PROVIDERS, "window_s", prow)
+
+    mix = (_res("mix_input_tokens"), _res("mix_output_tokens"))
 
     def perf(name: str) -> Expr:
         """The serving model at the fleet's load: Poisson arrivals at the fleet's rate per replica (open loop), the
         request mix of every route on the fleet."""
-        return udf(name, _spec("model", frow), _spec("gpu", frow), f("tp"), _res("mix_input_tokens"),
-                   _res("mix_output_tokens"), 0, _res("replica_rate"), f("engine"), f("weight_dtype"), f("kv_dtype"),
-                   _res("mix_cache_hit_rate"), f("pp"))
+        return _on_fleet(name, backend, *mix, _res("replica_rate"), _res("mix_cache_hit_rate"))
     avg_qps = qps * PlanValue("avg_to_peak_ratio")
     demands = _demands(kind, _res("counts_cached_reads"), _res("reserved_max_tokens"), _res("output_weight"))
     # a fleet's cost is shared by its routes in proportion to the FLOP/s they use (no double count in the totals)
     fleet_cost = _at(SPECS, "cost_monthly_usd", frow) * fn("IFERROR", _res("compute_share") / _res("compute_util"), 0)
 
     def api_cost(hit: Any, writes: Any) -> Expr:
-        return udf("API_COST_MONTHLY", avg_qps, inp, out, hit, writes, price("usd_per_mtok_input"),
-                   price("usd_per_mtok_cached_input"), price("usd_per_mtok_cache_write"), price("usd_per_mtok_output"))
+        return _on_provider("PROVIDER_API_COST_MONTHLY", backend, avg_qps, inp, out, hit, writes)
 
     labels = {"rpm": "D1: 60 x peak QPS", "tpm": "D2-D4 CAPACITY_TPM: counted input + output (or reserved "
               "max_tokens x output weight)", "itpm": "D4: input tokens per minute as the backend counts them",
@@ -240,22 +269,18 @@ def _results_columns() -> tuple[Column, ...]:
                           / _on(backend, Cells(RESULTS_REF, "input_tokens_per_s")), 0), ""), "0%"),
         col("ttft_at_load_s", "TTFT at load [s]", "Q4 SERVING_TTFT_S: mean time to first token at the fleet's load "
             "(queueing for prefill room, prefill chunks); the saturation message where the load exceeds a replica",
-            fleet_only(perf("SERVING_TTFT_S"), ""), "0.000"),
+            fleet_only(perf("FLEET_TTFT_S"), ""), "0.000"),
         col("tpot_at_load_s", "TPOT at load [s]", "S1/Q2 SERVING_TPOT_S: mean time per output token at the fleet's "
-            "load (decode steps lengthened by the prefill they carry)", fleet_only(perf("SERVING_TPOT_S"), ""),
+            "load (decode steps lengthened by the prefill they carry)", fleet_only(perf("FLEET_TPOT_S"), ""),
             "0.0000"),
         col("offline_rate", "Offline maximum [req/s per replica]", "Q6: the replica's offline throughput for the "
             "fleet's request mix (big batches): SERVING_TOKENS_PER_S / output",
-            fleet_only(udf("SERVING_TOKENS_PER_S", _spec("model", frow), _spec("gpu", frow), f("tp"),
-                           _res("mix_input_tokens"), _res("mix_output_tokens"), 0, 0, f("engine"), f("weight_dtype"),
-                           f("kv_dtype"), _res("mix_cache_hit_rate"), f("pp")) / _res("mix_output_tokens"), ""),
-            "#,##0.00"),
+            fleet_only(_on_fleet("FLEET_OFFLINE_RATE", backend, *mix, _res("mix_cache_hit_rate")), ""), "#,##0.00"),
         col("sustainable_rate", "Sustainable rate [req/s per replica]", "Q5: latency-critical and interactive routes: "
             "MAX_RATE_AT_SLO, the highest rate within both SLOs (lean batches); bulk: the offline maximum",
-            fleet_only(fn("IF", _r("kind").eq("bulk"), _res("offline_rate"), udf(
-                "MAX_RATE_AT_SLO", _spec("model", frow), _spec("gpu", frow), f("tp"), _res("mix_input_tokens"),
-                _res("mix_output_tokens"), _r("ttft_slo_s"), _r("tpot_slo_s"), f("kv_dtype"),
-                _res("mix_cache_hit_rate"), f("engine"), f("weight_dtype"), f("pp"))), ""), "#,##0.00"),
+            fleet_only(fn("IF", _r("kind").eq("bulk"), _res("offline_rate"), _on_fleet(
+                "FLEET_MAX_RATE_AT_SLO", backend, *mix, _r("ttft_slo_s"), _r("tpot_slo_s"),
+                _res("mix_cache_hit_rate"))), ""), "#,##0.00"),
         col("e2e_s", "E2E at load [s]", "P6: TTFT + (output - 1) x TPOT at the fleet's load (the time Little's law "
             "holds a request in flight); at the SLOs where the model saturates or the backend is a provider",
             fn("IF", fn("AND", fn("ISNUMBER", _res("ttft_at_load_s")), fn("ISNUMBER", _res("tpot_at_load_s"))),
@@ -263,11 +288,19 @@ def _results_columns() -> tuple[Column, ...]:
                udf("E2E_LATENCY_S", _r("ttft_slo_s"), _r("tpot_slo_s"), out)), "0.000"),
         col("concurrency_needed", "In flight at peak [requests]", "P7 Little's law: peak QPS x E2E",
             udf("CONCURRENCY", qps, _res("e2e_s")), fmt="#,##0.0"),
-        col("kv_share", "KV share [x]", "M11 KV_FIT: this route's in-flight KV at its mean "
-            "context (input + output/2) / its fleet's KV budget; the p95 context is its own check (Max concurrency)",
-            fleet_only(_kv_share(frow)), UTIL_FMT),
+        col("prefix_tokens", "Prefix kept warm [tokens]", "M10: the route's shared prefix (Routes), blank: input x "
+            "hit rate, the least the planned hit rate needs warm", fn("IF", fn("ISNUMBER", _r("prefix_tokens")),
+                                                                   _r("prefix_tokens"), inp * _r("cache_hit_rate"))),
+        col("kv_share", "KV share [x]", "M10/M11 FLEET_KV_FIT: this route's in-flight KV at its unshared mean "
+            "context (input - shared prefix + output/2; sliding-window layers at the engine's steady state) plus its "
+            "prefix retention, over its fleet's KV budget; the p95 context is its own check (Max concurrency)",
+            fleet_only(_kv_share(backend)), UTIL_FMT),
+        col("prefix_kv_share", "Prefix retention [x]", "M10 FLEET_PREFIX_KV_FIT: the part of the KV share that "
+            "keeps this route's shared prefixes warm on every replica (distinct prefixes x prefix tokens, blank: 1 x "
+            "input x hit rate) / the KV budget, for the planned hit rate", fleet_only(_prefix_share(backend)),
+            UTIL_FMT),
         col("compute_share", "Compute share [x]", "P2/P4 COMPUTE_UTILIZATION: this route's FLOP/s at peak / its "
-            "fleet's GPUs x peak FLOP/s x MFU", fleet_only(_compute_share(frow)), UTIL_FMT),
+            "fleet's GPUs x peak FLOP/s x MFU", fleet_only(_compute_share(backend)), UTIL_FMT),
         col("burst_factor", "Burst factor [x]", "Busiest window / average window at the peak minute: the Plan's "
             "burst factor, else Poisson at p99 for the backend's requests (1 where limits are per minute)",
             fn("IF", kind.eq("provider"), fn("IF", fn("AND", window.gt(0), window.le(59)), fn(
@@ -277,13 +310,14 @@ def _results_columns() -> tuple[Column, ...]:
         # utilization columns, in CONSTRAINTS order (contiguous: BINDING_CONSTRAINT reads them as one range); each is
         # the utilization of the route's backend with all the routes it serves
         *(col(f"{k}_util", f"{k.upper()} util [x]", f"{k.upper()} demand of every route on the backend / (limit x "
-              "keys)", _limit_util(kind, prow, k, _on(backend, Cells(RESULTS_REF, f"{k}_demand"))), UTIL_FMT)
+              "keys)", _limit_util(kind, backend, k, _on(backend, Cells(RESULTS_REF, f"{k}_demand"))), UTIL_FMT)
           for k in LIMIT_KEYS),
         col("burst_util", "Burst util [x]", "RPM in the provider's enforcement window: the backend's requests in the "
             "busiest window / the window's share of the limit (BURST_UTILIZATION)",
-            _burst_util(kind, prow, backend, _res("burst_factor")), UTIL_FMT),
-        col("kv_util", "KV util [x]", "M11: KV of every route in flight on the fleet / its KV budget (sum of shares)",
-            fleet_only(_on(backend, Cells(RESULTS_REF, "kv_share"))), UTIL_FMT),
+            _burst_util(kind, backend, _res("burst_factor")), UTIL_FMT),
+        col("kv_util", "KV util [x]", "M10/M11: KV of every route in flight on the fleet plus the prefixes kept warm "
+            "/ its KV budget (sum of the KV shares)", fleet_only(_on(backend, Cells(RESULTS_REF, "kv_share"))),
+            UTIL_FMT),
         col("compute_util", "Compute util [x]", "P2/P4: FLOP/s of every route on the fleet / GPUs x peak FLOP/s x MFU",
             fleet_only(_on(backend, Cells(RESULTS_REF, "compute_share"))), UTIL_FMT),
         col("load_util", "Load util [x]", "Q5: rate per replica / sustainable rate (within both SLOs, or the offline "
@@ -303,9 +337,7 @@ def _results_columns() -> tuple[Column, ...]:
             fleet_only(udf("KV_BYTES_PER_REQUEST", _spec("model", frow), _r("p95_context_tokens"), f("kv_dtype"),
                            f("tp"), DEFAULT_BLOCK_SIZE, f("pp")), ""), "#,##0"),
         col("max_concurrency", "Max concurrency [req/replica]", "M11: requests at p95 context that fit one replica",
-            fleet_only(udf("MAX_CONCURRENCY", _spec("model", frow), _spec("gpu", frow), f("tp"),
-                           f("gpu_memory_utilization"), f("kv_dtype"), _r("p95_context_tokens"), f("engine"),
-                           f("weight_dtype"), f("pp")), ""), "#,##0"),
+            fleet_only(_on_fleet("FLEET_MAX_CONCURRENCY", backend, _r("p95_context_tokens")), ""), "#,##0"),
         col("batch_per_replica", "Peak batch [req/replica]",
             "In flight at peak on the fleet (all its routes) / replicas",
             fleet_only(_on(backend, Cells(RESULTS_REF, "concurrency_needed")) / f("replicas"), ""), "#,##0.0"),
@@ -349,14 +381,20 @@ def _failover_columns() -> tuple[Column, ...]:
             width: float = 14.0) -> Column:
         return _col(_fo("route"), key, header, help, body, fmt, kind, width)
 
-    def moved(key: str) -> Expr:
-        """The receiver's own load plus every route that moves to it from this route's backend."""
-        return _on(failover, Cells(RESULTS_REF, key)) + udf(
-            "OUTAGE_SUM", backend, failover, Cells(ROUTES, "backend"), Cells(ROUTES, "failover"),
-            Cells(FAILOVER_REF, key))
+    def moved(key: str, table: Table = FAILOVER_REF) -> Expr:
+        """The receiver's own load plus every route that moves to it from this route's backend (``table``: where
+        the moved routes' values are, as the receiver counts them or as they are whatever the backend)."""
+        return _on(failover, Cells(RESULTS_REF if table is FAILOVER_REF else table, key)) + udf(
+            "OUTAGE_SUM", backend, failover, Cells(ROUTES, "backend"), Cells(ROUTES, "failover"), Cells(table, key))
+
+    def fleet_there(body: Expr, otherwise: Any = 0) -> Expr:
+        return fn("IF", kind.eq("fleet"), body, otherwise)
+
+    qps = _fo("outage_qps")
+    mix = (_fo("outage_input_tokens_per_s") / qps, _fo("outage_output_tokens_per_s") / qps)
+    mix_hit = fn("IFERROR", _fo("outage_cached_tokens_per_s") / _fo("outage_input_tokens_per_s"), 0)
 
     demands = _demands(kind, _fo("counts_cached_reads"), _fo("reserved_max_tokens"), _fo("output_weight"))
-    f = lambda k: _at(FLEET, k, frow)  # noqa: E731
     none = lambda body: fn("IF", failover.eq(""), "", body)  # noqa: E731
     return (
         col("route", "Route [name]", "Route name (from Routes)", fn("IF", _r("name").eq(""), "", _r("name")),
@@ -376,33 +414,39 @@ def _failover_columns() -> tuple[Column, ...]:
         col("output_weight", "Output weight [x]", "The failover's output quota weight", _weight(kind, prow), "0.0"),
         *(col(f"{k}_demand", f"{k.upper()} demand there [per {'day' if k.endswith('d') else 'min'}]",
               f"This route's {k.upper()} demand as the failover counts it", demands[k]) for k in LIMIT_KEYS),
-        col("kv_share", "KV share there [x]", "This route's KV share on the failover fleet",
-            fn("IF", kind.eq("fleet"), _kv_share(frow), 0), UTIL_FMT),
+        col("kv_share", "KV share there [x]", "This route's KV share on the failover fleet (in flight and prefixes)",
+            fleet_there(_kv_share(failover)), UTIL_FMT),
+        col("prefix_kv_share", "Prefix retention there [x]", "The part of it that keeps the route's prefixes warm",
+            fleet_there(_prefix_share(failover)), UTIL_FMT),
         col("compute_share", "Compute share there [x]", "This route's compute share on the failover fleet",
-            fn("IF", kind.eq("fleet"), _compute_share(frow), 0), UTIL_FMT),
-        col("offline_rate", "Offline maximum there [req/s per replica]", "Q6 on the failover fleet for this route's "
-            "request", fn("IF", kind.eq("fleet"), udf(
-                "SERVING_TOKENS_PER_S", _spec("model", frow), _spec("gpu", frow), f("tp"), _r("avg_input_tokens"),
-                _r("avg_output_tokens"), 0, 0, f("engine"), f("weight_dtype"), f("kv_dtype"), _r("cache_hit_rate"),
-                f("pp")) / _r("avg_output_tokens"), ""), "#,##0.00"),
-        col("sustainable_rate", "Sustainable rate there [req/s per replica]", "Q5 on the failover fleet for this "
-            "route's request: MAX_RATE_AT_SLO (bulk: the offline maximum)",
-            fn("IF", kind.eq("fleet"), fn("IF", _r("kind").eq("bulk"), _fo("offline_rate"), udf(
-                "MAX_RATE_AT_SLO", _spec("model", frow), _spec("gpu", frow), f("tp"), _r("avg_input_tokens"),
-                _r("avg_output_tokens"), _r("ttft_slo_s"), _r("tpot_slo_s"), f("kv_dtype"), _r("cache_hit_rate"),
-                f("engine"), f("weight_dtype"), f("pp"))), ""), "#,##0.00"),
+            fleet_there(_compute_share(failover)), UTIL_FMT),
+        col("outage_qps", "Outage load there [req/s]", "The failover fleet's peak QPS in the outage: its own routes "
+            "plus every route moved onto it", fleet_there(moved("peak_qps", ROUTES), ""), "#,##0.0"),
+        col("outage_input_tokens_per_s", "Outage input there [tokens/s]", "Input tokens/s of the same routes (the "
+            "receiver's request mix after the outage)", fleet_there(moved("input_tokens_per_s", RESULTS_REF), ""),
+            "#,##0"),
+        col("outage_output_tokens_per_s", "Outage output there [tokens/s]", "Output tokens/s of the same routes",
+            fleet_there(moved("output_tokens_per_s", RESULTS_REF), ""), "#,##0"),
+        col("outage_cached_tokens_per_s", "Outage cached input there [tokens/s]", "Cached input tokens/s of the same "
+            "routes", fleet_there(moved("cached_tokens_per_s", RESULTS_REF), ""), "#,##0"),
+        col("offline_rate", "Offline maximum there [req/s per replica]", "Q6 on the failover fleet for its request "
+            "mix after the outage (all the routes it then serves)",
+            fleet_there(_on_fleet("FLEET_OFFLINE_RATE", failover, *mix, mix_hit), ""), "#,##0.00"),
+        col("sustainable_rate", "Sustainable rate there [req/s per replica]", "Q5 on the failover fleet for its "
+            "request mix after the outage, at this route's SLOs: FLEET_MAX_RATE_AT_SLO (bulk: the offline maximum)",
+            fleet_there(fn("IF", _r("kind").eq("bulk"), _fo("offline_rate"), _on_fleet(
+                "FLEET_MAX_RATE_AT_SLO", failover, *mix, _r("ttft_slo_s"), _r("tpot_slo_s"), mix_hit)), ""),
+            "#,##0.00"),
         *(col(f"outage_{k}_util", f"Outage {k.upper()} util [x]", f"The failover's {k.upper()} utilization with "
-              "every route of this route's backend moved onto it", _limit_util(kind, prow, k, moved(f"{k}_demand")),
-              UTIL_FMT) for k in LIMIT_KEYS),
-        col("outage_kv_util", "Outage KV util [x]", "The failover fleet's KV utilization in the outage",
-            fn("IF", kind.eq("fleet"), moved("kv_share"), 0), UTIL_FMT),
+              "every route of this route's backend moved onto it",
+              _limit_util(kind, failover, k, moved(f"{k}_demand")), UTIL_FMT) for k in LIMIT_KEYS),
+        col("outage_kv_util", "Outage KV util [x]", "The failover fleet's KV utilization in the outage (in-flight "
+            "requests and prefixes kept warm)", fleet_there(moved("kv_share")), UTIL_FMT),
         col("outage_compute_util", "Outage compute util [x]", "The failover fleet's compute utilization in the outage",
-            fn("IF", kind.eq("fleet"), moved("compute_share"), 0), UTIL_FMT),
-        col("outage_load_util", "Outage load util [x]", "The failover fleet's requests per replica in the outage (its "
-            "own routes plus all moved ones) / the sustainable rate there: the latency SLOs of the moved route",
-            fn("IF", kind.eq("fleet"), (_on(failover, Cells(ROUTES, "peak_qps")) + udf(
-                "OUTAGE_SUM", backend, failover, Cells(ROUTES, "backend"), Cells(ROUTES, "failover"),
-                Cells(ROUTES, "peak_qps"))) / f("replicas") / _fo("sustainable_rate"), 0), UTIL_FMT),
+            fleet_there(moved("compute_share")), UTIL_FMT),
+        col("outage_load_util", "Outage load util [x]", "The failover fleet's requests per replica in the outage / "
+            "the sustainable rate there (for the mix of all the routes it then serves)",
+            fleet_there(qps / _at(FLEET, "replicas", frow) / _fo("sustainable_rate")), UTIL_FMT),
         col("outage_util", "Outage util [x]", "C8: the highest of the outage utilizations",
             fn("MAX", Cells(FAILOVER_REF, "outage_rpm_util", "outage_load_util")), UTIL_FMT),
         col("outage_binding", "Outage binds", "The constraint at that utilization",
@@ -463,8 +507,8 @@ def _outage_columns() -> tuple[Column, ...]:
     backend = Ref(LISTS_TABLE, "backend")
     routes = Cells(ROUTES, "backend")
     kind, moved = Ref(_OUTAGES_REF, "type"), Ref(_OUTAGES_REF, "worst_util")
-    fleet_util = fn("MAX", udf("BACKEND_MAX", backend, routes, Cells(RESULTS, "kv_util")),
-                    udf("BACKEND_MAX", backend, routes, Cells(RESULTS, "compute_util")))
+    fleet_util = fn("MAX", *(udf("BACKEND_MAX", backend, routes, Cells(RESULTS, f"{k}_util"))
+                             for k in ("kv", "compute", "load")))
 
     def col(key: str, header: str, help: str, body: Expr, fmt: str = "0.00", kind: str = "number",
             width: float = 14.0) -> Column:
@@ -488,10 +532,14 @@ def _outage_columns() -> tuple[Column, ...]:
         col("binding", "Binds there", "The constraint at that utilization",
             fn("IF", moved.gt(0), udf("BACKEND_ARGMAX", backend, routes, Cells(FAILOVER, "outage_util"),
                                       Cells(FAILOVER, "outage_binding")), ""), kind="text", width=10),
-        col("n_plus_one_util", "N+1 util [x]", "Fleets: the highest of KV and compute utilization with one replica "
-            "lost (u x R / (R - 1)); providers: blank",
+        col("fleet_util", "Fleet util [x]", "Fleets: the highest of KV, compute and load utilization with every "
+            "replica up; providers: blank", fn("IF", kind.eq("fleet"), fleet_util, "")),
+        col("n_plus_one_util", "N+1 util [x]", "Fleets: the highest of KV, compute and load utilization with one "
+            "replica lost (u x R / (R - 1): the survivors take its requests; load within 1 keeps TTFT and TPOT "
+            "within the SLOs, the sustainable rate being the highest rate that meets both); providers: blank",
             fn("IF", kind.eq("fleet"), fn("IF", Ref(_OUTAGES_REF, "routes").gt(0), udf(
-                "N_PLUS_ONE_UTILIZATION", fleet_util, lookup(FLEET, "name", backend, "replicas")), 0), "")),
+                "N_PLUS_ONE_UTILIZATION", Ref(_OUTAGES_REF, "fleet_util"), lookup(FLEET, "name", backend, "replicas")),
+                0), "")),
         col("status", "Status", "BREACH when the worst receiver or N+1 exceeds 1, OK otherwise",
             fn("IF", fn("IF", kind.eq("fleet"), fn("MAX", Ref(_OUTAGES_REF, "worst_util"),
                                                      Ref(_OUTAGES_REF, "n_plus_one_util")),
@@ -499,7 +547,8 @@ def _outage_columns() -> tuple[Column, ...]:
     )
 
 
-_OUTAGE_KEYS = ("backend", "type", "routes", "worst_util", "receiver", "binding", "n_plus_one_util", "status")
+_OUTAGE_KEYS = ("backend", "type", "routes", "worst_util", "receiver", "binding", "fleet_util", "n_plus_one_util",
+                "status")
 OUTAGES_HEADER_ROW = SUMMARY.last_row + 3
 _OUTAGES_REF = Table(name="tblOutages", sheet="Summary", rows=LISTS_TABLE.rows, header_row=OUTAGES_HEADER_ROW,
                      columns=tuple(C(key=k, header=k, help=k) for k in _OUTAGE_KEYS))
