@@ -346,6 +346,45 @@ def FAILOVER_UTILIZATION(peak_demand, capacities, failed_backend=None):
 
 
 @func
+@arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction]')
+@arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean TTFT budget (0: none) [s]')
+@arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean TPOT budget (0: none; both 0: sized at throughput) [s]')
+@arg('rank', ndim=2, err_to_str=True, doc='1 for the cheapest, 2 for the next, ... [rank]')
+@arg('field', ndim=2, err_to_str=True, doc='Which figure: gpu, tp, pp, weight_dtype, kv_cache_dtype, mode, replicas, gpus, usd_per_gpu_hour, usd_per_hour, binding, rate_per_replica, aggregated_gpus, prefill_replicas, decode_replicas, disaggregated_gpus, kv_transfer_gb_s, kv_bytes_per_token [name]')
+@arg('engine', ndim=2, err_to_str=True, doc='Serving engine: vllm, sglang or trtllm [name]')
+@arg('gpus', ndim=2, err_to_str=True, doc="The GPUs sheet's range, header row included [table]")
+@arg('only_gpu', ndim=2, err_to_str=True, doc="Search this GPU only (empty: every priced GPU) [name] (optional, default '')")
+def FLEET_OPTION(model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank, field, engine, gpus, only_gpu=None):
+    """One field of the rank-th cheapest fleet serving the load within both SLOs (0 and 0: at throughput), over the GPUs sheet's priced GPUs x TP 1/2/4/8 (and 8x PP2) x weight and KV bf16/fp8, aggregated or disaggregated. Fields: gpu, tp, pp, weight_dtype, kv..."""
+    return excel_call(_REGISTRY['FLEET_OPTION'], model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank, field, engine, gpus, only_gpu)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc='Fleet backend name (a row of Fleet) [name]')
+@arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes) [names] (may be blank: no routes)')
+@arg('failovers', ndim=2, err_to_str=True, doc='The failover column of the routes (Routes) [names] (may be blank: no route has a failover)')
+@arg('kinds', ndim=2, err_to_str=True, doc='The kind column of the routes [kind] (may be blank: no kinds)')
+@arg('slos', ndim=2, err_to_str=True, doc='The TTFT or TPOT SLO column of the routes [s] (may be blank: no SLOs (0))')
+def FLEET_SLO_S(fleet, backends, failovers, kinds, slos):
+    """The strictest SLO over a fleet's latency-critical and interactive routes (as FLEET_SUM chooses them); 0 when all are bulk (sized at throughput). Returns s."""
+    return excel_call(_REGISTRY['FLEET_SLO_S'], fleet, backends, failovers, kinds, slos)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc='Fleet backend name (a row of Fleet) [name]')
+@arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes) [names] (may be blank: no routes)')
+@arg('failovers', ndim=2, err_to_str=True, doc='The failover column of the routes (Routes) [names] (may be blank: no route has a failover)')
+@arg('values', ndim=2, err_to_str=True, doc='A column with one value per route, aligned [per route] (may be blank: no values (0))')
+def FLEET_SUM(fleet, backends, failovers, values):
+    """The sum of a per-route column over the routes a fleet's options are sized for: its primary routes, or for a standby fleet the routes that fail over to it. Returns the values' unit."""
+    return excel_call(_REGISTRY['FLEET_SUM'], fleet, backends, failovers, values)
+
+
+@func
 @arg('gpu', ndim=2, err_to_str=True, doc='GPU name (a row of the GPUs sheet) [name]')
 @arg('gpus', ndim=2, err_to_str=True, doc="The GPUs sheet's range, header row included [table]")
 def GPU_SPEC(gpu, gpus):
