@@ -396,7 +396,7 @@ def disaggregated_pools(
                   input_tokens=input_tokens, output_tokens=output_tokens, cache_hit_rate=cache_hit_rate,
                   max_num_batched_tokens=None, max_num_seqs=None, calibration=calibration)
     pre = _setup(model, gpu, tp=prefill_tp, pp=1, **common)
-    dec = _setup(model, gpu, tp=decode_tp, pp=1, **common)
+    dec = pre if decode_tp == prefill_tp else _setup(model, gpu, tp=decode_tp, pp=1, **common)
     spec, _ = _specs(model, gpu)
     kd = str(kv_cache_dtype).lower()
     kv_token = memory.kv_bytes_per_token(spec, kv_cache_dtype={"bf16": "auto", "fp16": "auto"}.get(kd, kd))
@@ -494,7 +494,8 @@ def cheapest_fleets(
     choices = fleet_choices(model, request_rate=request_rate, ttft_slo_s=ttft_slo_s, tpot_slo_s=tpot_slo_s,
                             input_tokens=input_tokens, output_tokens=output_tokens, gpus=gpus, tps=tps,
                             weight_dtypes=weight_dtypes, kv_cache_dtypes=kv_cache_dtypes, engine=engine,
-                            cache_hit_rate=cache_hit_rate, disaggregation=disaggregation, calibration=calibration)
+                            cache_hit_rate=cache_hit_rate, disaggregation=disaggregation, calibration=calibration,
+                            top=top)
     options: list[FleetOption] = []
     for c in choices:  # each candidate in both modes, as separate options
         common = dict(gpu=c.gpu, tp=c.tp, pp=c.pp, weight_dtype=c.weight_dtype, kv_cache_dtype=c.kv_cache_dtype)

@@ -53,8 +53,8 @@ DETAIL_FIELDS = (
 )
 OPTION_KEYS = (
     "fleet_row", "rank", "only_gpu", "fleet", "model_spec", "engine", "load_qps", "mix_input_tokens",
-    "mix_output_tokens", "mix_cache_hit_rate", "ttft_slo_s", "tpot_slo_s", "sized_qps", "gpus_now",
-    "cost_now_monthly_usd",
+    "mix_output_tokens", "mix_cache_hit_rate", "ttft_slo_s", "tpot_slo_s", "sized_qps", "gpu_now",
+    "gpus_now", "cost_now_monthly_usd", "option",
     *(k for k, *_ in OPTION_FIELDS), "cost_monthly_usd", "usd_per_mtok", "saving_monthly_usd",
     *(k for k, *_ in DETAIL_FIELDS),
 )
@@ -82,11 +82,8 @@ def _slo(key: str) -> Expr:
 
 
 def _option(field: str) -> Expr:
-    """``FLEET_OPTION``: one field of this row's option; blank for a fleet that carries no load."""
-    call = udf("FLEET_OPTION", _o("model_spec"), _o("sized_qps"), _o("mix_input_tokens"), _o("mix_output_tokens"),
-               _o("mix_cache_hit_rate"), _o("ttft_slo_s"), _o("tpot_slo_s"), _o("rank"), field, _o("engine"),
-               Block(GPUS), _o("only_gpu"))
-    return fn("IF", _o("load_qps").gt(0), call, "")
+    """``OPTION_FIELD``: one figure of this row's option; blank for a fleet that carries no load."""
+    return fn("IF", _o("load_qps").gt(0), udf("OPTION_FIELD", _o("option"), field), "")
 
 
 def _columns() -> tuple[Column, ...]:
@@ -96,6 +93,13 @@ def _columns() -> tuple[Column, ...]:
             width: float = 12.0) -> Column:
         return C(key=key, header=header, help=help, kind=kind, number_format=fmt, width=width,
                  formula=when_filled(fleet, body))
+
+    def shared(key: str, header: str, help: str, body: Expr, fmt: str = "#,##0", kind: str = "number",
+               width: float = 12.0) -> Column:
+        """A figure of the fleet, the same on its rows: computed on its first row, referenced on the others."""
+        return C(key=key, header=header, help=help, kind=kind, number_format=fmt, width=width,
+                 formula=_per_fleet(lambda j, k: when_filled(fleet, body) if k == 0
+                                    else At(_REF, key, j * ROWS_PER_FLEET)))
 
     def at_spec(key: str) -> Expr:
         return fn("INDEX", Cells(SPECS, key), _o("fleet_row"))
@@ -113,30 +117,37 @@ def _columns() -> tuple[Column, ...]:
                              else fn("IF", name(j).eq(""), "", At(FLEET, "gpu", j)))),
         C(key="fleet", header="Fleet [name]", help="The Fleet row's name", kind="text", width=18,
           formula=_per_fleet(lambda j, k: fn("IF", name(j).eq(""), "", name(j)))),
-        col("model_spec", "Model as used [spec]", "The fleet's model as Specs gives it", at_spec("model_spec"),
+        shared("model_spec", "Model as used [spec]", "The fleet's model as Specs gives it", at_spec("model_spec"),
             "General", "text", 24),
-        col("engine", "Engine", "The fleet's engine (Fleet)", fn("INDEX", Cells(FLEET, "engine"), _o("fleet_row")),
+        shared("engine", "Engine", "The fleet's engine (Fleet)", fn("INDEX", Cells(FLEET, "engine"), _o("fleet_row")),
             "General", "text", 8),
-        col("load_qps", "Load [req/s]", "F1: peak QPS of the routes the fleet is sized for (its primary routes; a "
+        shared("load_qps", "Load [req/s]", "F1: peak QPS of the routes the fleet is sized for (its primary routes; a "
             "standby fleet: the routes that fail over to it)", _on_fleet(Cells(ROUTES, "peak_qps")), "#,##0.0"),
-        col("mix_input_tokens", "Mix input [tokens]", "The routes' input tokens per request (weighted by QPS)",
+        shared("mix_input_tokens", "Mix input [tokens]", "The routes' input tokens per request (weighted by QPS)",
             fn("IF", load.gt(0), _on_fleet(Cells(RESULTS, "input_tokens_per_s")) / load, ""), "#,##0"),
-        col("mix_output_tokens", "Mix output [tokens]", "The routes' output tokens per request (weighted by QPS)",
+        shared("mix_output_tokens", "Mix output [tokens]", "The routes' output tokens per request (weighted by QPS)",
             fn("IF", load.gt(0), _on_fleet(Cells(RESULTS, "output_tokens_per_s")) / load, ""), "#,##0"),
-        col("mix_cache_hit_rate", "Mix cache hit [fraction]", "Cached share of the routes' input tokens",
+        shared("mix_cache_hit_rate", "Mix cache hit [fraction]", "Cached share of the routes' input tokens",
             fn("IFERROR", _on_fleet(Cells(RESULTS, "cached_tokens_per_s"))
                / _on_fleet(Cells(RESULTS, "input_tokens_per_s")), 0), "0%"),
-        col("ttft_slo_s", "TTFT SLO [s]", "F1: the strictest TTFT SLO of the fleet's latency-critical and interactive "
-            "routes (0: bulk only, sized at throughput)", _slo("ttft_slo_s"), "0.000", width=9),
-        col("tpot_slo_s", "TPOT SLO [s]", "F1: the strictest TPOT SLO of those routes (0: bulk only)",
+        shared("ttft_slo_s", "TTFT SLO [s]", "F1: the strictest TTFT SLO of the fleet's latency-critical and "
+               "interactive routes (0: bulk only, sized at throughput)", _slo("ttft_slo_s"), "0.000", width=9),
+        shared("tpot_slo_s", "TPOT SLO [s]", "F1: the strictest TPOT SLO of those routes (0: bulk only)",
             _slo("tpot_slo_s"), "0.000", width=9),
-        col("sized_qps", "Sized for [req/s]", "The load over the plan's utilization threshold: an option runs at or "
+        shared("sized_qps", "Sized for [req/s]", "The load over the plan's utilization threshold: an option runs at or "
             "below the policy threshold, as the fleet must (Results status OK)",
             fn("IF", PlanValue("utilization_threshold").gt(0), load / PlanValue("utilization_threshold"), load),
             "#,##0.0"),
-        col("gpus_now", "GPUs now [count]", "The fleet as it is (Specs)", at_spec("gpus"), "#,##0", width=9),
-        col("cost_now_monthly_usd", "Cost now [USD/month]", "The fleet as it is (Specs)", at_spec("cost_monthly_usd"),
-            "#,##0"),
+        shared("gpu_now", "GPU now [name]", "The fleet's GPU (Fleet): its cheapest option is always found",
+            fn("INDEX", Cells(FLEET, "gpu"), _o("fleet_row")), "General", "text", 12),
+        shared("gpus_now", "GPUs now [count]", "The fleet as it is (Specs)", at_spec("gpus"), "#,##0", width=9),
+        shared("cost_now_monthly_usd", "Cost now [USD/month]", "The fleet as it is (Specs)",
+               at_spec("cost_monthly_usd"), "#,##0"),
+        col("option", "Option [spec]", "F2 FLEET_OPTION: the option as one token (every figure right of it is read "
+            "from it with OPTION_FIELD)", fn("IF", load.gt(0), udf(
+                "FLEET_OPTION", _o("model_spec"), _o("sized_qps"), _o("mix_input_tokens"), _o("mix_output_tokens"),
+                _o("mix_cache_hit_rate"), _o("ttft_slo_s"), _o("tpot_slo_s"), _o("rank"), _o("engine"), Block(GPUS),
+                _o("gpu_now"), _o("only_gpu")), ""), "General", "text", 30),
         *(col(k, h, f"F2: {hp}", _option(k), fmt, kind, w) for k, h, hp, fmt, kind, w in OPTION_FIELDS),
         col("cost_monthly_usd", "Cost [USD/month]", "C1: the option's GPUs always on at its price",
             fn("IF", load.gt(0), udf("SELFHOST_USD_MONTHLY", _o("usd_per_gpu_hour"), _o("gpus")), ""), "#,##0"),
