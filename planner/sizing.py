@@ -71,6 +71,35 @@ class Outage:
 
 
 @dataclass(frozen=True, kw_only=True)
+class FleetOption:
+    """One row of the Options sheet, read back: a fleet the plan's fleet could run on instead (``rank`` 1 = the
+    cheapest; ``only_gpu`` set: the cheapest on the fleet's own GPU). ``cells`` holds every Options cell of the row
+    by column key."""
+
+    fleet: str
+    rank: CellValue
+    only_gpu: CellValue
+    gpu: CellValue
+    tp: CellValue
+    pp: CellValue
+    weight_dtype: CellValue
+    kv_cache_dtype: CellValue
+    replicas: CellValue
+    gpus: CellValue
+    monthly_cost_usd: CellValue
+    usd_per_mtok: CellValue
+    saving_monthly_usd: CellValue
+    binding: CellValue
+    disaggregated: bool | None
+    prefill_replicas: CellValue
+    decode_replicas: CellValue
+    kv_transfer_gb_s: CellValue
+    kv_bytes_per_token: CellValue
+    cell: str
+    cells: dict[str, CellValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
 class SizingReport:
     scenario: str
     path: str
@@ -78,6 +107,7 @@ class SizingReport:
     routes: tuple[RouteSizing, ...]
     totals: dict[str, CellValue] = field(default_factory=dict)
     outages: tuple[Outage, ...] = ()
+    fleet_options: tuple[FleetOption, ...] = ()
 
     @property
     def has_errors(self) -> bool:
@@ -143,6 +173,28 @@ def _route_sizing(scenario: Scenario, i: int, values: Mapping[tuple[str, str], A
     )
 
 
+def _fleet_options(values: Mapping[tuple[str, str], Any]) -> tuple[FleetOption, ...]:
+    """The Options sheet's rows that carry a fleet with load, as the template computed them."""
+    t = ts.OPTIONS
+    out = []
+    for i in range(t.rows):
+        cells = {key: _plain(values[(t.sheet, t.cell(key, i))]) for key in ts.OPTION_KEYS}
+        if cells["fleet"] in ("", None) or cells["load_qps"] in ("", None, 0, 0.0):
+            continue
+        mode = cells["mode"]
+        out.append(FleetOption(
+            fleet=str(cells["fleet"]), rank=cells["rank"], only_gpu=cells["only_gpu"], gpu=cells["gpu"],
+            tp=cells["tp"], pp=cells["pp"], weight_dtype=cells["weight_dtype"],
+            kv_cache_dtype=cells["kv_cache_dtype"], replicas=cells["replicas"], gpus=cells["gpus"],
+            monthly_cost_usd=cells["cost_monthly_usd"], usd_per_mtok=cells["usd_per_mtok"],
+            saving_monthly_usd=cells["saving_monthly_usd"], binding=cells["binding"],
+            disaggregated=None if mode not in ("aggregated", "disaggregated") else mode == "disaggregated",
+            prefill_replicas=cells["prefill_replicas"], decode_replicas=cells["decode_replicas"],
+            kv_transfer_gb_s=cells["kv_transfer_gb_s"], kv_bytes_per_token=cells["kv_bytes_per_token"],
+            cell=f"{t.sheet}!{t.cell('fleet', i)}", cells=cells))
+    return tuple(out)
+
+
 def size_scenario(scenario: Scenario) -> SizingReport:
     """Evaluate ``scenario`` through the template and read every route's Results row back."""
     values = evaluate_scenario(scenario)
@@ -163,7 +215,7 @@ def size_scenario(scenario: Scenario) -> SizingReport:
         scenario=scenario.plan.name, path=scenario.path,
         utilization_threshold=scenario.plan.utilization_threshold,
         routes=tuple(_route_sizing(scenario, i, values) for i in range(len(scenario.routes))),
-        totals=totals, outages=outages,
+        totals=totals, outages=outages, fleet_options=_fleet_options(values),
     )
 
 
@@ -229,9 +281,44 @@ def render_text(report: SizingReport) -> str:
         worst = f"{o.receiver} {o.constraint} at {_fmt(o.utilization, pct=True)}" if o.receiver else "nothing moves"
         lines.append(f"outage of {o.backend}: {worst}{fleet} ({_fmt(o.status)})")
     lines.append("")
+    lines += _render_options(report.fleet_options)
     for label, v in report.totals.items():
         lines.append(f"{label}: {_fmt(v)}")
     return "\n".join(lines)
+
+
+def _count(x: CellValue) -> str:
+    """A count (replicas, GPUs, TP) as a whole number where it is one."""
+    if isinstance(x, float) and x.is_integer():
+        return f"{int(x):,}"
+    return _fmt(x)
+
+
+def _render_options(options: tuple[FleetOption, ...]) -> list[str]:
+    """The "Fleet options" section: per fleet, the cheapest fleets meeting its SLOs (Options sheet cells)."""
+    lines: list[str] = []
+    fleets = list(dict.fromkeys(o.fleet for o in options))
+    for name in fleets:
+        rows = [o for o in options if o.fleet == name]
+        now = rows[0].cells
+        lines.append(f"Fleet options for {name} (now {_count(now['gpus_now'])} GPUs, "
+                     f"${_fmt(now['cost_now_monthly_usd'])}/month; sized for {_fmt(now['sized_qps'])} req/s "
+                     f"within TTFT {_fmt(now['ttft_slo_s'])} s, TPOT {_fmt(now['tpot_slo_s'])} s):")
+        for o in rows:
+            label = f"on {o.only_gpu}" if o.only_gpu else f"#{_fmt(o.rank)}"
+            if isinstance(o.gpu, str) and o.disaggregated is not None:
+                shape = (f"{_count(o.prefill_replicas)} prefill + {_count(o.decode_replicas)} decode" if o.disaggregated
+                         else f"{_count(o.replicas)} x")
+                pp = f" PP{_count(o.pp)}" if o.pp not in (1, 1.0) else ""
+                kv = f", KV transfer {_fmt(o.kv_transfer_gb_s)} GB/s" if o.disaggregated else ""
+                lines.append(f"  {label:<13} {shape} {o.gpu} TP{_count(o.tp)}{pp} (weights {o.weight_dtype}, KV "
+                             f"{o.kv_cache_dtype}): {_count(o.gpus)} GPUs, ${_fmt(o.monthly_cost_usd)}/month, "
+                             f"${_fmt(o.usd_per_mtok)}/Mtok; binds {_fmt(o.binding)}{kv}; saves "
+                             f"${_fmt(o.saving_monthly_usd)}/month   {o.cell}")
+            else:
+                lines.append(f"  {label:<13} {_fmt(o.gpu)}   {o.cell}")
+        lines.append("")
+    return lines
 
 
 def bundled_scenario_path() -> str:

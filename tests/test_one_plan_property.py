@@ -124,3 +124,26 @@ def test_planner_size_reports_the_cells_of_the_written_workbook(tmp_path: Path, 
         for key in ts.RESULT_KEYS:
             cached = sheet[ts.RESULTS.cell(key, i)].value
             assert _same(route.results[key], "" if cached is None else cached), (sample, route.route, key)
+
+
+@pytest.mark.parametrize("sample", ["seed", "selfhost-kv"])
+def test_fleet_options_read_the_same_on_every_surface(tmp_path: Path, sample: str) -> None:
+    """The Options sheet (each fleet's cheapest alternatives): ``planner size``'s ``fleet_options``, the cached
+    values of the workbook built from the scenario, and the general engine's recompute of its formula text."""
+    from planner.ooxml import read_workbook
+    from planner.recalc import compute
+    from planner.template.build import build_sample
+
+    root = Path(__file__).resolve().parents[1] / "samples"
+    report = size_scenario(load_scenario(root / f"{sample}.toml"))
+    path = build_sample(root / f"{sample}.toml", tmp_path / f"{sample}.xlsm")
+    cached = read_workbook(path).sheet(ts.OPTIONS.sheet).cells
+    theirs = compute(path).values
+    assert len(report.fleet_options) == 8  # two fleets, four rows each
+    for option in report.fleet_options:
+        row = int(option.cell.rsplit("!", 1)[1].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")) - ts.OPTIONS.first_row
+        for key in ts.OPTION_KEYS:
+            addr = ts.OPTIONS.cell(key, row)
+            value = cached[addr].value
+            assert _same(option.cells[key], "" if value is None else value), (sample, addr, key)
+            assert _same(option.cells[key], theirs[(ts.OPTIONS.sheet, addr)]), (sample, addr, key)

@@ -396,7 +396,7 @@ def disaggregated_pools(
                   input_tokens=input_tokens, output_tokens=output_tokens, cache_hit_rate=cache_hit_rate,
                   max_num_batched_tokens=None, max_num_seqs=None, calibration=calibration)
     pre = _setup(model, gpu, tp=prefill_tp, pp=1, **common)
-    dec = _setup(model, gpu, tp=decode_tp, pp=1, **common)
+    dec = pre if decode_tp == prefill_tp else _setup(model, gpu, tp=decode_tp, pp=1, **common)
     spec, _ = _specs(model, gpu)
     kd = str(kv_cache_dtype).lower()
     kv_token = memory.kv_bytes_per_token(spec, kv_cache_dtype={"bf16": "auto", "fp16": "auto"}.get(kd, kd))
@@ -475,9 +475,10 @@ def cheapest_fleets(
     calibration: Calibration | Mapping | str | None = None,
 ) -> list[FleetOption]:
     """The ``top`` cheapest fleets for ``request_rate`` within both SLOs: every priced catalog GPU (or ``gpus``)
-    × TP × weight dtype × KV dtype, aggregated (``replicas_at_slo``) and, with ``disaggregation``, split into
-    prefill and decode pools; cost ``GPUs × catalog USD per GPU-hour``. Options that do not fit or cannot meet the
-    SLOs are left out. Cheapest first; ties by fewer GPUs.
+    × TP (and TP 8 × PP 2) × weight dtype × KV dtype, aggregated (``replicas_at_slo``) and, with
+    ``disaggregation``, split into prefill and decode pools; cost ``GPUs × catalog USD per GPU-hour``. The search is
+    :func:`planner.serving.options.fleet_choices` (each candidate listed here once per mode). Options that do not
+    fit or cannot meet the SLOs are left out. Cheapest first; ties by fewer GPUs.
 
     Worked example: 50 req/s of 1,000 in / 200 out within 1 s TTFT and 50 ms TPOT on H100 or A100 80GB: the
     cheapest option costs its GPUs times their catalog price per GPU-hour.
@@ -488,54 +489,29 @@ def cheapest_fleets(
     >>> best.usd_per_hour == best.gpus * get_gpu(best.gpu).usd_per_gpu_hour
     True
     """
-    from planner.catalog import get_gpu
-    from planner.catalog import gpus as all_gpus
+    from planner.serving.options import fleet_choices
 
-    spec, _ = _specs(model, "h100-sxm")
-    cards = [get_gpu(g) for g in gpus] if gpus else [g for g in all_gpus() if g.usd_per_gpu_hour]
-    cal = load_calibration(calibration)
+    choices = fleet_choices(model, request_rate=request_rate, ttft_slo_s=ttft_slo_s, tpot_slo_s=tpot_slo_s,
+                            input_tokens=input_tokens, output_tokens=output_tokens, gpus=gpus, tps=tps,
+                            weight_dtypes=weight_dtypes, kv_cache_dtypes=kv_cache_dtypes, engine=engine,
+                            cache_hit_rate=cache_hit_rate, disaggregation=disaggregation, calibration=calibration,
+                            top=top)
     options: list[FleetOption] = []
-    seen: set[tuple] = set()
-    for card in cards:
-        if not card.usd_per_gpu_hour:
-            continue
-        for tp in tps:
-            if spec.num_attention_heads % tp:
-                continue
-            for wd in weight_dtypes:
-                for kd in kv_cache_dtypes:
-                    key = (card.name, tp, wd, kd)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    try:
-                        rate = max_rate_at_slo(spec, card, ttft_slo_s=ttft_slo_s, tpot_slo_s=tpot_slo_s,
-                                               input_tokens=input_tokens, output_tokens=output_tokens, tp=tp,
-                                               engine=engine, weight_dtype=wd, kv_cache_dtype=kd,
-                                               cache_hit_rate=cache_hit_rate, calibration=cal)
-                    except PlannerError:
-                        continue
-                    if rate > 0:
-                        n = replicas_at_slo(request_rate, rate_per_replica=rate)
-                        options.append(FleetOption(
-                            gpu=card.name, tp=tp, pp=1, weight_dtype=wd, kv_cache_dtype=kd, disaggregated=False,
-                            replicas=n, prefill_replicas=0, decode_replicas=0, gpus=n * tp,
-                            usd_per_hour=n * tp * float(card.usd_per_gpu_hour), rate_per_replica=rate))
-                    if disaggregation:
-                        try:
-                            pools = disaggregated_pools(spec, card, request_rate=request_rate, ttft_slo_s=ttft_slo_s,
-                                                        tpot_slo_s=tpot_slo_s, input_tokens=input_tokens,
-                                                        output_tokens=output_tokens, prefill_tp=tp, decode_tp=tp,
-                                                        engine=engine, weight_dtype=wd, kv_cache_dtype=kd,
-                                                        cache_hit_rate=cache_hit_rate, calibration=cal)
-                        except PlannerError:
-                            continue
-                        options.append(FleetOption(
-                            gpu=card.name, tp=tp, pp=1, weight_dtype=wd, kv_cache_dtype=kd, disaggregated=True,
-                            replicas=pools.prefill_replicas + pools.decode_replicas,
-                            prefill_replicas=pools.prefill_replicas, decode_replicas=pools.decode_replicas,
-                            gpus=pools.gpus, usd_per_hour=pools.gpus * float(card.usd_per_gpu_hour),
-                            rate_per_replica=math.nan))
+    for c in choices:  # each candidate in both modes, as separate options
+        common = dict(gpu=c.gpu, tp=c.tp, pp=c.pp, weight_dtype=c.weight_dtype, kv_cache_dtype=c.kv_cache_dtype)
+        if c.aggregated_gpus > 0:
+            n = c.aggregated_gpus // (c.tp * c.pp)
+            options.append(FleetOption(**common, disaggregated=False, replicas=n, prefill_replicas=0,
+                                       decode_replicas=0, gpus=c.aggregated_gpus,
+                                       usd_per_hour=c.aggregated_gpus * c.usd_per_gpu_hour,
+                                       rate_per_replica=c.rate_per_replica))
+        if c.disaggregated_gpus > 0:
+            options.append(FleetOption(**common, disaggregated=True,
+                                       replicas=c.prefill_replicas + c.decode_replicas,
+                                       prefill_replicas=c.prefill_replicas, decode_replicas=c.decode_replicas,
+                                       gpus=c.disaggregated_gpus,
+                                       usd_per_hour=c.disaggregated_gpus * c.usd_per_gpu_hour,
+                                       rate_per_replica=math.nan))
     options.sort(key=lambda f: (f.usd_per_hour, f.gpus, f.disaggregated))
     return options[: max(int(top), 1)]
 

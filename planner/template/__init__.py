@@ -42,6 +42,7 @@ from planner.template.layout import (
     WEIGHT_DTYPES,
     plan_value_cell,
 )
+from planner.template.options import OPTION_KEYS, OPTIONS
 from planner.template.results import (
     FAILOVER,
     FAILOVER_KEYS,
@@ -68,6 +69,8 @@ __all__ = [
     "FAILOVER_KEYS",
     "OUTAGES",
     "OUTAGES_TITLE",
+    "OPTIONS",
+    "OPTION_KEYS",
     "Evaluator",
     "Expr",
     "FLEET",
@@ -126,11 +129,12 @@ TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION"
 """Global defined names (constant strings) that identify the template."""
 
 INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS)
-FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES)
-TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, GPUS, MODELS, LISTS_TABLE)
+FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, OPTIONS)
+TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, RESULTS, FAILOVER, OPTIONS, SUMMARY, OUTAGES, GPUS, MODELS,
+          LISTS_TABLE)
 SHEET_ORDER = (
-    "ReadMe", "Summary", "Plan", "Routes", "Providers", "Fleet", "Specs", "Results", "Failover", "GPUs", "Models",
-    "Lists",
+    "ReadMe", "Summary", "Plan", "Routes", "Providers", "Fleet", "Specs", "Results", "Failover", "Options", "GPUs",
+    "Models", "Lists",
 )
 
 

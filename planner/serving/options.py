@@ -1,0 +1,358 @@
+"""What should we run this on: the fleet options search (the cheapest fleets meeting both SLOs at a load).
+
+The candidate space is every priced GPU (the catalog's, or the rows a plan's GPUs sheet gives) × TP 1/2/4/8 (a TP
+that divides the attention heads) × PP 1, plus TP 8 × PP 2 (16 GPUs per replica, for models that do not fit one
+8-GPU node) × weight dtype (as released, FP8) × KV dtype (as released, FP8). Each candidate is sized two ways:
+
+- **aggregated**: ``replicas = ceil(rate / r)`` with ``r`` the highest Poisson rate one replica sustains within the
+  mean TTFT and TPOT SLOs (:func:`planner.serving.api.max_rate_at_slo`, Q5), or, in ``throughput`` mode (fleets that
+  carry only bulk routes), its offline maximum (Q6);
+- **disaggregated** (latency mode, PP 1, where aggregated needs more than 2 replicas or cannot meet the SLOs: pools
+  need at least one prefill and one decode replica, so they cannot beat 2 replicas or fewer): prefill and decode
+  pools of the same GPU and TP (:func:`planner.serving.api.disaggregated_pools`), with the KV-transfer bandwidth
+  between them.
+
+A candidate's cost is ``GPUs × USD per GPU-hour`` of its cheaper mode; candidates that do not fit or cannot meet the
+SLOs are left out. Each candidate's rates per replica are memoised without the load (they do not depend on it), and
+each search on all its arguments: a plan's cells ask for one fleet's options many times.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from planner.errors import PlannerError
+from planner.serving import schedule as sch
+from planner.serving.calibration import Calibration
+from planner.specs import GpuSpec, ModelSpec
+
+TP_CHOICES = (1, 2, 4, 8)
+"""Tensor-parallel sizes the search tries (one node)."""
+PP_CHOICES = ((8, 2),)
+"""(TP, PP) pairs beyond one node the search tries: TP 8 × PP 2, 16 GPUs per replica."""
+WEIGHT_DTYPES = ("auto", "fp8")
+KV_DTYPES = ("auto", "fp8")
+
+
+@dataclass(frozen=True, kw_only=True)
+class FleetChoice:
+    """One candidate fleet (GPU, TP, PP, weight and KV dtype) sized for the load, in its cheaper mode.
+
+    ``aggregated_gpus`` / ``disaggregated_gpus`` are the GPUs each mode needs (0: that mode cannot meet the SLOs or
+    was not tried); ``disaggregated`` says which one the choice is; ``binding`` what limits it (``TTFT``, ``TPOT``,
+    ``KV``, ``SEQS``, ``COMPUTE``; disaggregated: the prefill pool's then the decode pool's, ``TTFT/TPOT``).
+    ``kv_bytes_per_token`` is one token's KV over all GPUs of a replica (KV heads replicated where TP > KV heads).
+    """
+
+    gpu: str
+    tp: int
+    pp: int
+    weight_dtype: str
+    kv_cache_dtype: str
+    usd_per_gpu_hour: float
+    disaggregated: bool
+    replicas: int
+    gpus: int
+    usd_per_hour: float
+    binding: str
+    rate_per_replica: float  # aggregated: requests/s one replica sustains (0: that mode cannot meet the SLOs)
+    aggregated_gpus: int
+    aggregated_binding: str
+    prefill_replicas: int
+    decode_replicas: int
+    disaggregated_gpus: int
+    disaggregated_binding: str
+    kv_transfer_bytes_per_s: float
+    kv_bytes_per_token: float
+
+
+def _peak_binding(s, peak: sch.State) -> str:
+    """What caps the replica's maximum throughput: the running batch at its KV or sequence cap, else compute (the
+    steps are full of prompt tokens)."""
+    load = s.load
+    upper = sch.upper_batch(load)
+    if peak.decode_batch >= 0.99 * upper and upper >= load.max_running * (1 - 1e-9):
+        return "KV" if s.kv_running < load.schedule.max_num_seqs else "SEQS"
+    return "COMPUTE"
+
+
+def _aggregated(s, *, ttft_slo_s: float, tpot_slo_s: float, throughput: bool) -> tuple[float, str]:
+    """(requests/s one replica sustains, what binds), 0 when even a light load misses the SLOs (as
+    :func:`planner.serving.api.max_rate_at_slo`, which this follows step for step)."""
+    peak = sch.max_throughput(s.load)
+    if throughput:
+        return (peak.requests_per_s * s.pp, _peak_binding(s, peak)) if peak.valid else (0.0, "")
+
+    def meets(st: sch.State) -> bool:
+        return st.ttft_s <= ttft_slo_s and st.tpot_s <= tpot_slo_s
+
+    if peak.valid and meets(peak):
+        return peak.requests_per_s * s.pp, _peak_binding(s, peak)
+    best = sch._bisect(s.load, meets, peak.decode_batch)
+    if not (best.valid and meets(best)):
+        return 0.0, ""
+    binding = "TTFT" if best.ttft_s / ttft_slo_s >= best.tpot_s / tpot_slo_s else "TPOT"
+    return best.requests_per_s * s.pp, binding
+
+
+def _candidates(spec: ModelSpec, tps: tuple[int, ...], pps: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
+    shapes = [(tp, 1) for tp in tps] + [p for p in pps if p[0] in tps or not tps]
+    return [(tp, pp) for tp, pp in shapes if spec.num_attention_heads % tp == 0]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Aggregated:
+    """What one candidate replica sustains, independent of the load: the rate within the SLOs (0: cannot), what
+    binds it, and one token's KV over the replica's GPUs."""
+
+    rate: float
+    binding: str
+    kv_bytes_per_token: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Pools:
+    """The prefill and decode pools' rates per replica (independent of the load) and the KV bytes one request ships."""
+
+    prefill_rate: float
+    decode_rate: float
+    binding: str
+    kv_transfer_bytes_per_request: float
+
+
+@lru_cache(maxsize=16384)
+def _aggregated_rate(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str, i: float, o: float,
+                     hit: float, ttft: float, tpot: float, engine: str, throughput: bool,
+                     cal: Calibration) -> _Aggregated | None:
+    """One candidate's aggregated rate, memoised (None: it does not fit or the shape is refused); it does not depend
+    on the load, so a plan whose demand changes, or a batch of plans with one request mix, reuses it."""
+    from planner import memory
+    from planner.serving.api import _setup
+
+    try:
+        s = _setup(spec, card, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=wd, kv_cache_dtype=kd,
+                   input_tokens=i, output_tokens=o, cache_hit_rate=hit, max_num_batched_tokens=None,
+                   max_num_seqs=None, calibration=cal)
+        r, binding = _aggregated(s, ttft_slo_s=ttft, tpot_slo_s=tpot, throughput=throughput)
+    except PlannerError:
+        return None
+    return _Aggregated(rate=r, binding=binding,
+                       kv_bytes_per_token=memory.kv_bytes_per_token(spec, tp=tp, kv_cache_dtype=kd) * tp)
+
+
+@lru_cache(maxsize=16384)
+def _pool_rates(spec: ModelSpec, card: GpuSpec, tp: int, wd: str, kd: str, i: float, o: float, hit: float,
+                ttft: float, tpot: float, engine: str, cal: Calibration) -> _Pools | None:
+    """One candidate's prefill and decode pools (:func:`planner.serving.api.disaggregated_pools`; their rates per
+    replica do not depend on the rate asked for, 1 req/s here), memoised; None where they cannot meet the SLOs."""
+    from planner.serving.api import disaggregated_pools
+
+    try:
+        pools = disaggregated_pools(spec, card, request_rate=1.0, ttft_slo_s=ttft, tpot_slo_s=tpot, input_tokens=i,
+                                    output_tokens=o, prefill_tp=tp, decode_tp=tp, engine=engine, weight_dtype=wd,
+                                    kv_cache_dtype=kd, cache_hit_rate=hit, calibration=cal)
+    except PlannerError:
+        return None
+    t_d = pools.decode_batch / (max(o - 1.0, 1.0) * pools.decode_rate_per_replica)
+    return _Pools(prefill_rate=pools.prefill_rate_per_replica, decode_rate=pools.decode_rate_per_replica,
+                  binding="TTFT/" + ("TPOT" if t_d >= 0.99 * tpot else "KV"),
+                  kv_transfer_bytes_per_request=pools.kv_transfer_bytes_per_s)
+
+
+COMPUTE_BOUND_MARGIN = 1.5
+"""Safety factor on the compute bound of a replica's rate used to skip candidates (see :func:`_lower_bound_gpus`)."""
+
+
+def _lower_bound_gpus(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, rate: float, i: float, o: float,
+                      hit: float) -> int:
+    """GPUs a candidate needs at least, in either mode, without the serving model: one replica, and no replica
+    computes faster than its GPUs' peak FLOP/s over ``2·active params`` per uncached input and output token
+    (attention FLOPs left out, peak taken at the faster of BF16 and FP8, and the rate bound widened by
+    :data:`COMPUTE_BOUND_MARGIN`, so the bound stays below what the model finds):
+    ``tp·pp·max(1, ceil(λ·2·P·(I·(1−h) + O) / (margin·tp·pp·peak)))``.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> _lower_bound_gpus(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), 1, 1, 1000, 1000, 200, 0.0)
+    7
+    """
+    peak = max(float(card.bf16_flops_per_s or 0.0), float(card.fp8_flops_per_s or 0.0))
+    per_request = 2.0 * float(spec.params_active) * (i * (1.0 - hit) + o)
+    if peak <= 0 or per_request <= 0:
+        return tp * pp
+    replica_rate = COMPUTE_BOUND_MARGIN * tp * pp * peak / per_request
+    return tp * pp * max(1, math.ceil(rate / replica_rate - 1e-9))
+
+
+@lru_cache(maxsize=256)
+def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: float, tpot: float, i: float, o: float,
+            hit: float, engine: str, throughput: bool, disaggregation: bool, tps: tuple[int, ...],
+            pps: tuple[tuple[int, int], ...], wds: tuple[str, ...], kds: tuple[str, ...],
+            cal: Calibration, top: int | None, keep: str) -> tuple[FleetChoice, ...]:
+    """Every candidate (``top`` None), or at least the ``top`` cheapest and the cheapest on GPU ``keep``: candidates
+    are sized in the order of the cost of their lower bound (:func:`_lower_bound_gpus`), and skipped once that bound
+    costs more than the ``top``-th cheapest found (and, on ``keep``, more than its cheapest found)."""
+    from planner import memory
+    from planner.serving.api import replicas_at_slo
+
+    pools_apply = disaggregation and not throughput and math.isfinite(ttft) and math.isfinite(tpot)
+    out: list[FleetChoice] = []
+    seen: set[tuple] = set()
+    shapes = [(tp, pp, wd, kd) for tp, pp in _candidates(spec, tps, pps) for wd in wds for kd in kds]
+    order = sorted((_lower_bound_gpus(spec, card, tp, pp, rate, i, o, hit) * float(card.usd_per_gpu_hour), n, m)
+                   for n, card in enumerate(cards) if (card.usd_per_gpu_hour or 0) > 0
+                   for m, (tp, pp, wd, kd) in enumerate(shapes))
+    found: list[float] = []
+    kept = math.inf
+    for bound, gi, si in order:
+        card, (tp, pp, wd, kd) = cards[gi], shapes[si]
+        price = float(card.usd_per_gpu_hour)
+        if top is not None and len(found) >= top and bound > found[top - 1]:
+            if not keep or bound > kept:
+                break  # every remaining candidate costs more than the top cheapest (and the cheapest on keep)
+            if card.name != keep:
+                continue
+        key = (card.name, tp, pp, wd, kd)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:  # weights alone fill the GPUs: no KV room (what the engine memory model would find, sooner)
+            if memory.weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=wd) >= card.hbm_bytes:
+                continue
+        except PlannerError:
+            continue
+        a = _aggregated_rate(spec, card, tp, pp, wd, kd, i, o, hit, ttft, tpot, engine, throughput, cal)
+        if a is None:
+            continue  # does not fit (weights leave no KV room) or the shape is refused
+        n = replicas_at_slo(rate, a.rate) if a.rate > 0 else 0
+        agg_gpus = n * tp * pp
+        # pools need a prefill and a decode replica: they cannot beat 2 aggregated replicas or fewer
+        c = (_pool_rates(spec, card, tp, wd, kd, i, o, hit, ttft, tpot, engine, cal)
+             if pools_apply and pp == 1 and (n == 0 or n > 2) else None)
+        n_pre = replicas_at_slo(rate, c.prefill_rate) if c is not None else 0
+        n_dec = replicas_at_slo(rate, c.decode_rate) if c is not None else 0
+        dis_gpus = (n_pre + n_dec) * tp
+        if agg_gpus <= 0 and dis_gpus <= 0:
+            continue
+        use_pools = dis_gpus > 0 and (agg_gpus <= 0 or dis_gpus < agg_gpus)
+        chosen_gpus = dis_gpus if use_pools else agg_gpus
+        out.append(FleetChoice(
+            gpu=card.name, tp=tp, pp=pp, weight_dtype=wd, kv_cache_dtype=kd, usd_per_gpu_hour=price,
+            disaggregated=use_pools, replicas=n_pre + n_dec if use_pools else n, gpus=chosen_gpus,
+            usd_per_hour=chosen_gpus * price, binding=c.binding if use_pools and c is not None else a.binding,
+            rate_per_replica=a.rate, aggregated_gpus=agg_gpus, aggregated_binding=a.binding if n else "",
+            prefill_replicas=n_pre, decode_replicas=n_dec, disaggregated_gpus=dis_gpus,
+            disaggregated_binding=c.binding if c is not None else "",
+            kv_transfer_bytes_per_s=rate * c.kv_transfer_bytes_per_request if c is not None else 0.0,
+            kv_bytes_per_token=a.kv_bytes_per_token))
+        found.append(chosen_gpus * price)
+        found.sort()
+        if card.name == keep:
+            kept = min(kept, chosen_gpus * price)
+    out.sort(key=lambda f: (f.usd_per_hour, f.gpus, f.tp * f.pp, f.disaggregated, f.gpu, f.weight_dtype,
+                            f.kv_cache_dtype))
+    return tuple(out)
+
+
+def fleet_choices(
+    model: ModelSpec | str,
+    *,
+    request_rate: float,
+    ttft_slo_s: float,
+    tpot_slo_s: float,
+    input_tokens: float,
+    output_tokens: float,
+    gpus: tuple[GpuSpec | str, ...] | None = None,
+    tps: tuple[int, ...] = TP_CHOICES,
+    pps: tuple[tuple[int, int], ...] = PP_CHOICES,
+    weight_dtypes: tuple[str, ...] = WEIGHT_DTYPES,
+    kv_cache_dtypes: tuple[str, ...] = KV_DTYPES,
+    engine: str = "vllm",
+    cache_hit_rate: float = 0.0,
+    disaggregation: bool = True,
+    throughput: bool = False,
+    calibration: Calibration | Mapping | str | None = None,
+    top: int | None = None,
+    keep_gpu: GpuSpec | str | None = None,
+) -> tuple[FleetChoice, ...]:
+    """Every candidate fleet that serves ``request_rate`` within both SLOs (``throughput``: at the offline maximum,
+    SLOs ignored), cheapest first (ties: fewer GPUs, smaller replicas, aggregated first); with ``top``, at least
+    the ``top`` cheapest and the cheapest on ``keep_gpu`` (candidates that cannot be among them are skipped,
+    :func:`_search`). ``gpus``: catalog names, GPUs-sheet spec tokens or specs (None: every priced catalog GPU).
+    A TTFT or TPOT SLO of 0 means none.
+
+    Worked example: 50 req/s of 1,000 in / 200 out within 1 s TTFT and 50 ms TPOT on an H100: the cheapest choice
+    costs its GPUs at the catalog price, and needs no more GPUs than its other mode.
+
+    >>> best = fleet_choices("llama-3.1-8b", request_rate=50, ttft_slo_s=1.0, tpot_slo_s=0.05, input_tokens=1000,
+    ...                      output_tokens=200, gpus=("h100-sxm",))[0]
+    >>> best.usd_per_hour == best.gpus * 3.2, best.gpus <= (best.aggregated_gpus or best.gpus)
+    (True, True)
+    """
+    from planner.catalog import get_gpu, get_model
+    from planner.catalog import gpus as all_gpus
+    from planner.errors import check_number
+    from planner.serving.api import load_calibration
+
+    spec = get_model(model)
+    cards = tuple(get_gpu(g) for g in gpus) if gpus else tuple(g for g in all_gpus() if g.usd_per_gpu_hour)
+    rate = check_number("request_rate", request_rate, minimum=0)
+    ttft = check_number("ttft_slo_s", ttft_slo_s, minimum=0) or math.inf
+    tpot = check_number("tpot_slo_s", tpot_slo_s, minimum=0) or math.inf
+    i = check_number("input_tokens", input_tokens, minimum=1)
+    o = check_number("output_tokens", output_tokens, minimum=1)
+    hit = float(cache_hit_rate)
+    both = math.isinf(ttft) and math.isinf(tpot)
+    return _search(spec, cards, float(rate), float(ttft), float(tpot), float(i), float(o), hit, str(engine),
+                   bool(throughput or both), bool(disaggregation), tuple(tps), tuple(pps), tuple(weight_dtypes),
+                   tuple(kv_cache_dtypes), load_calibration(calibration), None if top is None else max(int(top), 1),
+                   get_gpu(keep_gpu).name if keep_gpu else "")
+
+
+def _name(value: object) -> str:
+    return str(value).strip().lower() if value is not None else ""
+
+
+def fleet_route_rows(fleet: str, backends: Sequence[str | None] | None,
+                     failovers: Sequence[str | None] | None) -> list[int]:
+    """The route rows a fleet's options are sized for: the routes whose primary backend it is; for a standby fleet
+    (no primary route), the routes that fail over to it (what it carries in their backend's outage).
+
+    >>> fleet_route_rows("a", ["a", "b", "A"], [None, "a", None]), fleet_route_rows("s", ["a", "b"], ["s", "s"])
+    ([0, 2], [0, 1])
+    """
+    key = _name(fleet)
+    if not key:
+        return []
+    rows = [i for i, b in enumerate(backends or ()) if _name(b) == key]
+    return rows or [i for i, f in enumerate(failovers or ()) if _name(f) == key]
+
+
+def fleet_sum(fleet: str, backends: Sequence[str | None] | None, failovers: Sequence[str | None] | None,
+              values: Sequence[float | None] | None) -> float:
+    """``Σ values`` over :func:`fleet_route_rows` (empty cells skipped): a fleet's load, or its tokens per second.
+
+    >>> fleet_sum("s", ["a", "b", "c"], ["s", None, "s"], [400, 40, 6])
+    406.0
+    """
+    values = values or ()
+    return float(sum(float(values[i]) for i in fleet_route_rows(fleet, backends, failovers)
+                     if i < len(values) and values[i] is not None))
+
+
+def fleet_slo_s(fleet: str, backends: Sequence[str | None] | None, failovers: Sequence[str | None] | None,
+                kinds: Sequence[str | None] | None, slos: Sequence[float | None] | None) -> float:
+    """The strictest (smallest) SLO over the fleet's latency-critical and interactive routes (its whole load must
+    meet it, so its strictest route binds); 0 when all its routes are bulk (sized at throughput, no latency SLO).
+
+    >>> fleet_slo_s("f", ["f", "f", "g"], [None] * 3, ["interactive", "bulk", "interactive"], [1.0, 0.2, 0.5])
+    1.0
+    >>> fleet_slo_s("f", ["f"], [None], ["bulk"], [10.0])
+    0.0
+    """
+    kinds, slos = kinds or (), slos or ()
+    found = [float(slos[i]) for i in fleet_route_rows(fleet, backends, failovers)
+             if i < len(slos) and slos[i] is not None and _name(kinds[i] if i < len(kinds) else None) != "bulk"]
+    return min(found, default=0.0)

@@ -1,0 +1,181 @@
+"""Spreadsheet functions of the fleet options search (the template's Options sheet): a fleet's load and strictest
+SLOs over its routes, and one field of its n-th cheapest fleet (:mod:`planner.serving.options`)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from planner import catalog_sheet
+from planner.errors import ArgumentError, PlannerError
+from planner.registry import Arg, sheet_function
+from planner.serving import options as opt
+from planner.sheet.memory import MODEL
+from planner.sheet.serving import INPUT, OUTPUT
+
+FLEET = Arg(name="fleet", unit="name", kind="text", help="Fleet backend name (a row of Fleet)")
+BACKENDS = Arg(name="backends", unit="names", kind="texts", help="The backend column of the routes (Routes)",
+               blank="no routes")
+FAILOVERS = Arg(name="failovers", unit="names", kind="texts", help="The failover column of the routes (Routes)",
+                blank="no route has a failover")
+
+FIELDS = {
+    "gpu": "GPU name", "tp": "tensor-parallel GPUs", "pp": "pipeline stages", "weight_dtype": "weights as served",
+    "kv_cache_dtype": "KV-cache dtype", "mode": "aggregated or disaggregated (the cheaper)",
+    "replicas": "replicas (disaggregated: prefill + decode)", "gpus": "GPUs", "usd_per_gpu_hour": "USD/GPU-h",
+    "usd_per_hour": "USD/h", "binding": "what binds", "rate_per_replica": "req/s one aggregated replica sustains",
+    "aggregated_gpus": "GPUs aggregated (0: cannot)", "prefill_replicas": "prefill pool replicas",
+    "decode_replicas": "decode pool replicas", "disaggregated_gpus": "GPUs disaggregated (0: cannot)",
+    "kv_transfer_gb_s": "KV transfer prefill -> decode, GB/s", "kv_bytes_per_token": "KV bytes/token per replica",
+}
+"""The fields FLEET_OPTION returns, with their meaning."""
+
+
+SEARCH_TOP = 3
+"""Ranks up to this share one search (it finds the cheapest SEARCH_TOP overall and on each GPU)."""
+
+
+@lru_cache(maxsize=64)
+def _cards(gpus: tuple[tuple, ...]) -> tuple:
+    """The priced GPUs of a GPUs-sheet range (header row first), as specs; unnamed rows skipped, a row the sheet
+    cannot describe left out (its fleets show the error on Specs)."""
+    from planner.catalog import get_gpu
+
+    headers, out = list(gpus[0]), []
+    for row in gpus[1:]:
+        if not row or row[0] is None or str(row[0]).strip() == "":
+            continue
+        try:
+            card = get_gpu(catalog_sheet.gpu_token(list(row), headers))
+        except PlannerError:
+            continue
+        if card.usd_per_gpu_hour:
+            out.append(card)
+    return tuple(out)
+
+
+@sheet_function(
+    summary="The sum of a per-route column over the routes a fleet's options are sized for: its primary routes, or "
+    "for a standby fleet the routes that fail over to it.",
+    args=(FLEET, BACKENDS, FAILOVERS,
+          Arg(name="values", unit="per route", kind="numbers", help="A column with one value per route, aligned",
+              blank="no values (0)")),
+    returns="the values' unit",
+    category="Options",
+    example='=FLEET_SUM("s", {"a","b","c"}, {"s","","s"}, {400,40,6}) -> 406',
+    formula_ids=("F1",),
+)
+def FLEET_SUM(fleet, backends, failovers, values):
+    return opt.fleet_sum(fleet, backends, failovers, values)
+
+
+@sheet_function(
+    summary="The strictest SLO over a fleet's latency-critical and interactive routes (as FLEET_SUM chooses them); "
+    "0 when all are bulk (sized at throughput).",
+    args=(FLEET, BACKENDS, FAILOVERS,
+          Arg(name="kinds", unit="kind", kind="texts", help="The kind column of the routes", blank="no kinds"),
+          Arg(name="slos", unit="s", kind="numbers", help="The TTFT or TPOT SLO column of the routes",
+              blank="no SLOs (0)")),
+    returns="s",
+    category="Options",
+    example='=FLEET_SLO_S("f", {"f","f"}, {"",""}, {"interactive","bulk"}, {1,0.2}) -> 1',
+    formula_ids=("F1",),
+)
+def FLEET_SLO_S(fleet, backends, failovers, kinds, slos):
+    return opt.fleet_slo_s(fleet, backends, failovers, kinds, slos)
+
+
+def option_token(c: opt.FleetChoice) -> str:
+    """One option as the text an Options cell holds: ``field=value`` pairs separated by ``|``, numbers to 15
+    significant digits (read back the same from a file as from the evaluator)."""
+    values = {"gpu": c.gpu, "tp": c.tp, "pp": c.pp, "weight_dtype": c.weight_dtype,
+              "kv_cache_dtype": c.kv_cache_dtype, "mode": "disaggregated" if c.disaggregated else "aggregated",
+              "replicas": c.replicas, "gpus": c.gpus, "usd_per_gpu_hour": c.usd_per_gpu_hour,
+              "usd_per_hour": c.usd_per_hour, "binding": c.binding, "rate_per_replica": c.rate_per_replica,
+              "aggregated_gpus": c.aggregated_gpus, "prefill_replicas": c.prefill_replicas,
+              "decode_replicas": c.decode_replicas, "disaggregated_gpus": c.disaggregated_gpus,
+              "kv_transfer_gb_s": c.kv_transfer_bytes_per_s / 1e9, "kv_bytes_per_token": c.kv_bytes_per_token}
+    assert tuple(values) == tuple(FIELDS)
+    return "|".join(f"{k}={v if isinstance(v, str) else format(float(v), '.15g')}" for k, v in values.items())
+
+
+@sheet_function(
+    summary="The rank-th cheapest fleet serving the load within both SLOs (0 and 0: at throughput), as an option "
+    "token (read its figures with OPTION_FIELD): over the GPUs sheet's priced GPUs (or only_gpu) x TP 1/2/4/8 (and "
+    "8 x PP 2) x weights and KV as released or FP8, aggregated or as prefill and decode pools, whichever is cheaper.",
+    args=(MODEL,
+          Arg(name="peak_qps", unit="req/s", help="Requests per second the fleet must serve"),
+          INPUT, OUTPUT,
+          Arg(name="cache_hit_rate", unit="fraction", help="Fraction of input tokens served from the prefix cache"),
+          Arg(name="ttft_slo_s", unit="s", help="Mean TTFT budget (0: none)"),
+          Arg(name="tpot_slo_s", unit="s", help="Mean TPOT budget (0: none; both 0: sized at throughput)"),
+          Arg(name="rank", unit="rank", help="1 for the cheapest, 2 for the next, ..."),
+          Arg(name="engine", unit="name", kind="text", help="Serving engine: vllm, sglang or trtllm"),
+          Arg(name="gpus", unit="table", kind="table", help="The GPUs sheet's range, header row included"),
+          Arg(name="own_gpu", unit="name", kind="text", help="The fleet's GPU: its cheapest option is always found, so "
+              "only_gpu rows share the search (empty: none)", default=""),
+          Arg(name="only_gpu", unit="name", kind="text", help="Rank only this GPU's options (empty: every priced GPU; "
+              "else give it as own_gpu too)", default="")),
+    returns="option token",
+    returns_kind="text",
+    category="Options",
+    example='=FLEET_OPTION("llama-3.1-8b", 50, 1000, 200, 0, 1, 0.05, 1, "vllm", GPUs!$A$3:$J$27) -> '
+    '"gpu=b200-hgx|tp=1|pp=1|..."',
+    formula_ids=("F1", "F2", "Q5"),
+)
+def FLEET_OPTION(model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank,
+                 engine, gpus, own_gpu="", only_gpu=""):
+    k = int(rank)
+    if k < 1 or k != float(rank):
+        raise ArgumentError("rank", rank, "an integer >= 1")
+    cards = _cards(tuple(tuple(r) for r in gpus))
+    if not cards:
+        raise ArgumentError("gpus", "(no priced GPU)", "a GPUs sheet with at least one priced GPU")
+
+    def priced(name: str, arg: str) -> str:
+        key = str(name).strip().lower()
+        found = [c.name for c in cards if key in (c.name.lower(), c.display_name.lower())]
+        if not found:
+            raise ArgumentError(arg, name, "a priced GPU of the GPUs sheet")
+        return found[0]
+
+    keep = priced(own_gpu, "own_gpu") if own_gpu else None
+    only = priced(only_gpu, "only_gpu") if only_gpu else None
+    if only is not None and keep is None:
+        keep = only
+    # one search over every priced GPU for all of a fleet's rows (memoised): the cheapest SEARCH_TOP, and the
+    # cheapest on its own GPU, are exact
+    choices = opt.fleet_choices(model, request_rate=peak_qps, ttft_slo_s=ttft_slo_s, tpot_slo_s=tpot_slo_s,
+                                input_tokens=avg_input_tokens, output_tokens=avg_output_tokens, gpus=cards,
+                                engine=engine, cache_hit_rate=cache_hit_rate,
+                                top=max(k, SEARCH_TOP) if only is None else SEARCH_TOP if k == 1 else None,
+                                keep_gpu=next(c for c in cards if c.name == keep) if keep else None)
+    if only is not None:
+        choices = tuple(c for c in choices if c.gpu == only)
+    if len(choices) < k:
+        raise ArgumentError("rank", rank, f"at most {len(choices)} (fleets that meet the SLOs)")
+    return option_token(choices[k - 1])
+
+
+@sheet_function(
+    summary="One figure of an option token (FLEET_OPTION): " + ", ".join(f"{k} ({v})" for k, v in FIELDS.items())
+    + ".",
+    args=(Arg(name="option", unit="option token", kind="text", help="A FLEET_OPTION result"),
+          Arg(name="field", unit="name", kind="text", help="Which figure: " + ", ".join(FIELDS))),
+    returns="the field's unit (text for gpu, dtypes, mode, binding)",
+    category="Options",
+    example='=OPTION_FIELD("gpu=h100-sxm|tp=2|gpus=4", "gpus") -> 4',
+    formula_ids=("F2",),
+)
+def OPTION_FIELD(option, field):
+    if field not in FIELDS:
+        raise ArgumentError("field", field, "one of " + ", ".join(FIELDS))
+    for part in str(option).split("|"):
+        key, sep, value = part.partition("=")
+        if sep and key == field:
+            if field in ("gpu", "weight_dtype", "kv_cache_dtype", "mode", "binding"):
+                return value
+            try:
+                return float(value)
+            except ValueError:
+                raise ArgumentError("option", option, "an option token as FLEET_OPTION writes it") from None
+    raise ArgumentError("option", option, f"an option token with {field}= (as FLEET_OPTION writes it)")
