@@ -353,45 +353,6 @@ def FAILOVER_UTILIZATION(peak_demand, capacities, failed_backend=None):
     return excel_call(_REGISTRY['FAILOVER_UTILIZATION'], peak_demand, capacities, failed_backend)
 
 
-@xw.func(category='Options')
-@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
-@xw.arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second the fleet must serve [req/s]')
-@xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
-@xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
-@xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction]')
-@xw.arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean TTFT budget (0: none) [s]')
-@xw.arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean TPOT budget (0: none; both 0: sized at throughput) [s]')
-@xw.arg('rank', ndim=2, err_to_str=True, doc='1 for the cheapest, 2 for the next, ... [rank]')
-@xw.arg('engine', ndim=2, err_to_str=True, doc='Serving engine: vllm, sglang or trtllm [name]')
-@xw.arg('gpus', ndim=2, err_to_str=True, doc="The GPUs sheet's range, header row included [table]")
-@xw.arg('own_gpu', ndim=2, err_to_str=True, doc="The fleet's GPU: its cheapest option is always found, so only_gpu rows share the search (empty: none) [name] (optional, default '')")
-@xw.arg('only_gpu', ndim=2, err_to_str=True, doc="Rank only this GPU's options (empty: every priced GPU; else give it as own_gpu too) [name] (optional, default '')")
-def FLEET_OPTION(model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank, engine, gpus, own_gpu=None, only_gpu=None):
-    """The rank-th cheapest fleet serving the load within both SLOs (0 and 0: at throughput), as an option token (read its figures with OPTION_FIELD): over the GPUs sheet's priced GPUs (or only_gpu) x TP 1/2/4/8 (and 8 x PP 2) x weights and KV as released or ..."""
-    return excel_call(_REGISTRY['FLEET_OPTION'], model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank, engine, gpus, own_gpu, only_gpu)
-
-
-@xw.func(category='Options')
-@xw.arg('fleet', ndim=2, err_to_str=True, doc='Fleet backend name (a row of Fleet) [name]')
-@xw.arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes) [names] (may be blank: no routes)')
-@xw.arg('failovers', ndim=2, err_to_str=True, doc='The failover column of the routes (Routes) [names] (may be blank: no route has a failover)')
-@xw.arg('kinds', ndim=2, err_to_str=True, doc='The kind column of the routes [kind] (may be blank: no kinds)')
-@xw.arg('slos', ndim=2, err_to_str=True, doc='The TTFT or TPOT SLO column of the routes [s] (may be blank: no SLOs (0))')
-def FLEET_SLO_S(fleet, backends, failovers, kinds, slos):
-    """The strictest SLO over a fleet's latency-critical and interactive routes (as FLEET_SUM chooses them); 0 when all are bulk (sized at throughput). Returns s."""
-    return excel_call(_REGISTRY['FLEET_SLO_S'], fleet, backends, failovers, kinds, slos)
-
-
-@xw.func(category='Options')
-@xw.arg('fleet', ndim=2, err_to_str=True, doc='Fleet backend name (a row of Fleet) [name]')
-@xw.arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes) [names] (may be blank: no routes)')
-@xw.arg('failovers', ndim=2, err_to_str=True, doc='The failover column of the routes (Routes) [names] (may be blank: no route has a failover)')
-@xw.arg('values', ndim=2, err_to_str=True, doc='A column with one value per route, aligned [per route] (may be blank: no values (0))')
-def FLEET_SUM(fleet, backends, failovers, values):
-    """The sum of a per-route column over the routes a fleet's options are sized for: its primary routes, or for a standby fleet the routes that fail over to it. Returns the values' unit."""
-    return excel_call(_REGISTRY['FLEET_SUM'], fleet, backends, failovers, values)
-
-
 @xw.func(category='Plan')
 @xw.arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
 @xw.arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
@@ -455,6 +416,24 @@ def FLEET_OFFLINE_RATE(fleet, fleets, specs, avg_input_tokens, avg_output_tokens
     return excel_call(_REGISTRY['FLEET_OFFLINE_RATE'], fleet, fleets, specs, avg_input_tokens, avg_output_tokens, cache_hit_rate)
 
 
+@xw.func(category='Options')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@xw.arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second the fleet must serve [req/s]')
+@xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
+@xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
+@xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction]')
+@xw.arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean TTFT budget (0: none) [s]')
+@xw.arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean TPOT budget (0: none; both 0: sized at throughput) [s]')
+@xw.arg('rank', ndim=2, err_to_str=True, doc='1 for the cheapest, 2 for the next, ... [rank]')
+@xw.arg('engine', ndim=2, err_to_str=True, doc='Serving engine: vllm, sglang or trtllm [name]')
+@xw.arg('gpus', ndim=2, err_to_str=True, doc="The GPUs sheet's range, header row included [table]")
+@xw.arg('own_gpu', ndim=2, err_to_str=True, doc="The fleet's GPU: its cheapest option is always found, so only_gpu rows share the search (empty: none) [name] (optional, default '')")
+@xw.arg('only_gpu', ndim=2, err_to_str=True, doc="Rank only this GPU's options (empty: every priced GPU; else give it as own_gpu too) [name] (optional, default '')")
+def FLEET_OPTION(model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank, engine, gpus, own_gpu=None, only_gpu=None):
+    """The rank-th cheapest fleet serving the load within both SLOs (0 and 0: at throughput), as an option token (read its figures with OPTION_FIELD): over the GPUs sheet's priced GPUs (or only_gpu) x TP 1/2/4/8 (and 8 x PP 2) x weights and KV as released or ..."""
+    return excel_call(_REGISTRY['FLEET_OPTION'], model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank, engine, gpus, own_gpu, only_gpu)
+
+
 @xw.func(category='Plan')
 @xw.arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
 @xw.arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
@@ -464,6 +443,27 @@ def FLEET_OFFLINE_RATE(fleet, fleets, specs, avg_input_tokens, avg_output_tokens
 def FLEET_PREFIX_KV_FIT(fleet, fleets, specs, prefix_tokens, distinct_prefixes=None):
     """KV share of one fleet's budget that keeps a route's shared prefixes warm on every replica (M10): distinct prefixes x the KV a prefix of that length holds, over the KV budget, from the fleet's rows. Returns fraction of one replica's KV budget."""
     return excel_call(_REGISTRY['FLEET_PREFIX_KV_FIT'], fleet, fleets, specs, prefix_tokens, distinct_prefixes)
+
+
+@xw.func(category='Options')
+@xw.arg('fleet', ndim=2, err_to_str=True, doc='Fleet backend name (a row of Fleet) [name]')
+@xw.arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes) [names] (may be blank: no routes)')
+@xw.arg('failovers', ndim=2, err_to_str=True, doc='The failover column of the routes (Routes) [names] (may be blank: no route has a failover)')
+@xw.arg('kinds', ndim=2, err_to_str=True, doc='The kind column of the routes [kind] (may be blank: no kinds)')
+@xw.arg('slos', ndim=2, err_to_str=True, doc='The TTFT or TPOT SLO column of the routes [s] (may be blank: no SLOs (0))')
+def FLEET_SLO_S(fleet, backends, failovers, kinds, slos):
+    """The strictest SLO over a fleet's latency-critical and interactive routes (as FLEET_SUM chooses them); 0 when all are bulk (sized at throughput). Returns s."""
+    return excel_call(_REGISTRY['FLEET_SLO_S'], fleet, backends, failovers, kinds, slos)
+
+
+@xw.func(category='Options')
+@xw.arg('fleet', ndim=2, err_to_str=True, doc='Fleet backend name (a row of Fleet) [name]')
+@xw.arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes) [names] (may be blank: no routes)')
+@xw.arg('failovers', ndim=2, err_to_str=True, doc='The failover column of the routes (Routes) [names] (may be blank: no route has a failover)')
+@xw.arg('values', ndim=2, err_to_str=True, doc='A column with one value per route, aligned [per route] (may be blank: no values (0))')
+def FLEET_SUM(fleet, backends, failovers, values):
+    """The sum of a per-route column over the routes a fleet's options are sized for: its primary routes, or for a standby fleet the routes that fail over to it. Returns the values' unit."""
+    return excel_call(_REGISTRY['FLEET_SUM'], fleet, backends, failovers, values)
 
 
 @xw.func(category='Plan')

@@ -346,6 +346,69 @@ def FAILOVER_UTILIZATION(peak_demand, capacities, failed_backend=None):
 
 
 @func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average prompt tokens [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average completion tokens [tokens]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Share of input read from the prefix cache [fraction] (optional, default 0.0)')
+def FLEET_COMPUTE_UTILIZATION(fleet, fleets, specs, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=None):
+    """COMPUTE_UTILIZATION of a route on one fleet, the fleet's model, GPU, TP, PP, replicas, MFU and weight dtype read from its Fleet and Specs rows. Returns fraction (<= 1 fits)."""
+    return excel_call(_REGISTRY['FLEET_COMPUTE_UTILIZATION'], fleet, fleets, specs, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
+@arg('latency_s', ndim=2, err_to_str=True, doc='Time a request is in flight (E2E at load) [s]')
+@arg('avg_context_tokens', ndim=2, err_to_str=True, doc='Context each in-flight request holds alone [tokens]')
+@arg('prefix_tokens', ndim=2, err_to_str=True, doc='Tokens of one shared prefix kept warm (0: none) [tokens] (optional, default 0)')
+@arg('distinct_prefixes', ndim=2, err_to_str=True, doc='Distinct prefixes kept warm at once [count] (optional, default 1)')
+def FLEET_KV_FIT(fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, prefix_tokens=None, distinct_prefixes=None):
+    """KV_FIT of a route on one fleet plus the KV that keeps its shared prefixes warm (PREFIX_KV_FIT, M10), the fleet's model, GPU, TP, PP, replicas, memory utilization, dtypes and engine read from its Fleet and Specs rows. Returns fraction (<= 1 fits)."""
+    return excel_call(_REGISTRY['FLEET_KV_FIT'], fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, prefix_tokens, distinct_prefixes)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('context_tokens', ndim=2, err_to_str=True, doc='Tokens per request (input + output) [tokens]')
+def FLEET_MAX_CONCURRENCY(fleet, fleets, specs, context_tokens):
+    """MAX_CONCURRENCY of one replica of a fleet at a context (its engine's admission reservation), the fleet read from its Fleet and Specs rows. Returns requests per replica."""
+    return excel_call(_REGISTRY['FLEET_MAX_CONCURRENCY'], fleet, fleets, specs, context_tokens)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc="Input tokens per request of the fleet's mix [tokens]")
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc="Output tokens per request of the fleet's mix [tokens]")
+@arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean time-to-first-token budget [s]')
+@arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean time-per-output-token budget [s]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc="Cached share of the mix's input [fraction] (optional, default 0.0)")
+def FLEET_MAX_RATE_AT_SLO(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, cache_hit_rate=None):
+    """MAX_RATE_AT_SLO on one fleet for a request mix (Q5): the highest rate per replica within both SLOs, the fleet read from its Fleet and Specs rows. Returns req/s per replica."""
+    return excel_call(_REGISTRY['FLEET_MAX_RATE_AT_SLO'], fleet, fleets, specs, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, cache_hit_rate)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc="Input tokens per request of the fleet's mix [tokens]")
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc="Output tokens per request of the fleet's mix [tokens]")
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc="Cached share of the mix's input [fraction] (optional, default 0.0)")
+def FLEET_OFFLINE_RATE(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, cache_hit_rate=None):
+    """The offline maximum of one replica of a fleet for a request mix (Q6): SERVING_TOKENS_PER_S with big batches / output tokens, the fleet read from its Fleet and Specs rows. Returns req/s per replica."""
+    return excel_call(_REGISTRY['FLEET_OFFLINE_RATE'], fleet, fleets, specs, avg_input_tokens, avg_output_tokens, cache_hit_rate)
+
+
+@func
 @arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
 @arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second the fleet must serve [req/s]')
 @arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
@@ -361,6 +424,17 @@ def FAILOVER_UTILIZATION(peak_demand, capacities, failed_backend=None):
 def FLEET_OPTION(model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank, engine, gpus, own_gpu=None, only_gpu=None):
     """The rank-th cheapest fleet serving the load within both SLOs (0 and 0: at throughput), as an option token (read its figures with OPTION_FIELD): over the GPUs sheet's priced GPUs (or only_gpu) x TP 1/2/4/8 (and 8 x PP 2) x weights and KV as released or ..."""
     return excel_call(_REGISTRY['FLEET_OPTION'], model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank, engine, gpus, own_gpu, only_gpu)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('prefix_tokens', ndim=2, err_to_str=True, doc='Tokens of one shared prefix (system prompt, tools, history) [tokens]')
+@arg('distinct_prefixes', ndim=2, err_to_str=True, doc='Distinct prefixes kept warm at once [count] (optional, default 1)')
+def FLEET_PREFIX_KV_FIT(fleet, fleets, specs, prefix_tokens, distinct_prefixes=None):
+    """KV share of one fleet's budget that keeps a route's shared prefixes warm on every replica (M10): distinct prefixes x the KV a prefix of that length holds, over the KV budget, from the fleet's rows. Returns fraction of one replica's KV budget."""
+    return excel_call(_REGISTRY['FLEET_PREFIX_KV_FIT'], fleet, fleets, specs, prefix_tokens, distinct_prefixes)
 
 
 @func
@@ -382,6 +456,32 @@ def FLEET_SLO_S(fleet, backends, failovers, kinds, slos):
 def FLEET_SUM(fleet, backends, failovers, values):
     """The sum of a per-route column over the routes a fleet's options are sized for: its primary routes, or for a standby fleet the routes that fail over to it. Returns the values' unit."""
     return excel_call(_REGISTRY['FLEET_SUM'], fleet, backends, failovers, values)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc="Input tokens per request of the fleet's mix [tokens]")
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc="Output tokens per request of the fleet's mix [tokens]")
+@arg('request_rate', ndim=2, err_to_str=True, doc='Poisson arrivals per replica (open loop) [req/s]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc="Cached share of the mix's input [fraction] (optional, default 0.0)")
+def FLEET_TPOT_S(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate, cache_hit_rate=None):
+    """SERVING_TPOT_S on one fleet at a rate per replica: its model, GPU, TP, PP, engine and dtypes read from its Fleet and Specs rows. Returns s/token."""
+    return excel_call(_REGISTRY['FLEET_TPOT_S'], fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate, cache_hit_rate)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc="Input tokens per request of the fleet's mix [tokens]")
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc="Output tokens per request of the fleet's mix [tokens]")
+@arg('request_rate', ndim=2, err_to_str=True, doc='Poisson arrivals per replica (open loop) [req/s]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc="Cached share of the mix's input [fraction] (optional, default 0.0)")
+def FLEET_TTFT_S(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate, cache_hit_rate=None):
+    """SERVING_TTFT_S on one fleet at a rate per replica: its model, GPU, TP, PP, engine and dtypes read from its Fleet and Specs rows. Returns s."""
+    return excel_call(_REGISTRY['FLEET_TTFT_S'], fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate, cache_hit_rate)
 
 
 @func
@@ -493,7 +593,7 @@ def KV_CACHE_TOKENS(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_d
 @arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
-    """KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV per request / (KV budget x replicas). At most 1 fits. Returns fraction (<= 1 fits)."""
+    """KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV each holds / (KV budget x replicas); sliding-window layers at the engine's steady state (vLLM: the window; SGLang: 1.5 windows). At most 1 fits. Returns fraction (<..."""
     return excel_call(_REGISTRY['KV_FIT'], model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp, gpu_memory_utilization, kv_dtype, engine, weight_dtype, pp)
 
 
@@ -649,6 +749,59 @@ def POISSON_BURST_FACTOR(per_min_rate, window_s, quantile=None):
 
 
 @func
+@arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@arg('prefix_tokens', ndim=2, err_to_str=True, doc='Tokens of one shared prefix (system prompt, tools, history) [tokens]')
+@arg('distinct_prefixes', ndim=2, err_to_str=True, doc='Distinct prefixes kept warm at once [count] (optional, default 1)')
+@arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
+@arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
+@arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def PREFIX_KV_FIT(model, gpu, prefix_tokens, distinct_prefixes=None, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
+    """Share of one replica's KV budget that keeps shared prefixes warm (M10): PREFIX_KV_GIB / KV_BUDGET_GIB; added to KV_FIT of the requests in flight, which then hold their unshared context only. Returns fraction of the KV budget."""
+    return excel_call(_REGISTRY['PREFIX_KV_FIT'], model, gpu, prefix_tokens, distinct_prefixes, tp, gpu_memory_utilization, kv_dtype, engine, weight_dtype, pp)
+
+
+@func
+@arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@arg('prefix_tokens', ndim=2, err_to_str=True, doc='Tokens of one shared prefix (system prompt, tools, history) [tokens]')
+@arg('distinct_prefixes', ndim=2, err_to_str=True, doc='Distinct prefixes kept warm at once [count] (optional, default 1)')
+@arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
+@arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+@arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def PREFIX_KV_GIB(model, gpu, prefix_tokens, distinct_prefixes=None, tp=None, kv_dtype=None, engine=None, pp=None):
+    """KV memory on each GPU that keeps shared prefixes warm on one replica for the planned cache hit rate: distinct prefixes x the KV a prefix of that length holds in the engine's blocks (M10). Returns GiB per GPU."""
+    return excel_call(_REGISTRY['PREFIX_KV_GIB'], model, gpu, prefix_tokens, distinct_prefixes, tp, kv_dtype, engine, pp)
+
+
+@func
+@arg('provider', ndim=2, err_to_str=True, doc='The provider backend (a name on the Providers sheet) [name]')
+@arg('providers', ndim=2, err_to_str=True, doc="The Providers sheet's range, header row included [table]")
+@arg('avg_qps', ndim=2, err_to_str=True, doc='Average requests per second over the month [req/s]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average prompt tokens [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average completion tokens [tokens]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Share of input read from cache [fraction] (optional, default 0.0)')
+@arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens written to cache per request [tokens] (optional, default 0.0)')
+def PROVIDER_API_COST_MONTHLY(provider, providers, avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=None, cache_write_tokens=None):
+    """API_COST_MONTHLY at the prices of the provider's Providers row (a blank cache-write price bills writes as uncached input). Returns USD/month."""
+    return excel_call(_REGISTRY['PROVIDER_API_COST_MONTHLY'], provider, providers, avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens)
+
+
+@func
+@arg('provider', ndim=2, err_to_str=True, doc='The provider backend (a name on the Providers sheet) [name]')
+@arg('providers', ndim=2, err_to_str=True, doc="The Providers sheet's range, header row included [table]")
+@arg('per_min_demand', ndim=2, err_to_str=True, doc='RPM demand of every route on it [req/min]')
+@arg('burst_factor', ndim=2, err_to_str=True, doc='Busiest window / average window at the peak minute [x]')
+def PROVIDER_BURST_UTILIZATION(provider, providers, per_min_demand, burst_factor):
+    """The RPM limit in its enforcement window from the provider's Providers row: BURST_UTILIZATION where the window is under a minute and there is an RPM limit, else 0. Returns fraction."""
+    return excel_call(_REGISTRY['PROVIDER_BURST_UTILIZATION'], provider, providers, per_min_demand, burst_factor)
+
+
+@func
 @arg('provider', ndim=2, err_to_str=True, doc='Provider in the catalog (e.g. anthropic) [name]')
 @arg('tier', ndim=2, err_to_str=True, doc='Usage tier of the provider (e.g. tier-4) [name]')
 @arg('model', ndim=2, err_to_str=True, doc='Model the limits apply to (e.g. claude-sonnet-4.5) [name]')
@@ -666,6 +819,16 @@ def PROVIDER_LIMIT(provider, tier, model, limit_name):
 def PROVIDER_LIMIT_SCOPE(provider, tier, model, keys=None):
     """The scope of a provider tier's limits from the catalog (organization, project, key, deployment or account-region), or with keys the one-line text of what they count for and what would raise the limit. Returns text."""
     return excel_call(_REGISTRY['PROVIDER_LIMIT_SCOPE'], provider, tier, model, keys)
+
+
+@func
+@arg('provider', ndim=2, err_to_str=True, doc='The provider backend (a name on the Providers sheet) [name]')
+@arg('providers', ndim=2, err_to_str=True, doc="The Providers sheet's range, header row included [table]")
+@arg('limit', ndim=2, err_to_str=True, doc='rpm, tpm, itpm, otpm, rpd or tpd [name]')
+@arg('demand', ndim=2, err_to_str=True, doc='Demand as the provider counts it, every route on it [per min or day]')
+def PROVIDER_LIMIT_UTILIZATION(provider, providers, limit, demand):
+    """A provider limit's utilization from its Providers row: demand / (limit x keys) where the limit's scope lets keys multiply it, demand / limit where not; 0 where the provider has no such limit. Returns fraction."""
+    return excel_call(_REGISTRY['PROVIDER_LIMIT_UTILIZATION'], provider, providers, limit, demand)
 
 
 @func

@@ -226,13 +226,13 @@ def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: floa
         a = _aggregated_rate(spec, card, tp, pp, wd, kd, i, o, hit, ttft, tpot, engine, throughput, cal)
         if a is None:
             continue  # does not fit (weights leave no KV room) or the shape is refused
-        n = replicas_at_slo(rate, a.rate) if a.rate > 0 else 0
+        n = replicas_at_slo(rate, rate_per_replica=a.rate) if a.rate > 0 else 0
         agg_gpus = n * tp * pp
         # pools need a prefill and a decode replica: they cannot beat 2 aggregated replicas or fewer
         c = (_pool_rates(spec, card, tp, wd, kd, i, o, hit, ttft, tpot, engine, cal)
              if pools_apply and pp == 1 and (n == 0 or n > 2) else None)
-        n_pre = replicas_at_slo(rate, c.prefill_rate) if c is not None else 0
-        n_dec = replicas_at_slo(rate, c.decode_rate) if c is not None else 0
+        n_pre = replicas_at_slo(rate, rate_per_replica=c.prefill_rate) if c is not None else 0
+        n_dec = replicas_at_slo(rate, rate_per_replica=c.decode_rate) if c is not None else 0
         dis_gpus = (n_pre + n_dec) * tp
         if agg_gpus <= 0 and dis_gpus <= 0:
             continue
