@@ -315,13 +315,15 @@ def _name(value: object) -> str:
     return str(value).strip().lower() if value is not None else ""
 
 
-def fleet_route_rows(fleet: str, backends: Sequence[str | None] | None,
+def fleet_route_rows(fleet: str, *, backends: Sequence[str | None] | None,
                      failovers: Sequence[str | None] | None) -> list[int]:
     """The route rows a fleet's options are sized for: the routes whose primary backend it is; for a standby fleet
     (no primary route), the routes that fail over to it (what it carries in their backend's outage).
 
-    >>> fleet_route_rows("a", ["a", "b", "A"], [None, "a", None]), fleet_route_rows("s", ["a", "b"], ["s", "s"])
-    ([0, 2], [0, 1])
+    >>> fleet_route_rows("a", backends=["a", "b", "A"], failovers=[None, "a", None])
+    [0, 2]
+    >>> fleet_route_rows("s", backends=["a", "b"], failovers=["s", "s"])
+    [0, 1]
     """
     key = _name(fleet)
     if not key:
@@ -330,29 +332,30 @@ def fleet_route_rows(fleet: str, backends: Sequence[str | None] | None,
     return rows or [i for i, f in enumerate(failovers or ()) if _name(f) == key]
 
 
-def fleet_sum(fleet: str, backends: Sequence[str | None] | None, failovers: Sequence[str | None] | None,
+def fleet_sum(fleet: str, *, backends: Sequence[str | None] | None, failovers: Sequence[str | None] | None,
               values: Sequence[float | None] | None) -> float:
     """``Σ values`` over :func:`fleet_route_rows` (empty cells skipped): a fleet's load, or its tokens per second.
 
-    >>> fleet_sum("s", ["a", "b", "c"], ["s", None, "s"], [400, 40, 6])
+    >>> fleet_sum("s", backends=["a", "b", "c"], failovers=["s", None, "s"], values=[400, 40, 6])
     406.0
     """
     values = values or ()
-    return float(sum(float(values[i]) for i in fleet_route_rows(fleet, backends, failovers)
+    return float(sum(float(values[i]) for i in fleet_route_rows(fleet, backends=backends, failovers=failovers)
                      if i < len(values) and values[i] is not None))
 
 
-def fleet_slo_s(fleet: str, backends: Sequence[str | None] | None, failovers: Sequence[str | None] | None,
+def fleet_slo_s(fleet: str, *, backends: Sequence[str | None] | None, failovers: Sequence[str | None] | None,
                 kinds: Sequence[str | None] | None, slos: Sequence[float | None] | None) -> float:
     """The strictest (smallest) SLO over the fleet's latency-critical and interactive routes (its whole load must
     meet it, so its strictest route binds); 0 when all its routes are bulk (sized at throughput, no latency SLO).
 
-    >>> fleet_slo_s("f", ["f", "f", "g"], [None] * 3, ["interactive", "bulk", "interactive"], [1.0, 0.2, 0.5])
+    >>> fleet_slo_s("f", backends=["f", "f", "g"], failovers=[None] * 3, kinds=["interactive", "bulk", "interactive"],
+    ...             slos=[1.0, 0.2, 0.5])
     1.0
-    >>> fleet_slo_s("f", ["f"], [None], ["bulk"], [10.0])
+    >>> fleet_slo_s("f", backends=["f"], failovers=[None], kinds=["bulk"], slos=[10.0])
     0.0
     """
     kinds, slos = kinds or (), slos or ()
-    found = [float(slos[i]) for i in fleet_route_rows(fleet, backends, failovers)
+    found = [float(slos[i]) for i in fleet_route_rows(fleet, backends=backends, failovers=failovers)
              if i < len(slos) and slos[i] is not None and _name(kinds[i] if i < len(kinds) else None) != "bulk"]
     return min(found, default=0.0)

@@ -65,7 +65,7 @@ def _cards(gpus: tuple[tuple, ...]) -> tuple:
     formula_ids=("F1",),
 )
 def FLEET_SUM(fleet, backends, failovers, values):
-    return opt.fleet_sum(fleet, backends, failovers, values)
+    return opt.fleet_sum(fleet, backends=backends, failovers=failovers, values=values)
 
 
 @sheet_function(
@@ -81,7 +81,7 @@ def FLEET_SUM(fleet, backends, failovers, values):
     formula_ids=("F1",),
 )
 def FLEET_SLO_S(fleet, backends, failovers, kinds, slos):
-    return opt.fleet_slo_s(fleet, backends, failovers, kinds, slos)
+    return opt.fleet_slo_s(fleet, backends=backends, failovers=failovers, kinds=kinds, slos=slos)
 
 
 def option_token(c: opt.FleetChoice) -> str:
