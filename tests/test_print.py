@@ -156,3 +156,31 @@ def test_formats_change_no_value_and_the_validator_accepts_the_sample() -> None:
             assert got == pytest.approx(v, rel=1e-12, abs=1e-12), (sheet, cell)
     report = validate_file(str(SEED))
     assert report.valid(strict=True), [f.code for f in report.findings]
+
+
+def test_a_table_declared_later_is_formatted_by_its_columns_alone() -> None:
+    """Another sheet's table (a forecast, say) gets percentages, dollars, status colours and hidden empty rows
+    from its column declarations, with no line of its own in the builder."""
+    from planner.excel.expr import Ref
+    from planner.excel.tables import Column, Table
+    from planner.template.build import _add_table, _hide_empty_rows
+    from planner.xlsx_writer import SheetSpec
+
+    t = Table(name="tblForecast", sheet="Forecast", rows=4, columns=(
+        Column(key="route", header="Route [name]", help="", kind="text", formula=Ref(ts.RESULTS, "route")),
+        Column(key="bill_usd", header="Bill [USD/month]", help="", formula=Ref(ts.RESULTS, "cost_monthly_usd"),
+               number_format="#,##0"),
+        Column(key="max_util", header="Max util [x]", help="", formula=Ref(ts.RESULTS, "max_util"),
+               number_format="0.00"),
+        Column(key="status", header="Status", help="", kind="text", formula=Ref(ts.RESULTS, "status")),
+    ))
+    sheet = SheetSpec(name="Forecast")
+    cached = {("Forecast", "A4"): "chat", ("Forecast", "A5"): "agent", ("Forecast", "A6"): "", ("Forecast", "A7"): ""}
+    _add_table(sheet, t, {}, cached)
+    _hide_empty_rows(sheet, [t], cached, set())
+    assert sheet.cells["B4"].number_format == "$#,##0"
+    assert sheet.cells["C7"].number_format == "0%"
+    assert {cf.formula for cf in sheet.cond_formats} >= {'D4="BREACH"', 'D4="WARN"', 'D4="OK"',
+                                                          "AND(ISNUMBER(C4),C4>1)"}
+    assert sheet.hidden_rows == {6, 7}
+    assert sheet.tables[0].nonblank_filter_col == 0
