@@ -1032,13 +1032,16 @@ def write_cached_values(
         view = read_workbook(s, limits)
     by_part: dict[str, dict[str, Any]] = {}
     sheet_of_part: dict[str, str] = {}
+    sheet_views: dict[str, SheetView] = {}
     for (sheet, cell), value in values.items():
-        try:
-            part = view.sheet(sheet).part
-        except KeyError:
-            raise WorkbookError(s, f"no sheet named {sheet!r} (sheets: {', '.join(view.sheet_names)})") from None
-        by_part.setdefault(part, {})[cell.replace("$", "").upper()] = value
-        sheet_of_part[part] = view.sheet(sheet).name
+        sv = sheet_views.get(sheet)
+        if sv is None:
+            try:
+                sv = sheet_views[sheet] = view.sheet(sheet)
+            except KeyError:
+                raise WorkbookError(s, f"no sheet named {sheet!r} (sheets: {', '.join(view.sheet_names)})") from None
+        by_part.setdefault(sv.part, {})[cell.replace("$", "").upper()] = value
+        sheet_of_part[sv.part] = sv.name
     t = Path(tmp) if tmp is not None else temp_path_for(d)
     missing: set[tuple[str, str]] = set()
     created = False

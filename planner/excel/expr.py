@@ -467,13 +467,19 @@ class Udf(Expr):
             raw.append(v)
         memo = ev.memo
         key = None
-        if memo is not None and not any(isinstance(v, list) for v in raw):
-            key = (self.name, *((type(v), v) for v in raw))  # the type too: TRUE == 1 == 1.0 in Python
-            hit = memo.get(key, _MISSING)
+        if memo is not None:
+            # the type too: TRUE == 1 == 1.0 in Python; a column (list of one-cell rows) by its cells' values, so the
+            # many cells that total one backend's column (BACKEND_SUM, OUTAGE_SUM per route) compute it once
+            key = (self.name, *((list, tuple((type(r[0]), r[0]) for r in v)) if isinstance(v, list) else (type(v), v)
+                                for v in raw))
+            try:
+                hit = memo.get(key, _MISSING)
+            except TypeError:  # an unhashable argument: computed, not remembered
+                hit, key = _MISSING, None
             if hit is not _MISSING:
                 return hit
         result = self._call(spec, raw)
-        if key is not None:
+        if key is not None and not isinstance(result, list):  # a spilled column is not shared between cells
             if len(memo) > MEMO_LIMIT:
                 memo.clear()
             memo[key] = result
