@@ -49,7 +49,7 @@ class ServingResult:
     requests_per_s: float
     running_batch: float
     saturated: bool
-    mode: str  # "closed" | "open" | "offline"
+    mode: str  # "closed" | "open" | "offline"; "open-finite" | "offline-finite": a replayed run of num_prompts (Q8)
     decode_batch: float
     decode_step_s: float
     prefill_share: float
