@@ -49,7 +49,7 @@ class ServingResult:
     requests_per_s: float
     running_batch: float
     saturated: bool
-    mode: str  # "closed" | "open" | "offline"
+    mode: str  # "closed" | "open" | "offline"; "open-finite" | "offline-finite": a replayed run of num_prompts (Q8)
     decode_batch: float
     decode_step_s: float
     prefill_share: float
@@ -122,12 +122,26 @@ class _Setup:
     kv_running: float
 
 
+def _parallel(spec: ModelSpec, tp: int, ep: int, dp: int) -> tuple[int, int]:
+    """Checked expert-parallel and attention data-parallel sizes: both divide ``tp``; ``ep > 1`` needs experts."""
+    ep = int(check_number("ep", ep, minimum=1, integer=True))
+    dp = int(check_number("dp", dp, minimum=1, integer=True))
+    if tp % ep:
+        raise ArgumentError("ep", ep, f"a divisor of tp={tp} (experts are spread over the replica's GPUs)")
+    if tp % dp:
+        raise ArgumentError("dp", dp, f"a divisor of tp={tp} (attention runs in dp groups of tp/dp GPUs)")
+    if ep > 1 and not (spec.architecture == "moe" and (spec.num_experts or 0) > 1):
+        raise ArgumentError("ep", ep, f"1 for {spec.name} (expert parallelism needs a mixture-of-experts model)")
+    return ep, dp
+
+
 def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache_dtype, input_tokens, output_tokens,
            cache_hit_rate, max_num_batched_tokens, max_num_seqs, calibration, max_model_len=None,
-           chunked_prefill=None) -> _Setup:
+           chunked_prefill=None, ep=1, dp=1) -> _Setup:
     spec, card = _specs(model, gpu)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
+    ep, dp = _parallel(spec, tp, ep, dp)
     i = check_number("input_tokens", input_tokens, minimum=1)
     o = check_number("output_tokens", output_tokens, minimum=1)
     h = check_fraction("cache_hit_rate", cache_hit_rate)
@@ -149,10 +163,15 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     if kv_tokens <= 0:
         raise ArgumentError("gpu", f"{card.name} x{tp * pp}", f"room for {spec.name}'s weights and a KV cache "
                             "(more GPUs, a smaller weight dtype or a bigger GPU)")
+    if dp > 1:  # each attention group keeps its own sequences' KV, split tp/dp ways (no head replication)
+        from planner.memory import kv_bytes_per_token_layer
+
+        kv_tokens *= dp * kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kd) / kv_bytes_per_token_layer(
+            spec, tp=tp // dp, kv_cache_dtype=kd)
     per_request = math.ceil((i + o) / block) * block
     kv_running = kv_tokens / per_request
     cached = i * h
-    replica = build_replica(spec, card, tp=tp, pp=pp, weight_dtype=wd, kv_cache_dtype=kd,
+    replica = build_replica(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=wd, kv_cache_dtype=kd,
                             context_tokens=i + o / 2.0, input_tokens=i, cached_tokens=cached, engine=key,
                             calibration=cal)
     max_running = min(float(sched.max_num_seqs), kv_running) / pp
@@ -179,12 +198,18 @@ def serving_performance(
     max_num_batched_tokens: int | None = None,
     max_num_seqs: int | None = None,
     calibration: Calibration | Mapping | str | None = None,
+    ep: int = 1,
+    dp: int = 1,
 ) -> ServingResult:
     """Mean TPOT, TTFT, E2E and throughput of one replica of ``tp × pp`` ``gpu`` serving ``model`` (S1-S6, Q1-Q6).
 
     ``concurrency`` N: a closed loop of N clients (``vllm bench serve --max-concurrency N`` with enough prompts);
     ``request_rate`` λ: an open Poisson loop (``--request-rate λ``); neither: offline maximum throughput (the
-    running batch at its cap; TTFT then excludes the wait for admission). ``E2E = TTFT + (O−1)·TPOT``;
+    running batch at its cap; TTFT then excludes the wait for admission). ``ep``: expert-parallel size (MoE only,
+    divides ``tp``: the MoE layers' all-reduce becomes an all-to-all of the routed tokens); ``dp``: attention
+    data-parallel groups (divides ``tp``: attention weights replicated ``dp`` times, each group's KV split ``tp/dp``
+    ways, so KV heads are no longer replicated when ``tp`` exceeds them; see :func:`planner.serving.step.
+    build_replica`). The replica is still ``tp × pp`` GPUs. ``E2E = TTFT + (O−1)·TPOT``;
     ``output tokens/s = O·X``. Refs: docs/serving.md; vLLM ``benchmarks/serve`` metric definitions.
 
     Worked example, Llama-3.1-8B on one H100 SXM, 1,000 tokens in, 200 out, 16 clients (vLLM V1 defaults, fitted
@@ -201,18 +226,21 @@ def serving_performance(
                        weight_dtype=weight_dtype, kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens,
                        output_tokens=output_tokens, concurrency=concurrency, request_rate=request_rate,
                        cache_hit_rate=cache_hit_rate, max_num_batched_tokens=max_num_batched_tokens,
-                       max_num_seqs=max_num_seqs, calibration=calibration)
+                       max_num_seqs=max_num_seqs, calibration=calibration, ep=ep, dp=dp)
 
 
 def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, weight_dtype="auto",
                 kv_cache_dtype="auto", input_tokens, output_tokens, concurrency=None, request_rate=None,
                 cache_hit_rate=0.0, max_num_batched_tokens=None, max_num_seqs=None, calibration=None,
                 max_model_len: int | None = None, num_prompts: int | None = None,
-                chunked_prefill: bool | None = None) -> ServingResult:
+                chunked_prefill: bool | None = None, latency_stat: str = "mean", ep: int = 1,
+                dp: int = 1) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: its first
     ``concurrency`` requests arrive together, :func:`planner.serving.schedule.burst_ttft_s`; offline: prompts that
-    all fit the running batch run as one batch, :func:`planner.serving.schedule.one_shot_batch`) and vLLM V0's
+    all fit the running batch run as one batch, :func:`planner.serving.schedule.one_shot_batch`; open loop past the
+    steady-state capacity: the run replayed step by step, :func:`planner.serving.schedule.finite_open_run`, mode
+    ``open-finite``, latencies as ``latency_stat`` ("mean" or "median") over its requests) and vLLM V0's
     ``enable_chunked_prefill``."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
@@ -220,7 +248,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens, output_tokens=output_tokens,
                cache_hit_rate=cache_hit_rate, max_num_batched_tokens=max_num_batched_tokens,
                max_num_seqs=max_num_seqs, calibration=calibration, max_model_len=max_model_len,
-               chunked_prefill=chunked_prefill)
+               chunked_prefill=chunked_prefill, ep=ep, dp=dp)
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None
@@ -238,8 +266,12 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
         mode = "open"
         if st is None:
             peak = sch.max_throughput(s.load)
+            if num_prompts:  # a finite run past capacity: what the client measures (Q8)
+                return _finite(s, lam, int(num_prompts), latency_stat, "open-finite", peak)
             return _result(s, peak, mode="open", saturated=True, wait=0.0, peak=peak)
-    elif num_prompts and num_prompts / pp <= s.load.max_running:
+    elif num_prompts and (OFFLINE_REPLAY or num_prompts / pp <= s.load.max_running):
+        if OFFLINE_REPLAY:  # all prompts at once: a finite run at an unbounded rate (Q8), waves past the cap
+            return _finite(s, math.inf, int(num_prompts), latency_stat, "offline-finite", None)
         st = sch.one_shot_batch(s.load, prompts=num_prompts / pp)
         mode = "offline"
     else:
@@ -247,6 +279,23 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
         mode = "offline"
         st = sch.State(**{**st.__dict__, "ttft_s": s.calibration.ttft_fixed_s(s.engine) + st.ttft_service_s})
     return _result(s, st, mode=mode, saturated=False, wait=wait, peak=peak)
+
+
+OFFLINE_REPLAY = True
+"""Offline runs of ``num_prompts`` replayed as a finite run with every prompt arriving at once (Q8)."""
+
+
+def _finite(s: _Setup, rate: float, prompts: int, stat: str, mode: str, peak: sch.State | None) -> ServingResult:
+    pp = s.pp
+    run = sch.finite_open_run(s.load, rate / pp, max(int(prompts / pp), 1), stat=stat)
+    return ServingResult(
+        tpot_s=run.tpot_s, ttft_s=run.ttft_s, e2e_s=run.ttft_s + max(s.output_tokens - 1, 0) * run.tpot_s,
+        output_tokens_per_s=run.requests_per_s * pp * s.output_tokens, requests_per_s=run.requests_per_s * pp,
+        running_batch=run.peak_running * pp, saturated=False, mode=mode, decode_batch=run.peak_running * pp,
+        decode_step_s=run.tpot_s, prefill_share=math.nan, admission_wait_s=0.0,
+        max_requests_per_s=(peak.requests_per_s * pp) if peak is not None else math.nan,
+        max_running=s.load.max_running * pp, budget_tokens=s.load.schedule.budget_tokens,
+        max_num_seqs=s.load.schedule.max_num_seqs, engine=s.engine, calibration=s.calibration.name)
 
 
 def _result(s: _Setup, st: sch.State, *, mode: str, saturated: bool, wait: float, peak: sch.State | None

@@ -192,6 +192,8 @@ def set_constant(cal: Calibration, *, name: str, value: float) -> Calibration:
     """``cal`` with one constant changed (efficiencies capped at 1)."""
     if ":" in name:
         key, engine = name.split(":")
+        if key in _EFFICIENCIES:
+            value = min(value, 1.0)
         return cal.replace(**{key: {engine: value}})
     if name in _EFFICIENCIES:
         value = min(value, 1.0)

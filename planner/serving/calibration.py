@@ -24,7 +24,7 @@ FORMAT = "planner-serving-calibration/1"
 
 ENGINES = ("vllm", "vllm-v0", "sglang", "trtllm")
 
-TABLES = ("step_overhead_s", "per_seq_overhead_s", "ttft_overhead_s", "tp_overhead_s")
+TABLES = ("step_overhead_s", "per_seq_overhead_s", "ttft_overhead_s", "tp_overhead_s", "rocm_eff")
 """Constants given per engine."""
 
 
@@ -50,7 +50,9 @@ class Calibration:
       (HTTP, tokenization, detokenization of the first token), per engine;
     - ``layer_floor_s``: the shortest a layer's kernels take however small the step (launch and synchronisation
       floor of ~10 kernels per layer even under CUDA graphs); MoE layers count twice;
-    - ``rocm_eff``: AMD GPUs (ROCm kernels) relative to the same compute efficiencies on NVIDIA;
+    - ``rocm_eff``: AMD GPUs (ROCm kernels) relative to the same compute efficiencies on NVIDIA, per engine: the
+      ROCm kernels an engine ships differ by engine and generation (vLLM 0.6's ROCm FP8 path vs SGLang 0.5's
+      aiter kernels), so one factor for all of them cannot hold;
     - ``fp4_eff``: FP4 (nvfp4/mxfp4) tensor-core GEMMs relative to their peak, beyond ``gemm_eff``.
     """
 
@@ -73,7 +75,7 @@ class Calibration:
     ttft_overhead_s: tuple[tuple[str, float], ...] = (("sglang", 0.01), ("trtllm", 0.01), ("vllm", 0.01),
                                                      ("vllm-v0", 0.01))
     layer_floor_s: float = 2e-5
-    rocm_eff: float = 0.7
+    rocm_eff: tuple[tuple[str, float], ...] = (("sglang", 0.7), ("trtllm", 0.7), ("vllm", 0.7), ("vllm-v0", 0.7))
     fp4_eff: float = 0.7
     source: str = "derived defaults (docs/serving.md)"
     as_of: str = "2026-12-03"
@@ -97,6 +99,11 @@ class Calibration:
         """The fixed TTFT outside engine steps of ``engine`` (the ``vllm`` value for an engine not named)."""
         table = dict(self.ttft_overhead_s)
         return table.get(engine, table.get("vllm", 0.01))
+
+    def rocm_factor(self, engine: str) -> float:
+        """The ROCm efficiency factor of ``engine`` on AMD GPUs (the ``vllm`` value for an engine not named)."""
+        table = dict(self.rocm_eff)
+        return table.get(engine, table.get("vllm", 0.7))
 
     def replace(self, **changes: Any) -> Calibration:
         """A copy with ``changes`` (``step_overhead_s`` may be a mapping)."""

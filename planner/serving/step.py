@@ -8,6 +8,7 @@ and ``p`` prefill tokens (chunks of prompts). Its time on one replica of ``tp ×
     t_gemm  = max(W_read / (BW·η_w),  F_lin / (F_peak·η(M)))      η(M) = η_gemm·M/(M + M½)   (S3)
     t_attn  = max(d·KV(c) / (BW·η_kv),  A / (F_16·η_attn))                                  (S4)
     t_comm  = 2·L·[α + 2(tp−1)/tp · M·h·2 B / B_link] + (pp−1)·(α + M·h·2 B / B_link)       (S5)
+    S5' (ep, dp > 1): L·[α + 2(tp_a−1)/tp_a · M·h·2 B/(dp·B_link)] + 2·L·[α + k·M·h·2 B·(ep−1)/(ep·tp·B_link)]
 
 with ``M = d + p`` tokens, ``W_read`` the weight bytes per GPU the step touches (MoE: the shared weights plus the
 experts the ``M`` tokens route to, :func:`planner.latency.experts_touched`), ``F_lin`` the GEMM FLOPs per GPU
@@ -69,6 +70,7 @@ class Replica:
     fixed_s: float = 0.0  # o_engine + o_tp·log2(tp·pp), from the calibration the replica was built with
     seq_s: float = 0.0  # o_seq of the engine
     ttft_fixed_s: float = 0.0  # o_ttft of the engine
+    dp: int = 1  # attention data-parallel groups inside the replica (tp/dp GPUs each)
 
 
 def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
@@ -105,7 +107,7 @@ def gemm_peak_flops(gpu: GpuSpec, weight_dtype: str) -> float:
     return float(gpu.bf16_flops_per_s)
 
 
-def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, ep: int = 1,
+def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1,
                   weight_dtype: str = "auto", kv_cache_dtype: str = "auto", context_tokens: float,
                   input_tokens: float, cached_tokens: float = 0.0, engine: str = "vllm",
                   calibration: Calibration) -> Replica:
@@ -115,6 +117,16 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     Parameters: ``P_head = V·h`` (LM head), ``P_body = P_active − 2·V·h − P_experts,active`` (the catalog counts an
     input embedding and an untied LM head, as :func:`planner.memory.weight_bytes_per_gpu` does); MoE expert size
     ``(P_total − P_active)/(E − k)``.
+
+    Expert parallelism ``ep`` (vLLM ``--enable-expert-parallel``, SGLang ``--ep-size``; ``ep`` divides ``tp``): each
+    GPU holds ``E/ep`` whole experts (``tp/ep``-way sliced), so a GPU's expert weights and FLOPs are still ``1/tp``
+    of the total in expectation; what changes is the MoE collective (an all-to-all dispatch and combine of the
+    routed tokens instead of an all-reduce, S5'). Attention data parallelism ``dp`` (SGLang
+    ``--enable-dp-attention``, vLLM's DP attention; ``dp`` divides ``tp``): attention runs in ``dp`` groups of
+    ``tp/dp`` GPUs, each with ``1/dp`` of the sequences, so the attention weights are replicated ``dp`` times
+    (``dense_bytes`` per GPU ``×dp``) and a sequence's KV is split ``tp/dp`` ways instead of ``tp`` (no replication
+    of KV heads when ``tp`` exceeds them, MLA's single latent head above all); the attention all-reduce runs over
+    ``tp/dp`` GPUs with ``1/dp`` of the tokens.
 
     >>> from planner.catalog import get_gpu, get_model
     >>> from planner.serving.calibration import DERIVED
@@ -133,12 +145,14 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     experts_active = k * per_expert if moe else 0.0
     body = max(model.params_active - 2 * head - experts_active, 0.3 * model.params_active)
     expert_bytes = total_bytes * per_expert / model.params_total if moe else 0.0
-    dense_bytes = total_bytes - e * expert_bytes
-    kv_seq = memory.kv_bytes_read_per_step(model, context_tokens=context_tokens, tp=tp, kv_cache_dtype=kv_cache_dtype)
+    dense_bytes = (total_bytes - e * expert_bytes) * dp
+    tp_attn = max(tp // dp, 1)
+    kv_seq = memory.kv_bytes_read_per_step(model, context_tokens=context_tokens, tp=tp_attn,
+                                           kv_cache_dtype=kv_cache_dtype)
     attn_dec = latency.attention_flops(model, new_tokens=1, cached_tokens=max(context_tokens - 1, 0.0),
-                                       phase="decode") / tp
+                                       phase="decode") / tp_attn
     new = max(input_tokens - cached_tokens, 1.0)
-    attn_pre = latency.attention_flops(model, new_tokens=new, cached_tokens=cached_tokens) / new / tp
+    attn_pre = latency.attention_flops(model, new_tokens=new, cached_tokens=cached_tokens) / new / tp_attn
     link, pcie = link_bytes_per_s_bidir(gpu)
     if dtype not in ("bf16", "fp16", "fp32", "fp8", "w8a8", "int8", *_W4, *_FP4):
         raise ArgumentError("weight_dtype", weight_dtype, "bf16, fp16, fp8, int8, int4/awq/gptq, nvfp4 or mxfp4")
@@ -157,10 +171,10 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         peak_flops_per_s=gemm_peak_flops(gpu, dtype), peak16_flops_per_s=float(gpu.bf16_flops_per_s),
         mem_bw_bytes_per_s=float(gpu.mem_bw_bytes_per_s), link_bytes_per_s=link / 2, link_is_pcie=pcie,
         quant_kernel_eff=quant, engine=engine,
-        vendor_eff=calibration.rocm_eff if gpu.vendor.upper() == "AMD" else 1.0,
+        vendor_eff=calibration.rocm_factor(engine) if gpu.vendor.upper() == "AMD" else 1.0,
         fixed_s=calibration.overhead_s(engine) + (calibration.tp_fixed_s(engine) * math.log2(tp * pp) if tp * pp > 1
                                                   else 0.0),
-        seq_s=calibration.seq_overhead_s(engine), ttft_fixed_s=calibration.ttft_fixed_s(engine),
+        seq_s=calibration.seq_overhead_s(engine), ttft_fixed_s=calibration.ttft_fixed_s(engine), dp=dp,
     )
 
 
@@ -208,18 +222,23 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
         eff_e = cal.moe_eff * cal.gemm_eff * per_expert_tokens / (per_expert_tokens + cal.gemm_half_tokens)
         compute += r.expert_flops_per_token * m / (r.peak_flops_per_s * eff_e * r.quant_kernel_eff * r.vendor_eff)
     gemm = max(read / (r.mem_bw_bytes_per_s * cal.weight_bw_eff), compute)
-    attn = max(d * r.kv_read_bytes_per_seq / (r.mem_bw_bytes_per_s * cal.kv_bw_eff),
-               (d * r.attn_flops_per_seq + p * r.attn_flops_per_prefill_token)
+    g = float(r.dp)  # attention groups: each GPU's attention sees 1/dp of the sequences and tokens
+    attn = max(d / g * r.kv_read_bytes_per_seq / (r.mem_bw_bytes_per_s * cal.kv_bw_eff),
+               (d * r.attn_flops_per_seq + p * r.attn_flops_per_prefill_token) / g
                / (r.peak16_flops_per_s * cal.attn_eff * r.vendor_eff))
     comm = 0.0
     if r.tp > 1 or r.pp > 1 or r.ep > 1:
         alpha = cal.pcie_allreduce_latency_s if r.link_is_pcie else cal.allreduce_latency_s
         msg = m * r.hidden * ACT_BYTES
-        if r.tp > 1:
-            comm += 2 * r.layers * (alpha + 2 * (r.tp - 1) / r.tp * msg / r.link_bytes_per_s)
+        tp_attn = r.tp // r.dp
+        if tp_attn > 1:  # attention output all-reduce within a group, 1/dp of the tokens
+            comm += r.layers * (alpha + 2 * (tp_attn - 1) / tp_attn * msg / g / r.link_bytes_per_s)
+        if r.ep > 1 and r.num_experts:  # MoE all-to-all: dispatch and combine the k routed copies of each token
+            comm += 2 * r.layers * (alpha + r.experts_per_token * msg / r.tp * (r.ep - 1) / r.ep
+                                    / r.link_bytes_per_s)
+        elif r.tp > 1:  # MLP/MoE all-reduce (with dp attention: all-gather + reduce-scatter, the same bytes)
+            comm += r.layers * (alpha + 2 * (r.tp - 1) / r.tp * msg / r.link_bytes_per_s)
         if r.pp > 1:
             comm += (r.pp - 1) * (alpha + msg / r.link_bytes_per_s)
-        if r.ep > 1 and r.num_experts:
-            comm += 2 * r.layers * (alpha + r.experts_per_token * msg * (r.ep - 1) / r.ep / r.link_bytes_per_s)
     floor = r.layers * cal.layer_floor_s * (2.0 if r.num_experts else 1.0)
     return fixed, max(gemm + attn, floor), comm
