@@ -287,7 +287,7 @@ OFFLINE_REPLAY = True
 
 def _finite(s: _Setup, rate: float, prompts: int, stat: str, mode: str, peak: sch.State | None) -> ServingResult:
     pp = s.pp
-    run = sch.finite_open_run(s.load, rate / pp, max(int(prompts / pp), 1), stat=stat)
+    run = sch.finite_open_run(s.load, rate=rate / pp, prompts=max(int(prompts / pp), 1), stat=stat)
     return ServingResult(
         tpot_s=run.tpot_s, ttft_s=run.ttft_s, e2e_s=run.ttft_s + max(s.output_tokens - 1, 0) * run.tpot_s,
         output_tokens_per_s=run.requests_per_s * pp * s.output_tokens, requests_per_s=run.requests_per_s * pp,

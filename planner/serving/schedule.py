@@ -332,7 +332,7 @@ def _stat(values: list[tuple[float, float]], stat: str) -> float:
     return values[-1][0]
 
 
-def finite_open_run(load: Load, rate: float, prompts: int, *, stat: str = "mean") -> FiniteRun:
+def finite_open_run(load: Load, *, rate: float, prompts: int, stat: str = "mean") -> FiniteRun:
     """A finite open-loop benchmark run (``vllm bench serve --request-rate λ --num-prompts n``, AccelMark's online
     suite), replayed step by step (Q8): request ``i`` arrives at ``i/λ`` (the Poisson mean spacing); the engine
     admits waiting requests while fewer than ``max_running`` run; each step carries the decode batch and, as the
@@ -355,7 +355,7 @@ def finite_open_run(load: Load, rate: float, prompts: int, *, stat: str = "mean"
     ...                   calibration=DERIVED)
     >>> s = engine_schedule("vllm", gpu_big=True, gpu_gib=79.6, max_position=131072)
     >>> run = finite_open_run(Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=300, output_tokens=200,
-    ...                            max_running=64), 200.0, 300)
+    ...                            max_running=64), rate=200.0, prompts=300)
     >>> run.peak_running, run.peak_waiting > 100, run.ttft_s > 1.0
     (64, True, True)
     """
