@@ -493,6 +493,17 @@ def FLEET_TTFT_S(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, requ
 
 
 @xw.func(category='Plan')
+@xw.arg('backend', ndim=2, err_to_str=True, doc='Backend name (a row of Providers or Fleet) [name]')
+@xw.arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes!L4:L23) [names]')
+@xw.arg('kv_utils', ndim=2, err_to_str=True, doc='The KV util column [per route]')
+@xw.arg('compute_utils', ndim=2, err_to_str=True, doc='The compute util column [per route]')
+@xw.arg('load_utils', ndim=2, err_to_str=True, doc='The load util column [per route]')
+def FLEET_UTILIZATION(backend, backends, kv_utils, compute_utils, load_utils):
+    """A fleet's utilization with every replica up: the highest of the KV, compute and load utilizations of the routes on it (the Outages table's fleet util; an Excel error or refusal in the columns is the result). Returns fraction."""
+    return excel_call(_REGISTRY['FLEET_UTILIZATION'], backend, backends, kv_utils, compute_utils, load_utils)
+
+
+@xw.func(category='Plan')
 @xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU name (a row of the GPUs sheet) [name]')
 @xw.arg('gpus', ndim=2, err_to_str=True, doc="The GPUs sheet's range, header row included [table]")
 def GPU_SPEC(gpu, gpus):

@@ -404,3 +404,19 @@ def PROVIDER_API_COST_MONTHLY(provider, providers, avg_qps, avg_input_tokens, av
 def _blank_or_zero(value: Any) -> bool:
     return value is None or value == "" or (isinstance(value, (int, float)) and not isinstance(value, bool)
                                             and value <= 0)
+
+
+@sheet_function(
+    summary="A fleet's utilization with every replica up: the highest of the KV, compute and load utilizations of "
+    "the routes on it (the Outages table's fleet util; an Excel error or refusal in the columns is the result).",
+    args=(BACKEND, BACKENDS, Arg(name="kv_utils", unit="per route", kind="numbers", help="The KV util column"),
+          Arg(name="compute_utils", unit="per route", kind="numbers", help="The compute util column"),
+          Arg(name="load_utils", unit="per route", kind="numbers", help="The load util column")),
+    returns="fraction",
+    category="Plan",
+    example='=FLEET_UTILIZATION("a", {"a","b"}, {0.2,0.9}, {0.5,0.1}, {0.7,2}) -> 0.7',
+    formula_ids=("C8",),
+)
+def FLEET_UTILIZATION(backend, backends, kv_utils, compute_utils, load_utils):
+    return max(decision.backend_max(backend, backends=backends, values=v) for v in (kv_utils, compute_utils,
+                                                                                        load_utils))

@@ -507,8 +507,8 @@ def _outage_columns() -> tuple[Column, ...]:
     backend = Ref(LISTS_TABLE, "backend")
     routes = Cells(ROUTES, "backend")
     kind, moved = Ref(_OUTAGES_REF, "type"), Ref(_OUTAGES_REF, "worst_util")
-    fleet_util = fn("MAX", *(udf("BACKEND_MAX", backend, routes, Cells(RESULTS, f"{k}_util"))
-                             for k in ("kv", "compute", "load")))
+    fleet_util = udf("FLEET_UTILIZATION", backend, routes, *(Cells(RESULTS, f"{k}_util") for k in ("kv", "compute",
+                                                                                                   "load")))
 
     def col(key: str, header: str, help: str, body: Expr, fmt: str = "0.00", kind: str = "number",
             width: float = 14.0) -> Column:
