@@ -740,11 +740,11 @@ def N_PLUS_ONE_UTILIZATION(utilization, replicas):
 
 
 @xw.func(category='Options')
-@xw.arg('option', ndim=2, err_to_str=True, doc='A FLEET_OPTION result [option token]')
+@xw.arg('option_token', ndim=2, err_to_str=True, doc='A FLEET_OPTION result [option token]')
 @xw.arg('field', ndim=2, err_to_str=True, doc='Which figure: gpu, tp, pp, weight_dtype, kv_cache_dtype, mode, replicas, gpus, usd_per_gpu_hour, usd_per_hour, binding, rate_per_replica, aggregated_gpus, prefill_replicas, decode_replicas, disaggregated_gpus, kv_transfer_gb_s, kv_bytes_per_token [name]')
-def OPTION_FIELD(option, field):
+def OPTION_FIELD(option_token, field):
     """One figure of an option token (FLEET_OPTION): gpu (GPU name), tp (tensor-parallel GPUs), pp (pipeline stages), weight_dtype (weights as served), kv_cache_dtype (KV-cache dtype), mode (aggregated or disaggregated (the cheaper)), replicas (replicas (disa..."""
-    return excel_call(_REGISTRY['OPTION_FIELD'], option, field)
+    return excel_call(_REGISTRY['OPTION_FIELD'], option_token, field)
 
 
 @xw.func(category='Plan')

@@ -178,3 +178,22 @@ def test_the_text_report_has_a_fleet_options_section(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     section = proc.stdout[proc.stdout.index("Fleet options for qwen-h200"):]
     assert "on h200-sxm" in section and "Options!D4" in section and "/Mtok" in section
+
+
+@pytest.mark.parametrize("model,rate,i,o,ttft,tpot,own", [
+    ("llama-3.1-8b", 40.0, 1000, 200, 1.0, 0.04, "h100-sxm"),
+    ("llama-3.1-70b", 500.0, 1500, 40, 0.25, 0.02, "h200-sxm"),
+    ("qwen3-235b-a22b", 5.0, 2000, 400, 2.0, 0.05, "h200-sxm"),
+    ("mixtral-8x7b", 6.0, 4800, 670, 0.0, 0.0, "a100-80gb-sxm"),
+])
+def test_skipping_candidates_never_changes_the_cheapest(model, rate, i, o, ttft, tpot, own) -> None:
+    """The search skips candidates whose lower bound cannot beat the third cheapest (or the cheapest on the fleet's
+    own GPU); sizing every candidate must give the same three cheapest and the same cheapest on that GPU."""
+    from planner.serving.options import fleet_choices
+
+    args = dict(request_rate=rate, ttft_slo_s=ttft, tpot_slo_s=tpot, input_tokens=i, output_tokens=o)
+    every = fleet_choices(model, **args)
+    pruned = fleet_choices(model, **args, top=3, keep_gpu=own)
+    assert len(pruned) < len(every)  # it does skip some
+    assert pruned[:3] == every[:3]
+    assert next(c for c in pruned if c.gpu == own) == next(c for c in every if c.gpu == own)

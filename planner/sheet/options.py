@@ -118,8 +118,8 @@ def option_token(c: opt.FleetChoice) -> str:
     returns="option token",
     returns_kind="text",
     category="Options",
-    example='=FLEET_OPTION("llama-3.1-8b", 50, 1000, 200, 0, 1, 0.05, 1, "vllm", GPUs!$A$3:$J$27) -> '
-    '"gpu=b200-hgx|tp=1|pp=1|..."',
+    example='=FLEET_OPTION("llama-3.1-8b", 50, 1000, 200, 0, 1, 0.05, 1, "vllm", {"GPU [name]";"h100-sxm"}) -> '
+    '"gpu=h100-sxm|tp=1|pp=1|..."',
     formula_ids=("F1", "F2", "Q5"),
 )
 def FLEET_OPTION(model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank,
@@ -159,17 +159,17 @@ def FLEET_OPTION(model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit
 @sheet_function(
     summary="One figure of an option token (FLEET_OPTION): " + ", ".join(f"{k} ({v})" for k, v in FIELDS.items())
     + ".",
-    args=(Arg(name="option", unit="option token", kind="text", help="A FLEET_OPTION result"),
+    args=(Arg(name="option_token", unit="option token", kind="text", help="A FLEET_OPTION result"),
           Arg(name="field", unit="name", kind="text", help="Which figure: " + ", ".join(FIELDS))),
     returns="the field's unit (text for gpu, dtypes, mode, binding)",
     category="Options",
     example='=OPTION_FIELD("gpu=h100-sxm|tp=2|gpus=4", "gpus") -> 4',
     formula_ids=("F2",),
 )
-def OPTION_FIELD(option, field):
+def OPTION_FIELD(option_token, field):
     if field not in FIELDS:
         raise ArgumentError("field", field, "one of " + ", ".join(FIELDS))
-    for part in str(option).split("|"):
+    for part in str(option_token).split("|"):
         key, sep, value = part.partition("=")
         if sep and key == field:
             if field in ("gpu", "weight_dtype", "kv_cache_dtype", "mode", "binding"):
@@ -177,5 +177,6 @@ def OPTION_FIELD(option, field):
             try:
                 return float(value)
             except ValueError:
-                raise ArgumentError("option", option, "an option token as FLEET_OPTION writes it") from None
-    raise ArgumentError("option", option, f"an option token with {field}= (as FLEET_OPTION writes it)")
+                raise ArgumentError("option_token", option_token, "an option token as FLEET_OPTION writes it"
+                                    ) from None
+    raise ArgumentError("option_token", option_token, f"an option token with {field}= (as FLEET_OPTION writes it)")
