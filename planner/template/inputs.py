@@ -80,6 +80,6 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
             "cache_hit_rate": r.cache_hit_rate, "cache_write_tokens": r.cache_write_tokens,
             "ttft_slo_s": r.ttft_slo_s if r.ttft_slo_s is not None else 2.0,
             "tpot_slo_s": r.tpot_slo_s if r.tpot_slo_s is not None else 0.1,
-            "backend": r.backend, "failover": r.failover,
+            "backend": r.backend, "failover": r.failover, "new_route": True if getattr(r, "new", False) else None,
         })
     return out

@@ -249,6 +249,8 @@ ROUTES = Table(
           choices="tblLists.backend", required=True, width=20),
         C(key="failover", header="Failover [name]", help="Backend taking the load when the primary is down",
           kind="text", choices="tblLists.backend", width=20),
+        C(key="new_route", header="New [TRUE/FALSE]", help="A new model or product: its demand is not known yet "
+          "(the What-if sheet then recommends an API); blank: FALSE", kind="flag", choices="flag", width=10),
     ),
 )
 
