@@ -148,7 +148,7 @@ def BINDING_CONSTRAINT(labels, utilizations):
 
 
 @xw.func(category='What-if')
-@xw.arg('selfhost_usd_per_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens [USD/Mtok]')
+@xw.arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens [USD/Mtok]')
 @xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
 @xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output (completion) tokens per request [tokens]')
 @xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
@@ -156,9 +156,9 @@ def BINDING_CONSTRAINT(labels, utilizations):
 @xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
 @xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
 @xw.arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
-def BREAKEVEN_HIT_RATE(selfhost_usd_per_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
+def BREAKEVEN_HIT_RATE(selfhost_usd_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
     """The API's prefix-cache hit rate at which its cost per million tokens equals self-hosting's (above it the API is cheaper; below 0 or above 1 - writes/input: no crossing). Returns fraction."""
-    return excel_call(_REGISTRY['BREAKEVEN_HIT_RATE'], selfhost_usd_per_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output)
+    return excel_call(_REGISTRY['BREAKEVEN_HIT_RATE'], selfhost_usd_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output)
 
 
 @xw.func(category='Cost')
@@ -703,34 +703,34 @@ def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu
 
 @xw.func(category='What-if')
 @xw.arg('avg_qps', ndim=2, err_to_str=True, doc="The route's average requests per second over the month [req/s]")
-@xw.arg('breakeven_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
-@xw.arg('selfhost_usd_per_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
-@xw.arg('api_usd_per_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
+@xw.arg('breakeven_rate_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
+@xw.arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
+@xw.arg('api_usd_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
 @xw.arg('peak_to_average', ndim=2, err_to_str=True, doc="Peak over average demand (1 / the Plan's average-to-peak ratio) [x]")
 @xw.arg('burst_factor', ndim=2, err_to_str=True, doc="The Plan's burst factor [x] (may be blank: not set: not considered)")
 @xw.arg('new_route', ndim=2, err_to_str=True, doc='The route serves a new model or product (demand not yet known) [TRUE/FALSE] (may be blank: FALSE)')
 @xw.arg('api_backend', ndim=2, err_to_str=True, doc='The provider backend compared [name] (may be blank: none)')
 @xw.arg('fleet_backend', ndim=2, err_to_str=True, doc='The fleet compared [name] (may be blank: none)')
 @xw.arg('failover', ndim=2, err_to_str=True, doc="The route's failover (Routes) [name] (may be blank: none)")
-def SELFHOST_OR_API(avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
+def SELFHOST_OR_API(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
     """The seed's rule for a route: self-host when steady (peak/avg <= 3, burst <= 3), not new, at or above the break-even rate and cheaper per token; otherwise API. Returns self-host or API."""
-    return excel_call(_REGISTRY['SELFHOST_OR_API'], avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
+    return excel_call(_REGISTRY['SELFHOST_OR_API'], avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
 
 
 @xw.func(category='What-if')
 @xw.arg('avg_qps', ndim=2, err_to_str=True, doc="The route's average requests per second over the month [req/s]")
-@xw.arg('breakeven_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
-@xw.arg('selfhost_usd_per_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
-@xw.arg('api_usd_per_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
+@xw.arg('breakeven_rate_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
+@xw.arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
+@xw.arg('api_usd_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
 @xw.arg('peak_to_average', ndim=2, err_to_str=True, doc="Peak over average demand (1 / the Plan's average-to-peak ratio) [x]")
 @xw.arg('burst_factor', ndim=2, err_to_str=True, doc="The Plan's burst factor [x] (may be blank: not set: not considered)")
 @xw.arg('new_route', ndim=2, err_to_str=True, doc='The route serves a new model or product (demand not yet known) [TRUE/FALSE] (may be blank: FALSE)')
 @xw.arg('api_backend', ndim=2, err_to_str=True, doc='The provider backend compared [name] (may be blank: none)')
 @xw.arg('fleet_backend', ndim=2, err_to_str=True, doc='The fleet compared [name] (may be blank: none)')
 @xw.arg('failover', ndim=2, err_to_str=True, doc="The route's failover (Routes) [name] (may be blank: none)")
-def SELFHOST_OR_API_REASONS(avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
+def SELFHOST_OR_API_REASONS(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
     """Why SELFHOST_OR_API decided as it did: the inputs that drove it (decisive first) and the failover on the other side. Returns text."""
-    return excel_call(_REGISTRY['SELFHOST_OR_API_REASONS'], avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
+    return excel_call(_REGISTRY['SELFHOST_OR_API_REASONS'], avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
 
 
 @xw.func(category='Latency')

@@ -140,7 +140,7 @@ def BINDING_CONSTRAINT(labels, utilizations):
 
 
 @func
-@arg('selfhost_usd_per_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens [USD/Mtok]')
+@arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens [USD/Mtok]')
 @arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
 @arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output (completion) tokens per request [tokens]')
 @arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
@@ -148,9 +148,9 @@ def BINDING_CONSTRAINT(labels, utilizations):
 @arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
 @arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
 @arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
-def BREAKEVEN_HIT_RATE(selfhost_usd_per_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
+def BREAKEVEN_HIT_RATE(selfhost_usd_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
     """The API's prefix-cache hit rate at which its cost per million tokens equals self-hosting's (above it the API is cheaper; below 0 or above 1 - writes/input: no crossing). Returns fraction."""
-    return excel_call(_REGISTRY['BREAKEVEN_HIT_RATE'], selfhost_usd_per_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output)
+    return excel_call(_REGISTRY['BREAKEVEN_HIT_RATE'], selfhost_usd_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output)
 
 
 @func
@@ -695,34 +695,34 @@ def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu
 
 @func
 @arg('avg_qps', ndim=2, err_to_str=True, doc="The route's average requests per second over the month [req/s]")
-@arg('breakeven_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
-@arg('selfhost_usd_per_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
-@arg('api_usd_per_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
+@arg('breakeven_rate_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
+@arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
+@arg('api_usd_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
 @arg('peak_to_average', ndim=2, err_to_str=True, doc="Peak over average demand (1 / the Plan's average-to-peak ratio) [x]")
 @arg('burst_factor', ndim=2, err_to_str=True, doc="The Plan's burst factor [x] (may be blank: not set: not considered)")
 @arg('new_route', ndim=2, err_to_str=True, doc='The route serves a new model or product (demand not yet known) [TRUE/FALSE] (may be blank: FALSE)')
 @arg('api_backend', ndim=2, err_to_str=True, doc='The provider backend compared [name] (may be blank: none)')
 @arg('fleet_backend', ndim=2, err_to_str=True, doc='The fleet compared [name] (may be blank: none)')
 @arg('failover', ndim=2, err_to_str=True, doc="The route's failover (Routes) [name] (may be blank: none)")
-def SELFHOST_OR_API(avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
+def SELFHOST_OR_API(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
     """The seed's rule for a route: self-host when steady (peak/avg <= 3, burst <= 3), not new, at or above the break-even rate and cheaper per token; otherwise API. Returns self-host or API."""
-    return excel_call(_REGISTRY['SELFHOST_OR_API'], avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
+    return excel_call(_REGISTRY['SELFHOST_OR_API'], avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
 
 
 @func
 @arg('avg_qps', ndim=2, err_to_str=True, doc="The route's average requests per second over the month [req/s]")
-@arg('breakeven_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
-@arg('selfhost_usd_per_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
-@arg('api_usd_per_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
+@arg('breakeven_rate_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
+@arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
+@arg('api_usd_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
 @arg('peak_to_average', ndim=2, err_to_str=True, doc="Peak over average demand (1 / the Plan's average-to-peak ratio) [x]")
 @arg('burst_factor', ndim=2, err_to_str=True, doc="The Plan's burst factor [x] (may be blank: not set: not considered)")
 @arg('new_route', ndim=2, err_to_str=True, doc='The route serves a new model or product (demand not yet known) [TRUE/FALSE] (may be blank: FALSE)')
 @arg('api_backend', ndim=2, err_to_str=True, doc='The provider backend compared [name] (may be blank: none)')
 @arg('fleet_backend', ndim=2, err_to_str=True, doc='The fleet compared [name] (may be blank: none)')
 @arg('failover', ndim=2, err_to_str=True, doc="The route's failover (Routes) [name] (may be blank: none)")
-def SELFHOST_OR_API_REASONS(avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
+def SELFHOST_OR_API_REASONS(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
     """Why SELFHOST_OR_API decided as it did: the inputs that drove it (decisive first) and the failover on the other side. Returns text."""
-    return excel_call(_REGISTRY['SELFHOST_OR_API_REASONS'], avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
+    return excel_call(_REGISTRY['SELFHOST_OR_API_REASONS'], avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
 
 
 @func

@@ -13,12 +13,12 @@ from planner.sheet.demand import AVG_INPUT, AVG_OUTPUT
 from planner.whatif import rules
 
 FLEET_COST = Arg(name="fleet_cost_monthly_usd", unit="USD/month", help="The fleet's monthly cost (Specs)")
-SELFHOST_PER_MTOK = Arg(name="selfhost_usd_per_mtok", unit="USD/Mtok",
+SELFHOST_PER_MTOK = Arg(name="selfhost_usd_mtok", unit="USD/Mtok",
                         help="Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD)",
                         blank="no fleet to compare with")
-API_PER_MTOK = Arg(name="api_usd_per_mtok", unit="USD/Mtok", help="API cost per million total tokens "
+API_PER_MTOK = Arg(name="api_usd_mtok", unit="USD/Mtok", help="API cost per million total tokens "
                    "(API_USD_PER_MTOK)", blank="no provider to compare with")
-BREAKEVEN = Arg(name="breakeven_qps", unit="req/s", help="Break-even average rate (BREAKEVEN_QPS)",
+BREAKEVEN = Arg(name="breakeven_rate_qps", unit="req/s", help="Break-even average rate (BREAKEVEN_QPS)",
                 blank="no break-even rate")
 RULE_ARGS = (
     Arg(name="avg_qps", unit="req/s", help="The route's average requests per second over the month"),
@@ -68,27 +68,27 @@ def BREAKEVEN_QPS(fleet_cost_monthly_usd, api_cost_per_request_usd, days_per_mon
 @sheet_function(
     summary="The API's prefix-cache hit rate at which its cost per million tokens equals self-hosting's (above it "
     "the API is cheaper; below 0 or above 1 - writes/input: no crossing).",
-    args=(Arg(name="selfhost_usd_per_mtok", unit="USD/Mtok", help="Self-hosted cost per million total tokens"),
+    args=(Arg(name="selfhost_usd_mtok", unit="USD/Mtok", help="Self-hosted cost per million total tokens"),
           AVG_INPUT, AVG_OUTPUT, WRITE_TOKENS, P_IN, P_READ, P_WRITE, P_OUT),
     returns="fraction",
     category="What-if",
     example="=BREAKEVEN_HIT_RATE(0.254, 1500, 40, 0, 3, 0.3, 3, 15) -> 1.163",
     formula_ids=("W3", "C1"),
 )
-def BREAKEVEN_HIT_RATE(selfhost_usd_per_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens,
+def BREAKEVEN_HIT_RATE(selfhost_usd_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens,
                        usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
     return rules.breakeven_hit_rate(
-        selfhost_usd_per_mtok, avg_input_tokens=avg_input_tokens, avg_output_tokens=avg_output_tokens,
+        selfhost_usd_mtok, avg_input_tokens=avg_input_tokens, avg_output_tokens=avg_output_tokens,
         cache_write_tokens=cache_write_tokens, usd_per_mtok_input=usd_per_mtok_input,
         usd_per_mtok_cached_input=usd_per_mtok_cached_input, usd_per_mtok_cache_write=usd_per_mtok_cache_write,
         usd_per_mtok_output=usd_per_mtok_output)
 
 
-def _recommend(avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, peak_to_average, burst_factor,
+def _recommend(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor,
                new_route, api_backend, fleet_backend, failover) -> rules.Recommendation:
     return rules.recommend(
-        avg_qps, breakeven_qps_=breakeven_qps, selfhost_usd_per_mtok=selfhost_usd_per_mtok,
-        api_usd_per_mtok=api_usd_per_mtok, peak_to_average=peak_to_average, burst_factor=burst_factor,
+        avg_qps, breakeven_qps_=breakeven_rate_qps, selfhost_usd_per_mtok=selfhost_usd_mtok,
+        api_usd_per_mtok=api_usd_mtok, peak_to_average=peak_to_average, burst_factor=burst_factor,
         new_route=bool(new_route), api_backend=api_backend or "", fleet_backend=fleet_backend or "",
         route_failover=failover or "")
 
@@ -103,7 +103,7 @@ def _recommend(avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, 
     example='=SELFHOST_OR_API(200, 29.3, 0.254, 1.73, 2, 1, FALSE, "api", "fleet", "fleet2") -> "self-host"',
     formula_ids=("W4",),
 )
-def SELFHOST_OR_API(avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, peak_to_average, burst_factor,
+def SELFHOST_OR_API(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor,
                     new_route, api_backend, fleet_backend, failover):
     return _recommend(**locals()).choice
 
@@ -120,7 +120,7 @@ def SELFHOST_OR_API(avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_m
     'fleet (add it as the failover; now api)"',
     formula_ids=("W4",),
 )
-def SELFHOST_OR_API_REASONS(avg_qps, breakeven_qps, selfhost_usd_per_mtok, api_usd_per_mtok, peak_to_average,
+def SELFHOST_OR_API_REASONS(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average,
                             burst_factor, new_route, api_backend, fleet_backend, failover):
     r = _recommend(**locals())
     return f"{r.reasons}; {r.failover}"
