@@ -138,6 +138,20 @@ class TestCacheHitLever:
         assert sum(r.saving_usd_per_month for r in lever.routes) == pytest.approx(lever.total_saving_usd_per_month)
 
 
+    def test_no_room_left_by_the_cache_writes(self, tmp_path):
+        """agent at 95 % with 3,000 of 60,000 tokens written: the writes fill the other 5 %, so the point is not there
+        (the sheet and the lever both stop at 1 - 3,000 / 60,000 and save nothing, never a refusal)."""
+        path = tmp_path / "hit95.toml"
+        path.write_text(SEED.read_text(encoding="utf-8").replace("cache_hit_rate = 0.85", "cache_hit_rate = 0.95"),
+                        encoding="utf-8")
+        inputs = load_inputs(path)
+        values = ts.evaluate_plan(inputs)
+        agent = levers.cache_hit_lever(inputs).routes[1]
+
+        assert (0.95, 0.0) == (pytest.approx(agent.hit_after), agent.saving_usd_per_month)
+        assert (0.95, 0.0) == (pytest.approx(_w(values, "hit_after", 1)), _w(values, "saving_per_point_usd", 1))
+
+
 class TestSelfhostVsApi:
     def test_completion_per_mtok_both_ways(self, seed, base):
         """Completion: 400 req/s peak x 0.5, 1,500 + 40 tokens. API (Anthropic Sonnet: 3 in, 0.30 read, 15 out):

@@ -91,8 +91,10 @@ def _columns() -> tuple[Column, ...]:
     return (
         col("route", "Route [name]", "Route name (from Routes)", fn("IF", _r("name").eq(""), "", _r("name")),
             kind="text", width=18),
-        col("hit_after", "Hit +1 point [fraction]", "The route's prefix-cache hit rate one point higher: "
-            "MIN(1, hit + 0.01)", fn("MIN", 1, hit + HIT_STEP), "0%", width=10),
+        col("hit_after", "Hit +1 point [fraction]", "The route's prefix-cache hit rate one point higher, at most 1 "
+            "and at most 1 - cache writes / input (the writes fill the rest): MIN(1, hit + 0.01, 1 - writes / input)",
+            fn("MIN", 1, hit + HIT_STEP, fn("IFERROR", lit(1) - _r("cache_write_tokens") / inp, 1)), "0%",
+            width=10),
         col("saving_per_point_usd", "Saving per +1 point [USD/month]", "W5: the plan's bill at today's hit rate "
             "minus at one point more (provider: C1 at both; a fleet's GPU-hours do not change: 0)",
             fn("IF", kind.eq("provider"), _res("cost_monthly_usd") - udf(

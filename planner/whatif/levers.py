@@ -160,7 +160,8 @@ def _saving(before: Any, after: Any) -> Any:
 
 def cache_hit_lever(inputs: Inputs, *, step: float = HIT_STEP, run: Evaluate = evaluate) -> CacheHitLever:
     """The value of one point of prefix-cache hit rate (W5), through the plan method: each route's Routes hit-rate
-    cell set to ``min(1, h + step)`` and the plan evaluated again; then every route's at once.
+    cell set to ``min(1, h + step, 1 - writes / input)`` (the cache writes fill the rest) and the plan evaluated
+    again; then every route's at once.
 
     ``saving = bill(h) - bill(h + step)`` (Summary's total with cache: a fleet's GPU-hours do not change, so a
     self-hosted route's point is worth its headroom, not dollars); the ITPM, TTFT and KV columns are the Results
@@ -174,7 +175,7 @@ def cache_hit_lever(inputs: Inputs, *, step: float = HIT_STEP, run: Evaluate = e
         h = _num(inputs.get(_hit_cell(i)))
         if h is None:
             continue
-        after_h = min(1.0, h + step)
+        after_h = min(1.0, h + step, max(h, _hit_ceiling(inputs, i)))
         every[_hit_cell(i)] = after_h
         after = run(_edited(inputs, {_hit_cell(i): after_h}))
         def pair(key: str, i: int = i, after: Values = after) -> tuple[Any, Any]:
@@ -183,10 +184,13 @@ def cache_hit_lever(inputs: Inputs, *, step: float = HIT_STEP, run: Evaluate = e
         itpm = pair("itpm_util") if _res(base, "backend_type", i) == "provider" and _res(base, "itpm_util", i) \
             else ("", "")
         w = ts.WHATIF
+        saving = _saving(_total(base, "Total cost with cache [USD/month]"),
+                         _total(after, "Total cost with cache [USD/month]"))
+        refused = _res(after, "cost_monthly_usd", i)
+        if _num(refused) is None and _num(_res(base, "cost_monthly_usd", i)) is not None:
+            saving = refused  # the route's cost is refused at the new hit rate: Summary's SUM would skip it
         rows.append(RouteLever(
-            route=name, hit_rate=h, hit_after=after_h,
-            saving_usd_per_month=_saving(_total(base, "Total cost with cache [USD/month]"),
-                                         _total(after, "Total cost with cache [USD/month]")),
+            route=name, hit_rate=h, hit_after=after_h, saving_usd_per_month=saving,
             itpm_util=itpm, ttft_s=pair("ttft_at_load_s"), kv_util=pair("kv_util"), max_util=pair("max_util"),
             binding=pair("binding_constraint"),
             breakeven_hit_rate=_plain(base[(w.sheet, w.cell("breakeven_hit_rate", i))]),
