@@ -12,7 +12,7 @@ with another input). This module is pure: no I/O.
 from __future__ import annotations
 
 from planner.demand import DAYS_PER_MONTH
-from planner.excel.expr import Cells, Expr, Ref, fn, lit, udf, when_filled
+from planner.excel.expr import At, Cells, Expr, Ref, fn, lit, udf, when_filled
 from planner.excel.tables import Column, Table
 from planner.template.layout import FLEET, PROVIDERS, ROUTE_ROWS, ROUTES, SPECS, C, PlanValue
 from planner.template.results import FAILOVER, RESULTS
@@ -73,8 +73,10 @@ def _columns() -> tuple[Column, ...]:
 
     def other(side: str, first: Table) -> Expr:
         """The backend compared on ``side``: the route's backend, else its failover, else the plan's first."""
+        plan_first = At(first, "name", 0)  # an empty cell reads 0 in Excel: spelled out as ""
         return fn("IF", kind.eq(side), _r("backend"), fn("IF", Ref(FAILOVER, "receiver_type").eq(side),
-                                                           _r("failover"), _at(first, "name", lit(1))))
+                                                           _r("failover"),
+                                                           fn("IF", plan_first.eq(""), "", plan_first)))
 
     itpm_limit = price("itpm", arow)  # the compared provider is the route's own where it is on a provider
     itpm_after = udf("CAPACITY_ITPM", qps, inp, _w("hit_after"), _r("cache_write_tokens"),
