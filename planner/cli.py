@@ -157,12 +157,17 @@ def addin_lite_cmd(out_dir: Path | None, wheel: Path | None, url: str | None) ->
 @cli.command("size")
 @click.argument("scenario", type=click.Path(dir_okay=False), required=False)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def size_cmd(scenario: str | None, fmt: str) -> None:
+@click.option("--spread", type=click.FloatRange(min=0.01, max=0.9), default=0.2, show_default=True,
+              help="The sensitivity section's +- fraction on each input (and the low / high demand cases).")
+def size_cmd(scenario: str | None, fmt: str, spread: float) -> None:
     """Size a plan written as a TOML scenario: per route, demand, the utilization of every limit, KV fit, the
     binding constraint and headroom. Without SCENARIO, sizes the bundled seed scenario.
 
     The scenario is evaluated through the template (the same evaluation as a workbook's cells), so every figure is
-    a Results cell. Exit 1 when a cell holds an error (each named as Results!A1 with its message), 2 on a bad file.
+    a Results cell. The What-if sections follow: one point of prefix-cache hit rate per route, self-host vs API
+    per route, and the sensitivity (each input at -/+ --spread, and low / base / high demand), each a re-evaluation
+    of the plan with an input changed. Exit 1 when a cell holds an error (each named as Results!A1 with its
+    message), 2 on a bad file.
 
     Example: planner size samples/seed.toml --format json
     """
@@ -170,13 +175,75 @@ def size_cmd(scenario: str | None, fmt: str) -> None:
     from planner.sizing import bundled_scenario_path, render_text, size_scenario
 
     try:
-        report = size_scenario(load_scenario(scenario or bundled_scenario_path()))
+        report = size_scenario(load_scenario(scenario or bundled_scenario_path()), spread=spread)
     except PlannerError as exc:
         fail(str(exc))
         return
     click.echo(report.to_json() if fmt == "json" else render_text(report))
     if report.has_errors:
         sys.exit(1)
+
+
+def _vary(text: str) -> tuple[str, float, float]:
+    """``NAME=LO:HI`` of ``--vary``."""
+    name, sep, span = text.partition("=")
+    lo, sep2, hi = span.partition(":")
+    try:
+        if not (sep and sep2 and name.strip()):
+            raise ValueError
+        return name.strip(), float(lo), float(hi)
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: expected NAME=LO:HI, e.g. routes.chat.peak_qps=20:80",
+                                 param_hint="--vary") from None
+
+@cli.command("sweep")
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--vary", "vary", required=True, metavar="NAME=LO:HI",
+              help="The input to vary and its range: a cell (plan.monthly_growth, routes.NAME.COLUMN, "
+              "providers.NAME.COLUMN, fleet.NAME.COLUMN, Routes!C4) set to each value, or an input group (peak_qps, "
+              "input_tokens, output_tokens, cache_hit_rate, monthly_growth, avg_to_peak_ratio, mfu) multiplied by it.")
+@click.option("--steps", type=click.IntRange(min=2, max=101), default=5, show_default=True,
+              help="Values from LO to HI, both included.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True)
+def sweep_cmd(scenario: str, vary: str, steps: int, fmt: str) -> None:
+    """Re-evaluate a plan (scenario TOML or workbook) across a range of one input: per value, the monthly bill,
+    the highest utilization and where it binds, the first breach and each route's status.
+
+    Example: planner sweep samples/seed.toml --vary routes.chat.peak_qps=20:80 --steps 4 --format csv
+    """
+    from planner.whatif import levers, render
+    from planner.whatif.source import load_inputs
+
+    name, lo, hi = _vary(vary)
+    try:
+        rows = levers.sweep(load_inputs(scenario), name, levers.steps_between(lo, hi, steps))
+    except PlannerError as exc:
+        fail(f"{scenario}: {exc}")
+        return
+    click.echo(render.sweep_output(name, rows, fmt), nl=False)
+
+
+@cli.command("diff")
+@click.argument("before", type=click.Path(dir_okay=False))
+@click.argument("after", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True)
+@click.option("--inputs-only", is_flag=True, help="List the input cells that differ, not the computed ones.")
+def diff_cmd(before: str, after: str, fmt: str, inputs_only: bool) -> None:
+    """Compare two plans (scenario TOML or workbook) cell by cell in planner terms: every input and computed cell
+    that differs (table, route or backend, column header, before -> after, Sheet!A1), the routes whose binding
+    constraint changed, and the bill and highest utilization of each. Exit 0 whether or not they differ.
+
+    Example: planner diff samples/seed.toml my-plan.xlsm --format csv
+    """
+    from planner.whatif import levers, render
+    from planner.whatif.source import load_inputs
+
+    try:
+        a, b = load_inputs(before), load_inputs(after)
+    except PlannerError as exc:
+        fail(str(exc))
+        return
+    click.echo(render.diff_output(levers.diff(a, b), fmt, inputs_only=inputs_only), nl=False)
 
 
 @cli.group("template")

@@ -122,6 +122,7 @@ class Route:
     failover: str | None = None
     prefix_tokens: float | None = None
     distinct_prefixes: float | None = None
+    new: bool = False  # a new model or product (demand not yet known): the What-if sheet recommends an API
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -161,6 +162,8 @@ def _build(cls: type, table: Any, where: str) -> Any:
                 raise ArgumentError(f"{where}.{name}", value, "a whole number")
         elif expected.startswith("str") and not isinstance(value, str):
             raise ArgumentError(f"{where}.{name}", value, "text")
+        elif expected == "bool" and not isinstance(value, bool):
+            raise ArgumentError(f"{where}.{name}", value, "true or false")
         values[name] = value
     try:
         return cls(**values)

@@ -108,6 +108,12 @@ class SizingReport:
     totals: dict[str, CellValue] = field(default_factory=dict)
     outages: tuple[Outage, ...] = ()
     fleet_options: tuple[FleetOption, ...] = ()
+    cache_hit_lever: Any = None
+    """W5 (:func:`planner.whatif.levers.cache_hit_lever`): one point of hit rate per route and for all at once."""
+    selfhost_vs_api: tuple[Any, ...] = ()
+    """W1-W4 per route, the What-if sheet's cells."""
+    sensitivity: Any = None
+    """The tornado and the low / base / high demand cases (:func:`planner.whatif.levers.sensitivity`)."""
 
     @property
     def has_errors(self) -> bool:
@@ -195,8 +201,10 @@ def _fleet_options(values: Mapping[tuple[str, str], Any]) -> tuple[FleetOption, 
     return tuple(out)
 
 
-def size_scenario(scenario: Scenario) -> SizingReport:
-    """Evaluate ``scenario`` through the template and read every route's Results row back."""
+def size_scenario(scenario: Scenario, *, whatif: bool = True, spread: float = 0.2) -> SizingReport:
+    """Evaluate ``scenario`` through the template and read every route's Results row back; with ``whatif``, also
+    the cache-hit lever, self-host vs API and the sensitivity (``spread``: the tornado's +- fraction), each a
+    re-evaluation of the same plan with an input changed (:mod:`planner.whatif.levers`)."""
     values = evaluate_scenario(scenario)
     totals = {key_label: _plain(values[(ts.SUMMARY.sheet, f"{ts.TOTALS_COL_VALUE}{ts.TOTALS_FIRST_ROW + j}")])
               for j, (key_label, _key, _expr, _fmt) in enumerate(ts.TOTALS)}
@@ -216,7 +224,17 @@ def size_scenario(scenario: Scenario) -> SizingReport:
         utilization_threshold=scenario.plan.utilization_threshold,
         routes=tuple(_route_sizing(scenario, i, values) for i in range(len(scenario.routes))),
         totals=totals, outages=outages, fleet_options=_fleet_options(values),
+        **(_whatif(scenario, values, spread) if whatif else {}),
     )
+
+
+def _whatif(scenario: Scenario, values: Mapping[tuple[str, str], Any], spread: float) -> dict[str, Any]:
+    from planner.whatif import levers
+
+    inputs = {**catalog_inputs(), **scenario_inputs(scenario)}
+    return {"cache_hit_lever": levers.cache_hit_lever(inputs),
+            "selfhost_vs_api": levers.selfhost_vs_api(values, inputs),
+            "sensitivity": levers.sensitivity(inputs, spread=spread)}
 
 
 # --- text rendering ----------------------------------------------------------------------------------------------
@@ -284,6 +302,7 @@ def render_text(report: SizingReport) -> str:
     lines += _render_options(report.fleet_options)
     for label, v in report.totals.items():
         lines.append(f"{label}: {_fmt(v)}")
+    lines.extend(render_whatif(report))
     return "\n".join(lines)
 
 
@@ -318,6 +337,67 @@ def _render_options(options: tuple[FleetOption, ...]) -> list[str]:
             else:
                 lines.append(f"  {label:<13} {_fmt(o.gpu)}   {o.cell}")
         lines.append("")
+    return lines
+
+
+def _usd(x: Any) -> str:
+    return f"${x:,.0f}" if isinstance(x, (int, float)) and not isinstance(x, bool) else _fmt(x)
+
+
+def _pair(p: tuple[Any, Any], pct: bool = True) -> str:
+    return f"{_fmt(p[0], pct=pct)} -> {_fmt(p[1], pct=pct)}"
+
+
+def _breach(m: Any) -> str:
+    return "never" if m is None else f"{m:.1f} months"
+
+
+def render_whatif(report: SizingReport) -> list[str]:
+    """The What-if sections of the text report: the cache-hit lever, self-host vs API, the tornado and the demand
+    cases (empty when the report was made without them)."""
+    lines: list[str] = []
+    lev = report.cache_hit_lever
+    if lev is not None:
+        lines += ["", f"cache-hit lever: +{lev.step * 100:g} point of prefix-cache hit rate, each route alone (the "
+                  "plan "
+                  "re-evaluated with its Routes cell changed)"]
+        for r in lev.routes:
+            parts = [f"saves {_usd(r.saving_usd_per_month)}/month"]
+            if r.itpm_util[0] not in ("", None):
+                parts.append(f"ITPM {_pair(r.itpm_util)}")
+            if isinstance(r.ttft_s[0], float):
+                after = f"{r.ttft_s[1] * 1000:.1f} ms" if isinstance(r.ttft_s[1], float) else _fmt(r.ttft_s[1])
+                parts.append(f"TTFT {r.ttft_s[0] * 1000:.1f} -> {after}")
+                parts.append(f"KV {_pair(r.kv_util)}")
+            parts.append(f"max util {_pair(r.max_util)} ({_fmt(r.binding[1])})")
+            lines.append(f"  {r.route}: hit {r.hit_rate:.0%} -> {r.hit_after:.0%}: " + "; ".join(parts)
+                         + f"; self-host breaks even at API hit {_fmt(r.breakeven_hit_rate, pct=True)}")
+        lines.append(f"  every route at once: saves {_usd(lev.total_saving_usd_per_month)}/month; highest "
+                     f"utilization {_pair(lev.highest_utilization)}")
+    if report.selfhost_vs_api:
+        lines += ["", "self-host vs API per route (What-if sheet; USD per million total tokens at the plan's "
+                  "utilization)"]
+        for r in report.selfhost_vs_api:
+            lines.append(f"  {r.route}: {_fmt(r.recommendation)} (API {_fmt(r.api_backend)} "
+                         f"{_fmt(r.api_usd_per_mtok)}, self-host {_fmt(r.fleet_backend)} "
+                         f"{_fmt(r.selfhost_usd_per_mtok)}; break-even {_fmt(r.breakeven_qps)} req/s avg)")
+            lines.append(f"    why: {_fmt(r.reasons)}")
+    sen = report.sensitivity
+    if sen is not None:
+        lines += ["", f"sensitivity: each input at -{sen.spread:.0%} / +{sen.spread:.0%} (the plan re-evaluated), "
+                  "largest swing of the bill first",
+                  f"  {'input':<28} {'bill low':>12} {'bill high':>12} {'util low':>9} {'util high':>9} "
+                  f"{'breach low':>12} {'breach high':>12}"]
+        for b in sen.tornado:
+            lines.append(f"  {b.label:<28} {_usd(b.low.monthly_cost_usd):>12} {_usd(b.high.monthly_cost_usd):>12} "
+                         f"{_fmt(b.low.highest_utilization, pct=True):>9} "
+                         f"{_fmt(b.high.highest_utilization, pct=True):>9} {_breach(b.low.first_breach_months):>12} "
+                         f"{_breach(b.high.first_breach_months):>12}")
+        lines.append(f"demand cases (peak QPS and growth x{1 - sen.spread:g} / x1 / x{1 + sen.spread:g}):")
+        for name, f in sen.cases.items():
+            lines.append(f"  {name:<5} bill {_usd(f.monthly_cost_usd)}/month; highest utilization "
+                         f"{_fmt(f.highest_utilization, pct=True)} ({f.worst_route} {_fmt(f.binding)}); first "
+                         f"breach in {_breach(f.first_breach_months)}")
     return lines
 
 

@@ -147,6 +147,20 @@ def BINDING_CONSTRAINT(labels, utilizations):
     return excel_call(_REGISTRY['BINDING_CONSTRAINT'], labels, utilizations)
 
 
+@xw.func(category='What-if')
+@xw.arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens [USD/Mtok]')
+@xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
+@xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output (completion) tokens per request [tokens]')
+@xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
+@xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
+def BREAKEVEN_HIT_RATE(selfhost_usd_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
+    """The API's prefix-cache hit rate at which its cost per million tokens equals self-hosting's (above it the API is cheaper; below 0 or above 1 - writes/input: no crossing). Returns fraction."""
+    return excel_call(_REGISTRY['BREAKEVEN_HIT_RATE'], selfhost_usd_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output)
+
+
 @xw.func(category='Cost')
 @xw.arg('selfhost_usd_per_month', ndim=2, err_to_str=True, doc='Monthly cost of the fleet (SELFHOST_USD_MONTHLY) [USD/month]')
 @xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
@@ -156,6 +170,15 @@ def BINDING_CONSTRAINT(labels, utilizations):
 def BREAKEVEN_MTOK_MONTHLY(selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output):
     """Monthly API volume (million tokens) at which self-hosting costs the same: self-host monthly cost / blended API price. Returns Mtok/month."""
     return excel_call(_REGISTRY['BREAKEVEN_MTOK_MONTHLY'], selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output)
+
+
+@xw.func(category='What-if')
+@xw.arg('fleet_cost_monthly_usd', ndim=2, err_to_str=True, doc="The fleet's monthly cost (Specs) [USD/month]")
+@xw.arg('api_cost_per_request_usd', ndim=2, err_to_str=True, doc='API cost of one request (API_COST_PER_REQUEST) [USD/request]')
+@xw.arg('days_per_month', ndim=2, err_to_str=True, doc='Days in the month [days] (optional, default 30.4375)')
+def BREAKEVEN_QPS(fleet_cost_monthly_usd, api_cost_per_request_usd, days_per_month=None):
+    """Break-even request rate: the average requests per second at which the route's API bill equals the fleet's monthly cost (below it the API is cheaper). Returns req/s."""
+    return excel_call(_REGISTRY['BREAKEVEN_QPS'], fleet_cost_monthly_usd, api_cost_per_request_usd, days_per_month)
 
 
 @xw.func(category='Plan')
@@ -899,6 +922,38 @@ def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu
     return excel_call(_REGISTRY['REPLICAS_FOR_KV'], model, gpu, in_flight_requests, context_tokens, tp, gpu_memory_utilization, kv_dtype, engine, weight_dtype, pp)
 
 
+@xw.func(category='What-if')
+@xw.arg('avg_qps', ndim=2, err_to_str=True, doc="The route's average requests per second over the month [req/s]")
+@xw.arg('breakeven_rate_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
+@xw.arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
+@xw.arg('api_usd_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
+@xw.arg('peak_to_average', ndim=2, err_to_str=True, doc="Peak over average demand (1 / the Plan's average-to-peak ratio) [x]")
+@xw.arg('burst_factor', ndim=2, err_to_str=True, doc="The Plan's burst factor [x] (may be blank: not set: not considered)")
+@xw.arg('new_route', ndim=2, err_to_str=True, doc='The route serves a new model or product (demand not yet known) [TRUE/FALSE] (may be blank: FALSE)')
+@xw.arg('api_backend', ndim=2, err_to_str=True, doc='The provider backend compared [name] (may be blank: none)')
+@xw.arg('fleet_backend', ndim=2, err_to_str=True, doc='The fleet compared [name] (may be blank: none)')
+@xw.arg('failover', ndim=2, err_to_str=True, doc="The route's failover (Routes) [name] (may be blank: none)")
+def SELFHOST_OR_API(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
+    """The seed's rule for a route: self-host when steady (peak/avg <= 3, burst <= 3), not new, at or above the break-even rate and cheaper per token; otherwise API. Returns self-host or API."""
+    return excel_call(_REGISTRY['SELFHOST_OR_API'], avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
+
+
+@xw.func(category='What-if')
+@xw.arg('avg_qps', ndim=2, err_to_str=True, doc="The route's average requests per second over the month [req/s]")
+@xw.arg('breakeven_rate_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
+@xw.arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
+@xw.arg('api_usd_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
+@xw.arg('peak_to_average', ndim=2, err_to_str=True, doc="Peak over average demand (1 / the Plan's average-to-peak ratio) [x]")
+@xw.arg('burst_factor', ndim=2, err_to_str=True, doc="The Plan's burst factor [x] (may be blank: not set: not considered)")
+@xw.arg('new_route', ndim=2, err_to_str=True, doc='The route serves a new model or product (demand not yet known) [TRUE/FALSE] (may be blank: FALSE)')
+@xw.arg('api_backend', ndim=2, err_to_str=True, doc='The provider backend compared [name] (may be blank: none)')
+@xw.arg('fleet_backend', ndim=2, err_to_str=True, doc='The fleet compared [name] (may be blank: none)')
+@xw.arg('failover', ndim=2, err_to_str=True, doc="The route's failover (Routes) [name] (may be blank: none)")
+def SELFHOST_OR_API_REASONS(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
+    """Why SELFHOST_OR_API decided as it did: the inputs that drove it (decisive first) and the failover on the other side. Returns text."""
+    return excel_call(_REGISTRY['SELFHOST_OR_API_REASONS'], avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
+
+
 @xw.func(category='Latency')
 @xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
 @xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
@@ -934,6 +989,14 @@ def SELFHOST_USD_MONTHLY(usd_per_gpu_hour, gpus):
 def SELFHOST_USD_PER_MTOK(usd_per_gpu_hour, output_tokens_per_s, avg_input_tokens, avg_output_tokens, gpus=None):
     """Self-hosted cost per million total (input + output) tokens: 1e6 x GPUs x $/GPU-hour / (3600 x output tokens/s x (input + output) / output). Compares with API_USD_PER_MTOK. Returns USD/Mtok."""
     return excel_call(_REGISTRY['SELFHOST_USD_PER_MTOK'], usd_per_gpu_hour, output_tokens_per_s, avg_input_tokens, avg_output_tokens, gpus)
+
+
+@xw.func(category='What-if')
+@xw.arg('fleet_cost_monthly_usd', ndim=2, err_to_str=True, doc="The fleet's monthly cost (Specs) [USD/month]")
+@xw.arg('tokens_per_month', ndim=2, err_to_str=True, doc='Tokens (input + output) the fleet serves in a month at the average rate [tokens/month]')
+def SELFHOST_USD_PER_MTOK_AT_LOAD(fleet_cost_monthly_usd, tokens_per_month):
+    """Self-hosted cost per million total (input + output) tokens at the plan's utilization: 1e6 x the fleet's monthly cost / the tokens its routes send it in a month. Returns USD/Mtok."""
+    return excel_call(_REGISTRY['SELFHOST_USD_PER_MTOK_AT_LOAD'], fleet_cost_monthly_usd, tokens_per_month)
 
 
 @xw.func(category='Cost')

@@ -34,7 +34,7 @@ LEADING_ARGS = {
 """Exactly these leading arguments (issue 2 §4 and the brief)."""
 
 SPECS = sorted(REGISTRY.values(), key=lambda s: s.name)
-CORE_CATEGORIES = ("Demand", "Limits", "Cost", "Decision", "Memory", "Latency")
+CORE_CATEGORIES = ("Demand", "Limits", "Cost", "Decision", "Memory", "Latency", "What-if")
 
 
 @pytest.mark.parametrize("name", ISSUE_2_NAMES)

@@ -3,6 +3,7 @@ every formula column as an expression (:mod:`planner.excel.expr`).
 
 - :mod:`planner.template.layout`: the input tables and the Lists sheet;
 - :mod:`planner.template.results`: the Results and Summary formulas;
+- :mod:`planner.template.whatif`: the What-if sheet (the cache-hit lever, self-host vs API per route);
 - :mod:`planner.template.inputs`: a scenario and the bundled catalog as input cells;
 - :mod:`planner.template.contract`: the contract as Markdown (docs/template.md);
 - :mod:`planner.template.build`: writing the template and sample workbooks (the only part that does I/O).
@@ -57,6 +58,7 @@ from planner.template.results import (
     TOTALS_FIRST_ROW,
     UTILIZATION_KEYS,
 )
+from planner.template.whatif import WHATIF, WHATIF_KEYS
 
 __all__ = [
     "ALLOWED_BUILTINS",
@@ -110,6 +112,8 @@ __all__ = [
     "UTILIZATION_KEYS",
     "VALUE",
     "WEIGHT_DTYPES",
+    "WHATIF",
+    "WHATIF_KEYS",
     "XlError",
     "all_formulas",
     "col_letter",
@@ -129,11 +133,12 @@ TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION"
 """Global defined names (constant strings) that identify the template."""
 
 INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS)
-FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, OPTIONS)
-TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, RESULTS, FAILOVER, OPTIONS, SUMMARY, OUTAGES, GPUS, MODELS,
+FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, OPTIONS, WHATIF)
+TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, RESULTS, FAILOVER, WHATIF, OPTIONS, SUMMARY, OUTAGES, GPUS, MODELS,
           LISTS_TABLE)
 SHEET_ORDER = (
-    "ReadMe", "Summary", "Plan", "Routes", "Providers", "Fleet", "Specs", "Results", "Failover", "Options", "GPUs",
+    "ReadMe", "Summary", "Plan", "Routes", "Providers", "Fleet", "Specs", "Results", "Failover", "What-if", "Options",
+    "GPUs",
     "Models", "Lists",
 )
 

@@ -255,6 +255,8 @@ ROUTES = Table(
         C(key="distinct_prefixes", header="Distinct prefixes [count]", help="Shared prefixes kept warm at once on "
           "each replica (prompt versions, tenants, live conversations); blank: 1", minimum=0, maximum=1e7,
           number_format="#,##0"),
+        C(key="new_route", header="New [TRUE/FALSE]", help="A new model or product: its demand is not known yet "
+          "(the What-if sheet then recommends an API); blank: FALSE", kind="flag", choices="flag", width=10),
     ),
 )
 

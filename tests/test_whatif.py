@@ -1,0 +1,256 @@
+"""What-if (issue #14 items 4-6): the cache-hit lever, self-host vs API, sensitivity, sweep and diff.
+
+Expected values are computed by hand here from the stated inputs (the seed scenario's routes and the catalog's
+prices), never read from the code under test; the What-if sheet's cells are checked against the plan re-evaluated
+with the Routes cell edited.
+"""
+
+from __future__ import annotations
+
+import csv
+import doctest
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from planner import template as ts
+from planner.cli import cli
+from planner.errors import ArgumentError
+from planner.whatif import levers, rules
+from planner.whatif.source import load_inputs
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = ROOT / "samples" / "seed.toml"
+SECONDS_PER_MONTH = 86_400 * 365.25 / 12
+
+
+@pytest.fixture(scope="module")
+def seed() -> dict:
+    return load_inputs(SEED)
+
+
+@pytest.fixture(scope="module")
+def base(seed) -> dict:
+    return ts.evaluate_plan(seed)
+
+
+def _w(values, key, i):
+    return values[(ts.WHATIF.sheet, ts.WHATIF.cell(key, i))]
+
+
+def _res(values, key, i):
+    return values[(ts.RESULTS.sheet, ts.RESULTS.cell(key, i))]
+
+
+class TestRules:
+    """W1-W4 against hand arithmetic."""
+
+    def test_worked_examples_hold(self):
+        for module in (rules, levers):
+            result = doctest.testmod(module)
+            assert result.attempted > 0 and result.failed == 0, module.__name__
+
+    def test_selfhost_per_mtok_and_breakeven_rate(self):
+        # 10,000 USD/month over 2e10 tokens: 0.5 USD/Mtok; 0.01 USD/request: 10,000 / (0.01 x 2,629,800 s) req/s
+        assert 0.5 == pytest.approx(rules.selfhost_usd_per_mtok_at_load(10_000, tokens_per_month=2e10))
+        assert 10_000 / (0.01 * SECONDS_PER_MONTH) == pytest.approx(
+            rules.breakeven_qps(10_000, api_cost_per_request_usd=0.01))
+
+    def test_breakeven_hit_rate_is_where_the_api_costs_what_self_hosting_does(self):
+        # 1,000 in, 0 out, input 2, cached 0.2: cost(h) = (2,000 - 1,800 h) / 1e6; self-host 1.1 USD/Mtok = 1,100e-6
+        h = rules.breakeven_hit_rate(1.1, avg_input_tokens=1000, avg_output_tokens=0, cache_write_tokens=0,
+                                     usd_per_mtok_input=2, usd_per_mtok_cached_input=0.2,
+                                     usd_per_mtok_cache_write=None, usd_per_mtok_output=8)
+
+        assert 0.5 == pytest.approx(h)
+
+    def test_no_cache_discount_is_refused(self):
+        with pytest.raises(ArgumentError, match="usd_per_mtok_cached_input"):
+            rules.breakeven_hit_rate(1.0, avg_input_tokens=1000, avg_output_tokens=10, cache_write_tokens=0,
+                                     usd_per_mtok_input=2, usd_per_mtok_cached_input=2,
+                                     usd_per_mtok_cache_write=None, usd_per_mtok_output=8)
+
+    @pytest.mark.parametrize(("kwargs", "choice", "first"), [
+        ({}, "self-host", "high volume"),
+        ({"new_route": True}, "API", "new"),
+        ({"peak_to_average": 4.0}, "API", "spiky: peak/avg 4 > 3"),
+        ({"burst_factor": 3.5}, "API", "spiky: burst 3.5 > 3"),
+        ({"avg_qps": 5.0}, "API", "low volume"),
+        ({"api_usd_per_mtok": 0.1}, "API", "self-host 0.25 >= API 0.1"),
+    ])
+    def test_the_seeds_rule(self, kwargs, choice, first):
+        """Steady high volume self-hosted; spiky, new, low volume or dearer per token on the API."""
+        args = {"avg_qps": 100.0, "breakeven_qps_": 30.0, "selfhost_usd_per_mtok": 0.25, "api_usd_per_mtok": 1.5,
+                "peak_to_average": 2.0, "api_backend": "api", "fleet_backend": "fleet", "route_failover": "api"}
+        args.update(kwargs)
+        r = rules.recommend(args.pop("avg_qps"), **args)
+
+        assert (choice, True) == (r.choice, r.reasons.startswith(first))
+        assert r.failover == ("fail over to api" if choice == "self-host" else
+                              "fail over to fleet (add it as the failover; now api)")
+
+    def test_one_side_only(self):
+        r = rules.recommend(10, breakeven_qps_=None, selfhost_usd_per_mtok=None, api_usd_per_mtok=1.0,
+                            peak_to_average=2, api_backend="api")
+        assert ("API", "no self-hosted fleet in the plan") == (r.choice, r.reasons)
+
+
+class TestCacheHitLever:
+    """W5 on the seed: the What-if sheet against the plan re-evaluated, and both against hand arithmetic."""
+
+    def test_agent_point_is_worth_the_read_discount_on_one_percent_of_its_input(self, seed, base):
+        # agent: 6 req/s peak x 0.5 avg/peak, 60,000 input tokens; Anthropic Sonnet input 3, cache read 0.30 USD/Mtok
+        prow = int(_res(base, "provider_row", 1)) - 1
+        assert (3.0, 0.3) == (seed[("Providers", ts.PROVIDERS.cell("usd_per_mtok_input", prow))],
+                              seed[("Providers", ts.PROVIDERS.cell("usd_per_mtok_cached_input", prow))])
+        expected = 3 * SECONDS_PER_MONTH * 60_000 * 0.01 * (3.0 - 0.3) / 1e6  # 12,780.83 USD/month
+        lever = levers.cache_hit_lever(seed)
+        agent = lever.routes[1]
+
+        assert "agent" == agent.route
+        assert expected == pytest.approx(agent.saving_usd_per_month, rel=1e-9)
+        assert expected == pytest.approx(_w(base, "saving_per_point_usd", 1), rel=1e-9)
+        # Anthropic does not count cache reads toward ITPM: the uncached share falls from 15 % to 14 %
+        before, after = agent.itpm_util
+        assert before * 0.14 / 0.15 == pytest.approx(after, rel=1e-9)
+        assert after == pytest.approx(_w(base, "itpm_util_after", 1), rel=1e-9)
+
+    def test_every_route_and_the_total(self, seed, base):
+        """The sheet's lever cells equal the plan re-evaluated with each Routes hit-rate cell one point higher."""
+        lever = levers.cache_hit_lever(seed)
+        for i, r in enumerate(lever.routes):
+            edited = dict(seed)
+            edited[("Routes", ts.ROUTES.cell("cache_hit_rate", i))] = r.hit_after
+            again = ts.evaluate_plan(edited)
+            assert r.hit_rate + 0.01 == pytest.approx(_w(base, "hit_after", i))
+            assert _w(base, "saving_per_point_usd", i) == pytest.approx(r.saving_usd_per_month, abs=1e-6)
+            if _res(base, "backend_type", i) == "fleet":
+                assert _res(again, "ttft_at_load_s", i) == pytest.approx(_w(base, "ttft_after_s", i), rel=1e-6)
+                assert r.ttft_s[1] < r.ttft_s[0]  # less prefill per request
+            else:
+                assert _res(again, "itpm_util", i) == pytest.approx(_w(base, "itpm_util_after", i), rel=1e-9)
+        # the completion route is self-hosted: its GPU-hours do not move; chat's Gemini counts cache reads in ITPM
+        assert 0.0 == lever.routes[0].saving_usd_per_month
+        assert lever.routes[2].itpm_util[0] == lever.routes[2].itpm_util[1]
+        assert sum(r.saving_usd_per_month for r in lever.routes) == pytest.approx(lever.total_saving_usd_per_month)
+
+
+    def test_no_room_left_by_the_cache_writes(self, tmp_path):
+        """agent at 95 % with 3,000 of 60,000 tokens written: the writes fill the other 5 %, so the point is not there
+        (the sheet and the lever both stop at 1 - 3,000 / 60,000 and save nothing, never a refusal)."""
+        path = tmp_path / "hit95.toml"
+        path.write_text(SEED.read_text(encoding="utf-8").replace("cache_hit_rate = 0.85", "cache_hit_rate = 0.95"),
+                        encoding="utf-8")
+        inputs = load_inputs(path)
+        values = ts.evaluate_plan(inputs)
+        agent = levers.cache_hit_lever(inputs).routes[1]
+
+        assert (0.95, 0.0) == (pytest.approx(agent.hit_after), agent.saving_usd_per_month)
+        assert (0.95, 0.0) == (pytest.approx(_w(values, "hit_after", 1)), _w(values, "saving_per_point_usd", 1))
+
+
+class TestSelfhostVsApi:
+    def test_completion_per_mtok_both_ways(self, seed, base):
+        """Completion: 400 req/s peak x 0.5, 1,500 + 40 tokens. API (Anthropic Sonnet: 3 in, 0.30 read, 15 out):
+        (3 x 600 + 0.3 x 900 + 15 x 40) / 1e6 per request; self-host: the H100 fleet's cost over its tokens."""
+        api_per_request = (3 * 600 + 0.3 * 900 + 15 * 40) / 1e6
+        tokens = 200 * 1540 * SECONDS_PER_MONTH
+        fleet_cost = _w(base, "fleet_cost_monthly_usd", 0)
+        # 22 replicas x TP 4 H100 at the catalog price, 730.5 h
+        gpus = seed[("Fleet", ts.FLEET.cell("replicas", 0))] * seed[("Fleet", ts.FLEET.cell("tp", 0))]
+        assert 88 == gpus
+
+        assert api_per_request * 1e6 / 1540 == pytest.approx(_w(base, "api_usd_per_mtok", 0))
+        assert fleet_cost * 1e6 / tokens == pytest.approx(_w(base, "selfhost_usd_per_mtok", 0))
+        assert fleet_cost / (api_per_request * SECONDS_PER_MONTH) == pytest.approx(_w(base, "breakeven_qps", 0))
+        assert "self-host" == _w(base, "recommendation", 0)
+        assert "chat" == _w(base, "route", 2) and "API" == _w(base, "recommendation", 2)
+
+    def test_a_new_route_goes_to_the_api(self, tmp_path):
+        text = SEED.read_text(encoding="utf-8").replace('failover = "llama70b-h200"',
+                                                        'failover = "llama70b-h200"\nnew = true')
+        path = tmp_path / "new.toml"
+        path.write_text(text, encoding="utf-8")
+        values = ts.evaluate_plan(load_inputs(path))
+
+        assert "API" == _w(values, "recommendation", 0)
+        assert _w(values, "reasons", 0).startswith("new: demand not yet known")
+
+
+class TestSensitivity:
+    def test_tornado_and_cases(self, seed, base):
+        """Peak QPS +20 %: the API routes' bills grow 20 %, the fleets' GPU-hours do not."""
+        s = levers.sensitivity(seed, spread=0.2)
+        api = sum(_res(base, "cost_monthly_usd", i) for i in (1, 2))
+        bar = next(b for b in s.tornado if b.input == "peak_qps")
+
+        assert s.base.monthly_cost_usd + 0.2 * api == pytest.approx(bar.high.monthly_cost_usd)
+        assert s.base.monthly_cost_usd - 0.2 * api == pytest.approx(bar.low.monthly_cost_usd)
+        growth = next(b for b in s.tornado if b.input == "monthly_growth")
+        assert growth.low.monthly_cost_usd == growth.high.monthly_cost_usd == s.base.monthly_cost_usd
+        assert growth.low.first_breach_months > s.base.first_breach_months > growth.high.first_breach_months
+        assert s.cases["low"].first_breach_months > s.cases["base"].first_breach_months \
+            > s.cases["high"].first_breach_months
+        swings = [b.cost_swing_usd for b in s.tornado]
+        assert swings == sorted(swings, reverse=True)
+
+    def test_hit_rate_is_capped_where_the_cache_writes_leave_no_room(self, seed):
+        # agent: 3,000 of 60,000 input tokens written: at most 95 % read (0.85 x 1.2 = 1.02 would be refused)
+        edited = levers.scaled(seed, levers.group("cache_hit_rate"), 1.2)
+        assert 0.95 == pytest.approx(edited[("Routes", ts.ROUTES.cell("cache_hit_rate", 1))])
+        assert 0.72 == pytest.approx(edited[("Routes", ts.ROUTES.cell("cache_hit_rate", 0))])
+
+
+class TestCli:
+    def test_size_json_has_the_whatif_sections(self):
+        result = CliRunner().invoke(cli, ["size", str(SEED), "--format", "json"])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.output)
+
+        assert {"cache_hit_lever", "selfhost_vs_api", "sensitivity"} <= set(data)
+        assert ["completion", "agent", "chat"] == [r["route"] for r in data["selfhost_vs_api"]]
+        assert {"low", "base", "high"} == set(data["sensitivity"]["cases"])
+
+    def test_sweep_csv(self):
+        result = CliRunner().invoke(cli, ["sweep", str(SEED), "--vary", "routes.chat.peak_qps=20:80", "--steps", "4",
+                                          "--format", "csv"])
+        assert result.exit_code == 0, result.output
+        rows = list(csv.DictReader(io.StringIO(result.output)))
+
+        assert ["20.0", "40.0", "60.0", "80.0"] == [r["routes.chat.peak_qps"] for r in rows]
+        # chat binds on Gemini's ITPM: 2,500 input x 60 x QPS against 8M a minute per project (6 keys, one limit)
+        assert float(rows[3]["chat.max_util"]) == pytest.approx(80 * 60 * 2500 / 8e6)
+        assert "ITPM" == rows[3]["chat.binding"]
+
+    @pytest.mark.parametrize(("vary", "message"), [
+        ("routes.nope.peak_qps=1:2", "Routes name: got 'nope'"),
+        ("routes.chat.speed=1:2", "Routes column: got 'speed'"),
+    ])
+    def test_sweep_bad_name_names_the_file(self, vary, message):
+        result = CliRunner().invoke(cli, ["sweep", str(SEED), "--vary", vary])
+        assert 2 == result.exit_code
+        assert f"{SEED}: " in result.output and message in result.output
+
+    def test_sweep_usage_error(self):
+        assert 2 == CliRunner().invoke(cli, ["sweep", str(SEED), "--vary", "peak_qps"]).exit_code
+
+    def test_diff_scenario_and_its_workbook_are_the_same_plan(self):
+        result = CliRunner().invoke(cli, ["diff", str(SEED), str(ROOT / "samples" / "seed.xlsm")])
+        assert result.exit_code == 0, result.output
+        assert "0 input cells and 0 computed cells differ" in result.output
+
+    def test_diff_names_route_column_and_binding(self, tmp_path):
+        path = tmp_path / "more-chat.toml"
+        path.write_text(SEED.read_text(encoding="utf-8").replace("peak_qps = 40\n", "peak_qps = 60\n"),
+                        encoding="utf-8")
+        result = CliRunner().invoke(cli, ["diff", str(SEED), str(path)])
+        assert result.exit_code == 0, result.output
+
+        assert "input Routes!C6 chat / Peak [req/s]: 40 -> 60" in result.output
+        # ITPM of chat: 60 x 60 x 2,500 / 8M = 1.125
+        assert "Results!AG6 chat / ITPM util [x]: 0.75 -> 1.125" in result.output
+        data = json.loads(CliRunner().invoke(cli, ["diff", str(SEED), str(path), "--format", "json"]).output)
+        assert data["after"]["highest_utilization"] == pytest.approx(1.125)
