@@ -251,6 +251,7 @@ class TestCli:
 
         assert "input Routes!C6 chat / Peak [req/s]: 40 -> 60" in result.output
         # ITPM of chat: 60 x 60 x 2,500 / 8M = 1.125
-        assert "Results!AG6 chat / ITPM util [x]: 0.75 -> 1.125" in result.output
+        itpm = ts.RESULTS.cell("itpm_util", 2)  # chat is the third route
+        assert f"Results!{itpm} chat / ITPM util [x]: 0.75 -> 1.125" in result.output
         data = json.loads(CliRunner().invoke(cli, ["diff", str(SEED), str(path), "--format", "json"]).output)
         assert data["after"]["highest_utilization"] == pytest.approx(1.125)
