@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from planner.excel.expr import ALLOWED_BUILTINS, At, Cells, Evaluator, Expr, Ref
+from planner.excel.expr import ALLOWED_BUILTINS, At, Block, Cells, Evaluator, Expr, Ref
 from planner.excel.tables import Column, Table, col_letter, sheet_ref
 from planner.excel.values import NA, VALUE, XlError, is_error
 from planner.template.layout import (
@@ -56,6 +56,14 @@ from planner.template.results import (
     TOTALS_FIRST_ROW,
     UTILIZATION_KEYS,
 )
+from planner.template.profiles import PROFILES, ROUTE_PROFILE  # issue 14: demand over the day
+from planner.template.forecast import (  # noqa: I001  issue 14: the Forecast sheet
+    COMMITMENTS,
+    FORECAST,
+    FORECAST_BACKENDS,
+    FORECAST_ROUTES,
+)
+from planner.template.forecast import fixed_cells as _forecast_fixed_cells
 
 __all__ = [
     "ALLOWED_BUILTINS",
@@ -66,6 +74,10 @@ __all__ = [
     "ENGINES",
     "FAILOVER",
     "FAILOVER_KEYS",
+    "FORECAST",
+    "FORECAST_TABLES",
+    "PROFILES",
+    "ROUTE_PROFILE",
     "OUTAGES",
     "OUTAGES_TITLE",
     "Evaluator",
@@ -125,12 +137,14 @@ TEMPLATE_VERSION = "2.0.0"
 TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION": TEMPLATE_VERSION}
 """Global defined names (constant strings) that identify the template."""
 
-INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS)
-FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES)
-TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, GPUS, MODELS, LISTS_TABLE)
+FORECAST_TABLES = (FORECAST, FORECAST_ROUTES, FORECAST_BACKENDS, COMMITMENTS)
+INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS, PROFILES)
+FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, ROUTE_PROFILE, *FORECAST_TABLES)
+TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, GPUS, MODELS, LISTS_TABLE,
+          PROFILES, ROUTE_PROFILE, *FORECAST_TABLES)
 SHEET_ORDER = (
-    "ReadMe", "Summary", "Plan", "Routes", "Providers", "Fleet", "Specs", "Results", "Failover", "GPUs", "Models",
-    "Lists",
+    "ReadMe", "Summary", "Forecast", "Plan", "Routes", "Profiles", "Providers", "Fleet", "Specs", "Results",
+    "Failover", "GPUs", "Models", "Lists",
 )
 
 
@@ -152,6 +166,8 @@ def _references(expr: Expr) -> set[tuple[str, str]]:
         return {(expr.table.name, k) for k in keys if k is not None}
     if isinstance(expr, At):
         return {(expr.table.name, expr.key)}
+    if isinstance(expr, Block):  # a whole table (FORECAST_MONTH reads the Forecast sheet's backend table)
+        return {(expr.table.name, c.key) for c in expr.table.columns}
     return set().union(*(_references(c) for c in expr.children()))
 
 
@@ -222,6 +238,7 @@ def fixed_cells() -> dict[tuple[str, str], Any]:
         out[(PLAN.sheet, PLAN.cell("setting", i))] = name
         out[(PLAN.sheet, PLAN.cell("unit", i))] = unit
         out[(PLAN.sheet, PLAN.cell("help", i))] = help
+    out.update(_forecast_fixed_cells())
     return out
 
 

@@ -51,7 +51,7 @@ C = Column
 PLAN = Table(
     name="tblPlan",
     sheet="Plan",
-    rows=5,
+    rows=6,
     title="Plan settings",
     note="One value per setting. Policy threshold, growth and the average-to-peak ratio used for monthly cost.",
     columns=(
@@ -72,6 +72,8 @@ PLAN_SETTINGS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("burst_factor", "x", "Peak-window requests / average-window requests at the peak minute, for limits enforced "
      "per second or per 10 s (blank: Poisson at the 99th percentile)",
      {"minimum": 1.0, "maximum": 100.0, "required": False}),
+    ("forecast_months", "months", "Months the Forecast sheet covers (12 to 36; month 1 = the plan as entered)",
+     {"minimum": 12.0, "maximum": 36.0, "default": 12}),
 )
 
 
@@ -249,6 +251,9 @@ ROUTES = Table(
           choices="tblLists.backend", required=True, width=20),
         C(key="failover", header="Failover [name]", help="Backend taking the load when the primary is down",
           kind="text", choices="tblLists.backend", width=20),
+        # issue 14: demand over the day (planner/template/profiles.py)
+        C(key="profile", header="Profile [name]", help="Hour-of-day profile from the Profiles sheet (blank: the "
+          "Plan's average-to-peak ratio)", kind="text", width=20),
     ),
 )
 
