@@ -157,7 +157,10 @@ def addin_lite_cmd(out_dir: Path | None, wheel: Path | None, url: str | None) ->
 @cli.command("size")
 @click.argument("scenario", type=click.Path(dir_okay=False), required=False)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def size_cmd(scenario: str | None, fmt: str) -> None:
+@click.option("--months", type=click.IntRange(12, 36), default=None,
+              help="Add the forecast (the Forecast sheet's months 1..N, 12 to 36): the bill by token class, what "
+              "binds and the step that relieves it; JSON gains forecast: [...].")
+def size_cmd(scenario: str | None, fmt: str, months: int | None) -> None:
     """Size a plan written as a TOML scenario: per route, demand, the utilization of every limit, KV fit, the
     binding constraint and headroom. Without SCENARIO, sizes the bundled seed scenario.
 
@@ -170,11 +173,25 @@ def size_cmd(scenario: str | None, fmt: str) -> None:
     from planner.sizing import bundled_scenario_path, render_text, size_scenario
 
     try:
-        report = size_scenario(load_scenario(scenario or bundled_scenario_path()))
+        plan = load_scenario(scenario or bundled_scenario_path())
+        if months is not None:
+            from planner.sizing import with_forecast
+
+            report = with_forecast(plan, months)
+        else:
+            report = size_scenario(plan)
     except PlannerError as exc:
         fail(str(exc))
         return
-    click.echo(report.to_json() if fmt == "json" else render_text(report))
+    if fmt == "json":
+        click.echo(report.to_json())
+    else:
+        click.echo(render_text(report))
+        if report.forecast is not None:
+            from planner.template.forecast import render_forecast
+
+            click.echo("")
+            click.echo(render_forecast(report.forecast))
     if report.has_errors:
         sys.exit(1)
 

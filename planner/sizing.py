@@ -78,6 +78,7 @@ class SizingReport:
     routes: tuple[RouteSizing, ...]
     totals: dict[str, CellValue] = field(default_factory=dict)
     outages: tuple[Outage, ...] = ()
+    forecast: tuple[dict[str, Any], ...] | None = None  # planner size --months N: the Forecast sheet's months
 
     @property
     def has_errors(self) -> bool:
@@ -85,7 +86,10 @@ class SizingReport:
         return any(r.errors for r in self.routes)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if self.forecast is None:
+            out.pop("forecast")
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, default=_json_default, allow_nan=False)
@@ -143,9 +147,9 @@ def _route_sizing(scenario: Scenario, i: int, values: Mapping[tuple[str, str], A
     )
 
 
-def size_scenario(scenario: Scenario) -> SizingReport:
+def size_scenario(scenario: Scenario, values: Mapping[tuple[str, str], Any] | None = None) -> SizingReport:
     """Evaluate ``scenario`` through the template and read every route's Results row back."""
-    values = evaluate_scenario(scenario)
+    values = evaluate_scenario(scenario) if values is None else values
     totals = {key_label: _plain(values[(ts.SUMMARY.sheet, f"{ts.TOTALS_COL_VALUE}{ts.TOTALS_FIRST_ROW + j}")])
               for j, (key_label, _key, _expr, _fmt) in enumerate(ts.TOTALS)}
     out = ts.OUTAGES
@@ -165,6 +169,17 @@ def size_scenario(scenario: Scenario) -> SizingReport:
         routes=tuple(_route_sizing(scenario, i, values) for i in range(len(scenario.routes))),
         totals=totals, outages=outages,
     )
+
+
+def with_forecast(scenario: Scenario, months: int) -> SizingReport:
+    """:func:`size_scenario` plus the Forecast sheet's months 1..``months`` (issue 14), from the same evaluation."""
+    import dataclasses
+
+    from planner.template.forecast import forecast_rows
+
+    s = dataclasses.replace(scenario, plan=dataclasses.replace(scenario.plan, forecast_months=months))
+    values = evaluate_scenario(s)
+    return dataclasses.replace(size_scenario(s, values), forecast=forecast_rows(dict(values)))
 
 
 # --- text rendering ----------------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ from typing import Any
 
 from planner.errors import ArgumentError, PlannerError, check_number
 from planner.forecast import bill, commitments, growth, profile
-from planner.forecast import month as fmonth
 from planner.forecast import data as forecast_data
+from planner.forecast import month as fmonth
 from planner.registry import Arg, sheet_function
 from planner.sheet.cost import AVG_QPS, HIT_RATE, P_IN, P_OUT, P_READ, P_WRITE, WRITE_TOKENS
 from planner.sheet.demand import AVG_INPUT, AVG_OUTPUT

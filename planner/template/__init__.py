@@ -19,6 +19,13 @@ from typing import Any
 from planner.excel.expr import ALLOWED_BUILTINS, At, Block, Cells, Evaluator, Expr, Ref
 from planner.excel.tables import Column, Table, col_letter, sheet_ref
 from planner.excel.values import NA, VALUE, XlError, is_error
+from planner.template.forecast import (  # noqa: I001  issue 14: the Forecast sheet
+    COMMITMENTS,
+    FORECAST,
+    FORECAST_BACKENDS,
+    FORECAST_ROUTES,
+)
+from planner.template.forecast import fixed_cells as _forecast_fixed_cells
 from planner.template.layout import (
     CONSTRAINTS,
     ENGINES,
@@ -42,6 +49,7 @@ from planner.template.layout import (
     WEIGHT_DTYPES,
     plan_value_cell,
 )
+from planner.template.profiles import PROFILES, ROUTE_PROFILE  # issue 14: demand over the day
 from planner.template.results import (
     FAILOVER,
     FAILOVER_KEYS,
@@ -56,14 +64,6 @@ from planner.template.results import (
     TOTALS_FIRST_ROW,
     UTILIZATION_KEYS,
 )
-from planner.template.profiles import PROFILES, ROUTE_PROFILE  # issue 14: demand over the day
-from planner.template.forecast import (  # noqa: I001  issue 14: the Forecast sheet
-    COMMITMENTS,
-    FORECAST,
-    FORECAST_BACKENDS,
-    FORECAST_ROUTES,
-)
-from planner.template.forecast import fixed_cells as _forecast_fixed_cells
 
 __all__ = [
     "ALLOWED_BUILTINS",

@@ -273,3 +273,45 @@ MONTH_FIELD_KEYS = MONTH_FIELDS
 def fixed_cells() -> dict[tuple[str, str], Any]:
     """The month numbers 1..36 (template content)."""
     return {(SHEET, FORECAST.cell("month", i)): float(i + 1) for i in range(FORECAST_MONTHS)}
+
+
+def forecast_rows(values: dict[tuple[str, str], Any]) -> tuple[dict[str, Any], ...]:
+    """The Forecast sheet's months as ``planner size`` reports them: a view of the evaluated cells (one row per month
+    of the horizon; ``route`` is the route at the binding constraint)."""
+    def cell(key: str, i: int) -> Any:
+        v = values.get((SHEET, FORECAST.cell(key, i)))
+        return v if v is None or isinstance(v, (int, float, str)) else str(v)
+
+    out = []
+    for i in range(FORECAST.rows):
+        if cell("multiplier", i) in ("", None):
+            continue
+        out.append({
+            "month": i + 1, "route": cell("route", i), "monthly_cost_usd": cell("total_usd", i),
+            "binding": cell("binding", i), "max_utilization": cell("max_util", i), "action": cell("action", i),
+            "demand_multiplier": cell("multiplier", i),
+            "bill_usd": {k: cell(f"{k}_usd", i) for k in ("input", "cache_read", "cache_write", "output", "gpu")},
+            "action_cost_usd": cell("action_usd", i), "utilization_after_action": cell("util_after", i),
+        })
+    return tuple(out)
+
+
+def render_forecast(rows: tuple[dict[str, Any], ...]) -> str:
+    """The forecast as ``planner size --months N`` prints it."""
+    def usd(x: Any) -> str:
+        return f"{x:>12,.0f}" if isinstance(x, (int, float)) else f"{x!s:>12}"
+
+    def pct(x: Any) -> str:
+        return f"{x:>6.0%}" if isinstance(x, (int, float)) else f"{x!s:>6}"
+
+    lines = ["forecast (Forecast sheet): month, demand x, bill USD/month (API input, cache reads, cache writes, "
+             "output, GPUs, total), max util, binds, step", ""]
+    for r in rows:
+        b = r["bill_usd"]
+        x = r["demand_multiplier"]
+        lines.append(f"  {r['month']:>2} {x:5.2f}x" + "".join(usd(b[k]) for k in ("input", "cache_read",
+                     "cache_write", "output", "gpu")) + usd(r["monthly_cost_usd"]) + pct(r["max_utilization"])
+                     + f"  {r['binding']}")
+        if r["action"]:
+            lines.append(f"       step (+{usd(r['action_cost_usd']).strip()} USD/month): {r['action']}")
+    return "\n".join(lines)
