@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.chart import BarChart, Reference
+from openpyxl.chart import BarChart, LineChart, Reference
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill, Protection
 from openpyxl.workbook.defined_name import DefinedName
@@ -81,6 +81,7 @@ class ChartSpec:
     x_title: str = ""
     width_cm: float = 24.0
     height_cm: float = 11.0
+    kind: str = "bar"  # "bar" (clustered, horizontal), "stacked" (stacked columns) or "line"
 
 
 @dataclass(kw_only=True)
@@ -160,9 +161,12 @@ def _build(spec: WorkbookSpec, macro_enabled: bool) -> Workbook:
                 ),
             )
         for ch in s.charts:
-            chart = BarChart()
-            chart.type = "bar"
-            chart.grouping = "clustered"
+            chart = LineChart() if ch.kind == "line" else BarChart()
+            if ch.kind == "stacked":
+                chart.type, chart.grouping, chart.overlap = "col", "stacked", 100
+            elif ch.kind == "bar":
+                chart.type = "bar"
+                chart.grouping = "clustered"
             chart.title = ch.title
             chart.y_axis.title = ch.y_title
             chart.x_axis.title = ch.x_title

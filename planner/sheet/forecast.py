@@ -110,7 +110,7 @@ def GROWTH_MULTIPLIER(month, monthly_growth, demand_index=None):
 
 
 TOKEN_CLASS = Arg(name="token_class", unit="class", kind="text",
-                  help="input (uncached), cache_read, cache_write or output")
+                  help="input (uncached), read (cache reads), write (cache writes) or output")
 
 
 @sheet_function(
@@ -119,13 +119,14 @@ TOKEN_CLASS = Arg(name="token_class", unit="class", kind="text",
     args=(TOKEN_CLASS, AVG_QPS, AVG_INPUT, AVG_OUTPUT, HIT_RATE, WRITE_TOKENS, P_IN, P_READ, P_WRITE, P_OUT),
     returns="USD/month",
     category="Forecast",
-    example='=API_COST_BY_CLASS("cache_read", 1, 10000, 500, 0.8, 1000, 3, 0.3, 3.75, 15) -> 6311.52',
+    example='=API_COST_BY_CLASS("read", 1, 10000, 500, 0.8, 1000, 3, 0.3, 3.75, 15) -> 6311.52',
     formula_ids=("C1",),
 )
 def API_COST_BY_CLASS(token_class, avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens,
                       usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
+    cls = str(token_class).strip().lower()
     return bill.api_cost_by_class_usd(
-        avg_qps, token_class=str(token_class).strip().lower(), avg_input_tokens=avg_input_tokens,
+        avg_qps, token_class={"read": "cache_read", "write": "cache_write"}.get(cls, cls), avg_input_tokens=avg_input_tokens,
         avg_output_tokens=avg_output_tokens, cache_hit_rate=cache_hit_rate, cache_write_tokens=cache_write_tokens,
         usd_per_mtok_input=usd_per_mtok_input, usd_per_mtok_output=usd_per_mtok_output,
         usd_per_mtok_cached_input=usd_per_mtok_cached_input, usd_per_mtok_cache_write=usd_per_mtok_cache_write)

@@ -225,6 +225,9 @@ def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[s
                      for k in ts.UTILIZATION_KEYS),
         y_title="utilization [x]",
     ))
+    from planner.template.forecast_sheet import add_forecast_extras  # issue 14: Forecast and Profiles sheets
+
+    add_forecast_extras(sheets, cached)
     for name in ("ReadMe",):
         sheets[name].protect = True
     return WorkbookSpec(

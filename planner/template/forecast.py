@@ -14,7 +14,7 @@ from planner.excel.expr import Block, Cells, Expr, Ref, fn, lookup, udf, when_fi
 from planner.excel.tables import Column, Table
 from planner.sheet.forecast import BACKEND_KEYS, MONTH_FIELDS
 from planner.template.layout import FLEET, FLEET_ROWS, LISTS_TABLE, PROVIDERS, ROUTE_ROWS, ROUTES, SPECS, C, PlanValue
-from planner.template.profiles import month_ratio
+from planner.template.profiles import avg_qps
 from planner.template.results import RESULTS
 
 FORECAST_MONTHS = 36
@@ -46,7 +46,7 @@ def _route_columns() -> tuple[Column, ...]:
 
     def by_class(cls: str) -> Expr:
         return fn("IF", res("backend_type").eq("provider"), udf(
-            "API_COST_BY_CLASS", cls, r("peak_qps") * month_ratio(), r("avg_input_tokens"), r("avg_output_tokens"),
+            "API_COST_BY_CLASS", cls.replace("cache_", ""), avg_qps(), r("avg_input_tokens"), r("avg_output_tokens"),
             r("cache_hit_rate"), r("cache_write_tokens"), price("usd_per_mtok_input"),
             price("usd_per_mtok_cached_input"), price("usd_per_mtok_cache_write"), price("usd_per_mtok_output")), 0)
 

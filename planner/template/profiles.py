@@ -48,7 +48,7 @@ def _col(key: str, header: str, help: str, body: Expr, fmt: str = "#,##0", kind:
     return C(key=key, header=header, help=help, formula=formula, number_format=fmt, kind=kind, width=width)
 
 
-_KEYS = ("route", "profile", "month_ratio", "day_ratio", "requests_per_day", "requests_per_month")
+_KEYS = ("route", "profile", "month_ratio", "day_ratio", "requests_per_day", "requests_per_month", "avg_qps")
 _ROUTE_PROFILE_REF = Table(name="tblRouteProfile", sheet="Profiles", rows=ROUTE_ROWS,
                            header_row=PROFILES.last_row + 4, columns=tuple(C(key=k, header=k, help=k) for k in _KEYS))
 
@@ -71,10 +71,17 @@ ROUTE_PROFILE = Table(
              _r("peak_qps") * Ref(_ROUTE_PROFILE_REF, "day_ratio") * SECONDS_PER_DAY),
         _col("requests_per_month", "Requests per month [req/month]", "86,400 x 30.4375 x peak QPS x month ratio",
              _r("peak_qps") * Ref(_ROUTE_PROFILE_REF, "month_ratio") * (SECONDS_PER_DAY * DAYS_PER_MONTH)),
+        _col("avg_qps", "Average [req/s]", "Peak QPS x month ratio: the rate the bill counts",
+             _r("peak_qps") * Ref(_ROUTE_PROFILE_REF, "month_ratio"), "#,##0.00"),
     ),
 )
 assert tuple(c.key for c in ROUTE_PROFILE.columns) == _KEYS
 ROUTE_PROFILE_TITLE = "Each route's demand over the day: ratios and volumes from its profile (formulas; locked)"
+
+
+def avg_qps() -> Expr:
+    """The route's average rate over the month (peak QPS x month ratio)."""
+    return Ref(ROUTE_PROFILE, "avg_qps")
 
 
 def month_ratio() -> Expr:
