@@ -37,6 +37,22 @@ def ADMISSION_TPM(peak_qps, avg_input_tokens, max_tokens, output_weight=None):
     return excel_call(_REGISTRY['ADMISSION_TPM'], peak_qps, avg_input_tokens, max_tokens, output_weight)
 
 
+@xw.func(category='Forecast')
+@xw.arg('token_class', ndim=2, err_to_str=True, doc='input (uncached), read (cache reads), write (cache writes) or output [class]')
+@xw.arg('avg_qps', ndim=2, err_to_str=True, doc='Average requests per second over the month [req/s]')
+@xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
+@xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output (completion) tokens per request [tokens]')
+@xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens read from the prompt cache (0-1) [fraction]')
+@xw.arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
+@xw.arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
+@xw.arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@xw.arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
+@xw.arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
+def API_COST_BY_CLASS(token_class, avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
+    """One token class's share of a route's monthly API bill: uncached input, cache reads, cache writes or output (the four add up to API_COST_MONTHLY). Returns USD/month."""
+    return excel_call(_REGISTRY['API_COST_BY_CLASS'], token_class, avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output)
+
+
 @xw.func(category='Cost')
 @xw.arg('cost_per_request_usd', ndim=2, err_to_str=True, doc='Cost of one request (API_COST_PER_REQUEST) [USD/request]')
 @xw.arg('requests_per_month', ndim=2, err_to_str=True, doc='Requests in the month [req/month]')
@@ -156,6 +172,15 @@ def BINDING_CONSTRAINT(labels, utilizations):
 def BREAKEVEN_MTOK_MONTHLY(selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output):
     """Monthly API volume (million tokens) at which self-hosting costs the same: self-host monthly cost / blended API price. Returns Mtok/month."""
     return excel_call(_REGISTRY['BREAKEVEN_MTOK_MONTHLY'], selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output)
+
+
+@xw.func(category='Forecast')
+@xw.arg('volume', ndim=2, err_to_str=True, doc="Month 1's volume (USD of API spend, tokens, GPU-hours) [per month]")
+@xw.arg('break_even_volume', ndim=2, err_to_str=True, doc='The volume at which the commitment pays off [per month]')
+@xw.arg('monthly_growth', ndim=2, err_to_str=True, doc='Demand growth per month [fraction/month]')
+def BREAK_EVEN_MONTH(volume, break_even_volume, monthly_growth):
+    """The first forecast month whose volume reaches a break-even volume at compound growth (1: already; 9999: never). Returns month."""
+    return excel_call(_REGISTRY['BREAK_EVEN_MONTH'], volume, break_even_volume, monthly_growth)
 
 
 @xw.func(category='Plan')
@@ -353,12 +378,31 @@ def FAILOVER_UTILIZATION(peak_demand, capacities, failed_backend=None):
     return excel_call(_REGISTRY['FAILOVER_UTILIZATION'], peak_demand, capacities, failed_backend)
 
 
+@xw.func(category='Forecast')
+@xw.arg('field', ndim=2, err_to_str=True, doc='max_util, binding, route, action, action_usd or util_after [name]')
+@xw.arg('multiplier', ndim=2, err_to_str=True, doc="The month's demand multiple (GROWTH_MULTIPLIER) [x]")
+@xw.arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
+@xw.arg('backends', ndim=2, err_to_str=True, doc="The Forecast sheet's backend table, header included [table]")
+def FORECAST_MONTH(field, multiplier, threshold, backends):
+    """One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding (backend and constraint), route, action (the steps to get back under the threshold), action_usd (their monthly cost) or util_after. Returns the field."""
+    return excel_call(_REGISTRY['FORECAST_MONTH'], field, multiplier, threshold, backends)
+
+
 @xw.func(category='Plan')
 @xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU name (a row of the GPUs sheet) [name]')
 @xw.arg('gpus', ndim=2, err_to_str=True, doc="The GPUs sheet's range, header row included [table]")
 def GPU_SPEC(gpu, gpus):
     """The spec token of a GPUs-sheet row (blank cells fall back to the bundled catalog). Returns spec token."""
     return excel_call(_REGISTRY['GPU_SPEC'], gpu, gpus)
+
+
+@xw.func(category='Forecast')
+@xw.arg('month', ndim=2, err_to_str=True, doc='Forecast month, 1 = the plan as entered [month]')
+@xw.arg('monthly_growth', ndim=2, err_to_str=True, doc='Demand growth per month (0.08 = 8 %) [fraction/month]')
+@xw.arg('demand_index', ndim=2, err_to_str=True, doc="The planner's own demand multiple for the month [x] (optional, default None) (may be blank: no index: compound growth)")
+def GROWTH_MULTIPLIER(month, monthly_growth, demand_index=None):
+    """Demand multiple of forecast month m (1 = the plan as entered): the month's demand index where given, else (1 + growth)^(m - 1). Returns x demand."""
+    return excel_call(_REGISTRY['GROWTH_MULTIPLIER'], month, monthly_growth, demand_index)
 
 
 @xw.func(category='Decision')
@@ -509,6 +553,13 @@ def LIMIT_UTILIZATION(demand, limit, keys=None, scope=None):
     return excel_call(_REGISTRY['LIMIT_UTILIZATION'], demand, limit, keys, scope)
 
 
+@xw.func(category='Forecast')
+@xw.arg('utilizations', ndim=2, err_to_str=True, doc='The ten utilizations, a range [fractions]')
+def LINEAR_BINDING_CONSTRAINT(utilizations):
+    """The label of the highest of the ten utilizations linear in demand (RPM, TPM, ITPM, OTPM, RPD, TPD, BURST, KV, COMPUTE, LOAD; Results' rpm_util to load_util). Returns label."""
+    return excel_call(_REGISTRY['LINEAR_BINDING_CONSTRAINT'], utilizations)
+
+
 @xw.func(category='Latency')
 @xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
 @xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
@@ -609,6 +660,15 @@ def POISSON_BURST_FACTOR(per_min_rate, window_s, quantile=None):
     return excel_call(_REGISTRY['POISSON_BURST_FACTOR'], per_min_rate, window_s, quantile)
 
 
+@xw.func(category='Forecast')
+@xw.arg('profile', ndim=2, err_to_str=True, doc='Profile name (a row of the Profiles sheet) [name]')
+@xw.arg('profiles', ndim=2, err_to_str=True, doc="The Profiles sheet's range, header row included: name, days (weekday, weekend or all), 24 hourly multipliers, source [table]")
+@xw.arg('basis', ndim=2, err_to_str=True, doc="day (RPD, TPD) or month (the bill) [day|month] (optional, default 'month')")
+def PROFILE_RATIO(profile, profiles, basis=None):
+    """Average-to-peak ratio of an hour-of-day profile: 'day' for daily limits (the busiest day's average / peak hour), 'month' for the bill (the week's average / peak hour). Returns fraction."""
+    return excel_call(_REGISTRY['PROFILE_RATIO'], profile, profiles, basis)
+
+
 @xw.func(category='Limits')
 @xw.arg('provider', ndim=2, err_to_str=True, doc='Provider in the catalog (e.g. anthropic) [name]')
 @xw.arg('tier', ndim=2, err_to_str=True, doc='Usage tier of the provider (e.g. tier-4) [name]')
@@ -676,6 +736,23 @@ def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_token
 def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
     """Replicas whose KV caches hold a number of in-flight requests: ceil(concurrency / max concurrency per replica). Returns replicas."""
     return excel_call(_REGISTRY['REPLICAS_FOR_KV'], model, gpu, in_flight_requests, context_tokens, tp, gpu_memory_utilization, kv_dtype, engine, weight_dtype, pp)
+
+
+@xw.func(category='Forecast')
+@xw.arg('reserved_usd_per_gpu_hour', ndim=2, err_to_str=True, doc='Reserved price [USD/GPU-h]')
+@xw.arg('on_demand_usd_per_gpu_hour', ndim=2, err_to_str=True, doc='On-demand price [USD/GPU-h]')
+def RESERVED_BREAK_EVEN(reserved_usd_per_gpu_hour, on_demand_usd_per_gpu_hour):
+    """Share of the hours a reserved GPU must be busy to cost no more than on demand: reserved / on-demand. Returns fraction of hours."""
+    return excel_call(_REGISTRY['RESERVED_BREAK_EVEN'], reserved_usd_per_gpu_hour, on_demand_usd_per_gpu_hour)
+
+
+@xw.func(category='Forecast')
+@xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU name (h100-sxm, ...) [name]')
+@xw.arg('on_demand_usd_per_gpu_hour', ndim=2, err_to_str=True, doc="The fleet's on-demand price [USD/GPU-h]")
+@xw.arg('term_months', ndim=2, err_to_str=True, doc='12 (1 year) or 36 (3 years) [months] (optional, default 12)')
+def RESERVED_USD_PER_GPU_HOUR(gpu, on_demand_usd_per_gpu_hour, term_months=None):
+    """Reserved price per GPU-hour for a term: the on-demand price times the bundled reserved / on-demand ratio for the GPU (same source for both); a refusal where no public reserved price was found. Returns USD/GPU-h."""
+    return excel_call(_REGISTRY['RESERVED_USD_PER_GPU_HOUR'], gpu, on_demand_usd_per_gpu_hour, term_months)
 
 
 @xw.func(category='Latency')

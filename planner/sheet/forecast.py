@@ -125,8 +125,9 @@ TOKEN_CLASS = Arg(name="token_class", unit="class", kind="text",
 def API_COST_BY_CLASS(token_class, avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens,
                       usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
     cls = str(token_class).strip().lower()
+    cls = {"read": "cache_read", "write": "cache_write"}.get(cls, cls)
     return bill.api_cost_by_class_usd(
-        avg_qps, token_class={"read": "cache_read", "write": "cache_write"}.get(cls, cls), avg_input_tokens=avg_input_tokens,
+        avg_qps, token_class=cls, avg_input_tokens=avg_input_tokens,
         avg_output_tokens=avg_output_tokens, cache_hit_rate=cache_hit_rate, cache_write_tokens=cache_write_tokens,
         usd_per_mtok_input=usd_per_mtok_input, usd_per_mtok_output=usd_per_mtok_output,
         usd_per_mtok_cached_input=usd_per_mtok_cached_input, usd_per_mtok_cache_write=usd_per_mtok_cache_write)
