@@ -188,10 +188,12 @@ def size_cmd(scenario: str | None, fmt: str, months: int | None) -> None:
     else:
         click.echo(render_text(report))
         if report.forecast is not None:
-            from planner.template.forecast import render_forecast
+            from planner.template.forecast import render_commitments, render_forecast
 
             click.echo("")
             click.echo(render_forecast(report.forecast))
+            click.echo("")
+            click.echo(render_commitments(report.commitments or {}))
     if report.has_errors:
         sys.exit(1)
 

@@ -79,6 +79,7 @@ class SizingReport:
     totals: dict[str, CellValue] = field(default_factory=dict)
     outages: tuple[Outage, ...] = ()
     forecast: tuple[dict[str, Any], ...] | None = None  # planner size --months N: the Forecast sheet's months
+    commitments: dict[str, Any] | None = None  # planner size --months N: the Forecast sheet's commitment tables
 
     @property
     def has_errors(self) -> bool:
@@ -87,8 +88,9 @@ class SizingReport:
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        if self.forecast is None:
-            out.pop("forecast")
+        for key in ("forecast", "commitments"):
+            if out[key] is None:
+                out.pop(key)
         return out
 
     def to_json(self) -> str:
@@ -175,11 +177,12 @@ def with_forecast(scenario: Scenario, months: int) -> SizingReport:
     """:func:`size_scenario` plus the Forecast sheet's months 1..``months`` (issue 14), from the same evaluation."""
     import dataclasses
 
-    from planner.template.forecast import forecast_rows
+    from planner.template.forecast import commitment_rows, forecast_rows
 
     s = dataclasses.replace(scenario, plan=dataclasses.replace(scenario.plan, forecast_months=months))
     values = evaluate_scenario(s)
-    return dataclasses.replace(size_scenario(s, values), forecast=forecast_rows(dict(values)))
+    return dataclasses.replace(size_scenario(s, values), forecast=forecast_rows(dict(values)),
+                               commitments=commitment_rows(dict(values)))
 
 
 # --- text rendering ----------------------------------------------------------------------------------------------

@@ -228,3 +228,42 @@ def test_provisioned_throughput_break_even_by_hand() -> None:
     assert ptu["usd_per_unit_month_1_month"] == 260 and ptu["source"] and ptu["as_of"]
     assert set(data.commitments()["meta"]["not_found"]) >= {"bedrock-provisioned-throughput",
                                                             "vertex-provisioned-throughput"}
+
+
+def test_azure_ptu_against_pay_as_you_go_by_hand() -> None:
+    """An Azure OpenAI gpt-4.1 backend typed on the Providers sheet (the catalog has no Azure tier limits)."""
+    from planner.template.inputs import catalog_inputs, scenario_inputs
+
+    cells = {**catalog_inputs(), **scenario_inputs(SEED)}
+    p, r = ts.PROVIDERS, ts.ROUTES
+    for k, v in {"name": "aoai", "provider": "azure-openai", "tier": "ptu", "model": "gpt-4.1", "keys": 1.0,
+                 "scope": "deployment", "tpm": 1e7, "window_s": 60.0, "cached_reads_count_itpm": True,
+                 "reserves_max_tokens": True, "usd_per_mtok_input": 2.0, "usd_per_mtok_output": 8.0}.items():
+        cells[(p.sheet, p.cell(k, 3))] = v
+    for k, v in {"name": "support", "kind": "interactive", "peak_qps": 5.0, "avg_input_tokens": 2000.0,
+                 "avg_output_tokens": 250.0, "p95_context_tokens": 4000.0, "max_tokens": 500.0,
+                 "cache_hit_rate": 0.0, "cache_write_tokens": 0.0, "ttft_slo_s": 1.0, "tpot_slo_s": 0.05,
+                 "backend": "aoai"}.items():
+        cells[(r.sheet, r.cell(k, 3))] = v
+    v = ts.evaluate_plan(cells)
+    t = ts.PROVISIONED
+    got = {c.key: v[(t.sheet, t.cell(c.key, 3))] for c in t.columns}
+    # peak: 5 req/s x 60 = 300 RPM; 600,000 input and 75,000 output tokens a minute; gpt-4.1 counts an output token
+    # as 4 input tokens and gives 3,000 input TPM per PTU: (600,000 + 4 x 75,000) / 3,000 = 300 PTU
+    assert got["units"] == 300
+    assert got["provisioned_monthly_usd"] == 300 * 260
+    # pay-as-you-go: 2.5 req/s average x 2,629,800 s x (2,000 x $2 + 250 x $8) / 1e6
+    payg = 2.5 * 2_629_800 * (2000 * 2 + 250 * 8) / 1e6
+    assert got["payg_monthly_usd"] == pytest.approx(payg)
+    # 39,447 x 1.08^(m-1) reaches 78,000 when m - 1 >= ln(1.977) / ln(1.08) = 8.86: month 10
+    assert got["break_even_month"] == 1 + math.ceil(math.log(78_000 / payg) / math.log(1.08))
+    # the seed's own providers: no public provisioned price, said in the cell
+    assert "not published" in v[(t.sheet, t.cell("units", 1))]
+
+
+def test_size_months_json_has_the_commitments(seed_forecast) -> None:
+    c = seed_forecast.to_dict()["commitments"]
+    h100 = c["reserved_gpus"][0]
+    assert h100["fleet"] == "llama70b-h100" and h100["break_even_fraction"] == pytest.approx(1.79 / 2.23)
+    assert [r["backend"] for r in c["provisioned_throughput"]] == ["anthropic-sonnet", "bedrock-sonnet",
+                                                                   "gemini-flash"]

@@ -286,3 +286,74 @@ def RESERVED_BREAK_EVEN(reserved_usd_per_gpu_hour, on_demand_usd_per_gpu_hour):
 )
 def BREAK_EVEN_MONTH(volume, break_even_volume, monthly_growth):
     return commitments.break_even_month(volume, break_even_volume=break_even_volume, monthly_growth=monthly_growth)
+
+
+def _offer(provider: Any) -> dict[str, Any]:
+    """The bundled provisioned-throughput offer of a provider, or a refusal saying why there is none."""
+    name = str(provider).strip().lower()
+    catalog = forecast_data.commitments()
+    for offer in catalog["provisioned_throughput"]:
+        if name in (offer["provider"], f"{offer['provider']}-openai"):
+            return offer
+    missing = catalog["meta"]["not_found"]
+    reason = {"bedrock": missing["bedrock-provisioned-throughput"],
+              "gemini": missing["vertex-provisioned-throughput"],
+              "vertex": missing["vertex-provisioned-throughput"]}.get(name, "no provisioned-throughput offer bundled")
+    raise ArgumentError("provider", provider, f"a provider with a public provisioned-throughput price (azure-openai); "
+                        f"{name}: {reason}")
+
+
+@sheet_function(
+    summary="Provisioned throughput units a backend needs at its peak: input TPM + output weight x output TPM over "
+    "the model's input TPM per unit, rounded up to the minimum and increment (Azure OpenAI PTU).",
+    args=(
+        Arg(name="provider", unit="name", kind="text", help="Provider of the backend (azure-openai)"),
+        Arg(name="model", unit="name", kind="text", help="Provider model (gpt-4.1, gpt-4o, ...)"),
+        Arg(name="input_tokens_per_min", unit="tokens/min", help="Input tokens per minute at peak"),
+        Arg(name="output_tokens_per_min", unit="tokens/min", help="Output tokens per minute at peak"),
+    ),
+    returns="units",
+    category="Forecast",
+    example='=PROVISIONED_UNITS("azure-openai", "gpt-4.1", 300000, 25000) -> 135',
+    formula_ids=("C4",),
+)
+def PROVISIONED_UNITS(provider, model, input_tokens_per_min, output_tokens_per_min):
+    offer = _offer(provider)
+    key = str(model).strip().lower()
+    per = offer["input_tpm_per_unit"].get(key)
+    if per is None:
+        known = ", ".join(offer["input_tpm_per_unit"])
+        raise ArgumentError("model", model, f"a model with a bundled throughput per PTU ({known})")
+    weight = offer["output_weight"].get(key)
+    if weight is None:
+        raise ArgumentError("model", model, "a model with a bundled output weighting per PTU "
+                            f"({', '.join(offer['output_weight'])}); not published for this one")
+    i = check_number("input_tokens_per_min", input_tokens_per_min, minimum=0)
+    o = check_number("output_tokens_per_min", output_tokens_per_min, minimum=0)
+    return commitments.units_for_throughput(i + weight * o, tokens_per_min_per_unit=per,
+                                            minimum_units=offer["minimum_units"], increment=offer["increment"])
+
+
+@sheet_function(
+    summary="Monthly cost of provisioned throughput units: units x price per unit-month for the term (hourly: the "
+    "hourly price x 730.5 h).",
+    args=(
+        Arg(name="provider", unit="name", kind="text", help="Provider of the backend (azure-openai)"),
+        Arg(name="units", unit="units", help="Provisioned units (PTU)"),
+        Arg(name="term", unit="name", kind="text", help="hourly, 1_month or 1_year", default="1_month"),
+    ),
+    returns="USD/month",
+    category="Forecast",
+    example='=PROVISIONED_USD_MONTHLY("azure-openai", 15, "1_month") -> 3900',
+    formula_ids=("C4",),
+)
+def PROVISIONED_USD_MONTHLY(provider, units, term="1_month"):
+    from planner.cost import HOURS_PER_MONTH
+
+    offer = _offer(provider)
+    t = str(term).strip().lower()
+    prices = {"hourly": offer["usd_per_unit_hour"] * HOURS_PER_MONTH, "1_month": offer["usd_per_unit_month_1_month"],
+              "1_year": offer["usd_per_unit_month_1_year"]}
+    if t not in prices:
+        raise ArgumentError("term", term, "hourly, 1_month or 1_year")
+    return commitments.provisioned_break_even_usd(units, usd_per_unit_month=prices[t])

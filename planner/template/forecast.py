@@ -13,7 +13,18 @@ from typing import Any
 from planner.excel.expr import Block, Cells, Expr, Ref, fn, lookup, udf, when_filled
 from planner.excel.tables import Column, Table
 from planner.sheet.forecast import BACKEND_KEYS, MONTH_FIELDS
-from planner.template.layout import FLEET, FLEET_ROWS, LISTS_TABLE, PROVIDERS, ROUTE_ROWS, ROUTES, SPECS, C, PlanValue
+from planner.template.layout import (
+    FLEET,
+    FLEET_ROWS,
+    LISTS_TABLE,
+    PROVIDER_ROWS,
+    PROVIDERS,
+    ROUTE_ROWS,
+    ROUTES,
+    SPECS,
+    C,
+    PlanValue,
+)
 from planner.template.profiles import avg_qps
 from planner.template.results import RESULTS
 
@@ -314,4 +325,83 @@ def render_forecast(rows: tuple[dict[str, Any], ...]) -> str:
                      + f"  {r['binding']}")
         if r["action"]:
             lines.append(f"       step (+{usd(r['action_cost_usd']).strip()} USD/month): {r['action']}")
+    return "\n".join(lines)
+
+
+# ---- commitments: provisioned throughput against pay-as-you-go -----------------------------------------------
+
+PROVISIONED_HEADER_ROW = COMMIT_HEADER_ROW + FLEET_ROWS + 4
+_PT_KEYS = ("backend", "provider", "model", "units", "payg_monthly_usd", "provisioned_monthly_usd", "break_even_month")
+_PT_REF = Table(name="tblProvisioned", sheet=SHEET, rows=PROVIDER_ROWS, header_row=PROVISIONED_HEADER_ROW,
+                columns=tuple(C(key=k, header=k, help=k) for k in _PT_KEYS))
+
+
+def _provisioned_columns() -> tuple[Column, ...]:
+    me = lambda k: Ref(_PT_REF, k)  # noqa: E731
+    p = lambda k: Ref(PROVIDERS, k)  # noqa: E731
+    first = me("backend")
+    on = lambda k: udf("BACKEND_SUM", p("name"), Cells(ROUTES, "backend"), Cells(RESULTS, k))  # noqa: E731
+
+    def col(key: str, header: str, help: str, body: Expr, fmt: str = USD, kind: str = "number",
+            width: float = 13.0) -> Column:
+        return _col(first, key, header, help, body, fmt, kind, width)
+
+    return (
+        C(key="backend", header="Backend [name]", help="The Providers row", kind="text", width=20,
+          formula=fn("IF", p("name").eq(""), "", p("name"))),
+        col("provider", "Provider", "Providers", p("provider"), kind="text"),
+        col("model", "Model", "Providers", p("model"), kind="text"),
+        col("units", "Units at peak [PTU]", "PROVISIONED_UNITS for the peak ITPM and OTPM of every route on the "
+            "backend; a refusal where no public price or throughput per unit is bundled",
+            udf("PROVISIONED_UNITS", me("provider"), me("model"), on("itpm_demand"), on("otpm_demand")), "0",
+            width=16),
+        col("payg_monthly_usd", "Pay-as-you-go [USD/month]", "Month 1: the API cost of every route on the backend",
+            on("cost_monthly_usd")),
+        col("provisioned_monthly_usd", "Provisioned [USD/month]", "Those units on a monthly reservation: the "
+            "break-even volume of pay-as-you-go spend",
+            udf("PROVISIONED_USD_MONTHLY", me("provider"), me("units"), "1_month")),
+        col("break_even_month", "Pays from month [#]", "The first month the forecast's pay-as-you-go spend reaches "
+            "that cost (units held fixed; 9999: never at this growth)",
+            udf("BREAK_EVEN_MONTH", me("payg_monthly_usd"), me("provisioned_monthly_usd"),
+                PlanValue("monthly_growth")), "0"),
+    )
+
+
+PROVISIONED = Table(name="tblProvisioned", sheet=SHEET, rows=PROVIDER_ROWS, header_row=PROVISIONED_HEADER_ROW,
+                    columns=_provisioned_columns())
+assert tuple(c.key for c in PROVISIONED.columns) == _PT_KEYS
+TITLES[PROVISIONED] = ("Commitments: provisioned throughput (Azure PTU) against pay-as-you-go; Bedrock and Vertex "
+                       "prices are not public")
+
+
+def commitment_rows(values: dict[tuple[str, str], Any]) -> dict[str, list[dict[str, Any]]]:
+    """The two commitment tables as ``planner size --months`` reports them (a view of the evaluated cells)."""
+    def rows(t: Table) -> list[dict[str, Any]]:
+        out = []
+        for i in range(t.rows):
+            row = {c.key: values.get((t.sheet, t.cell(c.key, i))) for c in t.columns}
+            if row[t.columns[0].key] in ("", None):
+                continue
+            out.append({k: v if v is None or isinstance(v, (int, float, str)) else str(v) for k, v in row.items()})
+        return out
+
+    return {"reserved_gpus": rows(COMMITMENTS), "provisioned_throughput": rows(PROVISIONED)}
+
+
+def render_commitments(tables: dict[str, list[dict[str, Any]]]) -> str:
+    """The commitment tables as ``planner size --months N`` prints them."""
+    def num(x: Any, fmt: str) -> str:
+        return format(x, fmt) if isinstance(x, (int, float)) else str(x)
+
+    lines = ["commitments (Forecast sheet)"]
+    for r in tables.get("reserved_gpus", []):
+        lines.append(f"  reserved 1 year, {r['fleet']} ({r['gpu']}): "
+                     f"{num(r['reserved_usd_per_gpu_hour'], '.2f')} vs {num(r['on_demand_usd_per_gpu_hour'], '.2f')} "
+                     f"USD/GPU-h on demand; saves {num(r['saving_monthly_usd'], ',.0f')} USD/month; break-even at "
+                     f"{num(r['break_even_fraction'], '.0%')} of the hours")
+    for r in tables.get("provisioned_throughput", []):
+        lines.append(f"  provisioned throughput, {r['backend']} ({r['provider']} {r['model']}): units "
+                     f"{num(r['units'], '.0f')}; pay-as-you-go {num(r['payg_monthly_usd'], ',.0f')} vs provisioned "
+                     f"{num(r['provisioned_monthly_usd'], ',.0f')} USD/month; pays from month "
+                     f"{num(r['break_even_month'], '.0f')}")
     return "\n".join(lines)
