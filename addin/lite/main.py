@@ -692,6 +692,25 @@ def PROVIDER_PRICE(provider, tier, model, price_name):
 
 
 @func
+@arg('provider', ndim=2, err_to_str=True, doc='Provider of the backend (azure-openai) [name]')
+@arg('model', ndim=2, err_to_str=True, doc='Provider model (gpt-4.1, gpt-4o, ...) [name]')
+@arg('input_tokens_per_min', ndim=2, err_to_str=True, doc='Input tokens per minute at peak [tokens/min]')
+@arg('output_tokens_per_min', ndim=2, err_to_str=True, doc='Output tokens per minute at peak [tokens/min]')
+def PROVISIONED_UNITS(provider, model, input_tokens_per_min, output_tokens_per_min):
+    """Provisioned throughput units a backend needs at its peak: input TPM + output weight x output TPM over the model's input TPM per unit, rounded up to the minimum and increment (Azure OpenAI PTU). Returns units."""
+    return excel_call(_REGISTRY['PROVISIONED_UNITS'], provider, model, input_tokens_per_min, output_tokens_per_min)
+
+
+@func
+@arg('provider', ndim=2, err_to_str=True, doc='Provider of the backend (azure-openai) [name]')
+@arg('units', ndim=2, err_to_str=True, doc='Provisioned units (PTU) [units]')
+@arg('term', ndim=2, err_to_str=True, doc="hourly, 1_month or 1_year [name] (optional, default '1_month')")
+def PROVISIONED_USD_MONTHLY(provider, units, term=None):
+    """Monthly cost of provisioned throughput units: units x price per unit-month for the term (hourly: the hourly price x 730.5 h). Returns USD/month."""
+    return excel_call(_REGISTRY['PROVISIONED_USD_MONTHLY'], provider, units, term)
+
+
+@func
 @arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
 @arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
 @arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
