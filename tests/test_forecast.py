@@ -128,7 +128,7 @@ def test_seed_forecast_month_one_is_the_plan_and_the_api_bill_grows_eight_percen
     # API classes grow with demand: month 7 = month 1 x 1.08^6
     for k in ("input", "cache_read", "cache_write", "output"):
         assert rows[6]["bill_usd"][k] == pytest.approx(one["bill_usd"][k] * 1.08 ** 6)
-    assert one["action"] == ""
+    assert one["action"] == "none"
 
 
 def test_seed_forecast_first_breach_and_the_step(seed_forecast) -> None:
@@ -199,7 +199,7 @@ def test_forecast_json_is_a_view_of_the_written_workbook(tmp_path: Path, seed_fo
         i = r["month"] - 1
         assert cells[f.cell("total_usd", i)].value == pytest.approx(r["monthly_cost_usd"])
         assert cells[f.cell("binding", i)].value == r["binding"]
-        assert (cells[f.cell("action", i)].value or "") == r["action"]
+        assert cells[f.cell("action", i)].value == r["action"]
 
 
 # ---- item 3: commitments ----------------------------------------------------------------------------------------

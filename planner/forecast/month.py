@@ -54,7 +54,7 @@ class Month:
     max_util: float
     binding: str  # "backend CONSTRAINT"
     route: str
-    action: str
+    action: str  # "none" when every backend is within the threshold (never "": a cached "" is recomputed by readers)
     action_usd: float
     util_after: float
 
@@ -86,7 +86,7 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
     >>> m.max_util, m.binding, m.action, round(m.util_after, 6)
     (1.2, 'api ITPM', 'api: keys 2 -> 3 (ITPM 120% -> 80%)', 0.8)
     """
-    worst = (-1.0, "", "")
+    worst = (-1.0, "none", "none")
     after_worst = 0.0
     steps: list[str] = []
     cost = 0.0
@@ -123,7 +123,7 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
             steps.append(f"{b.name}: {label} {u:.0%} is per {b.scope or 'organization'}, keys do not add to it; "
                          f"raise it: {ways} (not priced)")
             after_worst = max(after_worst, u)
-    return Month(max_util=max(worst[0], 0.0), binding=worst[1], route=worst[2], action="; ".join(steps),
+    return Month(max_util=max(worst[0], 0.0), binding=worst[1], route=worst[2], action="; ".join(steps) or "none",
                  action_usd=cost, util_after=after_worst)
 
 

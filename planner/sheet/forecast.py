@@ -187,7 +187,7 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
             multiplied_by="" if _blank(r["multiplied_by"]) else str(r["multiplied_by"]),
             raise_by="" if _blank(r["raise_by"]) else str(r["raise_by"]),
             step_usd=_num(r["step_usd"], 0.0) or 0.0, fleet_qps=_num(r["fleet_qps"], 0.0) or 0.0,
-            ttft_slo_s=_num(r["ttft_slo_s"]), tpot_slo_s=_num(r["tpot_slo_s"]),
+            ttft_slo_s=_num(r["ttft_slo_s"]) or None, tpot_slo_s=_num(r["tpot_slo_s"]) or None,
             load_util=_num(r["load_util"], 0.0) or 0.0)
         out.append(b)
         if b.kind == "fleet":

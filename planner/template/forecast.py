@@ -103,8 +103,9 @@ def _backend_columns() -> tuple[Column, ...]:
     lin = Cells(FORECAST_ROUTES, "linear_util")
 
     def slo(util: str, key: str) -> Expr:
+        # 0 (not ""): no latency SLO binds on this fleet (bulk routes only, or none)
         return fn("IF", is_fleet, fn("IF", bmax(Cells(RESULTS, util)).gt(0), argmax(Cells(RESULTS, util),
-                                                                                    Cells(ROUTES, key)), ""), "")
+                                                                                    Cells(ROUTES, key)), 0), "")
 
     def col(key: str, header: str, help: str, body: Expr, fmt: str = "General", kind: str = "number",
             width: float = 12.0) -> Column:
@@ -148,9 +149,9 @@ def _backend_columns() -> tuple[Column, ...]:
         col("engine", "Engine", "Fleet", fleet("engine"), kind="text"),
         col("weight_dtype", "Weight dtype", "Fleet", fleet("weight_dtype"), kind="text"),
         col("kv_dtype", "KV dtype", "Fleet", fleet("kv_dtype"), kind="text"),
-        col("ttft_slo_s", "Tightest TTFT SLO [s]", "The SLO of its route with the highest TTFT util (blank: bulk)",
+        col("ttft_slo_s", "Tightest TTFT SLO [s]", "The SLO of its route with the highest TTFT util (0: none, bulk)",
             slo("ttft_util", "ttft_slo_s"), "0.000"),
-        col("tpot_slo_s", "Tightest TPOT SLO [s]", "The SLO of its route with the highest TPOT util (blank: bulk)",
+        col("tpot_slo_s", "Tightest TPOT SLO [s]", "The SLO of its route with the highest TPOT util (0: none, bulk)",
             slo("tpot_util", "tpot_slo_s"), "0.000"),
         col("load_util", "Load util [x]", "Results: rate per replica / sustainable rate",
             fn("IF", is_fleet, bmax(Cells(RESULTS, "load_util")), 0), PCT),
@@ -240,6 +241,10 @@ def _commit_columns() -> tuple[Column, ...]:
     spec = lambda k: Ref(SPECS, k)  # noqa: E731
     first = me("fleet")
 
+    def priced(body: Expr) -> Expr:
+        """``body`` where a reserved price was found; the words, not an error, where none is public."""
+        return fn("IF", fn("ISNUMBER", me("reserved_usd_per_gpu_hour")), body, "no public price")
+
     def col(key: str, header: str, help: str, body: Expr, fmt: str = USD, kind: str = "number",
             width: float = 13.0) -> Column:
         return _col(first, key, header, help, body, fmt, kind, width)
@@ -257,15 +262,15 @@ def _commit_columns() -> tuple[Column, ...]:
         col("on_demand_monthly_usd", "On demand [USD/month]", "Specs: GPU-hours of a month on demand",
             spec("cost_monthly_usd")),
         col("reserved_monthly_usd", "Reserved [USD/month]", "The same GPU-hours at the reserved price",
-            udf("SELFHOST_USD_MONTHLY", me("reserved_usd_per_gpu_hour"), me("gpus"))),
+            priced(udf("SELFHOST_USD_MONTHLY", me("reserved_usd_per_gpu_hour"), me("gpus")))),
         col("saving_monthly_usd", "Saving [USD/month]", "On demand - reserved, for an always-on fleet",
-            me("on_demand_monthly_usd") - me("reserved_monthly_usd")),
+            priced(me("on_demand_monthly_usd") - me("reserved_monthly_usd"))),
         col("break_even_fraction", "Break-even [share of hours]", "Reserved / on demand: the share of the term's "
-            "hours the GPUs must be busy for the reservation to pay", udf(
-                "RESERVED_BREAK_EVEN", me("reserved_usd_per_gpu_hour"), me("on_demand_usd_per_gpu_hour")), PCT),
+            "hours the GPUs must be busy for the reservation to pay", priced(udf(
+                "RESERVED_BREAK_EVEN", me("reserved_usd_per_gpu_hour"), me("on_demand_usd_per_gpu_hour"))), PCT),
         col("break_even_month", "Pays from month [#]", "An always-on fleet is busy every hour: the month its share "
-            "of hours (1) reaches the break-even share", udf("BREAK_EVEN_MONTH", 1, me("break_even_fraction"),
-                                                             PlanValue("monthly_growth")), "0"),
+            "of hours (1) reaches the break-even share", priced(udf("BREAK_EVEN_MONTH", 1, me("break_even_fraction"),
+                                                                    PlanValue("monthly_growth"))), "0"),
     )
 
 
@@ -323,7 +328,7 @@ def render_forecast(rows: tuple[dict[str, Any], ...]) -> str:
         lines.append(f"  {r['month']:>2} {x:5.2f}x" + "".join(usd(b[k]) for k in ("input", "cache_read",
                      "cache_write", "output", "gpu")) + usd(r["monthly_cost_usd"]) + pct(r["max_utilization"])
                      + f"  {r['binding']}")
-        if r["action"]:
+        if r["action"] != "none":
             lines.append(f"       step (+{usd(r['action_cost_usd']).strip()} USD/month): {r['action']}")
     return "\n".join(lines)
 
@@ -358,12 +363,13 @@ def _provisioned_columns() -> tuple[Column, ...]:
         col("payg_monthly_usd", "Pay-as-you-go [USD/month]", "Month 1: the API cost of every route on the backend",
             on("cost_monthly_usd")),
         col("provisioned_monthly_usd", "Provisioned [USD/month]", "Those units on a monthly reservation: the "
-            "break-even volume of pay-as-you-go spend",
-            udf("PROVISIONED_USD_MONTHLY", me("provider"), me("units"), "1_month")),
+            "break-even volume of pay-as-you-go spend", fn("IF", fn("ISNUMBER", me("units")), udf(
+                "PROVISIONED_USD_MONTHLY", me("provider"), me("units"), "1_month"), "no public price")),
         col("break_even_month", "Pays from month [#]", "The first month the forecast's pay-as-you-go spend reaches "
             "that cost (units held fixed; 9999: never at this growth)",
-            udf("BREAK_EVEN_MONTH", me("payg_monthly_usd"), me("provisioned_monthly_usd"),
-                PlanValue("monthly_growth")), "0"),
+            fn("IF", fn("ISNUMBER", me("provisioned_monthly_usd")), udf(
+                "BREAK_EVEN_MONTH", me("payg_monthly_usd"), me("provisioned_monthly_usd"),
+                PlanValue("monthly_growth")), "no public price"), "0"),
     )
 
 
