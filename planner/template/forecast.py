@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.excel.expr import Block, Cells, Expr, Ref, fn, lookup, udf, when_filled
+from planner.excel.expr import Bin, Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
 from planner.excel.tables import Column, Table
 from planner.sheet.forecast import BACKEND_KEYS, MONTH_FIELDS
 from planner.template.layout import (
@@ -32,6 +32,12 @@ FORECAST_MONTHS = 36
 SHEET = "Forecast"
 USD = "#,##0"
 PCT = "0%"
+
+
+def _text(expr: Expr) -> Expr:
+    """``expr&""``: an empty input cell reads as "" on every surface (INDEX of an empty cell is 0 in Excel and the
+    general engine, blank in the evaluator)."""
+    return Bin("&", expr, lit(""))
 
 
 def _col(first: Expr, key: str, header: str, help: str, body: Expr, fmt: str = USD, kind: str = "number",
@@ -97,8 +103,9 @@ def _backend_columns() -> tuple[Column, ...]:
     first = me("backend")
     bmax = lambda values: udf("BACKEND_MAX", backend, routes, values)  # noqa: E731
     argmax = lambda values, labels: udf("BACKEND_ARGMAX", backend, routes, values, labels)  # noqa: E731
-    prov = lambda k: fn("IF", is_provider, lookup(PROVIDERS, "name", backend, k), "")  # noqa: E731
+    prov = lambda k: fn("IF", is_provider, _text(lookup(PROVIDERS, "name", backend, k)), "")  # noqa: E731
     fleet = lambda k: fn("IF", is_fleet, lookup(FLEET, "name", backend, k), "")  # noqa: E731
+    fleet_text = lambda k: fn("IF", is_fleet, _text(lookup(FLEET, "name", backend, k)), "")  # noqa: E731
     spec = lambda k: fn("IF", is_fleet, lookup(SPECS, "fleet", backend, k), "")  # noqa: E731
     lin = Cells(FORECAST_ROUTES, "linear_util")
 
@@ -146,9 +153,9 @@ def _backend_columns() -> tuple[Column, ...]:
         col("gpu_spec", "GPU as used [spec]", "Specs", spec("gpu_spec"), kind="text", width=10),
         col("tp", "TP [GPUs]", "Fleet", fleet("tp"), "0"),
         col("pp", "PP [stages]", "Fleet", fleet("pp"), "0"),
-        col("engine", "Engine", "Fleet", fleet("engine"), kind="text"),
-        col("weight_dtype", "Weight dtype", "Fleet", fleet("weight_dtype"), kind="text"),
-        col("kv_dtype", "KV dtype", "Fleet", fleet("kv_dtype"), kind="text"),
+        col("engine", "Engine", "Fleet", fleet_text("engine"), kind="text"),
+        col("weight_dtype", "Weight dtype", "Fleet", fleet_text("weight_dtype"), kind="text"),
+        col("kv_dtype", "KV dtype", "Fleet", fleet_text("kv_dtype"), kind="text"),
         col("ttft_slo_s", "Tightest TTFT SLO [s]", "The SLO of its route with the highest TTFT util (0: none, bulk)",
             slo("ttft_util", "ttft_slo_s"), "0.000"),
         col("tpot_slo_s", "Tightest TPOT SLO [s]", "The SLO of its route with the highest TPOT util (0: none, bulk)",
@@ -252,7 +259,7 @@ def _commit_columns() -> tuple[Column, ...]:
     return (
         C(key="fleet", header="Fleet [name]", help="The Fleet row", kind="text", width=20,
           formula=fn("IF", Ref(FLEET, "name").eq(""), "", Ref(FLEET, "name"))),
-        col("gpu", "GPU", "The fleet's GPU", Ref(FLEET, "gpu"), kind="text"),
+        col("gpu", "GPU", "The fleet's GPU", _text(Ref(FLEET, "gpu")), kind="text"),
         col("gpus", "GPUs [count]", "Specs", spec("gpus"), "0"),
         col("on_demand_usd_per_gpu_hour", "On demand [USD/GPU-h]", "Specs (Fleet price, else the GPUs sheet)",
             spec("usd_per_gpu_hour"), "0.00"),
@@ -354,8 +361,8 @@ def _provisioned_columns() -> tuple[Column, ...]:
     return (
         C(key="backend", header="Backend [name]", help="The Providers row", kind="text", width=20,
           formula=fn("IF", p("name").eq(""), "", p("name"))),
-        col("provider", "Provider", "Providers", p("provider"), kind="text"),
-        col("model", "Model", "Providers", p("model"), kind="text"),
+        col("provider", "Provider", "Providers", _text(p("provider")), kind="text"),
+        col("model", "Model", "Providers", _text(p("model")), kind="text"),
         col("units", "Units at peak [PTU]", "PROVISIONED_UNITS for the peak ITPM and OTPM of every route on the "
             "backend; a refusal where no public price or throughput per unit is bundled",
             udf("PROVISIONED_UNITS", me("provider"), me("model"), on("itpm_demand"), on("otpm_demand")), "0",
