@@ -95,7 +95,7 @@ _profile = profile
     summary="Demand multiple of forecast month m (1 = the plan as entered): the month's demand index where given, "
     "else (1 + growth)^(m - 1).",
     args=(
-        Arg(name="month", unit="month", help="Forecast month, 1 = the plan as entered"),
+        Arg(name="month_number", unit="month", help="Forecast month, 1 = the plan as entered"),
         Arg(name="monthly_growth", unit="fraction/month", help="Demand growth per month (0.08 = 8 %)"),
         Arg(name="demand_index", unit="x", help="The planner's own demand multiple for the month",
             default=None, blank="no index: compound growth"),
@@ -105,8 +105,8 @@ _profile = profile
     example="=GROWTH_MULTIPLIER(13, 8%) -> 2.518",
     formula_ids=("C7",),
 )
-def GROWTH_MULTIPLIER(month, monthly_growth, demand_index=None):
-    return growth.demand_multiplier(month, monthly_growth=monthly_growth, demand_index=demand_index)
+def GROWTH_MULTIPLIER(month_number, monthly_growth, demand_index=None):
+    return growth.demand_multiplier(month_number, monthly_growth=monthly_growth, demand_index=demand_index)
 
 
 TOKEN_CLASS = Arg(name="token_class", unit="class", kind="text",
@@ -258,17 +258,16 @@ def RESERVED_USD_PER_GPU_HOUR(gpu, on_demand_usd_per_gpu_hour, term_months=12):
 @sheet_function(
     summary="Share of the hours a reserved GPU must be busy to cost no more than on demand: reserved / on-demand.",
     args=(
-        Arg(name="reserved_usd_per_gpu_hour", unit="USD/GPU-h", help="Reserved price"),
-        Arg(name="on_demand_usd_per_gpu_hour", unit="USD/GPU-h", help="On-demand price"),
+        Arg(name="reserved_price", unit="USD/GPU-h", help="Reserved price per GPU-hour"),
+        Arg(name="on_demand_price", unit="USD/GPU-h", help="On-demand price per GPU-hour"),
     ),
     returns="fraction of hours",
     category="Forecast",
     example="=RESERVED_BREAK_EVEN(1.79, 2.23) -> 0.803",
     formula_ids=("C4",),
 )
-def RESERVED_BREAK_EVEN(reserved_usd_per_gpu_hour, on_demand_usd_per_gpu_hour):
-    return commitments.reserved_break_even_fraction(reserved_usd_per_gpu_hour,
-                                                    on_demand_usd_per_hour=on_demand_usd_per_gpu_hour)
+def RESERVED_BREAK_EVEN(reserved_price, on_demand_price):
+    return commitments.reserved_break_even_fraction(reserved_price, on_demand_usd_per_hour=on_demand_price)
 
 
 @sheet_function(
