@@ -389,12 +389,12 @@ def GPU_SPEC(gpu, gpus):
 
 
 @func
-@arg('month', ndim=2, err_to_str=True, doc='Forecast month, 1 = the plan as entered [month]')
+@arg('month_number', ndim=2, err_to_str=True, doc='Forecast month, 1 = the plan as entered [month]')
 @arg('monthly_growth', ndim=2, err_to_str=True, doc='Demand growth per month (0.08 = 8 %) [fraction/month]')
 @arg('demand_index', ndim=2, err_to_str=True, doc="The planner's own demand multiple for the month [x] (optional, default None) (may be blank: no index: compound growth)")
-def GROWTH_MULTIPLIER(month, monthly_growth, demand_index=None):
+def GROWTH_MULTIPLIER(month_number, monthly_growth, demand_index=None):
     """Demand multiple of forecast month m (1 = the plan as entered): the month's demand index where given, else (1 + growth)^(m - 1). Returns x demand."""
-    return excel_call(_REGISTRY['GROWTH_MULTIPLIER'], month, monthly_growth, demand_index)
+    return excel_call(_REGISTRY['GROWTH_MULTIPLIER'], month_number, monthly_growth, demand_index)
 
 
 @func
@@ -750,11 +750,11 @@ def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu
 
 
 @func
-@arg('reserved_usd_per_gpu_hour', ndim=2, err_to_str=True, doc='Reserved price [USD/GPU-h]')
-@arg('on_demand_usd_per_gpu_hour', ndim=2, err_to_str=True, doc='On-demand price [USD/GPU-h]')
-def RESERVED_BREAK_EVEN(reserved_usd_per_gpu_hour, on_demand_usd_per_gpu_hour):
+@arg('reserved_price', ndim=2, err_to_str=True, doc='Reserved price per GPU-hour [USD/GPU-h]')
+@arg('on_demand_price', ndim=2, err_to_str=True, doc='On-demand price per GPU-hour [USD/GPU-h]')
+def RESERVED_BREAK_EVEN(reserved_price, on_demand_price):
     """Share of the hours a reserved GPU must be busy to cost no more than on demand: reserved / on-demand. Returns fraction of hours."""
-    return excel_call(_REGISTRY['RESERVED_BREAK_EVEN'], reserved_usd_per_gpu_hour, on_demand_usd_per_gpu_hour)
+    return excel_call(_REGISTRY['RESERVED_BREAK_EVEN'], reserved_price, on_demand_price)
 
 
 @func
