@@ -159,7 +159,10 @@ def addin_lite_cmd(out_dir: Path | None, wheel: Path | None, url: str | None) ->
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--spread", type=click.FloatRange(min=0.01, max=0.9), default=0.2, show_default=True,
               help="The sensitivity section's +- fraction on each input (and the low / high demand cases).")
-def size_cmd(scenario: str | None, fmt: str, spread: float) -> None:
+@click.option("--months", type=click.IntRange(12, 36), default=None,
+              help="Add the forecast (the Forecast sheet's months 1..N, 12 to 36): the bill by token class, what "
+              "binds and the step that relieves it; JSON gains forecast: [...].")
+def size_cmd(scenario: str | None, fmt: str, spread: float, months: int | None) -> None:
     """Size a plan written as a TOML scenario: per route, demand, the utilization of every limit, KV fit, the
     binding constraint and headroom. Without SCENARIO, sizes the bundled seed scenario.
 
@@ -175,11 +178,27 @@ def size_cmd(scenario: str | None, fmt: str, spread: float) -> None:
     from planner.sizing import bundled_scenario_path, render_text, size_scenario
 
     try:
-        report = size_scenario(load_scenario(scenario or bundled_scenario_path()), spread=spread)
+        plan = load_scenario(scenario or bundled_scenario_path())
+        if months is not None:
+            from planner.sizing import with_forecast
+
+            report = with_forecast(plan, months, spread=spread)
+        else:
+            report = size_scenario(plan, spread=spread)
     except PlannerError as exc:
         fail(str(exc))
         return
-    click.echo(report.to_json() if fmt == "json" else render_text(report))
+    if fmt == "json":
+        click.echo(report.to_json())
+    else:
+        click.echo(render_text(report))
+        if report.forecast is not None:
+            from planner.template.forecast import render_commitments, render_forecast
+
+            click.echo("")
+            click.echo(render_forecast(report.forecast))
+            click.echo("")
+            click.echo(render_commitments(report.commitments or {}))
     if report.has_errors:
         sys.exit(1)
 

@@ -62,6 +62,8 @@ class Plan:
     avg_to_peak_ratio: float = 0.5  # average QPS over the month / peak QPS, for monthly cost
     burst_factor: float | None = None  # busiest window / average window; None: Poisson at p99
     notes: str = ""
+    forecast_months: int = 12  # months the forecast covers (12-36)
+    demand_index: Any = None  # optional list: the demand multiple of months 1, 2, ... (blank: compound growth)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,6 +125,7 @@ class Route:
     prefix_tokens: float | None = None
     distinct_prefixes: float | None = None
     new: bool = False  # a new model or product (demand not yet known): the What-if sheet recommends an API
+    profile: Any = None  # a profile name (Profiles sheet) or 24 hourly multipliers, or {weekday=[24], weekend=[24]}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -114,6 +114,8 @@ class SizingReport:
     """W1-W4 per route, the What-if sheet's cells."""
     sensitivity: Any = None
     """The tornado and the low / base / high demand cases (:func:`planner.whatif.levers.sensitivity`)."""
+    forecast: tuple[dict[str, Any], ...] | None = None  # planner size --months N: the Forecast sheet's months
+    commitments: dict[str, Any] | None = None  # planner size --months N: the Forecast sheet's commitment tables
 
     @property
     def has_errors(self) -> bool:
@@ -121,7 +123,11 @@ class SizingReport:
         return any(r.errors for r in self.routes)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        for key in ("forecast", "commitments"):
+            if out[key] is None:
+                out.pop(key)
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, default=_json_default, allow_nan=False)
@@ -201,11 +207,12 @@ def _fleet_options(values: Mapping[tuple[str, str], Any]) -> tuple[FleetOption, 
     return tuple(out)
 
 
-def size_scenario(scenario: Scenario, *, whatif: bool = True, spread: float = 0.2) -> SizingReport:
+def size_scenario(scenario: Scenario, *, values: Mapping[tuple[str, str], Any] | None = None, whatif: bool = True,
+                  spread: float = 0.2) -> SizingReport:
     """Evaluate ``scenario`` through the template and read every route's Results row back; with ``whatif``, also
     the cache-hit lever, self-host vs API and the sensitivity (``spread``: the tornado's +- fraction), each a
     re-evaluation of the same plan with an input changed (:mod:`planner.whatif.levers`)."""
-    values = evaluate_scenario(scenario)
+    values = evaluate_scenario(scenario) if values is None else values
     totals = {key_label: _plain(values[(ts.SUMMARY.sheet, f"{ts.TOTALS_COL_VALUE}{ts.TOTALS_FIRST_ROW + j}")])
               for j, (key_label, _key, _expr, _fmt) in enumerate(ts.TOTALS)}
     out = ts.OUTAGES
@@ -235,6 +242,18 @@ def _whatif(scenario: Scenario, values: Mapping[tuple[str, str], Any], spread: f
     return {"cache_hit_lever": levers.cache_hit_lever(inputs),
             "selfhost_vs_api": levers.selfhost_vs_api(values, inputs),
             "sensitivity": levers.sensitivity(inputs, spread=spread)}
+
+
+def with_forecast(scenario: Scenario, months: int, *, spread: float = 0.2) -> SizingReport:
+    """:func:`size_scenario` plus the Forecast sheet's months 1..``months`` (issue 14), from the same evaluation."""
+    import dataclasses
+
+    from planner.template.forecast import commitment_rows, forecast_rows
+
+    s = dataclasses.replace(scenario, plan=dataclasses.replace(scenario.plan, forecast_months=months))
+    values = evaluate_scenario(s)
+    return dataclasses.replace(size_scenario(s, values=values, spread=spread), forecast=forecast_rows(dict(values)),
+                               commitments=commitment_rows(dict(values)))
 
 
 # --- text rendering ----------------------------------------------------------------------------------------------

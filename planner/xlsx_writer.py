@@ -100,6 +100,7 @@ class ChartSpec:
     y_major_unit: float | None = None
     data_labels: bool = False
     legend: str = "r"  # "r", "b", "t" or "" for none
+    kind: str = "bar"  # "bar" (clustered; direction picks bars or columns), "stacked" (stacked columns), "line"
 
 
 @dataclass(kw_only=True)
@@ -240,9 +241,14 @@ def _text_categories(chart: Any, cats: Reference) -> None:
 
 def _chart(ch: ChartSpec, data_ws: Any) -> Any:
     """A clustered bar (or column) chart of ``ch``'s series on ``data_ws``, with its line series overlaid."""
-    chart = BarChart()
-    chart.type = ch.direction
-    chart.grouping = "clustered"
+    if ch.kind == "line":
+        chart = LineChart()
+    else:
+        chart = BarChart()
+        chart.type = "col" if ch.kind == "stacked" else ch.direction
+        chart.grouping = "stacked" if ch.kind == "stacked" else "clustered"
+        if ch.kind == "stacked":
+            chart.overlap = 100
     chart.title = ch.title
     chart.y_axis.title = ch.y_title or None
     chart.x_axis.title = ch.x_title or None
@@ -250,7 +256,8 @@ def _chart(ch: ChartSpec, data_ws: Any) -> Any:
     chart.x_axis.delete = False  # openpyxl 3.1 hides both axes unless told
     chart.y_axis.delete = False
     # categories along the bottom for columns, on the left for bars (openpyxl writes "l" for both)
-    chart.x_axis.axPos, chart.y_axis.axPos = ("b", "l") if ch.direction == "col" else ("l", "b")
+    vertical = ch.direction == "col" or ch.kind in ("stacked", "line")
+    chart.x_axis.axPos, chart.y_axis.axPos = ("b", "l") if vertical else ("l", "b")
     chart.y_axis.majorGridlines = ChartLines()
     if ch.y_number_format:
         chart.y_axis.number_format = ch.y_number_format
@@ -277,7 +284,8 @@ def _chart(ch: ChartSpec, data_ws: Any) -> Any:
         chart.dataLabels = DataLabelList(showVal=True, numFmt=ch.y_number_format)
         for flag in ("showSerName", "showCatName", "showLegendKey", "showPercent", "showBubbleSize"):
             setattr(chart.dataLabels, flag, False)
-    chart.gapWidth = 60
+    if ch.kind != "line":
+        chart.gapWidth = 60
     chart.legend = Legend(legendPos=ch.legend) if ch.legend else None
     if ch.lines:
         line = LineChart()

@@ -17,9 +17,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from planner.excel.expr import ALLOWED_BUILTINS, At, Cells, Evaluator, Expr, Ref
+from planner.excel.expr import ALLOWED_BUILTINS, At, Block, Cells, Evaluator, Expr, Ref
 from planner.excel.tables import Column, Table, col_letter, sheet_ref
 from planner.excel.values import NA, VALUE, XlError, is_error
+from planner.template.forecast import (  # noqa: I001  issue 14: the Forecast sheet
+    COMMITMENTS,
+    FORECAST,
+    FORECAST_BACKENDS,
+    FORECAST_ROUTES,
+    PROVISIONED,
+)
+from planner.template.forecast import fixed_cells as _forecast_fixed_cells
 from planner.template.layout import (
     CONSTRAINTS,
     ENGINES,
@@ -44,6 +52,7 @@ from planner.template.layout import (
     plan_value_cell,
 )
 from planner.template.options import OPTION_KEYS, OPTIONS
+from planner.template.profiles import PROFILES, ROUTE_PROFILE  # issue 14: demand over the day
 from planner.template.results import (
     FAILOVER,
     FAILOVER_KEYS,
@@ -69,6 +78,10 @@ __all__ = [
     "ENGINES",
     "FAILOVER",
     "FAILOVER_KEYS",
+    "FORECAST",
+    "FORECAST_TABLES",
+    "PROFILES",
+    "ROUTE_PROFILE",
     "OUTAGES",
     "OUTAGES_TITLE",
     "OPTIONS",
@@ -132,14 +145,15 @@ TEMPLATE_VERSION = "2.0.0"
 TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION": TEMPLATE_VERSION}
 """Global defined names (constant strings) that identify the template."""
 
-INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS)
-FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, OPTIONS, WHATIF)
+FORECAST_TABLES = (FORECAST, FORECAST_ROUTES, FORECAST_BACKENDS, COMMITMENTS, PROVISIONED)
+INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS, PROFILES)
+FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, OPTIONS, WHATIF, ROUTE_PROFILE,
+                  *FORECAST_TABLES)
 TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, RESULTS, FAILOVER, WHATIF, OPTIONS, SUMMARY, OUTAGES, GPUS, MODELS,
-          LISTS_TABLE)
+          LISTS_TABLE, PROFILES, ROUTE_PROFILE, *FORECAST_TABLES)
 SHEET_ORDER = (
-    "ReadMe", "Summary", "Plan", "Routes", "Providers", "Fleet", "Specs", "Results", "Failover", "What-if", "Options",
-    "GPUs",
-    "Models", "Lists",
+    "ReadMe", "Summary", "Forecast", "Plan", "Routes", "Profiles", "Providers", "Fleet", "Specs", "Results",
+    "Failover", "What-if", "Options", "GPUs", "Models", "Lists",
 )
 
 
@@ -161,6 +175,8 @@ def _references(expr: Expr) -> set[tuple[str, str]]:
         return {(expr.table.name, k) for k in keys if k is not None}
     if isinstance(expr, At):
         return {(expr.table.name, expr.key)}
+    if isinstance(expr, Block):  # a whole table (FORECAST_MONTH reads the Forecast sheet's backend table)
+        return {(expr.table.name, c.key) for c in expr.table.columns}
     return set().union(*(_references(c) for c in expr.children()))
 
 
@@ -231,6 +247,7 @@ def fixed_cells() -> dict[tuple[str, str], Any]:
         out[(PLAN.sheet, PLAN.cell("setting", i))] = name
         out[(PLAN.sheet, PLAN.cell("unit", i))] = unit
         out[(PLAN.sheet, PLAN.cell("help", i))] = help
+    out.update(_forecast_fixed_cells())
     return out
 
 

@@ -372,6 +372,9 @@ def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[s
                                                           fill=FORMULA_FILL)
     s.widths[ts.TOTALS_COL_LABEL] = 34
     s.widths[ts.TOTALS_COL_VALUE] = 16
+    from planner.template.forecast_sheet import add_forecast_extras  # issue 14: Forecast and Profiles sheets
+
+    add_forecast_extras(sheets, cached)
     s.cells["A2"] = CellSpec(value=f"Template {ts.TEMPLATE_ID} v{ts.TEMPLATE_VERSION}. Red: utilization over 100%. "
                              "Orange: the binding constraint of the route. Rows of empty routes are hidden (after "
                              "adding routes: Format > Unhide rows here, Data > Reapply on Results).", italic=True)

@@ -26,7 +26,59 @@ def catalog_inputs() -> dict[tuple[str, str], Any]:
             for k, v in catalog_sheet.catalog_row(spec).items():
                 if v is not None:
                     out[(table.sheet, table.cell(k, i))] = float(v) if isinstance(v, int) else v
+    out.update(profile_inputs())
     return out
+
+
+def profile_inputs(custom: tuple[tuple[str, Any], ...] = ()) -> dict[tuple[str, str], Any]:
+    """The Profiles sheet: the bundled profiles (planner/data/demand_profiles.json), then ``custom`` ones
+    ``(name, {"weekday": [24], "weekend": [24] | None, "source": str})``; one row per day type."""
+    from planner.forecast import data
+    from planner.template.profiles import HOUR_KEYS, PROFILE_ROWS, PROFILES
+
+    rows: list[dict[str, Any]] = []
+    for name, p in (*((p["name"], p) for p in data.profiles()), *custom):
+        for days in ("weekday", "weekend"):
+            hours = p.get(days)
+            if hours is None:
+                continue
+            row = {"name": name, "days": days if p.get("weekend") is not None else "all",
+                   "source": p.get("source")}
+            row.update({k: float(v) for k, v in zip(HOUR_KEYS, hours)})
+            rows.append(row)
+    if len(rows) > PROFILE_ROWS:
+        raise ArgumentError("profiles", len(rows), f"at most {PROFILE_ROWS} profile rows (template rows)")
+    out: dict[tuple[str, str], Any] = {}
+    for i, row in enumerate(rows):
+        _put(out, PROFILES, i, row)
+    return out
+
+
+def _route_profile(scenario: Any, i: int, r: Any) -> tuple[str | None, tuple[str, Any] | None]:
+    """A route's profile: a name (bundled or custom), or 24 numbers / a weekday-weekend table -> a custom profile."""
+    from planner.forecast import data
+    from planner.forecast.profile import check_profile
+
+    where = f"{scenario.path}: routes[{i}].profile"
+    p = r.profile
+    if p is None:
+        return None, None
+    if isinstance(p, str):
+        if data.profile(p) is None:
+            names = ", ".join(x["name"] for x in data.profiles())
+            raise ArgumentError(where, p, f"a bundled profile ({names}) or 24 hourly multipliers")
+        return p, None
+    table = {"weekday": p, "weekend": None} if isinstance(p, list) else p
+    if not isinstance(table, dict) or set(table) - {"weekday", "weekend"} or "weekday" not in table:
+        raise ArgumentError(where, p, "a profile name, a list of 24 multipliers or {weekday = [24], weekend = [24]}")
+    try:
+        weekday = check_profile("weekday", table["weekday"])
+        weekend = None if table.get("weekend") is None else check_profile("weekend", table["weekend"])
+    except ArgumentError as exc:
+        raise ArgumentError(f"{where}.{exc.argument}", exc.given, exc.allowed) from None
+    name = f"{r.name} (own)"
+    return name, (name, {"weekday": weekday, "weekend": weekend, "source": f"Entered for route {r.name} in "
+                         f"{scenario.path}"})
 
 
 def _put(out: dict, t: ts.Table, i: int, row: Mapping[str, Any]) -> None:
@@ -49,7 +101,7 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
     p = scenario.plan
     settings = {"name": p.name, "utilization_threshold": p.utilization_threshold,
                 "monthly_growth": p.monthly_growth, "avg_to_peak_ratio": p.avg_to_peak_ratio,
-                "burst_factor": getattr(p, "burst_factor", None)}
+                "burst_factor": getattr(p, "burst_factor", None), "forecast_months": p.forecast_months}
     for i, (name, *_rest) in enumerate(ts.PLAN_SETTINGS):
         if settings[name] is not None:
             out[(ts.PLAN.sheet, ts.PLAN.cell("value", i))] = settings[name]
@@ -71,7 +123,13 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
             "weight_dtype": f.weight_dtype, "engine": f.engine, "usd_per_gpu_hour": f.usd_per_gpu_hour,
             "mbu": f.mbu, "mfu": f.mfu,
         })
+    custom = []
     for i, r in enumerate(scenario.routes):
+        profile, own = _route_profile(scenario, i, r)
+        if own is not None:
+            custom.append(own)
+        if profile is not None:
+            out[(ts.ROUTES.sheet, ts.ROUTES.cell("profile", i))] = profile
         ctx = r.p95_context_tokens if r.p95_context_tokens is not None else r.avg_input_tokens + r.avg_output_tokens
         _put(out, ts.ROUTES, i, {
             "name": r.name, "kind": r.kind, "peak_qps": r.peak_qps, "avg_input_tokens": r.avg_input_tokens,
@@ -84,4 +142,14 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
             "distinct_prefixes": r.distinct_prefixes,
             "new_route": True if getattr(r, "new", False) else None,
         })
+    if custom:
+        out.update(profile_inputs(tuple(custom)))
+    index = p.demand_index
+    if index is not None:
+        if not isinstance(index, list) or len(index) > ts.FORECAST.rows or any(
+                isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 for v in index):
+            raise ArgumentError(f"{scenario.path}: plan.demand_index", index,
+                                f"a list of at most {ts.FORECAST.rows} demand multiples >= 0 (month 1, 2, ...)")
+        for i, v in enumerate(index):
+            out[(ts.FORECAST.sheet, ts.FORECAST.cell("demand_index", i))] = float(v)
     return out

@@ -51,7 +51,7 @@ C = Column
 PLAN = Table(
     name="tblPlan",
     sheet="Plan",
-    rows=5,
+    rows=6,
     title="Plan settings",
     note="One value per setting. Policy threshold, growth and the average-to-peak ratio used for monthly cost.",
     columns=(
@@ -72,6 +72,8 @@ PLAN_SETTINGS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("burst_factor", "x", "Peak-window requests / average-window requests at the peak minute, for limits enforced "
      "per second or per 10 s (blank: Poisson at the 99th percentile)",
      {"minimum": 1.0, "maximum": 100.0, "required": False}),
+    ("forecast_months", "months", "Months the Forecast sheet covers (12 to 36; month 1 = the plan as entered)",
+     {"minimum": 12.0, "maximum": 36.0, "default": 12}),
 )
 
 
@@ -257,6 +259,9 @@ ROUTES = Table(
           number_format="#,##0"),
         C(key="new_route", header="New [TRUE/FALSE]", help="A new model or product: its demand is not known yet "
           "(the What-if sheet then recommends an API); blank: FALSE", kind="flag", choices="flag", width=10),
+        # issue 14: demand over the day (planner/template/profiles.py)
+        C(key="profile", header="Profile [name]", help="Hour-of-day profile from the Profiles sheet (blank: the "
+          "Plan's average-to-peak ratio)", kind="text", width=20),
     ),
 )
 

@@ -22,6 +22,7 @@ from planner.template.layout import (
     C,
     PlanValue,
 )
+from planner.template.profiles import day_ratio, month_ratio
 
 
 def _r(key: str) -> Expr:
@@ -73,7 +74,7 @@ def _weight(kind: Expr, prow: Expr) -> Expr:
 def _demands(kind: Expr, counts: Expr, reserved: Expr, weight: Expr) -> dict[str, Expr]:
     """The route's demand per limit as one backend counts it (D1-D4): the counting rules are columns beside it."""
     qps, inp, out = _r("peak_qps"), _r("avg_input_tokens"), _r("avg_output_tokens")
-    hit, writes, avg = _r("cache_hit_rate"), _r("cache_write_tokens"), PlanValue("avg_to_peak_ratio")
+    hit, writes, avg = _r("cache_hit_rate"), _r("cache_write_tokens"), day_ratio()
     tpm = udf("CAPACITY_TPM", qps, inp, out, hit, writes, counts, reserved, weight)
     return {
         "rpm": udf("CAPACITY_RPM", qps),
@@ -222,7 +223,7 @@ def _results_columns() -> tuple[Column, ...]:
         """The serving model at the fleet's load: Poisson arrivals at the fleet's rate per replica (open loop), the
         request mix of every route on the fleet."""
         return _on_fleet(name, backend, *mix, _res("replica_rate"), _res("mix_cache_hit_rate"))
-    avg_qps = qps * PlanValue("avg_to_peak_ratio")
+    avg_qps = qps * month_ratio()
     demands = _demands(kind, _res("counts_cached_reads"), _res("reserved_max_tokens"), _res("output_weight"))
     # a fleet's cost is shared by its routes in proportion to the FLOP/s they use (no double count in the totals)
     fleet_cost = _at(SPECS, "cost_monthly_usd", frow) * fn("IFERROR", _res("compute_share") / _res("compute_util"), 0)

@@ -1,0 +1,90 @@
+"""Commitments against pay-as-you-go: reserved GPUs and provisioned throughput (PTU, model units, GSUs).
+
+- A reserved GPU costs its reserved rate for every hour of the term, used or not; on demand costs only the hours
+  used. It pays off when the hours used exceed ``reserved / on_demand`` of the term (the break-even fraction).
+- Provisioned throughput costs a fixed amount per unit and month; pay-as-you-go costs the tokens. It pays off when
+  the month's pay-as-you-go bill exceeds the provisioned units' cost: the break-even volume.
+- The month the forecast crosses a break-even volume follows from compound growth, as C7's months to breach.
+"""
+
+from __future__ import annotations
+
+import math
+
+from planner.errors import check_number
+
+
+def reserved_break_even_fraction(reserved_usd_per_hour: float, *, on_demand_usd_per_hour: float) -> float:
+    """Share of the term's hours a reserved GPU must be busy to cost no more than on demand: ``p_res / p_od``.
+
+    Reference: C4/C5 (rented GPUs, docs/method.md "Commitments"); any reservation priced per hour for a term.
+
+    $1.79 reserved against $2.23 on demand pays off above 80.3 % of the hours:
+
+    >>> round(reserved_break_even_fraction(1.79, on_demand_usd_per_hour=2.23), 4)
+    0.8027
+    """
+    r = check_number("reserved_usd_per_hour", reserved_usd_per_hour, minimum=0)
+    o = check_number("on_demand_usd_per_hour", on_demand_usd_per_hour, minimum=0, exclusive_minimum=True)
+    return r / o
+
+
+def provisioned_break_even_usd(units: float, *, usd_per_unit_month: float) -> float:
+    """The pay-as-you-go bill per month above which ``units`` provisioned units cost less: ``units * p_unit``.
+
+    Reference: Azure OpenAI PTU billing (hourly, or monthly / yearly reservations per PTU); Bedrock model units and
+    Vertex GSUs have the same shape.
+
+    15 PTU (the global minimum) at $260 per PTU-month: pay-as-you-go above $3,900 a month.
+
+    >>> provisioned_break_even_usd(15, usd_per_unit_month=260)
+    3900.0
+    """
+    n = check_number("units", units, minimum=0)
+    return n * check_number("usd_per_unit_month", usd_per_unit_month, minimum=0)
+
+
+def units_for_throughput(tokens_per_min: float, *, tokens_per_min_per_unit: float, minimum_units: float = 1,
+                         increment: float = 1) -> float:
+    """Provisioned units needed for a peak throughput: ``max(min, ceil(T / t_unit / inc) * inc)``.
+
+    Reference: Azure OpenAI PTU sizing (input TPM per PTU, minimum 15 and increments of 5 for global deployments,
+    facts.md §1.4).
+
+    400,000 input tokens per minute on gpt-4.1 at 3,000 TPM per PTU: 135 PTU.
+
+    >>> units_for_throughput(400_000, tokens_per_min_per_unit=3000, minimum_units=15, increment=5)
+    135.0
+    """
+    t = check_number("tokens_per_min", tokens_per_min, minimum=0)
+    per = check_number("tokens_per_min_per_unit", tokens_per_min_per_unit, minimum=0, exclusive_minimum=True)
+    lo = check_number("minimum_units", minimum_units, minimum=0)
+    inc = check_number("increment", increment, minimum=0, exclusive_minimum=True)
+    return float(max(lo, math.ceil(t / per / inc - 1e-9) * inc))
+
+
+def break_even_month(volume: float, *, break_even_volume: float, monthly_growth: float) -> float:
+    """The first forecast month whose volume reaches ``break_even_volume`` (month 1: the plan as entered).
+
+    ``m = 1 + ceil(ln(V_be / V_1) / ln(1 + g))``; 1 when already there; 9999 when it is never reached (no growth).
+
+    Reference: compound growth, as C7's months to breach.
+
+    $5,000 of API spend a month growing 8 % a month reaches $12,000 in month 13 (5,000 x 1.08^12 = 12,591):
+
+    >>> break_even_month(5000, break_even_volume=12000, monthly_growth=0.08)
+    13.0
+    >>> break_even_month(5000, break_even_volume=3900, monthly_growth=0.0)
+    1.0
+    """
+    v = check_number("volume", volume, minimum=0)
+    be = check_number("break_even_volume", break_even_volume, minimum=0)
+    g = check_number("monthly_growth", monthly_growth, minimum=-0.99)
+    if v >= be:
+        return 1.0
+    if v <= 0 or g <= 0:
+        return 9999.0
+    return float(1 + math.ceil(math.log(be / v) / math.log(1.0 + g) - 1e-9))
+
+
+__all__ = ["break_even_month", "provisioned_break_even_usd", "reserved_break_even_fraction", "units_for_throughput"]

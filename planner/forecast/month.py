@@ -1,0 +1,130 @@
+"""One forecast month: the plan's backends with demand scaled, what binds, and the step that relieves it.
+
+Each backend carries, from the evaluated plan (month 1):
+
+- ``linear_util``: its highest utilization linear in demand (RPM ... COMPUTE, LOAD), with its label ``binding``;
+- for a fleet, what the serving model needs to recompute TTFT and TPOT at another load (``latency``).
+
+In month ``m`` with demand multiple ``x``:
+
+- a linear utilization is ``u * x``;
+- a fleet's TTFT / TPOT utilization is the serving model's TTFT / TPOT at ``fleet_qps * x / replicas`` over the
+  tightest SLO of its routes (a saturated replica counts as its load utilization, at least 1, as on Results);
+- the month's utilization is the highest of these (the plan as it stands); above the policy threshold the relieving
+  step is sized: ``units_needed`` keys where the provider's scope multiplies the limit by keys, else the ways to
+  raise the limit (a higher tier, another region, provisioned throughput: not priced); for a fleet the replicas that
+  bring both the linear and the latency utilizations under the threshold, at ``step_usd`` per replica-month.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from planner.forecast.growth import units_needed
+from planner.limits import MULTIPLYING_SCOPES
+
+LatencyFn = Callable[["Backend", float], "tuple[float, float] | None"]
+"""``(backend, requests/s per replica) -> (ttft_s, tpot_s)``, or None where the replica saturates."""
+
+MAX_REPLICA_FACTOR = 8
+"""The replica search stops at 8 times the fleet (a step beyond it is reported as such)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Backend:
+    name: str
+    kind: str  # "provider" | "fleet"
+    top_route: str
+    linear_util: float
+    binding: str
+    units: int  # keys (provider) or replicas (fleet)
+    scope: str = ""
+    multiplied_by: str = ""
+    raise_by: str = ""
+    step_usd: float = 0.0  # fleet: cost of one more replica per month
+    fleet_qps: float = 0.0
+    ttft_slo_s: float | None = None
+    tpot_slo_s: float | None = None
+    load_util: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Month:
+    max_util: float
+    binding: str  # "backend CONSTRAINT"
+    route: str
+    action: str  # "none" when every backend is within the threshold (never "": a cached "" is recomputed by readers)
+    action_usd: float
+    util_after: float
+
+
+def _latency_util(b: Backend, x: float, replicas: int, latency: LatencyFn) -> tuple[float, str]:
+    if b.kind != "fleet" or (b.ttft_slo_s is None and b.tpot_slo_s is None) or b.fleet_qps <= 0:
+        return 0.0, ""
+    got = latency(b, b.fleet_qps * x / replicas)
+    if got is None:  # saturated: the load utilization, at least 1 (Results' rule)
+        return max(b.load_util * x * b.units / replicas, 1.0), "TTFT"
+    ttft, tpot = got
+    u_ttft = ttft / b.ttft_slo_s if b.ttft_slo_s else 0.0
+    u_tpot = tpot / b.tpot_slo_s if b.tpot_slo_s else 0.0
+    return (u_ttft, "TTFT") if u_ttft >= u_tpot else (u_tpot, "TPOT")
+
+
+def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold: float,
+                   latency: LatencyFn) -> Month:
+    """The month's highest utilization, what binds, and the steps that bring every backend under ``threshold``.
+
+    Reference: C7 (utilization, binding constraint) applied to the plan with demand times ``multiplier``; the
+    serving model (Q2/Q4) for TTFT and TPOT; :func:`planner.forecast.growth.units_needed` for keys and replicas.
+
+    A provider at 60 % of a per-key limit with 2 keys, demand doubled, policy 80 %: 120 %, two more keys.
+
+    >>> b = Backend(name="api", kind="provider", top_route="chat", linear_util=0.6, binding="ITPM", units=2,
+    ...             scope="key", multiplied_by="key")
+    >>> m = evaluate_month([b], multiplier=2.0, threshold=0.8, latency=lambda b, r: None)
+    >>> m.max_util, m.binding, m.action, round(m.util_after, 6)
+    (1.2, 'api ITPM', 'api: keys 2 -> 3 (ITPM 120% -> 80%)', 0.8)
+    """
+    worst = (-1.0, "none", "none")
+    after_worst = 0.0
+    steps: list[str] = []
+    cost = 0.0
+    for b in backends:
+        lin = b.linear_util * multiplier
+        lat, lat_label = _latency_util(b, multiplier, b.units, latency)
+        u, label = (lin, b.binding) if lin >= lat else (lat, lat_label)
+        if u > worst[0]:
+            worst = (u, f"{b.name} {label}", b.top_route)
+        if u <= threshold:
+            after_worst = max(after_worst, u)
+            continue
+        if b.kind == "fleet":
+            n = units_needed(b.units, utilization=lin, threshold=threshold)
+            limit = b.units * MAX_REPLICA_FACTOR
+            lat_n, _ = _latency_util(b, multiplier, n, latency)
+            while lat_n > threshold and n < limit:
+                n += 1
+                lat_n, _ = _latency_util(b, multiplier, n, latency)
+            after = max(lin * b.units / n, lat_n)
+            steps.append(f"{b.name}: replicas {b.units} -> {n} ({label} {u:.0%} -> {after:.0%})"
+                         + (" (search stopped at 8x)" if after > threshold else ""))
+            cost += (n - b.units) * b.step_usd
+            after_worst = max(after_worst, after)
+        elif b.scope in MULTIPLYING_SCOPES:
+            n = units_needed(b.units, utilization=lin, threshold=threshold)
+            after = lin * b.units / n
+            what = b.multiplied_by or b.scope
+            noun = "keys" if what == "key" else f"{what}s"
+            steps.append(f"{b.name}: {noun} {b.units} -> {n} ({label} {u:.0%} -> {after:.0%})")
+            after_worst = max(after_worst, after)
+        else:
+            ways = b.raise_by or "a higher tier or a quota increase"
+            steps.append(f"{b.name}: {label} {u:.0%} is per {b.scope or 'organization'}, keys do not add to it; "
+                         f"raise it: {ways} (not priced)")
+            after_worst = max(after_worst, u)
+    return Month(max_util=max(worst[0], 0.0), binding=worst[1], route=worst[2], action="; ".join(steps) or "none",
+                 action_usd=cost, util_after=after_worst)
+
+
+__all__ = ["Backend", "Month", "evaluate_month"]

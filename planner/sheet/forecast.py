@@ -1,0 +1,358 @@
+"""Spreadsheet functions for the plan over time: demand profiles, the forecast month, commitments (issue 14)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from planner.errors import ArgumentError, PlannerError, check_number
+from planner.forecast import bill, commitments, growth, profile
+from planner.forecast import data as forecast_data
+from planner.forecast import month as fmonth
+from planner.registry import Arg, sheet_function
+from planner.sheet.cost import AVG_QPS, HIT_RATE, P_IN, P_OUT, P_READ, P_WRITE, WRITE_TOKENS
+from planner.sheet.demand import AVG_INPUT, AVG_OUTPUT
+
+LINEAR_CONSTRAINTS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD", "BURST", "KV", "COMPUTE", "LOAD")
+"""The utilizations linear in demand, in the order of the Results columns rpm_util ... load_util."""
+
+BACKEND_KEYS = (
+    "backend", "type", "top_route", "linear_util", "binding", "units", "scope", "multiplied_by", "raise_by",
+    "step_usd", "fleet_qps", "mix_input_tokens", "mix_output_tokens", "mix_cache_hit_rate", "model_spec", "gpu_spec",
+    "tp", "pp", "engine", "weight_dtype", "kv_dtype", "ttft_slo_s", "tpot_slo_s", "load_util",
+)
+"""The Forecast sheet's backend table, column by column (FORECAST_MONTH reads it by position)."""
+
+MONTH_FIELDS = ("max_util", "binding", "route", "action", "action_usd", "util_after")
+
+
+def _blank(v: Any) -> bool:
+    return v is None or (isinstance(v, str) and v.strip() == "")
+
+
+def _rows(table: Sequence[Sequence[Any]], what: str, width: int) -> list[Sequence[Any]]:
+    rows = list(table)
+    if not rows or len(rows[0]) != width:
+        raise ArgumentError(what, f"{len(rows[0]) if rows else 0} columns", f"the {what} table, {width} columns "
+                            "with its header row")
+    return rows[1:]
+
+
+# ---- demand over the day ----------------------------------------------------------------------------------------
+
+def _profile_hours(name: Any, profiles: Sequence[Sequence[Any]]) -> tuple[list[float], list[float] | None]:
+    weekday: list[float] | None = None
+    weekend: list[float] | None = None
+    key = str(name).strip().lower()
+    for row in _rows(profiles, "profiles", 27):
+        if _blank(row[0]) or str(row[0]).strip().lower() != key:
+            continue
+        days = "all" if _blank(row[1]) else str(row[1]).strip().lower()
+        hours = [0.0 if _blank(v) else v for v in row[2:26]]
+        if days in ("all", "weekday"):
+            weekday = hours
+        elif days == "weekend":
+            weekend = hours
+        else:
+            raise ArgumentError(f"profile {name} days", row[1], "weekday, weekend or all (blank)")
+    if weekday is None:
+        raise ArgumentError("profile", name, "a name on the Profiles sheet with a weekday (or all) row")
+    return weekday, weekend
+
+
+@sheet_function(
+    summary="Average-to-peak ratio of an hour-of-day profile: 'day' for daily limits (the busiest day's average / "
+    "peak hour), 'month' for the bill (the week's average / peak hour).",
+    args=(
+        Arg(name="profile", unit="name", kind="text", help="Profile name (a row of the Profiles sheet)"),
+        Arg(name="profiles", unit="table", kind="table", help="The Profiles sheet's range, header row included: "
+            "name, days (weekday, weekend or all), 24 hourly multipliers, source"),
+        Arg(name="basis", unit="day|month", kind="text", help="day (RPD, TPD) or month (the bill)",
+            default="month"),
+    ),
+    returns="fraction",
+    category="Forecast",
+    example='=PROFILE_RATIO("business-hours-chat", Profiles!$A$4:$AA$14, "month") -> 0.34',
+    formula_ids=("D1",),
+)
+def PROFILE_RATIO(profile, profiles, basis="month"):
+    weekday, weekend = _profile_hours(profile, profiles)
+    b = str(basis).strip().lower()
+    if b == "day":
+        return _profile.busiest_day_avg_to_peak(weekday, weekend=weekend)
+    if b == "month":
+        return _profile.month_avg_to_peak(weekday, weekend=weekend)
+    raise ArgumentError("basis", basis, "day or month")
+
+
+_profile = profile
+
+
+# ---- the forecast ---------------------------------------------------------------------------------------------
+
+@sheet_function(
+    summary="Demand multiple of forecast month m (1 = the plan as entered): the month's demand index where given, "
+    "else (1 + growth)^(m - 1).",
+    args=(
+        Arg(name="month_number", unit="month", help="Forecast month, 1 = the plan as entered"),
+        Arg(name="monthly_growth", unit="fraction/month", help="Demand growth per month (0.08 = 8 %)"),
+        Arg(name="demand_index", unit="x", help="The planner's own demand multiple for the month",
+            default=None, blank="no index: compound growth"),
+    ),
+    returns="x demand",
+    category="Forecast",
+    example="=GROWTH_MULTIPLIER(13, 8%) -> 2.518",
+    formula_ids=("C7",),
+)
+def GROWTH_MULTIPLIER(month_number, monthly_growth, demand_index=None):
+    return growth.demand_multiplier(month_number, monthly_growth=monthly_growth, demand_index=demand_index)
+
+
+TOKEN_CLASS = Arg(name="token_class", unit="class", kind="text",
+                  help="input (uncached), read (cache reads), write (cache writes) or output")
+
+
+@sheet_function(
+    summary="One token class's share of a route's monthly API bill: uncached input, cache reads, cache writes or "
+    "output (the four add up to API_COST_MONTHLY).",
+    args=(TOKEN_CLASS, AVG_QPS, AVG_INPUT, AVG_OUTPUT, HIT_RATE, WRITE_TOKENS, P_IN, P_READ, P_WRITE, P_OUT),
+    returns="USD/month",
+    category="Forecast",
+    example='=API_COST_BY_CLASS("read", 1, 10000, 500, 0.8, 1000, 3, 0.3, 3.75, 15) -> 6311.52',
+    formula_ids=("C1",),
+)
+def API_COST_BY_CLASS(token_class, avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens,
+                      usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
+    cls = str(token_class).strip().lower()
+    cls = {"read": "cache_read", "write": "cache_write"}.get(cls, cls)
+    return bill.api_cost_by_class_usd(
+        avg_qps, token_class=cls, avg_input_tokens=avg_input_tokens,
+        avg_output_tokens=avg_output_tokens, cache_hit_rate=cache_hit_rate, cache_write_tokens=cache_write_tokens,
+        usd_per_mtok_input=usd_per_mtok_input, usd_per_mtok_output=usd_per_mtok_output,
+        usd_per_mtok_cached_input=usd_per_mtok_cached_input, usd_per_mtok_cache_write=usd_per_mtok_cache_write)
+
+
+@sheet_function(
+    summary="The label of the highest of the ten utilizations linear in demand (RPM, TPM, ITPM, OTPM, RPD, TPD, "
+    "BURST, KV, COMPUTE, LOAD; Results' rpm_util to load_util).",
+    args=(Arg(name="utilizations", unit="fractions", kind="numbers", help="The ten utilizations, a range"),),
+    returns="label",
+    returns_kind="text",
+    category="Forecast",
+    example="=LINEAR_BINDING_CONSTRAINT({0.1,0.2,0.9,0,0,0,0,0,0,0}) -> \"ITPM\"",
+    formula_ids=("C7",),
+)
+def LINEAR_BINDING_CONSTRAINT(utilizations):
+    from planner import decision
+
+    return decision.binding_constraint(LINEAR_CONSTRAINTS, utilizations)
+
+
+def _num(v: Any, default: float | None = None) -> float | None:
+    if _blank(v):
+        return default
+    if isinstance(v, str):  # BACKEND_ARGMAX gives a label as text
+        try:
+            return float(v)
+        except ValueError:
+            raise ArgumentError("value", v, "a number") from None
+    return float(check_number("value", v))
+
+
+def _latency(specs: dict[str, tuple]) -> fmonth.LatencyFn:
+    from planner.sheet.serving import SERVING_TPOT_S, SERVING_TTFT_S
+
+    def call(b: fmonth.Backend, rate: float) -> tuple[float, float] | None:
+        args = specs[b.name]
+        try:
+            return (float(SERVING_TTFT_S(*args[:6], rate, *args[6:])),
+                    float(SERVING_TPOT_S(*args[:6], rate, *args[6:])))
+        except PlannerError:
+            return None
+    return call
+
+
+def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dict[str, tuple]]:
+    out: list[fmonth.Backend] = []
+    specs: dict[str, tuple] = {}
+    for row in _rows(table, "backends", len(BACKEND_KEYS)):
+        r = dict(zip(BACKEND_KEYS, row))
+        if _blank(r["backend"]) or _blank(r["top_route"]):
+            continue  # a backend no route uses as primary
+        b = fmonth.Backend(
+            name=str(r["backend"]), kind=str(r["type"]), top_route=str(r["top_route"]),
+            linear_util=_num(r["linear_util"], 0.0) or 0.0, binding=str(r["binding"] or ""),
+            units=int(_num(r["units"], 1) or 1), scope="" if _blank(r["scope"]) else str(r["scope"]),
+            multiplied_by="" if _blank(r["multiplied_by"]) else str(r["multiplied_by"]),
+            raise_by="" if _blank(r["raise_by"]) else str(r["raise_by"]),
+            step_usd=_num(r["step_usd"], 0.0) or 0.0, fleet_qps=_num(r["fleet_qps"], 0.0) or 0.0,
+            ttft_slo_s=_num(r["ttft_slo_s"]) or None, tpot_slo_s=_num(r["tpot_slo_s"]) or None,
+            load_util=_num(r["load_util"], 0.0) or 0.0)
+        out.append(b)
+        if b.kind == "fleet":
+            specs[b.name] = (r["model_spec"], r["gpu_spec"], _num(r["tp"], 1), _num(r["mix_input_tokens"], 0),
+                             _num(r["mix_output_tokens"], 1), 0, r["engine"], r["weight_dtype"], r["kv_dtype"],
+                             _num(r["mix_cache_hit_rate"], 0), _num(r["pp"], 1))
+    return out, specs
+
+
+@sheet_function(
+    summary="One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding "
+    "(backend and constraint), route, action (the steps to get back under the threshold), action_usd (their "
+    "monthly cost) or util_after.",
+    args=(
+        Arg(name="field", unit="name", kind="text", help="max_util, binding, route, action, action_usd or util_after"),
+        Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)"),
+        Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)"),
+        Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included"),
+    ),
+    returns="the field",
+    returns_kind="text",
+    category="Forecast",
+    example='=FORECAST_MONTH("max_util", 1.36, 0.8, Forecast!$A$60:$X$74) -> 0.97',
+    formula_ids=("C7",),
+)
+def FORECAST_MONTH(field, multiplier, threshold, backends):
+    f = str(field).strip().lower()
+    if f not in MONTH_FIELDS:
+        raise ArgumentError("field", field, f"one of {', '.join(MONTH_FIELDS)}")
+    x = check_number("multiplier", multiplier, minimum=0)
+    t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
+    rows = tuple(tuple(r) for r in backends)
+    return getattr(_month(x, t, rows), f)
+
+
+@lru_cache(maxsize=256)
+def _month(x: float, t: float, rows: tuple) -> fmonth.Month:
+    """One month, evaluated once for its six fields (the table is a tuple of tuples: hashable)."""
+    items, specs = _backends(rows)
+    return fmonth.evaluate_month(items, multiplier=x, threshold=t, latency=_latency(specs))
+
+
+# ---- commitments ----------------------------------------------------------------------------------------------
+
+@sheet_function(
+    summary="Reserved price per GPU-hour for a term: the on-demand price times the bundled reserved / on-demand "
+    "ratio for the GPU (same source for both); a refusal where no public reserved price was found.",
+    args=(
+        Arg(name="gpu", unit="name", kind="text", help="GPU name (h100-sxm, ...)"),
+        Arg(name="on_demand_usd_per_gpu_hour", unit="USD/GPU-h", help="The fleet's on-demand price"),
+        Arg(name="term_months", unit="months", help="12 (1 year) or 36 (3 years)", default=12),
+    ),
+    returns="USD/GPU-h",
+    category="Forecast",
+    example='=RESERVED_USD_PER_GPU_HOUR("h100-sxm", 2.23, 12) -> 1.79',
+    formula_ids=("C4",),
+)
+def RESERVED_USD_PER_GPU_HOUR(gpu, on_demand_usd_per_gpu_hour, term_months=12):
+    od = check_number("on_demand_usd_per_gpu_hour", on_demand_usd_per_gpu_hour, minimum=0)
+    term = int(check_number("term_months", term_months, minimum=1, integer=True))
+    found = forecast_data.reserved_ratio(str(gpu), term_months=term)
+    if found is None:
+        raise ArgumentError("gpu", gpu, f"a GPU with a public {term}-month reserved price in the bundled catalog "
+                            "(planner/data/commitments.json: none found for this one)")
+    return od * found[0]
+
+
+@sheet_function(
+    summary="Share of the hours a reserved GPU must be busy to cost no more than on demand: reserved / on-demand.",
+    args=(
+        Arg(name="reserved_price", unit="USD/GPU-h", help="Reserved price per GPU-hour"),
+        Arg(name="on_demand_price", unit="USD/GPU-h", help="On-demand price per GPU-hour"),
+    ),
+    returns="fraction of hours",
+    category="Forecast",
+    example="=RESERVED_BREAK_EVEN(1.79, 2.23) -> 0.803",
+    formula_ids=("C4",),
+)
+def RESERVED_BREAK_EVEN(reserved_price, on_demand_price):
+    return commitments.reserved_break_even_fraction(reserved_price, on_demand_usd_per_hour=on_demand_price)
+
+
+@sheet_function(
+    summary="The first forecast month whose volume reaches a break-even volume at compound growth (1: already; "
+    "9999: never).",
+    args=(
+        Arg(name="volume", unit="per month", help="Month 1's volume (USD of API spend, tokens, GPU-hours)"),
+        Arg(name="break_even_volume", unit="per month", help="The volume at which the commitment pays off"),
+        Arg(name="monthly_growth", unit="fraction/month", help="Demand growth per month"),
+    ),
+    returns="month",
+    category="Forecast",
+    example="=BREAK_EVEN_MONTH(5000, 12000, 8%) -> 13",
+    formula_ids=("C7",),
+)
+def BREAK_EVEN_MONTH(volume, break_even_volume, monthly_growth):
+    return commitments.break_even_month(volume, break_even_volume=break_even_volume, monthly_growth=monthly_growth)
+
+
+def _offer(provider: Any) -> dict[str, Any]:
+    """The bundled provisioned-throughput offer of a provider, or a refusal saying why there is none."""
+    name = str(provider).strip().lower()
+    catalog = forecast_data.commitments()
+    for offer in catalog["provisioned_throughput"]:
+        if name in (offer["provider"], f"{offer['provider']}-openai"):
+            return offer
+    missing = catalog["meta"]["not_found"]
+    reason = {"bedrock": missing["bedrock-provisioned-throughput"],
+              "gemini": missing["vertex-provisioned-throughput"],
+              "vertex": missing["vertex-provisioned-throughput"]}.get(name, "no provisioned-throughput offer bundled")
+    raise ArgumentError("provider", provider, f"a provider with a public provisioned-throughput price (azure-openai); "
+                        f"{name}: {reason}")
+
+
+@sheet_function(
+    summary="Provisioned throughput units a backend needs at its peak: input TPM + output weight x output TPM over "
+    "the model's input TPM per unit, rounded up to the minimum and increment (Azure OpenAI PTU).",
+    args=(
+        Arg(name="provider", unit="name", kind="text", help="Provider of the backend (azure-openai)"),
+        Arg(name="model", unit="name", kind="text", help="Provider model (gpt-4.1, gpt-4o, ...)"),
+        Arg(name="input_tokens_per_min", unit="tokens/min", help="Input tokens per minute at peak"),
+        Arg(name="output_tokens_per_min", unit="tokens/min", help="Output tokens per minute at peak"),
+    ),
+    returns="units",
+    category="Forecast",
+    example='=PROVISIONED_UNITS("azure-openai", "gpt-4.1", 300000, 25000) -> 135',
+    formula_ids=("C4",),
+)
+def PROVISIONED_UNITS(provider, model, input_tokens_per_min, output_tokens_per_min):
+    offer = _offer(provider)
+    key = str(model).strip().lower()
+    per = offer["input_tpm_per_unit"].get(key)
+    if per is None:
+        known = ", ".join(offer["input_tpm_per_unit"])
+        raise ArgumentError("model", model, f"a model with a bundled throughput per PTU ({known})")
+    weight = offer["output_weight"].get(key)
+    if weight is None:
+        raise ArgumentError("model", model, "a model with a bundled output weighting per PTU "
+                            f"({', '.join(offer['output_weight'])}); not published for this one")
+    i = check_number("input_tokens_per_min", input_tokens_per_min, minimum=0)
+    o = check_number("output_tokens_per_min", output_tokens_per_min, minimum=0)
+    return commitments.units_for_throughput(i + weight * o, tokens_per_min_per_unit=per,
+                                            minimum_units=offer["minimum_units"], increment=offer["increment"])
+
+
+@sheet_function(
+    summary="Monthly cost of provisioned throughput units: units x price per unit-month for the term (hourly: the "
+    "hourly price x 730.5 h).",
+    args=(
+        Arg(name="provider", unit="name", kind="text", help="Provider of the backend (azure-openai)"),
+        Arg(name="units", unit="units", help="Provisioned units (PTU)"),
+        Arg(name="term", unit="name", kind="text", help="hourly, 1_month or 1_year", default="1_month"),
+    ),
+    returns="USD/month",
+    category="Forecast",
+    example='=PROVISIONED_USD_MONTHLY("azure-openai", 15, "1_month") -> 3900',
+    formula_ids=("C4",),
+)
+def PROVISIONED_USD_MONTHLY(provider, units, term="1_month"):
+    from planner.cost import HOURS_PER_MONTH
+
+    offer = _offer(provider)
+    t = str(term).strip().lower()
+    prices = {"hourly": offer["usd_per_unit_hour"] * HOURS_PER_MONTH, "1_month": offer["usd_per_unit_month_1_month"],
+              "1_year": offer["usd_per_unit_month_1_year"]}
+    if t not in prices:
+        raise ArgumentError("term", term, "hourly, 1_month or 1_year")
+    return commitments.provisioned_break_even_usd(units, usd_per_unit_month=prices[t])

@@ -1,0 +1,420 @@
+"""The Forecast sheet: the plan month by month (bill by token class, highest utilization, what binds, the step that
+relieves it) and commitments (reserved GPUs against on demand). Issue 14, items 2 and 3. Pure: no I/O.
+
+A month is the plan with demand scaled: the plan's backends as the evaluated Results give them (each one's highest
+utilization linear in demand and, for a fleet, what the serving model needs), times the month's demand multiple;
+TTFT and TPOT are recomputed by the serving model at the month's load (``FORECAST_MONTH``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.excel.expr import Bin, Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
+from planner.excel.tables import Column, Table
+from planner.sheet.forecast import BACKEND_KEYS, MONTH_FIELDS
+from planner.template.layout import (
+    FLEET,
+    FLEET_ROWS,
+    LISTS_TABLE,
+    PROVIDER_ROWS,
+    PROVIDERS,
+    ROUTE_ROWS,
+    ROUTES,
+    SPECS,
+    C,
+    PlanValue,
+)
+from planner.template.profiles import avg_qps
+from planner.template.results import RESULTS
+
+FORECAST_MONTHS = 36
+SHEET = "Forecast"
+USD = "#,##0"
+PCT = "0%"
+
+
+def _text(expr: Expr) -> Expr:
+    """``expr&""``: an empty input cell reads as "" on every surface (INDEX of an empty cell is 0 in Excel and the
+    general engine, blank in the evaluator)."""
+    return Bin("&", expr, lit(""))
+
+
+def _col(first: Expr, key: str, header: str, help: str, body: Expr, fmt: str = USD, kind: str = "number",
+         width: float = 14.0) -> Column:
+    return C(key=key, header=header, help=help, formula=when_filled(first, body), number_format=fmt, kind=kind,
+             width=width)
+
+
+# ---- per route: the bill by token class and the highest linear utilization -----------------------------------
+
+_ROUTE_KEYS = ("route", "input_usd", "cache_read_usd", "cache_write_usd", "output_usd", "linear_util",
+               "linear_binding")
+ROUTES_HEADER_ROW = 4 + FORECAST_MONTHS + 4
+_ROUTES_REF = Table(name="tblForecastRoutes", sheet=SHEET, rows=ROUTE_ROWS, header_row=ROUTES_HEADER_ROW,
+                    columns=tuple(C(key=k, header=k, help=k) for k in _ROUTE_KEYS))
+
+
+def _route_columns() -> tuple[Column, ...]:
+    res = lambda k: Ref(RESULTS, k)  # noqa: E731
+    r = lambda k: Ref(ROUTES, k)  # noqa: E731
+    price = lambda k: fn("INDEX", Cells(PROVIDERS, k), res("provider_row"))  # noqa: E731
+    first = Ref(_ROUTES_REF, "route")
+
+    def by_class(cls: str) -> Expr:
+        return fn("IF", res("backend_type").eq("provider"), udf(
+            "API_COST_BY_CLASS", cls.replace("cache_", ""), avg_qps(), r("avg_input_tokens"), r("avg_output_tokens"),
+            r("cache_hit_rate"), r("cache_write_tokens"), price("usd_per_mtok_input"),
+            price("usd_per_mtok_cached_input"), price("usd_per_mtok_cache_write"), price("usd_per_mtok_output")), 0)
+
+    linear = Cells(RESULTS, "rpm_util", "load_util")
+    names = {"input": "Uncached input", "cache_read": "Cache reads", "cache_write": "Cache writes",
+             "output": "Output"}
+    return (
+        C(key="route", header="Route [name]", help="Route name (from Routes)", kind="text", width=18,
+          formula=fn("IF", r("name").eq(""), "", r("name"))),
+        *(_col(first, f"{k}_usd", f"{v} [USD/month]", f"C1 by class: the month-1 API bill's {v.lower()} part "
+               "(API_COST_BY_CLASS at the route's month ratio); 0 on a fleet", by_class(k))
+          for k, v in names.items()),
+        _col(first, "linear_util", "Linear util [x]", "The highest of the ten utilizations linear in demand (RPM "
+             "... LOAD on Results): it scales with the month's demand multiple", udf("MAX_UTILIZATION", linear), PCT),
+        _col(first, "linear_binding", "Linear binds", "Its constraint", udf("LINEAR_BINDING_CONSTRAINT", linear),
+             kind="text", width=10),
+    )
+
+
+FORECAST_ROUTES = Table(name="tblForecastRoutes", sheet=SHEET, rows=ROUTE_ROWS, header_row=ROUTES_HEADER_ROW,
+                        columns=_route_columns())
+assert tuple(c.key for c in FORECAST_ROUTES.columns) == _ROUTE_KEYS
+
+
+# ---- per backend: what the month evaluation needs ------------------------------------------------------------
+
+BACKENDS_HEADER_ROW = FORECAST_ROUTES.last_row + 4
+_BACKENDS_REF = Table(name="tblForecastBackends", sheet=SHEET, rows=LISTS_TABLE.rows, header_row=BACKENDS_HEADER_ROW,
+                      columns=tuple(C(key=k, header=k, help=k) for k in BACKEND_KEYS))
+
+
+def _backend_columns() -> tuple[Column, ...]:
+    backend = Ref(LISTS_TABLE, "backend")
+    routes = Cells(ROUTES, "backend")
+    me = lambda k: Ref(_BACKENDS_REF, k)  # noqa: E731
+    is_fleet, is_provider = me("type").eq("fleet"), me("type").eq("provider")
+    first = me("backend")
+    bmax = lambda values: udf("BACKEND_MAX", backend, routes, values)  # noqa: E731
+    argmax = lambda values, labels: udf("BACKEND_ARGMAX", backend, routes, values, labels)  # noqa: E731
+    prov = lambda k: fn("IF", is_provider, _text(lookup(PROVIDERS, "name", backend, k)), "")  # noqa: E731
+    fleet = lambda k: fn("IF", is_fleet, lookup(FLEET, "name", backend, k), "")  # noqa: E731
+    fleet_text = lambda k: fn("IF", is_fleet, _text(lookup(FLEET, "name", backend, k)), "")  # noqa: E731
+    spec = lambda k: fn("IF", is_fleet, lookup(SPECS, "fleet", backend, k), "")  # noqa: E731
+    lin = Cells(FORECAST_ROUTES, "linear_util")
+
+    def slo(util: str, key: str) -> Expr:
+        # 0 (not ""): no latency SLO binds on this fleet (bulk routes only, or none)
+        return fn("IF", is_fleet, fn("IF", bmax(Cells(RESULTS, util)).gt(0), argmax(Cells(RESULTS, util),
+                                                                                    Cells(ROUTES, key)), 0), "")
+
+    def col(key: str, header: str, help: str, body: Expr, fmt: str = "General", kind: str = "number",
+            width: float = 12.0) -> Column:
+        return _col(first, key, header, help, body, fmt, kind, width)
+
+    return (
+        C(key="backend", header="Backend [name]", help="Every backend of the plan (Providers, then Fleet)",
+          kind="text", width=20, formula=fn("IF", backend.eq(""), "", backend)),
+        col("type", "Type", "provider or fleet",
+            fn("IF", fn("ISNUMBER", fn("MATCH", backend, Cells(PROVIDERS, "name"))), "provider", "fleet"),
+            kind="text"),
+        col("top_route", "Route [name]", "Its route with the highest linear utilization (blank: no route uses it "
+            "as primary)", fn("IF", fn("COUNTIFS", routes, backend).eq(0), "", argmax(lin, Cells(ROUTES, "name"))),
+            kind="text", width=16),
+        col("linear_util", "Linear util [x]", "Month 1: its highest utilization linear in demand", bmax(lin), PCT),
+        col("binding", "Binds", "That constraint", fn("IF", me("top_route").eq(""), "",
+                                                      argmax(lin, Cells(FORECAST_ROUTES, "linear_binding"))),
+            kind="text"),
+        col("units", "Keys or replicas [count]", "Provider: keys / deployments; fleet: replicas",
+            fn("IF", is_provider, lookup(PROVIDERS, "name", backend, "keys"),
+               lookup(FLEET, "name", backend, "replicas")), "0"),
+        col("scope", "Limit scope", "What the provider's limits are metered per (keys multiply them only per key, "
+            "deployment or account-region)", prov("scope"), kind="text"),
+        col("multiplied_by", "More capacity from", "What adds a copy of the limit", prov("multiplied_by"),
+            kind="text"),
+        col("raise_by", "Raise it with", "Other ways to raise the limit", prov("raise_by"), kind="text", width=24),
+        col("step_usd", "One more replica [USD/month]", "Fleet: its monthly cost / replicas",
+            fn("IF", is_fleet, spec("cost_monthly_usd") / me("units"), 0), USD),
+        col("fleet_qps", "Fleet load [req/s]", "Peak QPS of every route on the fleet",
+            fn("IF", is_fleet, udf("BACKEND_SUM", backend, routes, Cells(ROUTES, "peak_qps")), 0), "#,##0.0"),
+        col("mix_input_tokens", "Mix input [tokens]", "The fleet's request mix (Results)",
+            fn("IF", is_fleet, bmax(Cells(RESULTS, "mix_input_tokens")), ""), "#,##0"),
+        col("mix_output_tokens", "Mix output [tokens]", "The fleet's request mix (Results)",
+            fn("IF", is_fleet, bmax(Cells(RESULTS, "mix_output_tokens")), ""), "#,##0"),
+        col("mix_cache_hit_rate", "Mix cache hit [fraction]", "The fleet's request mix (Results)",
+            fn("IF", is_fleet, bmax(Cells(RESULTS, "mix_cache_hit_rate")), ""), "0%"),
+        col("model_spec", "Model as used [spec]", "Specs", spec("model_spec"), kind="text", width=10),
+        col("gpu_spec", "GPU as used [spec]", "Specs", spec("gpu_spec"), kind="text", width=10),
+        col("tp", "TP [GPUs]", "Fleet", fleet("tp"), "0"),
+        col("pp", "PP [stages]", "Fleet", fleet("pp"), "0"),
+        col("engine", "Engine", "Fleet", fleet_text("engine"), kind="text"),
+        col("weight_dtype", "Weight dtype", "Fleet", fleet_text("weight_dtype"), kind="text"),
+        col("kv_dtype", "KV dtype", "Fleet", fleet_text("kv_dtype"), kind="text"),
+        col("ttft_slo_s", "Tightest TTFT SLO [s]", "The SLO of its route with the highest TTFT util (0: none, bulk)",
+            slo("ttft_util", "ttft_slo_s"), "0.000"),
+        col("tpot_slo_s", "Tightest TPOT SLO [s]", "The SLO of its route with the highest TPOT util (0: none, bulk)",
+            slo("tpot_util", "tpot_slo_s"), "0.000"),
+        col("load_util", "Load util [x]", "Results: rate per replica / sustainable rate",
+            fn("IF", is_fleet, bmax(Cells(RESULTS, "load_util")), 0), PCT),
+    )
+
+
+FORECAST_BACKENDS = Table(name="tblForecastBackends", sheet=SHEET, rows=LISTS_TABLE.rows,
+                          header_row=BACKENDS_HEADER_ROW, columns=_backend_columns())
+assert tuple(c.key for c in FORECAST_BACKENDS.columns) == BACKEND_KEYS
+
+
+# ---- per month -------------------------------------------------------------------------------------------------
+
+_MONTH_KEYS = ("month", "demand_index", "multiplier", "input_usd", "cache_read_usd", "cache_write_usd", "output_usd",
+               "gpu_usd", "total_usd", "max_util", "binding", "route", "action", "action_usd", "util_after")
+_FORECAST_REF = Table(name="tblForecast", sheet=SHEET, rows=FORECAST_MONTHS, header_row=4,
+                      columns=tuple(C(key=k, header=k, help=k) for k in _MONTH_KEYS))
+
+
+def _month_columns() -> tuple[Column, ...]:
+    me = lambda k: Ref(_FORECAST_REF, k)  # noqa: E731
+    x = me("multiplier")
+    first = x
+
+    def field(name: str) -> Expr:
+        return udf("FORECAST_MONTH", name, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS))
+
+    def col(key: str, header: str, help: str, body: Expr, fmt: str = USD, kind: str = "number",
+            width: float = 13.0) -> Column:
+        return _col(first, key, header, help, body, fmt, kind, width)
+
+    bill = {"input": "Uncached input", "cache_read": "Cache reads", "cache_write": "Cache writes", "output": "Output"}
+    return (
+        C(key="month", header="Month [#]", help="Forecast month (1 = the plan as entered)", width=8,
+          number_format="0"),
+        C(key="demand_index", header="Demand index [x]", help="Your own demand multiple for the month (blank: the "
+          "Plan's monthly growth compounds)", minimum=0, maximum=1000, number_format="0.00", width=10),
+        C(key="multiplier", header="Demand [x month 1]", help="The month's demand multiple: the index, else "
+          "(1 + growth)^(month - 1); blank after the Plan's forecast_months", number_format="0.00", width=10,
+          formula=fn("IF", me("month").gt(PlanValue("forecast_months")), "",
+                     udf("GROWTH_MULTIPLIER", me("month"), PlanValue("monthly_growth"), me("demand_index")))),
+        *(col(f"{k}_usd", f"{v} [USD/month]", f"API bill, {v.lower()}: month 1's x the demand multiple",
+              x * fn("SUM", Cells(FORECAST_ROUTES, f"{k}_usd"))) for k, v in bill.items()),
+        col("gpu_usd", "GPUs [USD/month]", "Every fleet's GPU-hours (Specs) plus the replicas the month's action adds",
+            fn("SUM", Cells(SPECS, "cost_monthly_usd")) + me("action_usd")),
+        col("total_usd", "Total [USD/month]", "The month's bill",
+            fn("SUM", Cells(_FORECAST_REF, "input_usd", "gpu_usd"))),
+        col("max_util", "Max util [x]", "The highest utilization of the plan as it stands, demand scaled (TTFT and "
+            "TPOT recomputed at the month's load)", field("max_util"), PCT, width=9),
+        col("binding", "Binds", "The backend and constraint at that utilization", field("binding"), kind="text",
+            width=22),
+        col("route", "Route", "Its route with the highest utilization", field("route"), kind="text", width=12),
+        col("action", "Step that relieves it", "Above the Plan's threshold: more keys where the scope multiplies "
+            "the limit, more replicas, else the ways to raise the limit", field("action"), kind="text", width=60),
+        col("action_usd", "Step cost [USD/month]", "The added replicas' GPU-hours (keys and tiers: not priced)",
+            field("action_usd")),
+        col("util_after", "Util after step [x]", "The highest utilization once the step is taken",
+            field("util_after"), PCT, width=9),
+    )
+
+
+FORECAST = Table(
+    name="tblForecast",
+    sheet=SHEET,
+    rows=FORECAST_MONTHS,
+    header_row=4,
+    title="Forecast: the plan month by month (bill by token class, what binds, the step that relieves it)",
+    note="Month 1 is the plan as entered; demand grows at the Plan's monthly growth unless you type a demand index. "
+    "Linear utilizations scale with demand; TTFT and TPOT are recomputed by the serving model at the month's load.",
+    columns=_month_columns(),
+)
+assert tuple(c.key for c in FORECAST.columns) == _MONTH_KEYS
+
+
+# ---- commitments: reserved GPUs ---------------------------------------------------------------------------------
+
+COMMIT_HEADER_ROW = FORECAST_BACKENDS.last_row + 4
+_COMMIT_KEYS = ("fleet", "gpu", "gpus", "on_demand_usd_per_gpu_hour", "reserved_usd_per_gpu_hour",
+                "on_demand_monthly_usd", "reserved_monthly_usd", "saving_monthly_usd", "break_even_fraction",
+                "break_even_month")
+_COMMIT_REF = Table(name="tblCommitments", sheet=SHEET, rows=FLEET_ROWS, header_row=COMMIT_HEADER_ROW,
+                    columns=tuple(C(key=k, header=k, help=k) for k in _COMMIT_KEYS))
+
+
+def _commit_columns() -> tuple[Column, ...]:
+    me = lambda k: Ref(_COMMIT_REF, k)  # noqa: E731
+    spec = lambda k: Ref(SPECS, k)  # noqa: E731
+    first = me("fleet")
+
+    def priced(body: Expr) -> Expr:
+        """``body`` where a reserved price was found; the words, not an error, where none is public."""
+        return fn("IF", fn("ISNUMBER", me("reserved_usd_per_gpu_hour")), body, "no public price")
+
+    def col(key: str, header: str, help: str, body: Expr, fmt: str = USD, kind: str = "number",
+            width: float = 13.0) -> Column:
+        return _col(first, key, header, help, body, fmt, kind, width)
+
+    return (
+        C(key="fleet", header="Fleet [name]", help="The Fleet row", kind="text", width=20,
+          formula=fn("IF", Ref(FLEET, "name").eq(""), "", Ref(FLEET, "name"))),
+        col("gpu", "GPU", "The fleet's GPU", _text(Ref(FLEET, "gpu")), kind="text"),
+        col("gpus", "GPUs [count]", "Specs", spec("gpus"), "0"),
+        col("on_demand_usd_per_gpu_hour", "On demand [USD/GPU-h]", "Specs (Fleet price, else the GPUs sheet)",
+            spec("usd_per_gpu_hour"), "0.00"),
+        col("reserved_usd_per_gpu_hour", "Reserved 1 year [USD/GPU-h]", "On demand x the bundled reserved / "
+            "on-demand ratio of the GPU (commitments.json, one source for both); a refusal where none is public",
+            udf("RESERVED_USD_PER_GPU_HOUR", me("gpu"), me("on_demand_usd_per_gpu_hour"), 12), "0.00", width=16),
+        col("on_demand_monthly_usd", "On demand [USD/month]", "Specs: GPU-hours of a month on demand",
+            spec("cost_monthly_usd")),
+        col("reserved_monthly_usd", "Reserved [USD/month]", "The same GPU-hours at the reserved price",
+            priced(udf("SELFHOST_USD_MONTHLY", me("reserved_usd_per_gpu_hour"), me("gpus")))),
+        col("saving_monthly_usd", "Saving [USD/month]", "On demand - reserved, for an always-on fleet",
+            priced(me("on_demand_monthly_usd") - me("reserved_monthly_usd"))),
+        col("break_even_fraction", "Break-even [share of hours]", "Reserved / on demand: the share of the term's "
+            "hours the GPUs must be busy for the reservation to pay", priced(udf(
+                "RESERVED_BREAK_EVEN", me("reserved_usd_per_gpu_hour"), me("on_demand_usd_per_gpu_hour"))), PCT),
+        col("break_even_month", "Pays from month [#]", "An always-on fleet is busy every hour: the month its share "
+            "of hours (1) reaches the break-even share", priced(udf("BREAK_EVEN_MONTH", 1, me("break_even_fraction"),
+                                                                    PlanValue("monthly_growth"))), "0"),
+    )
+
+
+COMMITMENTS = Table(name="tblCommitments", sheet=SHEET, rows=FLEET_ROWS, header_row=COMMIT_HEADER_ROW,
+                    columns=_commit_columns())
+assert tuple(c.key for c in COMMITMENTS.columns) == _COMMIT_KEYS
+
+TITLES = {
+    FORECAST_ROUTES: "Per route, month 1: the API bill by token class and the highest utilization linear in demand",
+    FORECAST_BACKENDS: "Per backend, month 1: what FORECAST_MONTH scales (formulas; locked)",
+    COMMITMENTS: "Commitments: reserved GPUs against on demand (provisioned throughput: see docs/forecast.md)",
+}
+MONTH_FIELD_KEYS = MONTH_FIELDS
+
+
+def fixed_cells() -> dict[tuple[str, str], Any]:
+    """The month numbers 1..36 (template content)."""
+    return {(SHEET, FORECAST.cell("month", i)): float(i + 1) for i in range(FORECAST_MONTHS)}
+
+
+def forecast_rows(values: dict[tuple[str, str], Any]) -> tuple[dict[str, Any], ...]:
+    """The Forecast sheet's months as ``planner size`` reports them: a view of the evaluated cells (one row per month
+    of the horizon; ``route`` is the route at the binding constraint)."""
+    def cell(key: str, i: int) -> Any:
+        v = values.get((SHEET, FORECAST.cell(key, i)))
+        return v if v is None or isinstance(v, (int, float, str)) else str(v)
+
+    out = []
+    for i in range(FORECAST.rows):
+        if cell("multiplier", i) in ("", None):
+            continue
+        out.append({
+            "month": i + 1, "route": cell("route", i), "monthly_cost_usd": cell("total_usd", i),
+            "binding": cell("binding", i), "max_utilization": cell("max_util", i), "action": cell("action", i),
+            "demand_multiplier": cell("multiplier", i),
+            "bill_usd": {k: cell(f"{k}_usd", i) for k in ("input", "cache_read", "cache_write", "output", "gpu")},
+            "action_cost_usd": cell("action_usd", i), "utilization_after_action": cell("util_after", i),
+        })
+    return tuple(out)
+
+
+def render_forecast(rows: tuple[dict[str, Any], ...]) -> str:
+    """The forecast as ``planner size --months N`` prints it."""
+    def usd(x: Any) -> str:
+        return f"{x:>12,.0f}" if isinstance(x, (int, float)) else f"{x!s:>12}"
+
+    def pct(x: Any) -> str:
+        return f"{x:>6.0%}" if isinstance(x, (int, float)) else f"{x!s:>6}"
+
+    lines = ["forecast (Forecast sheet): month, demand x, bill USD/month (API input, cache reads, cache writes, "
+             "output, GPUs, total), max util, binds, step", ""]
+    for r in rows:
+        b = r["bill_usd"]
+        x = r["demand_multiplier"]
+        lines.append(f"  {r['month']:>2} {x:5.2f}x" + "".join(usd(b[k]) for k in ("input", "cache_read",
+                     "cache_write", "output", "gpu")) + usd(r["monthly_cost_usd"]) + pct(r["max_utilization"])
+                     + f"  {r['binding']}")
+        if r["action"] != "none":
+            lines.append(f"       step (+{usd(r['action_cost_usd']).strip()} USD/month): {r['action']}")
+    return "\n".join(lines)
+
+
+# ---- commitments: provisioned throughput against pay-as-you-go -----------------------------------------------
+
+PROVISIONED_HEADER_ROW = COMMIT_HEADER_ROW + FLEET_ROWS + 4
+_PT_KEYS = ("backend", "provider", "model", "units", "payg_monthly_usd", "provisioned_monthly_usd", "break_even_month")
+_PT_REF = Table(name="tblProvisioned", sheet=SHEET, rows=PROVIDER_ROWS, header_row=PROVISIONED_HEADER_ROW,
+                columns=tuple(C(key=k, header=k, help=k) for k in _PT_KEYS))
+
+
+def _provisioned_columns() -> tuple[Column, ...]:
+    me = lambda k: Ref(_PT_REF, k)  # noqa: E731
+    p = lambda k: Ref(PROVIDERS, k)  # noqa: E731
+    first = me("backend")
+    on = lambda k: udf("BACKEND_SUM", p("name"), Cells(ROUTES, "backend"), Cells(RESULTS, k))  # noqa: E731
+
+    def col(key: str, header: str, help: str, body: Expr, fmt: str = USD, kind: str = "number",
+            width: float = 13.0) -> Column:
+        return _col(first, key, header, help, body, fmt, kind, width)
+
+    return (
+        C(key="backend", header="Backend [name]", help="The Providers row", kind="text", width=20,
+          formula=fn("IF", p("name").eq(""), "", p("name"))),
+        col("provider", "Provider", "Providers", _text(p("provider")), kind="text"),
+        col("model", "Model", "Providers", _text(p("model")), kind="text"),
+        col("units", "Units at peak [PTU]", "PROVISIONED_UNITS for the peak ITPM and OTPM of every route on the "
+            "backend; a refusal where no public price or throughput per unit is bundled",
+            udf("PROVISIONED_UNITS", me("provider"), me("model"), on("itpm_demand"), on("otpm_demand")), "0",
+            width=16),
+        col("payg_monthly_usd", "Pay-as-you-go [USD/month]", "Month 1: the API cost of every route on the backend",
+            on("cost_monthly_usd")),
+        col("provisioned_monthly_usd", "Provisioned [USD/month]", "Those units on a monthly reservation: the "
+            "break-even volume of pay-as-you-go spend", fn("IF", fn("ISNUMBER", me("units")), udf(
+                "PROVISIONED_USD_MONTHLY", me("provider"), me("units"), "1_month"), "no public price")),
+        col("break_even_month", "Pays from month [#]", "The first month the forecast's pay-as-you-go spend reaches "
+            "that cost (units held fixed; 9999: never at this growth)",
+            fn("IF", fn("ISNUMBER", me("provisioned_monthly_usd")), udf(
+                "BREAK_EVEN_MONTH", me("payg_monthly_usd"), me("provisioned_monthly_usd"),
+                PlanValue("monthly_growth")), "no public price"), "0"),
+    )
+
+
+PROVISIONED = Table(name="tblProvisioned", sheet=SHEET, rows=PROVIDER_ROWS, header_row=PROVISIONED_HEADER_ROW,
+                    columns=_provisioned_columns())
+assert tuple(c.key for c in PROVISIONED.columns) == _PT_KEYS
+TITLES[PROVISIONED] = ("Commitments: provisioned throughput (Azure PTU) against pay-as-you-go; Bedrock and Vertex "
+                       "prices are not public")
+
+
+def commitment_rows(values: dict[tuple[str, str], Any]) -> dict[str, list[dict[str, Any]]]:
+    """The two commitment tables as ``planner size --months`` reports them (a view of the evaluated cells)."""
+    def rows(t: Table) -> list[dict[str, Any]]:
+        out = []
+        for i in range(t.rows):
+            row = {c.key: values.get((t.sheet, t.cell(c.key, i))) for c in t.columns}
+            if row[t.columns[0].key] in ("", None):
+                continue
+            out.append({k: v if v is None or isinstance(v, (int, float, str)) else str(v) for k, v in row.items()})
+        return out
+
+    return {"reserved_gpus": rows(COMMITMENTS), "provisioned_throughput": rows(PROVISIONED)}
+
+
+def render_commitments(tables: dict[str, list[dict[str, Any]]]) -> str:
+    """The commitment tables as ``planner size --months N`` prints them."""
+    def num(x: Any, fmt: str) -> str:
+        return format(x, fmt) if isinstance(x, (int, float)) else str(x)
+
+    lines = ["commitments (Forecast sheet)"]
+    for r in tables.get("reserved_gpus", []):
+        lines.append(f"  reserved 1 year, {r['fleet']} ({r['gpu']}): "
+                     f"{num(r['reserved_usd_per_gpu_hour'], '.2f')} vs {num(r['on_demand_usd_per_gpu_hour'], '.2f')} "
+                     f"USD/GPU-h on demand; saves {num(r['saving_monthly_usd'], ',.0f')} USD/month; break-even at "
+                     f"{num(r['break_even_fraction'], '.0%')} of the hours")
+    for r in tables.get("provisioned_throughput", []):
+        lines.append(f"  provisioned throughput, {r['backend']} ({r['provider']} {r['model']}): units "
+                     f"{num(r['units'], '.0f')}; pay-as-you-go {num(r['payg_monthly_usd'], ',.0f')} vs provisioned "
+                     f"{num(r['provisioned_monthly_usd'], ',.0f')} USD/month; pays from month "
+                     f"{num(r['break_even_month'], '.0f')}")
+    return "\n".join(lines)

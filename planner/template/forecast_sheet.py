@@ -1,0 +1,39 @@
+"""The Forecast and Profiles sheets' extras in the workbook: table titles, the stacked bill chart and the utilization
+chart (issue 14). Pure: it fills the workbook description (:mod:`planner.xlsx_writer` specs); build.py calls it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from planner.template.forecast import FORECAST, SHEET, TITLES
+from planner.template.profiles import ROUTE_PROFILE, ROUTE_PROFILE_TITLE
+from planner.xlsx_writer import CellSpec, ChartSpec, SheetSpec
+
+BILL_KEYS = ("input_usd", "cache_read_usd", "cache_write_usd", "output_usd", "gpu_usd")
+
+
+def add_forecast_extras(sheets: Mapping[str, SheetSpec], cached: Mapping[tuple[str, str], Any]) -> None:
+    """Titles of the tables below the first on each sheet, and the Forecast sheet's two charts."""
+    for table, title in ((ROUTE_PROFILE, ROUTE_PROFILE_TITLE), *TITLES.items()):
+        sheets[table.sheet].cells[f"A{table.header_row - 1}"] = CellSpec(value=title, bold=True, size=14)
+    months = sum(1 for i in range(FORECAST.rows) if cached.get((SHEET, FORECAST.cell("multiplier", i))) not in
+                 (None, "")) or FORECAST.rows
+    f = FORECAST
+    last = f.first_row + months - 1
+    anchor_col = f.letter("util_after")
+    s = sheets[SHEET]
+    s.tab_color = "70AD47"
+    s.freeze = "B5"
+    col = lambda k: f.first_col + f.index(k)  # noqa: E731
+    s.charts.append(ChartSpec(
+        title="Monthly bill by token class and GPUs [USD/month]", kind="stacked",
+        anchor=f"{chr(ord(anchor_col) + 2)}4", categories=(col("month"), f.first_row, last),
+        series=tuple((col(k), f.header_row, last) for k in BILL_KEYS), y_title="USD/month", x_title="month",
+        width_cm=20.0, height_cm=9.0))
+    s.charts.append(ChartSpec(
+        title="Highest utilization before and after the step (1.0 = at the limit)", kind="line",
+        anchor=f"{chr(ord(anchor_col) + 2)}24", categories=(col("month"), f.first_row, last),
+        series=((col("max_util"), f.header_row, last), (col("util_after"), f.header_row, last)),
+        y_title="utilization [x]", x_title="month", width_cm=20.0, height_cm=9.0))
+    sheets["Profiles"].tab_color = "FFC000"

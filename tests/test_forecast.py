@@ -1,0 +1,269 @@
+"""Issue 14 items 1-3: demand profiles, the forecast and commitments. Expected values are worked by hand from the
+stated inputs (the profile numbers, the seed's prices and limits), never read from the functions under test."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from planner import template as ts
+from planner.cli import cli
+from planner.errors import ArgumentError
+from planner.forecast import bill, commitments, data, growth, profile
+from planner.scenario import load_scenario, parse_scenario
+from planner.sizing import evaluate_scenario, with_forecast
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = load_scenario(ROOT / "samples" / "seed.toml")
+HOURS_PER_MONTH = 365.25 * 24 / 12
+
+
+# ---- item 1: demand over the day --------------------------------------------------------------------------------
+
+def test_profile_ratios_by_hand() -> None:
+    weekday, weekend = [1.0] * 12 + [0.5] * 12, [0.25] * 24
+    # busiest day: mean 0.75 of a peak of 1; week: (5 x 0.75 + 2 x 0.25) / 7 = 4.25 / 7
+    assert profile.busiest_day_avg_to_peak(weekday, weekend=weekend) == pytest.approx(0.75)
+    assert profile.month_avg_to_peak(weekday, weekend=weekend) == pytest.approx(4.25 / 7)
+    # the weekend may hold the peak: weekday flat 0.5, weekend hour 20 at 2 -> peak 2
+    assert profile.month_avg_to_peak([0.5] * 24, weekend=[0.5] * 20 + [2.0] + [0.5] * 3) == pytest.approx(
+        (5 * 0.5 + 2 * (23 * 0.5 + 2) / 24) / 7 / 2)
+    assert profile.requests_per_day(10, weekday=weekday) == pytest.approx(3600 * (12 * 10 + 12 * 5))
+    with pytest.raises(ArgumentError, match="24 hourly"):
+        profile.month_avg_to_peak([1.0] * 23)
+    with pytest.raises(ArgumentError, match="at least one multiplier"):
+        profile.month_avg_to_peak([0.0] * 24)
+
+
+def test_bundled_profiles_have_a_source_and_give_the_hand_ratio() -> None:
+    raw = json.loads((ROOT / "planner" / "data" / "demand_profiles.json").read_text())
+    names = {p["name"] for p in raw["profiles"]}
+    assert {"business-hours-chat", "flat-batch", "evening-consumer"} <= names
+    for p in raw["profiles"]:
+        assert p["source"] and p["as_of"], p["name"]
+        wd = p["weekday"]
+        we = p["weekend"] or wd
+        peak = max(max(wd), max(we))
+        hand = (5 * sum(wd) / 24 + 2 * sum(we) / 24) / 7 / peak
+        assert data.profile(p["name"]) is not None
+        assert profile.month_avg_to_peak(wd, weekend=p["weekend"]) == pytest.approx(hand)
+    assert profile.month_avg_to_peak(data.profile("flat-batch")["weekday"]) == 1.0
+
+
+def _with_profiles(chat: object, agent: object = None) -> dict:
+    text = (ROOT / "samples" / "seed.toml").read_text()
+    import tomllib
+
+    d = tomllib.loads(text)
+    d["routes"][2]["profile"] = chat
+    if agent is not None:
+        d["routes"][1]["profile"] = agent
+    return d
+
+
+def test_a_route_profile_replaces_the_plan_ratio_in_daily_limits_and_the_bill() -> None:
+    own = [1.0] * 12 + [0.5] * 12
+    s = parse_scenario(_with_profiles("flat-batch", own), path="p.toml")
+    v = evaluate_scenario(s)
+    res = ts.RESULTS
+    # chat (row 2) is flat: daily requests = 40 req/s x 86,400 (the plan ratio 0.5 would halve it)
+    assert v[(res.sheet, res.cell("rpd_demand", 2))] == pytest.approx(40 * 86_400)
+    # agent (row 1), own profile, no weekend: busiest day 0.75 of its 6 req/s peak
+    assert v[(res.sheet, res.cell("rpd_demand", 1))] == pytest.approx(6 * 0.75 * 86_400)
+    rp = ts.ROUTE_PROFILE
+    assert v[(rp.sheet, rp.cell("profile", 1))] == "agent (own)"
+    assert v[(rp.sheet, rp.cell("month_ratio", 1))] == pytest.approx(0.75)
+    # the completion route names none: the Plan's 0.5
+    assert v[(rp.sheet, rp.cell("month_ratio", 0))] == 0.5
+    # chat's bill: flat, so the average is the peak, twice the seed's 0.5 ratio
+    base = evaluate_scenario(SEED)
+    assert v[(res.sheet, res.cell("cost_monthly_usd", 2))] == pytest.approx(
+        2 * base[(res.sheet, res.cell("cost_monthly_usd", 2))])
+
+
+def test_a_bad_profile_names_the_field() -> None:
+    with pytest.raises(ArgumentError, match=r"routes\[2\]\.profile"):
+        evaluate_scenario(parse_scenario(_with_profiles("nine-to-five"), path="p.toml"))
+    with pytest.raises(ArgumentError, match=r"routes\[2\]\.profile.*24 hourly"):
+        evaluate_scenario(parse_scenario(_with_profiles([1.0] * 5), path="p.toml"))
+
+
+# ---- item 2: the forecast ---------------------------------------------------------------------------------------
+
+def test_bill_by_class_by_hand() -> None:
+    requests = 86_400 * 30.4375  # 1 req/s for an average month
+    args = dict(avg_input_tokens=10_000, avg_output_tokens=500, cache_hit_rate=0.8, cache_write_tokens=1000,
+                usd_per_mtok_input=3, usd_per_mtok_output=15, usd_per_mtok_cached_input=0.3,
+                usd_per_mtok_cache_write=3.75)
+    hand = {"input": 1000 * 3, "cache_read": 8000 * 0.3, "cache_write": 1000 * 3.75, "output": 500 * 15}
+    for cls, usd_per_request_e6 in hand.items():
+        assert bill.api_cost_by_class_usd(1, token_class=cls, **args) == pytest.approx(
+            requests * usd_per_request_e6 / 1e6)
+
+
+def test_growth_and_steps_by_hand() -> None:
+    assert growth.demand_multiplier(1, monthly_growth=0.08) == 1.0
+    assert growth.demand_multiplier(13, monthly_growth=0.08) == pytest.approx(1.08 ** 12)
+    assert growth.units_needed(22, utilization=1.03, threshold=0.8) == 29  # ceil(22 x 1.03 / 0.8 = 28.3)
+    assert growth.units_needed(10, utilization=0.8, threshold=0.8) == 10
+
+
+@pytest.fixture(scope="module")
+def seed_forecast():
+    return with_forecast(SEED, 12)
+
+
+def test_seed_forecast_month_one_is_the_plan_and_the_api_bill_grows_eight_percent(seed_forecast) -> None:
+    rows = seed_forecast.forecast
+    assert [r["month"] for r in rows] == list(range(1, 13))
+    one = rows[0]
+    # month 1's total is Summary's total cost with cache (the plan as entered)
+    assert one["monthly_cost_usd"] == pytest.approx(seed_forecast.totals["Total cost with cache [USD/month]"])
+    # GPUs: 22 x 4 H100 at $3.20 and 16 x 4 H200 at $3.99 (the bundled prices), 730.5 h a month
+    assert one["bill_usd"]["gpu"] == pytest.approx((88 * 3.2 + 64 * 3.99) * HOURS_PER_MONTH)
+    # API classes grow with demand: month 7 = month 1 x 1.08^6
+    for k in ("input", "cache_read", "cache_write", "output"):
+        assert rows[6]["bill_usd"][k] == pytest.approx(one["bill_usd"][k] * 1.08 ** 6)
+    assert one["action"] == "none"
+
+
+def test_seed_forecast_first_breach_and_the_step(seed_forecast) -> None:
+    rows = seed_forecast.forecast
+    # gemini-flash's ITPM: 0.75 in month 1 (Summary), linear in demand; 0.75 x 1.08^4 = 1.020 in month 5
+    assert rows[4]["binding"] == "gemini-flash ITPM"
+    assert rows[4]["max_utilization"] == pytest.approx(0.75 * 1.08 ** 4)
+    # above the 80 % policy from month 2 (0.75 x 1.08 = 0.81); Gemini meters per project: keys do not help
+    assert "gemini-flash: ITPM 81% is per project" in rows[1]["action"]
+    first_breach = next(r["month"] for r in rows if r["max_utilization"] > 1)
+    assert first_breach == 5
+
+
+def test_tpot_is_recomputed_not_scaled(seed_forecast) -> None:
+    from planner.functions import SERVING_TPOT_S
+
+    ts_values = evaluate_scenario(SEED)
+    b = ts.FORECAST_BACKENDS
+    row = next(i for i in range(b.rows) if ts_values[(b.sheet, b.cell("backend", i))] == "llama70b-h100")
+    g = lambda k: ts_values[(b.sheet, b.cell(k, row))]  # noqa: E731
+    # the serving model at month 2's load on the 22 replicas (400 x 1.08 / 22 req/s each), over the 20 ms SLO
+    tpot = SERVING_TPOT_S(g("model_spec"), g("gpu_spec"), 4, g("mix_input_tokens"), g("mix_output_tokens"), 0,
+                          400 * 1.08 / 22, "vllm", "fp8", "fp8", g("mix_cache_hit_rate"), 1)
+    month2 = seed_forecast.forecast[1]
+    assert month2["binding"] == "llama70b-h100 TPOT"
+    assert month2["max_utilization"] == pytest.approx(tpot / 0.02)
+    month1 = seed_forecast.forecast[0]["max_utilization"]
+    assert not math.isclose(month2["max_utilization"], month1 * 1.08, rel_tol=1e-3)  # not linear
+
+
+def test_an_explicit_demand_index_replaces_growth() -> None:
+    import tomllib
+
+    d = tomllib.loads((ROOT / "samples" / "seed.toml").read_text())
+    d["plan"]["demand_index"] = [1.0, 1.0, 2.0]
+    rows = with_forecast(parse_scenario(d, path="i.toml"), 12).forecast
+    assert rows[1]["demand_multiplier"] == 1.0
+    assert rows[2]["demand_multiplier"] == 2.0
+    assert rows[3]["demand_multiplier"] == pytest.approx(1.08 ** 3)  # past the table: growth again
+    assert rows[2]["bill_usd"]["output"] == pytest.approx(2 * rows[0]["bill_usd"]["output"])
+
+
+def test_planner_size_months_cli_text_and_json() -> None:
+    runner = CliRunner()
+    out = runner.invoke(cli, ["size", str(ROOT / "samples" / "seed.toml"), "--months", "12", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    fc = json.loads(out.output)["forecast"]
+    assert len(fc) == 12
+    assert set(fc[0]) >= {"month", "route", "monthly_cost_usd", "binding", "max_utilization", "action"}
+    assert fc[4]["binding"] == "gemini-flash ITPM" and fc[4]["route"] == "chat"
+    text = runner.invoke(cli, ["size", str(ROOT / "samples" / "seed.toml"), "--months", "12"])
+    assert text.exit_code == 0
+    assert "forecast (Forecast sheet)" in text.output and "replicas 22 ->" in text.output
+    plain = runner.invoke(cli, ["size", str(ROOT / "samples" / "seed.toml"), "--format", "json"])
+    assert "forecast" not in json.loads(plain.output)  # unchanged without --months
+    bad = runner.invoke(cli, ["size", str(ROOT / "samples" / "seed.toml"), "--months", "40"])
+    assert bad.exit_code == 2
+
+
+def test_forecast_json_is_a_view_of_the_written_workbook(tmp_path: Path, seed_forecast) -> None:
+    from planner.ooxml import read_workbook
+    from planner.template.build import build_sample
+
+    book = read_workbook(build_sample(ROOT / "samples" / "seed.toml", tmp_path / "seed.xlsm"))
+    cells = book.sheet("Forecast").cells
+    f = ts.FORECAST
+    for r in seed_forecast.forecast:
+        i = r["month"] - 1
+        assert cells[f.cell("total_usd", i)].value == pytest.approx(r["monthly_cost_usd"])
+        assert cells[f.cell("binding", i)].value == r["binding"]
+        assert cells[f.cell("action", i)].value == r["action"]
+
+
+# ---- item 3: commitments ----------------------------------------------------------------------------------------
+
+def test_reserved_gpu_break_even_by_hand() -> None:
+    assert commitments.reserved_break_even_fraction(1.79, on_demand_usd_per_hour=2.23) == pytest.approx(0.80269, 1e-4)
+    v = evaluate_scenario(SEED)
+    c = ts.COMMITMENTS
+    # the H100 fleet: $3.20 on demand x CoreWeave's 1-year ratio 1.79 / 2.23
+    assert v[(c.sheet, c.cell("reserved_usd_per_gpu_hour", 0))] == pytest.approx(3.2 * 1.79 / 2.23)
+    assert v[(c.sheet, c.cell("saving_monthly_usd", 0))] == pytest.approx(88 * 3.2 * (1 - 1.79 / 2.23)
+                                                                         * HOURS_PER_MONTH)
+    # no public H200 reserved price: the cell says so instead of a number
+    assert "none found" in str(v[(c.sheet, c.cell("reserved_usd_per_gpu_hour", 1))])
+
+
+def test_provisioned_throughput_break_even_by_hand() -> None:
+    # 15 PTU at $260 a month = $3,900; $2,000 of API spend growing 10 % a month reaches it in month 1 + ceil(ln 1.95 /
+    # ln 1.1) = 1 + 8 = 9 (2,000 x 1.1^7 = 3,897.4 < 3,900 <= 2,000 x 1.1^8 = 4,287.2)
+    be = commitments.provisioned_break_even_usd(15, usd_per_unit_month=260)
+    assert be == 3900
+    assert commitments.break_even_month(2000, break_even_volume=be, monthly_growth=0.1) == 9
+    assert commitments.units_for_throughput(400_000, tokens_per_min_per_unit=3000, minimum_units=15,
+                                            increment=5) == 135  # 133.3 -> 135
+    ptu = data.commitments()["provisioned_throughput"][0]
+    assert ptu["usd_per_unit_month_1_month"] == 260 and ptu["source"] and ptu["as_of"]
+    assert set(data.commitments()["meta"]["not_found"]) >= {"bedrock-provisioned-throughput",
+                                                            "vertex-provisioned-throughput"}
+
+
+def test_azure_ptu_against_pay_as_you_go_by_hand() -> None:
+    """An Azure OpenAI gpt-4.1 backend typed on the Providers sheet (the catalog has no Azure tier limits)."""
+    from planner.template.inputs import catalog_inputs, scenario_inputs
+
+    cells = {**catalog_inputs(), **scenario_inputs(SEED)}
+    p, r = ts.PROVIDERS, ts.ROUTES
+    for k, v in {"name": "aoai", "provider": "azure-openai", "tier": "ptu", "model": "gpt-4.1", "keys": 1.0,
+                 "scope": "deployment", "tpm": 1e7, "window_s": 60.0, "cached_reads_count_itpm": True,
+                 "reserves_max_tokens": True, "usd_per_mtok_input": 2.0, "usd_per_mtok_output": 8.0}.items():
+        cells[(p.sheet, p.cell(k, 3))] = v
+    for k, v in {"name": "support", "kind": "interactive", "peak_qps": 5.0, "avg_input_tokens": 2000.0,
+                 "avg_output_tokens": 250.0, "p95_context_tokens": 4000.0, "max_tokens": 500.0,
+                 "cache_hit_rate": 0.0, "cache_write_tokens": 0.0, "ttft_slo_s": 1.0, "tpot_slo_s": 0.05,
+                 "backend": "aoai"}.items():
+        cells[(r.sheet, r.cell(k, 3))] = v
+    v = ts.evaluate_plan(cells)
+    t = ts.PROVISIONED
+    got = {c.key: v[(t.sheet, t.cell(c.key, 3))] for c in t.columns}
+    # peak: 5 req/s x 60 = 300 RPM; 600,000 input and 75,000 output tokens a minute; gpt-4.1 counts an output token
+    # as 4 input tokens and gives 3,000 input TPM per PTU: (600,000 + 4 x 75,000) / 3,000 = 300 PTU
+    assert got["units"] == 300
+    assert got["provisioned_monthly_usd"] == 300 * 260
+    # pay-as-you-go: 2.5 req/s average x 2,629,800 s x (2,000 x $2 + 250 x $8) / 1e6
+    payg = 2.5 * 2_629_800 * (2000 * 2 + 250 * 8) / 1e6
+    assert got["payg_monthly_usd"] == pytest.approx(payg)
+    # 39,447 x 1.08^(m-1) reaches 78,000 when m - 1 >= ln(1.977) / ln(1.08) = 8.86: month 10
+    assert got["break_even_month"] == 1 + math.ceil(math.log(78_000 / payg) / math.log(1.08))
+    # the seed's own providers: no public provisioned price, said in the cell
+    assert "not published" in v[(t.sheet, t.cell("units", 1))]
+
+
+def test_size_months_json_has_the_commitments(seed_forecast) -> None:
+    c = seed_forecast.to_dict()["commitments"]
+    h100 = c["reserved_gpus"][0]
+    assert h100["fleet"] == "llama70b-h100" and h100["break_even_fraction"] == pytest.approx(1.79 / 2.23)
+    assert [r["backend"] for r in c["provisioned_throughput"]] == ["anthropic-sonnet", "bedrock-sonnet",
+                                                                   "gemini-flash"]
