@@ -149,14 +149,18 @@ def test_tpot_is_recomputed_not_scaled(seed_forecast) -> None:
     b = ts.FORECAST_BACKENDS
     row = next(i for i in range(b.rows) if ts_values[(b.sheet, b.cell("backend", i))] == "llama70b-h100")
     g = lambda k: ts_values[(b.sheet, b.cell(k, row))]  # noqa: E731
-    # the serving model at month 2's load on the 22 replicas (400 x 1.08 / 22 req/s each), over the 20 ms SLO
-    tpot = SERVING_TPOT_S(g("model_spec"), g("gpu_spec"), 4, g("mix_input_tokens"), g("mix_output_tokens"), 0,
-                          400 * 1.08 / 22, "vllm", "fp8", "fp8", g("mix_cache_hit_rate"), 1)
-    month2 = seed_forecast.forecast[1]
-    assert month2["binding"] == "llama70b-h100 TPOT"
-    assert month2["max_utilization"] == pytest.approx(tpot / 0.02)
-    month1 = seed_forecast.forecast[0]["max_utilization"]
-    assert not math.isclose(month2["max_utilization"], month1 * 1.08, rel_tol=1e-3)  # not linear
+    def tpot_util(month: int) -> float:  # the serving model at the month's load on the 22 replicas, over 20 ms
+        rate = 400 * 1.08 ** (month - 1) / 22
+        return SERVING_TPOT_S(g("model_spec"), g("gpu_spec"), 4, g("mix_input_tokens"), g("mix_output_tokens"), 0,
+                              rate, "vllm", "fp8", "fp8", g("mix_cache_hit_rate"), 1) / 0.02
+
+    month1, month3 = seed_forecast.forecast[0], seed_forecast.forecast[2]
+    assert month1["binding"] == "llama70b-h100 TPOT"
+    assert month1["max_utilization"] == pytest.approx(tpot_util(1))
+    # month 3 (x1.1664): the fleet's step names its TPOT at that load, recomputed, not month 1's scaled
+    assert "llama70b-h100: replicas 22 -> " in month3["action"]
+    assert f"(TPOT {tpot_util(3):.0%} -> " in month3["action"]
+    assert not math.isclose(tpot_util(3), tpot_util(1) * 1.1664, rel_tol=1e-3)  # not linear
 
 
 def test_an_explicit_demand_index_replaces_growth() -> None:

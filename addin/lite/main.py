@@ -156,6 +156,20 @@ def BINDING_CONSTRAINT(labels, utilizations):
 
 
 @func
+@arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens [USD/Mtok]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output (completion) tokens per request [tokens]')
+@arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens per request written to the cache (part of the non-read input; 0 if none) [tokens]')
+@arg('usd_per_mtok_input', ndim=2, err_to_str=True, doc='Price of uncached input tokens [USD/Mtok]')
+@arg('usd_per_mtok_cached_input', ndim=2, err_to_str=True, doc='Price of input tokens read from the prompt cache [USD/Mtok] (may be blank: no discount: the input price)')
+@arg('usd_per_mtok_cache_write', ndim=2, err_to_str=True, doc='Price of input tokens written to the prompt cache [USD/Mtok] (may be blank: no separate write price: writes cost the input price)')
+@arg('usd_per_mtok_output', ndim=2, err_to_str=True, doc='Price of output tokens [USD/Mtok]')
+def BREAKEVEN_HIT_RATE(selfhost_usd_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output):
+    """The API's prefix-cache hit rate at which its cost per million tokens equals self-hosting's (above it the API is cheaper; below 0 or above 1 - writes/input: no crossing). Returns fraction."""
+    return excel_call(_REGISTRY['BREAKEVEN_HIT_RATE'], selfhost_usd_mtok, avg_input_tokens, avg_output_tokens, cache_write_tokens, usd_per_mtok_input, usd_per_mtok_cached_input, usd_per_mtok_cache_write, usd_per_mtok_output)
+
+
+@func
 @arg('selfhost_usd_per_month', ndim=2, err_to_str=True, doc='Monthly cost of the fleet (SELFHOST_USD_MONTHLY) [USD/month]')
 @arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request, cached or not [tokens]')
 @arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output (completion) tokens per request [tokens]')
@@ -164,6 +178,15 @@ def BINDING_CONSTRAINT(labels, utilizations):
 def BREAKEVEN_MTOK_MONTHLY(selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output):
     """Monthly API volume (million tokens) at which self-hosting costs the same: self-host monthly cost / blended API price. Returns Mtok/month."""
     return excel_call(_REGISTRY['BREAKEVEN_MTOK_MONTHLY'], selfhost_usd_per_month, avg_input_tokens, avg_output_tokens, usd_per_mtok_input, usd_per_mtok_output)
+
+
+@func
+@arg('fleet_cost_monthly_usd', ndim=2, err_to_str=True, doc="The fleet's monthly cost (Specs) [USD/month]")
+@arg('api_cost_per_request_usd', ndim=2, err_to_str=True, doc='API cost of one request (API_COST_PER_REQUEST) [USD/request]')
+@arg('days_per_month', ndim=2, err_to_str=True, doc='Days in the month [days] (optional, default 30.4375)')
+def BREAKEVEN_QPS(fleet_cost_monthly_usd, api_cost_per_request_usd, days_per_month=None):
+    """Break-even request rate: the average requests per second at which the route's API bill equals the fleet's monthly cost (below it the API is cheaper). Returns req/s."""
+    return excel_call(_REGISTRY['BREAKEVEN_QPS'], fleet_cost_monthly_usd, api_cost_per_request_usd, days_per_month)
 
 
 @func
@@ -371,6 +394,156 @@ def FAILOVER_UTILIZATION(peak_demand, capacities, failed_backend=None):
 
 
 @func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average prompt tokens [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average completion tokens [tokens]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Share of input read from the prefix cache [fraction] (optional, default 0.0)')
+def FLEET_COMPUTE_UTILIZATION(fleet, fleets, specs, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=None):
+    """COMPUTE_UTILIZATION of a route on one fleet, the fleet's model, GPU, TP, PP, replicas, MFU and weight dtype read from its Fleet and Specs rows. Returns fraction (<= 1 fits)."""
+    return excel_call(_REGISTRY['FLEET_COMPUTE_UTILIZATION'], fleet, fleets, specs, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second at the peak [req/s]')
+@arg('latency_s', ndim=2, err_to_str=True, doc='Time a request is in flight (E2E at load) [s]')
+@arg('avg_context_tokens', ndim=2, err_to_str=True, doc='Context each in-flight request holds alone [tokens]')
+@arg('prefix_tokens', ndim=2, err_to_str=True, doc='Tokens of one shared prefix kept warm (0: none) [tokens] (optional, default 0)')
+@arg('distinct_prefixes', ndim=2, err_to_str=True, doc='Distinct prefixes kept warm at once [count] (optional, default 1)')
+def FLEET_KV_FIT(fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, prefix_tokens=None, distinct_prefixes=None):
+    """KV_FIT of a route on one fleet plus the KV that keeps its shared prefixes warm (PREFIX_KV_FIT, M10), the fleet's model, GPU, TP, PP, replicas, memory utilization, dtypes and engine read from its Fleet and Specs rows. Returns fraction (<= 1 fits)."""
+    return excel_call(_REGISTRY['FLEET_KV_FIT'], fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, prefix_tokens, distinct_prefixes)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('context_tokens', ndim=2, err_to_str=True, doc='Tokens per request (input + output) [tokens]')
+def FLEET_MAX_CONCURRENCY(fleet, fleets, specs, context_tokens):
+    """MAX_CONCURRENCY of one replica of a fleet at a context (its engine's admission reservation), the fleet read from its Fleet and Specs rows. Returns requests per replica."""
+    return excel_call(_REGISTRY['FLEET_MAX_CONCURRENCY'], fleet, fleets, specs, context_tokens)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc="Input tokens per request of the fleet's mix [tokens]")
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc="Output tokens per request of the fleet's mix [tokens]")
+@arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean time-to-first-token budget [s]')
+@arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean time-per-output-token budget [s]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc="Cached share of the mix's input [fraction] (optional, default 0.0)")
+def FLEET_MAX_RATE_AT_SLO(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, cache_hit_rate=None):
+    """MAX_RATE_AT_SLO on one fleet for a request mix (Q5): the highest rate per replica within both SLOs, the fleet read from its Fleet and Specs rows. Returns req/s per replica."""
+    return excel_call(_REGISTRY['FLEET_MAX_RATE_AT_SLO'], fleet, fleets, specs, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, cache_hit_rate)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc="Input tokens per request of the fleet's mix [tokens]")
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc="Output tokens per request of the fleet's mix [tokens]")
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc="Cached share of the mix's input [fraction] (optional, default 0.0)")
+def FLEET_OFFLINE_RATE(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, cache_hit_rate=None):
+    """The offline maximum of one replica of a fleet for a request mix (Q6): SERVING_TOKENS_PER_S with big batches / output tokens, the fleet read from its Fleet and Specs rows. Returns req/s per replica."""
+    return excel_call(_REGISTRY['FLEET_OFFLINE_RATE'], fleet, fleets, specs, avg_input_tokens, avg_output_tokens, cache_hit_rate)
+
+
+@func
+@arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@arg('peak_qps', ndim=2, err_to_str=True, doc='Requests per second the fleet must serve [req/s]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction]')
+@arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean TTFT budget (0: none) [s]')
+@arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean TPOT budget (0: none; both 0: sized at throughput) [s]')
+@arg('rank', ndim=2, err_to_str=True, doc='1 for the cheapest, 2 for the next, ... [rank]')
+@arg('engine', ndim=2, err_to_str=True, doc='Serving engine: vllm, sglang or trtllm [name]')
+@arg('gpus', ndim=2, err_to_str=True, doc="The GPUs sheet's range, header row included [table]")
+@arg('own_gpu', ndim=2, err_to_str=True, doc="The fleet's GPU: its cheapest option is always found, so only_gpu rows share the search (empty: none) [name] (optional, default '')")
+@arg('only_gpu', ndim=2, err_to_str=True, doc="Rank only this GPU's options (empty: every priced GPU; else give it as own_gpu too) [name] (optional, default '')")
+def FLEET_OPTION(model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank, engine, gpus, own_gpu=None, only_gpu=None):
+    """The rank-th cheapest fleet serving the load within both SLOs (0 and 0: at throughput), as an option token (read its figures with OPTION_FIELD): over the GPUs sheet's priced GPUs (or only_gpu) x TP 1/2/4/8 (and 8 x PP 2) x weights and KV as released or ..."""
+    return excel_call(_REGISTRY['FLEET_OPTION'], model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, ttft_slo_s, tpot_slo_s, rank, engine, gpus, own_gpu, only_gpu)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('prefix_tokens', ndim=2, err_to_str=True, doc='Tokens of one shared prefix (system prompt, tools, history) [tokens]')
+@arg('distinct_prefixes', ndim=2, err_to_str=True, doc='Distinct prefixes kept warm at once [count] (optional, default 1)')
+def FLEET_PREFIX_KV_FIT(fleet, fleets, specs, prefix_tokens, distinct_prefixes=None):
+    """KV share of one fleet's budget that keeps a route's shared prefixes warm on every replica (M10): distinct prefixes x the KV a prefix of that length holds, over the KV budget, from the fleet's rows. Returns fraction of one replica's KV budget."""
+    return excel_call(_REGISTRY['FLEET_PREFIX_KV_FIT'], fleet, fleets, specs, prefix_tokens, distinct_prefixes)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc='Fleet backend name (a row of Fleet) [name]')
+@arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes) [names] (may be blank: no routes)')
+@arg('failovers', ndim=2, err_to_str=True, doc='The failover column of the routes (Routes) [names] (may be blank: no route has a failover)')
+@arg('kinds', ndim=2, err_to_str=True, doc='The kind column of the routes [kind] (may be blank: no kinds)')
+@arg('slos', ndim=2, err_to_str=True, doc='The TTFT or TPOT SLO column of the routes [s] (may be blank: no SLOs (0))')
+def FLEET_SLO_S(fleet, backends, failovers, kinds, slos):
+    """The strictest SLO over a fleet's latency-critical and interactive routes (as FLEET_SUM chooses them); 0 when all are bulk (sized at throughput). Returns s."""
+    return excel_call(_REGISTRY['FLEET_SLO_S'], fleet, backends, failovers, kinds, slos)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc='Fleet backend name (a row of Fleet) [name]')
+@arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes) [names] (may be blank: no routes)')
+@arg('failovers', ndim=2, err_to_str=True, doc='The failover column of the routes (Routes) [names] (may be blank: no route has a failover)')
+@arg('values', ndim=2, err_to_str=True, doc='A column with one value per route, aligned [per route] (may be blank: no values (0))')
+def FLEET_SUM(fleet, backends, failovers, values):
+    """The sum of a per-route column over the routes a fleet's options are sized for: its primary routes, or for a standby fleet the routes that fail over to it. Returns the values' unit."""
+    return excel_call(_REGISTRY['FLEET_SUM'], fleet, backends, failovers, values)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc="Input tokens per request of the fleet's mix [tokens]")
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc="Output tokens per request of the fleet's mix [tokens]")
+@arg('request_rate', ndim=2, err_to_str=True, doc='Poisson arrivals per replica (open loop) [req/s]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc="Cached share of the mix's input [fraction] (optional, default 0.0)")
+def FLEET_TPOT_S(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate, cache_hit_rate=None):
+    """SERVING_TPOT_S on one fleet at a rate per replica: its model, GPU, TP, PP, engine and dtypes read from its Fleet and Specs rows. Returns s/token."""
+    return excel_call(_REGISTRY['FLEET_TPOT_S'], fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate, cache_hit_rate)
+
+
+@func
+@arg('fleet', ndim=2, err_to_str=True, doc="The fleet (a name in the Fleet sheet's first column) [name]")
+@arg('fleets', ndim=2, err_to_str=True, doc="The Fleet sheet's range, header row included [table]")
+@arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's range, header row included (the model and GPU as the catalog sheets give them) [table]")
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc="Input tokens per request of the fleet's mix [tokens]")
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc="Output tokens per request of the fleet's mix [tokens]")
+@arg('request_rate', ndim=2, err_to_str=True, doc='Poisson arrivals per replica (open loop) [req/s]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc="Cached share of the mix's input [fraction] (optional, default 0.0)")
+def FLEET_TTFT_S(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate, cache_hit_rate=None):
+    """SERVING_TTFT_S on one fleet at a rate per replica: its model, GPU, TP, PP, engine and dtypes read from its Fleet and Specs rows. Returns s."""
+    return excel_call(_REGISTRY['FLEET_TTFT_S'], fleet, fleets, specs, avg_input_tokens, avg_output_tokens, request_rate, cache_hit_rate)
+
+
+@func
+@arg('backend', ndim=2, err_to_str=True, doc='Backend name (a row of Providers or Fleet) [name]')
+@arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes!L4:L23) [names]')
+@arg('kv_utils', ndim=2, err_to_str=True, doc='The KV util column [per route]')
+@arg('compute_utils', ndim=2, err_to_str=True, doc='The compute util column [per route]')
+@arg('load_utils', ndim=2, err_to_str=True, doc='The load util column [per route]')
+def FLEET_UTILIZATION(backend, backends, kv_utils, compute_utils, load_utils):
+    """A fleet's utilization with every replica up: the highest of the KV, compute and load utilizations of the routes on it (the Outages table's fleet util; an Excel error or refusal in the columns is the result). Returns fraction."""
+    return excel_call(_REGISTRY['FLEET_UTILIZATION'], backend, backends, kv_utils, compute_utils, load_utils)
+
+
+@func
 @arg('field', ndim=2, err_to_str=True, doc='max_util, binding, route, action, action_usd or util_after [name]')
 @arg('multiplier', ndim=2, err_to_str=True, doc="The month's demand multiple (GROWTH_MULTIPLIER) [x]")
 @arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
@@ -498,7 +671,7 @@ def KV_CACHE_TOKENS(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_d
 @arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
-    """KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV per request / (KV budget x replicas). At most 1 fits. Returns fraction (<= 1 fits)."""
+    """KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV each holds / (KV budget x replicas); sliding-window layers at the engine's steady state (vLLM: the window; SGLang: 1.5 windows). At most 1 fits. Returns fraction (<..."""
     return excel_call(_REGISTRY['KV_FIT'], model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp, gpu_memory_utilization, kv_dtype, engine, weight_dtype, pp)
 
 
@@ -633,6 +806,14 @@ def N_PLUS_ONE_UTILIZATION(utilization, replicas):
 
 
 @func
+@arg('option_token', ndim=2, err_to_str=True, doc='A FLEET_OPTION result [option token]')
+@arg('field', ndim=2, err_to_str=True, doc='Which figure: gpu, tp, pp, weight_dtype, kv_cache_dtype, mode, replicas, gpus, usd_per_gpu_hour, usd_per_hour, binding, rate_per_replica, aggregated_gpus, prefill_replicas, decode_replicas, disaggregated_gpus, kv_transfer_gb_s, kv_bytes_per_token [name]')
+def OPTION_FIELD(option_token, field):
+    """One figure of an option token (FLEET_OPTION): gpu (GPU name), tp (tensor-parallel GPUs), pp (pipeline stages), weight_dtype (weights as served), kv_cache_dtype (KV-cache dtype), mode (aggregated or disaggregated (the cheaper)), replicas (replicas (disa..."""
+    return excel_call(_REGISTRY['OPTION_FIELD'], option_token, field)
+
+
+@func
 @arg('failed_backend', ndim=2, err_to_str=True, doc='The backend that is down [name]')
 @arg('receiver', ndim=2, err_to_str=True, doc='The failover backend taking its routes [name]')
 @arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes!L4:L23) [names]')
@@ -653,12 +834,65 @@ def POISSON_BURST_FACTOR(per_min_rate, window_s, quantile=None):
 
 
 @func
+@arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@arg('prefix_tokens', ndim=2, err_to_str=True, doc='Tokens of one shared prefix (system prompt, tools, history) [tokens]')
+@arg('distinct_prefixes', ndim=2, err_to_str=True, doc='Distinct prefixes kept warm at once [count] (optional, default 1)')
+@arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
+@arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
+@arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def PREFIX_KV_FIT(model, gpu, prefix_tokens, distinct_prefixes=None, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
+    """Share of one replica's KV budget that keeps shared prefixes warm (M10): PREFIX_KV_GIB / KV_BUDGET_GIB; added to KV_FIT of the requests in flight, which then hold their unshared context only. Returns fraction of the KV budget."""
+    return excel_call(_REGISTRY['PREFIX_KV_FIT'], model, gpu, prefix_tokens, distinct_prefixes, tp, gpu_memory_utilization, kv_dtype, engine, weight_dtype, pp)
+
+
+@func
+@arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
+@arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
+@arg('prefix_tokens', ndim=2, err_to_str=True, doc='Tokens of one shared prefix (system prompt, tools, history) [tokens]')
+@arg('distinct_prefixes', ndim=2, err_to_str=True, doc='Distinct prefixes kept warm at once [count] (optional, default 1)')
+@arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
+@arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
+@arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
+@arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
+def PREFIX_KV_GIB(model, gpu, prefix_tokens, distinct_prefixes=None, tp=None, kv_dtype=None, engine=None, pp=None):
+    """KV memory on each GPU that keeps shared prefixes warm on one replica for the planned cache hit rate: distinct prefixes x the KV a prefix of that length holds in the engine's blocks (M10). Returns GiB per GPU."""
+    return excel_call(_REGISTRY['PREFIX_KV_GIB'], model, gpu, prefix_tokens, distinct_prefixes, tp, kv_dtype, engine, pp)
+
+
+@func
 @arg('profile', ndim=2, err_to_str=True, doc='Profile name (a row of the Profiles sheet) [name]')
 @arg('profiles', ndim=2, err_to_str=True, doc="The Profiles sheet's range, header row included: name, days (weekday, weekend or all), 24 hourly multipliers, source [table]")
 @arg('basis', ndim=2, err_to_str=True, doc="day (RPD, TPD) or month (the bill) [day|month] (optional, default 'month')")
 def PROFILE_RATIO(profile, profiles, basis=None):
     """Average-to-peak ratio of an hour-of-day profile: 'day' for daily limits (the busiest day's average / peak hour), 'month' for the bill (the week's average / peak hour). Returns fraction."""
     return excel_call(_REGISTRY['PROFILE_RATIO'], profile, profiles, basis)
+
+
+@func
+@arg('provider', ndim=2, err_to_str=True, doc='The provider backend (a name on the Providers sheet) [name]')
+@arg('providers', ndim=2, err_to_str=True, doc="The Providers sheet's range, header row included [table]")
+@arg('avg_qps', ndim=2, err_to_str=True, doc='Average requests per second over the month [req/s]')
+@arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average prompt tokens [tokens]')
+@arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average completion tokens [tokens]')
+@arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Share of input read from cache [fraction] (optional, default 0.0)')
+@arg('cache_write_tokens', ndim=2, err_to_str=True, doc='Input tokens written to cache per request [tokens] (optional, default 0.0)')
+def PROVIDER_API_COST_MONTHLY(provider, providers, avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=None, cache_write_tokens=None):
+    """API_COST_MONTHLY at the prices of the provider's Providers row (a blank cache-write price bills writes as uncached input). Returns USD/month."""
+    return excel_call(_REGISTRY['PROVIDER_API_COST_MONTHLY'], provider, providers, avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens)
+
+
+@func
+@arg('provider', ndim=2, err_to_str=True, doc='The provider backend (a name on the Providers sheet) [name]')
+@arg('providers', ndim=2, err_to_str=True, doc="The Providers sheet's range, header row included [table]")
+@arg('per_min_demand', ndim=2, err_to_str=True, doc='RPM demand of every route on it [req/min]')
+@arg('burst_factor', ndim=2, err_to_str=True, doc='Busiest window / average window at the peak minute [x]')
+def PROVIDER_BURST_UTILIZATION(provider, providers, per_min_demand, burst_factor):
+    """The RPM limit in its enforcement window from the provider's Providers row: BURST_UTILIZATION where the window is under a minute and there is an RPM limit, else 0. Returns fraction."""
+    return excel_call(_REGISTRY['PROVIDER_BURST_UTILIZATION'], provider, providers, per_min_demand, burst_factor)
 
 
 @func
@@ -679,6 +913,16 @@ def PROVIDER_LIMIT(provider, tier, model, limit_name):
 def PROVIDER_LIMIT_SCOPE(provider, tier, model, keys=None):
     """The scope of a provider tier's limits from the catalog (organization, project, key, deployment or account-region), or with keys the one-line text of what they count for and what would raise the limit. Returns text."""
     return excel_call(_REGISTRY['PROVIDER_LIMIT_SCOPE'], provider, tier, model, keys)
+
+
+@func
+@arg('provider', ndim=2, err_to_str=True, doc='The provider backend (a name on the Providers sheet) [name]')
+@arg('providers', ndim=2, err_to_str=True, doc="The Providers sheet's range, header row included [table]")
+@arg('limit', ndim=2, err_to_str=True, doc='rpm, tpm, itpm, otpm, rpd or tpd [name]')
+@arg('demand', ndim=2, err_to_str=True, doc='Demand as the provider counts it, every route on it [per min or day]')
+def PROVIDER_LIMIT_UTILIZATION(provider, providers, limit, demand):
+    """A provider limit's utilization from its Providers row: demand / (limit x keys) where the limit's scope lets keys multiply it, demand / limit where not; 0 where the provider has no such limit. Returns fraction."""
+    return excel_call(_REGISTRY['PROVIDER_LIMIT_UTILIZATION'], provider, providers, limit, demand)
 
 
 @func
@@ -767,6 +1011,38 @@ def RESERVED_USD_PER_GPU_HOUR(gpu, on_demand_usd_per_gpu_hour, term_months=None)
 
 
 @func
+@arg('avg_qps', ndim=2, err_to_str=True, doc="The route's average requests per second over the month [req/s]")
+@arg('breakeven_rate_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
+@arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
+@arg('api_usd_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
+@arg('peak_to_average', ndim=2, err_to_str=True, doc="Peak over average demand (1 / the Plan's average-to-peak ratio) [x]")
+@arg('burst_factor', ndim=2, err_to_str=True, doc="The Plan's burst factor [x] (may be blank: not set: not considered)")
+@arg('new_route', ndim=2, err_to_str=True, doc='The route serves a new model or product (demand not yet known) [TRUE/FALSE] (may be blank: FALSE)')
+@arg('api_backend', ndim=2, err_to_str=True, doc='The provider backend compared [name] (may be blank: none)')
+@arg('fleet_backend', ndim=2, err_to_str=True, doc='The fleet compared [name] (may be blank: none)')
+@arg('failover', ndim=2, err_to_str=True, doc="The route's failover (Routes) [name] (may be blank: none)")
+def SELFHOST_OR_API(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
+    """The seed's rule for a route: self-host when steady (peak/avg <= 3, burst <= 3), not new, at or above the break-even rate and cheaper per token; otherwise API. Returns self-host or API."""
+    return excel_call(_REGISTRY['SELFHOST_OR_API'], avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
+
+
+@func
+@arg('avg_qps', ndim=2, err_to_str=True, doc="The route's average requests per second over the month [req/s]")
+@arg('breakeven_rate_qps', ndim=2, err_to_str=True, doc='Break-even average rate (BREAKEVEN_QPS) [req/s] (may be blank: no break-even rate)')
+@arg('selfhost_usd_mtok', ndim=2, err_to_str=True, doc='Self-hosted cost per million total tokens (SELFHOST_USD_PER_MTOK_AT_LOAD) [USD/Mtok] (may be blank: no fleet to compare with)')
+@arg('api_usd_mtok', ndim=2, err_to_str=True, doc='API cost per million total tokens (API_USD_PER_MTOK) [USD/Mtok] (may be blank: no provider to compare with)')
+@arg('peak_to_average', ndim=2, err_to_str=True, doc="Peak over average demand (1 / the Plan's average-to-peak ratio) [x]")
+@arg('burst_factor', ndim=2, err_to_str=True, doc="The Plan's burst factor [x] (may be blank: not set: not considered)")
+@arg('new_route', ndim=2, err_to_str=True, doc='The route serves a new model or product (demand not yet known) [TRUE/FALSE] (may be blank: FALSE)')
+@arg('api_backend', ndim=2, err_to_str=True, doc='The provider backend compared [name] (may be blank: none)')
+@arg('fleet_backend', ndim=2, err_to_str=True, doc='The fleet compared [name] (may be blank: none)')
+@arg('failover', ndim=2, err_to_str=True, doc="The route's failover (Routes) [name] (may be blank: none)")
+def SELFHOST_OR_API_REASONS(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover):
+    """Why SELFHOST_OR_API decided as it did: the inputs that drove it (decisive first) and the failover on the other side. Returns text."""
+    return excel_call(_REGISTRY['SELFHOST_OR_API_REASONS'], avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_usd_mtok, peak_to_average, burst_factor, new_route, api_backend, fleet_backend, failover)
+
+
+@func
 @arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
 @arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')
 @arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (GPUs per replica) [GPUs]')
@@ -801,6 +1077,14 @@ def SELFHOST_USD_MONTHLY(usd_per_gpu_hour, gpus):
 def SELFHOST_USD_PER_MTOK(usd_per_gpu_hour, output_tokens_per_s, avg_input_tokens, avg_output_tokens, gpus=None):
     """Self-hosted cost per million total (input + output) tokens: 1e6 x GPUs x $/GPU-hour / (3600 x output tokens/s x (input + output) / output). Compares with API_USD_PER_MTOK. Returns USD/Mtok."""
     return excel_call(_REGISTRY['SELFHOST_USD_PER_MTOK'], usd_per_gpu_hour, output_tokens_per_s, avg_input_tokens, avg_output_tokens, gpus)
+
+
+@func
+@arg('fleet_cost_monthly_usd', ndim=2, err_to_str=True, doc="The fleet's monthly cost (Specs) [USD/month]")
+@arg('tokens_per_month', ndim=2, err_to_str=True, doc='Tokens (input + output) the fleet serves in a month at the average rate [tokens/month]')
+def SELFHOST_USD_PER_MTOK_AT_LOAD(fleet_cost_monthly_usd, tokens_per_month):
+    """Self-hosted cost per million total (input + output) tokens at the plan's utilization: 1e6 x the fleet's monthly cost / the tokens its routes send it in a month. Returns USD/Mtok."""
+    return excel_call(_REGISTRY['SELFHOST_USD_PER_MTOK_AT_LOAD'], fleet_cost_monthly_usd, tokens_per_month)
 
 
 @func

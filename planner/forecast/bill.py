@@ -53,7 +53,7 @@ def api_cost_by_class_usd(
     i = check_number("avg_input_tokens", avg_input_tokens, minimum=0)
     o = check_number("avg_output_tokens", avg_output_tokens, minimum=0)
     h = check_fraction("cache_hit_rate", cache_hit_rate)
-    w = check_cache_write_tokens(i, h, cache_write_tokens)
+    w = check_cache_write_tokens(i, cache_hit_rate=h, cache_write_tokens=cache_write_tokens)
     d = check_number("days_per_month", days_per_month, minimum=0, exclusive_minimum=True)
     p_in = check_number("usd_per_mtok_input", usd_per_mtok_input, minimum=0)
     p_out = check_number("usd_per_mtok_output", usd_per_mtok_output, minimum=0)

@@ -73,7 +73,7 @@ def _profile_hours(name: Any, profiles: Sequence[Sequence[Any]]) -> tuple[list[f
     ),
     returns="fraction",
     category="Forecast",
-    example='=PROFILE_RATIO("business-hours-chat", Profiles!$A$4:$AA$14, "month") -> 0.34',
+    example='=PROFILE_RATIO("noon", {"name","days",0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,"source";"noon","all",0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,1,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,"example"}, "month") -> 0.5208',
     formula_ids=("D1",),
 )
 def PROFILE_RATIO(profile, profiles, basis="month"):
@@ -146,7 +146,7 @@ def API_COST_BY_CLASS(token_class, avg_qps, avg_input_tokens, avg_output_tokens,
 def LINEAR_BINDING_CONSTRAINT(utilizations):
     from planner import decision
 
-    return decision.binding_constraint(LINEAR_CONSTRAINTS, utilizations)
+    return decision.binding_constraint(LINEAR_CONSTRAINTS, utilizations=utilizations)
 
 
 def _num(v: Any, default: float | None = None) -> float | None:
@@ -210,7 +210,7 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
     returns="the field",
     returns_kind="text",
     category="Forecast",
-    example='=FORECAST_MONTH("max_util", 1.36, 0.8, Forecast!$A$60:$X$74) -> 0.97',
+    example='=FORECAST_MONTH("max_util", 1.36, 0.8, {"backend","type","route","util","binds","units","scope","more","raise","usd","qps","in","out","hit","model","gpu","tp","pp","engine","wd","kv","ttft","tpot","load";"gemini-flash","provider","chat",0.75,"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","","","","","",0}) -> 1.02',
     formula_ids=("C7",),
 )
 def FORECAST_MONTH(field, multiplier, threshold, backends):
