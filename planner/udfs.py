@@ -562,6 +562,13 @@ def FORECAST_MONTH(field, multiplier, threshold, backends):
 
 
 @xw.func(category='Plan')
+@xw.arg('gpu_token', ndim=2, err_to_str=True, doc='A GPU_SPEC result [spec token]')
+def GPU_PRICE(gpu_token):
+    """The price per GPU-hour in a GPU_SPEC token: the GPUs sheet's, else the bundled catalog's (a fleet that names its GPU by an alias finds the price of the row it resolves to). Returns USD/GPU-h."""
+    return excel_call(_REGISTRY['GPU_PRICE'], gpu_token)
+
+
+@xw.func(category='Plan')
 @xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU name (a row of the GPUs sheet) [name]')
 @xw.arg('gpus', ndim=2, err_to_str=True, doc="The GPUs sheet's range, header row included [table]")
 def GPU_SPEC(gpu, gpus):

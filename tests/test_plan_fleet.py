@@ -172,3 +172,17 @@ def test_a_fleet_row_function_equals_the_function_it_reads_the_row_for() -> None
     message = call_sheet_function(REGISTRY["FLEET_KV_FIT"], "g", fleets, specs, 20, 3, 6000)
     assert message.startswith("kv_dtype: got 'fp9'")
     assert "fleet" in call_sheet_function(REGISTRY["FLEET_KV_FIT"], "nope", fleets, specs, 20, 3, 6000)
+
+
+def test_a_fleet_naming_its_gpu_by_an_alias_is_priced(tmp_path: Path) -> None:
+    """A Fleet row that says "h200" (an alias of h200-sxm) gets the GPUs sheet's h200-sxm price, not #N/A: the price
+    is read from the row GPU_SPEC resolved, as every other GPU fact is."""
+    seed = Path(__file__).resolve().parents[1] / "samples" / "seed.toml"
+    path = tmp_path / "alias.toml"
+    path.write_text(seed.read_text(encoding="utf-8").replace('gpu = "h200-sxm"', 'gpu = "h200"'), encoding="utf-8")
+    out = ts.evaluate_plan({**catalog_inputs(), **scenario_inputs(load_scenario(path))})
+    s = ts.SPECS
+    row = next(i for i in range(s.rows) if out[(s.sheet, s.cell("fleet", i))] == "llama70b-h200")
+    assert out[(s.sheet, s.cell("usd_per_gpu_hour", row))] == pytest.approx(3.99)  # planner/data GPU catalog
+    gpus = out[(s.sheet, s.cell("gpus", row))]
+    assert out[(s.sheet, s.cell("cost_monthly_usd", row))] == pytest.approx(gpus * 3.99 * 730.5)

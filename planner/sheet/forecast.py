@@ -73,7 +73,11 @@ def _profile_hours(name: Any, profiles: Sequence[Sequence[Any]]) -> tuple[list[f
     ),
     returns="fraction",
     category="Forecast",
-    example='=PROFILE_RATIO("noon", {"name","days",0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,"source";"noon","all",0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,1,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,"example"}, "month") -> 0.5208',
+    example=(
+        '=PROFILE_RATIO("noon", {"name","days",0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,'
+        '"source";"noon","all",0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,1,0.5,0.5,0.5,0.5,0.5,0.5,0.5,'
+        '0.5,0.5,0.5,0.5,"example"}, "month") -> 0.5208'
+    ),
     formula_ids=("D1",),
 )
 def PROFILE_RATIO(profile, profiles, basis="month"):
@@ -210,7 +214,12 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
     returns="the field",
     returns_kind="text",
     category="Forecast",
-    example='=FORECAST_MONTH("max_util", 1.36, 0.8, {"backend","type","route","util","binds","units","scope","more","raise","usd","qps","in","out","hit","model","gpu","tp","pp","engine","wd","kv","ttft","tpot","load";"gemini-flash","provider","chat",0.75,"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","","","","","",0}) -> 1.02',
+    example=(
+        '=FORECAST_MONTH("max_util", 1.36, 0.8, {"backend","type","route","util","binds","units","scope",'
+        '"more","raise","usd","qps","in","out","hit","model","gpu","tp","pp","engine","wd","kv","ttft",'
+        '"tpot","load";"gemini-flash","provider","chat",0.75,"ITPM",6,"project","","a higher tier",0,0,"","",'
+        '"","","","","","","","","","",0}) -> 1.02'
+    ),
     formula_ids=("C7",),
 )
 def FORECAST_MONTH(field, multiplier, threshold, backends):

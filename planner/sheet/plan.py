@@ -49,6 +49,23 @@ def GPU_SPEC(gpu, gpus):
 
 
 @sheet_function(
+    summary="The price per GPU-hour in a GPU_SPEC token: the GPUs sheet's, else the bundled catalog's (a fleet "
+    "that names its GPU by an alias finds the price of the row it resolves to).",
+    args=(Arg(name="gpu_token", unit="spec token", kind="text", help="A GPU_SPEC result"),),
+    returns="USD/GPU-h",
+    category="Plan",
+    example='=GPU_PRICE("h100-sxm|usd_per_gpu_hour=2.5") -> 2.5',
+    formula_ids=("C4",),
+)
+def GPU_PRICE(gpu_token):
+    price = catalog_sheet.gpu_from_token(gpu_token).usd_per_gpu_hour
+    if price is None:
+        raise ArgumentError("gpu_token", gpu_token, "a GPU with a price per GPU-hour (the GPUs sheet's price column, "
+                            "or the Fleet row's own price)")
+    return float(price)
+
+
+@sheet_function(
     summary="Which facts of a spec token come from the bundled catalog because the sheet leaves them blank.",
     args=(Arg(name="spec", unit="spec token", kind="text", help="A MODEL_SPEC or GPU_SPEC result"),
           Arg(name="kind", unit="model/gpu", kind="text", help="model or gpu")),

@@ -341,7 +341,7 @@ SPECS = Table(
                   Ref(FLEET, "tp") * Ref(FLEET, "pp") * Ref(FLEET, "replicas"), 10, "number", "#,##0"),
         _spec_col("usd_per_gpu_hour", "Price [USD/GPU-h]", "The Fleet row's price, else the GPUs sheet's",
                   fn("IF", Ref(FLEET, "usd_per_gpu_hour").gt(0), Ref(FLEET, "usd_per_gpu_hour"),
-                     fn("INDEX", Cells(GPUS, "usd_per_gpu_hour"), fn("MATCH", Ref(FLEET, "gpu"), Cells(GPUS, "name")))),
+                     udf("GPU_PRICE", Ref(_SPECS_REF, "gpu_spec"))),
                   12, "number", "0.00"),
         _spec_col("cost_monthly_usd", "Fleet cost [USD/month]", "C1: GPU-hours of a month at that price",
                   udf("SELFHOST_USD_MONTHLY", Ref(_SPECS_REF, "usd_per_gpu_hour"), Ref(_SPECS_REF, "gpus")), 14,
