@@ -121,7 +121,8 @@ def _add_table(sheet: SheetSpec, t: ts.Table, values: Mapping[tuple[str, str], A
         letter = ts.col_letter(t.first_col + j)
         fmt = styling.display_format(col)
         sheet.cells[f"{letter}{t.header_row}"] = CellSpec(value=col.header, bold=True, wrap=True)
-        sheet.widths[letter] = styling.display_width(col)
+        # tables stacked on one sheet share its columns: each column as wide as its widest cell needs
+        sheet.widths[letter] = max(sheet.widths.get(letter, 0), styling.display_width(col))
         for i in range(t.rows):
             addr = f"{letter}{t.first_row + i}"
             if col.formula is not None:

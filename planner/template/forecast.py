@@ -203,9 +203,9 @@ def _month_columns() -> tuple[Column, ...]:
         *(col(f"{k}_usd", f"{v} [USD/month]", f"API bill, {v.lower()}: month 1's x the demand multiple",
               x * fn("SUM", Cells(FORECAST_ROUTES, f"{k}_usd"))) for k, v in bill.items()),
         col("gpu_usd", "GPUs [USD/month]", "Every fleet's GPU-hours (Specs) plus the replicas the month's action adds",
-            fn("SUM", Cells(SPECS, "cost_monthly_usd")) + me("action_usd")),
+            fn("SUM", Cells(SPECS, "cost_monthly_usd")) + me("action_usd"), width=16),
         col("total_usd", "Total [USD/month]", "The month's bill",
-            fn("SUM", Cells(_FORECAST_REF, "input_usd", "gpu_usd"))),
+            fn("SUM", Cells(_FORECAST_REF, "input_usd", "gpu_usd")), width=16),
         col("max_util", "Max util [x]", "The highest utilization of the plan as it stands, demand scaled (TTFT and "
             "TPOT recomputed at the month's load)", field("max_util"), PCT, width=9),
         col("binding", "Binds", "The backend and constraint at that utilization", field("binding"), kind="text",
