@@ -346,9 +346,62 @@ def test_timeout_and_memory_limit(tmp_path: Path) -> None:
     big = ('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
            f"{cells}</sheetData></worksheet>")
     hungry = write(tmp_path, "big.xlsm", edit_part(plan_bytes(), sheet_part("ReadMe"), lambda _x: big))
-    tight = validate_paths([hungry, path], limits=Limits(timeout_s=60, memory_mib=40))
-    assert [f.code for f in tight.reports[0].findings] == ["memory-limit"]
-    assert tight.reports[1].findings == ()  # the next workbook is validated normally
+    tight = validate_paths([hungry, path, hungry, path], limits=Limits(timeout_s=60, memory_mib=40))
+    assert [[f.code for f in r.findings] for r in tight.reports] == [["memory-limit"], [], ["memory-limit"], []]
+
+
+@pytest.mark.parametrize("memory_mib", [64, 128, 160])
+def test_memory_limit_through_the_cli_however_the_allocation_fails(tmp_path: Path, memory_mib: int) -> None:
+    """Under the address-space cap an allocation fails as a MemoryError, or inside a C extension as a SystemError
+    ("error return without exception set"), or while the report is built: each is ``memory-limit`` (these limits
+    gave ``validator-crash`` or a worker exit code 1 before), and the worker after it starts fresh."""
+    import json
+    import subprocess
+    import sys
+
+    ok = write(tmp_path, "ok.xlsm", plan_bytes())
+    cells = "".join(f'<row r="{r}"><c r="A{r}"><v>{r}</v></c><c r="B{r}"><v>{r}</v></c></row>'
+                    for r in range(1, 200_001))
+    big = ('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+           f"{cells}</sheetData></worksheet>")
+    hungry = write(tmp_path, "big.xlsm", edit_part(plan_bytes(), sheet_part("ReadMe"), lambda _x: big))
+    planner = str(Path(sys.executable).with_name("planner"))  # the real CLI, in a fresh process
+    out = subprocess.run([planner, "validate", "--memory", str(memory_mib), "--format",
+                          "json", hungry, ok, hungry, ok], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1, out.stderr
+    codes = [[f["code"] for f in r["findings"]] for r in json.loads(out.stdout)["reports"]]
+    assert codes == [["memory-limit"], [], ["memory-limit"], []]
+
+
+def test_a_threaded_caller_gets_workers_from_a_clean_server(tmp_path: Path) -> None:
+    """A fork of a threaded process can inherit a held lock and hang (the flaky ``timeout`` where ``memory-limit``
+    was due): with another thread running, workers come from the forkserver, and the limits still hold."""
+    import threading
+
+    from planner.validate.batch import _context
+
+    ok = write(tmp_path, "ok.xlsm", plan_bytes())
+    cells = "".join(f'<row r="{r}"><c r="A{r}"><v>{r}</v></c></row>' for r in range(1, 300_001))
+    big = ('<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+           f"{cells}</sheetData></worksheet>")
+    hungry = write(tmp_path, "big.xlsm", edit_part(plan_bytes(), sheet_part("ReadMe"), lambda _x: big))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        assert _context().get_start_method() == "forkserver"
+        result = validate_paths([hungry, ok], limits=Limits(timeout_s=120, memory_mib=40))
+    finally:
+        stop.set()
+        other.join()
+    assert [[f.code for f in r.findings] for r in result.reports] == [["memory-limit"], []]
+
+
+def test_a_worker_that_cannot_send_its_report_is_a_memory_limit() -> None:
+    from planner.validate.batch import MEMORY_EXIT_CODE, died_report
+
+    assert [f.code for f in died_report("p.xlsx", MEMORY_EXIT_CODE, 64).findings] == ["memory-limit"]
+    assert [f.code for f in died_report("p.xlsx", 1, 64).findings] == ["validator-crash"]
 
 
 def test_every_code_is_tested() -> None:

@@ -4,8 +4,17 @@ Each workbook is validated in a worker process whose address space is capped (``
 worker already uses, ``RLIMIT_AS``) and whose answer must come within ``timeout_s``. A worker that runs over
 its time is killed and replaced, and the workbook gets a ``timeout`` finding; one that runs out of memory reports
 ``memory-limit`` (or dies and is replaced). Either way the batch goes on: every path gets a report.
-Workers are started once (fork) and validate many workbooks each, so the fast path's compiled template is built
-once per worker, not once per plan.
+Workers are started once and validate many workbooks each, so the fast path's compiled template is built once per
+worker, not once per plan. They are forked from the caller while it runs a single thread (the CLI), and otherwise
+from a clean single-threaded server process (``forkserver``, with the validator preloaded): a fork of a threaded
+process (a library caller, a test runner) can inherit a held lock and hang.
+
+Running out of memory is recognised however it surfaces: a ``MemoryError``; a C extension's allocation failure
+reported as ``SystemError`` (``error return without exception set``) while the worker is within
+:data:`NEAR_CAP_FRACTION` of its cap; or a worker that cannot even build its report and exits with
+:data:`MEMORY_EXIT_CODE`. A reserve of :data:`RESERVE_BYTES` is held by each worker and released before the report
+is built, and the exception (with the frames holding the workbook's data) is dropped first. A worker that ran out
+of memory is replaced, so the next workbook starts in a fresh address space.
 
 Folders are walked without following symbolic links out of the submitted paths (:func:`plan_paths`): a link that
 points outside every submitted path is reported (``symlink-outside-root``) and never opened, a FIFO, socket or
@@ -17,10 +26,12 @@ report.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 import signal
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -32,6 +43,12 @@ from planner.validate.report import BatchResult, Finding, Report
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MEMORY_MIB = 1024
+MEMORY_EXIT_CODE = 86
+"""A worker's exit code when it ran out of memory and could not even send its report."""
+NEAR_CAP_FRACTION = 0.9
+"""A ``SystemError`` counts as an allocation failure when the worker's peak address space used this share of its
+per-workbook budget (below it, it is a bug: ``validator-crash``)."""
+RESERVE_BYTES = 2 * 1024 * 1024
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -158,6 +175,9 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
 def died_report(path: str, exitcode: int | None, memory_mib: int) -> Report:
     """The report of a worker that died on ``path``: killed (``SIGKILL``, the kernel's out-of-memory killer) is
     ``memory-limit``; any other signal or exit code is a ``validator-crash`` naming it."""
+    if exitcode == MEMORY_EXIT_CODE:
+        return _limit_report(path, f"validation ran out of the {memory_mib} MiB per-workbook memory limit "
+                                   f"(--memory); the worker could not even send its report")
     if exitcode == -signal.SIGKILL:
         return Report(path=path, engine="none", findings=(Finding.of(
             "memory-limit", expected=f"<= {memory_mib} MiB",
@@ -176,13 +196,49 @@ def died_report(path: str, exitcode: int | None, memory_mib: int) -> Report:
                                 f"goes on"),))
 
 
-def _validate_one(path: str) -> dict[str, Any]:
+_CAP: dict[str, int] = {}  # this worker's address-space cap and its base, set by _worker
+_RESERVE: list[bytearray] = []
+
+
+def _peak_bytes() -> int | None:
+    """This process's peak address space (``VmPeak``), or None where /proc does not say."""
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmPeak:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _near_cap() -> bool:
+    if "cap" not in _CAP:
+        return False
+    peak = _peak_bytes()
+    budget = _CAP["cap"] - _CAP["base"]
+    return peak is not None and peak - _CAP["base"] >= NEAR_CAP_FRACTION * budget
+
+
+def _validate_one(path: str) -> tuple[dict[str, Any], bool]:
+    """The wire report of ``path`` and whether the worker ran out of memory on it (it is then replaced)."""
     from planner.validate.checks import validate_file
 
+    out_of_memory = False
     try:
-        return validate_file(path).to_wire()
+        report = validate_file(path)
+        if any(f.code == "validator-crash" and "SystemError" in f.message for f in report.findings) \
+                and _near_cap():
+            out_of_memory = True  # a C extension failed to allocate under the cap and said nothing
+        else:
+            return report.to_wire(), False
     except MemoryError:
-        return _limit_report(path, "validation ran out of the per-workbook memory limit (--memory)").to_wire()
+        out_of_memory = True
+    # Here the exception is gone, and with it the frames that held the workbook's data: memory is free again.
+    _RESERVE.clear()
+    gc.collect()
+    return _limit_report(path, "validation ran out of the per-workbook memory limit (--memory)").to_wire(), \
+        out_of_memory
 
 
 def _limit_report(path: str, note: str) -> Report:
@@ -198,8 +254,10 @@ def _worker(conn: Connection, memory_mib: int) -> None:
         base = pages * os.sysconf("SC_PAGE_SIZE")
         cap = base + memory_mib * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        _CAP.update(base=base, cap=cap)
     except (OSError, ValueError, ImportError):  # not Linux: the time limit still applies
         pass
+    _RESERVE.append(bytearray(RESERVE_BYTES))
     while True:
         try:
             path = conn.recv()
@@ -208,9 +266,12 @@ def _worker(conn: Connection, memory_mib: int) -> None:
         if path is None:
             return
         try:
-            conn.send(_validate_one(path))
+            wire, out_of_memory = _validate_one(path)
+            conn.send(wire)
         except MemoryError:
-            conn.send(_limit_report(path, "out of memory while sending the report (--memory)").to_wire())
+            os._exit(MEMORY_EXIT_CODE)  # nothing can be allocated: the parent reports memory-limit from the code
+        if out_of_memory:
+            return  # the parent replaces this worker: the next workbook gets a fresh address space
 
 
 class _Slot:
@@ -239,6 +300,29 @@ class _Slot:
             self.proc.kill()
             self.proc.join()
         self.conn.close()
+
+
+def _main_reloadable() -> bool:
+    """A server-started worker re-imports the caller's ``__main__`` (as ``__mp_main__``): possible for a module run
+    with ``-m`` or a script on disk, not for code read from standard input or typed at a prompt."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None):
+        return True
+    path = getattr(main, "__file__", None)
+    return bool(path) and os.path.isfile(str(path))
+
+
+def _context() -> Any:
+    """Workers are forked from this process while it runs one thread (the CLI: fast, nothing imported twice), and
+    from a clean server process when it runs several (a library caller, a test runner; see the module docstring)."""
+    methods = mp.get_all_start_methods()
+    if threading.active_count() > 1 and "forkserver" in methods and _main_reloadable():
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["planner.validate.checks"])
+        return ctx
+    return mp.get_context("fork" if "fork" in methods else "spawn")
 
 
 def validate_paths(
@@ -285,7 +369,7 @@ def validate_paths(
             done(i, validate_file(f))
         return BatchResult(reports=tuple(r for r in reports if r is not None), strict=strict)
 
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    ctx = _context()
     jobs = max(1, min(jobs, len(todo) or 1))
     pending = list(todo)
     pending.reverse()
@@ -305,8 +389,12 @@ def validate_paths(
                 i = s.index
                 if s.conn in ready:
                     try:
-                        done(i, Report.from_wire(s.conn.recv()))
+                        report = Report.from_wire(s.conn.recv())
+                        done(i, report)
                         s.index = None
+                        if any(f.code == "memory-limit" for f in report.findings):
+                            s.stop()  # it has exited: a fresh worker takes the next workbook
+                            slots[k] = s = _Slot(ctx, limits.memory_mib)
                     except (EOFError, OSError):  # the worker died: killed by the kernel, or crashed
                         s.proc.join(timeout=5)
                         code = s.proc.exitcode
