@@ -475,9 +475,10 @@ def commitment_rows(values: dict[tuple[str, str], Any]) -> dict[str, list[dict[s
 def render_commitments(tables: dict[str, list[dict[str, Any]]]) -> str:
     """The commitment tables as ``planner size --months N`` prints them."""
     def num(x: Any, fmt: str) -> str:
-        return format(x, fmt) if isinstance(x, (int, float)) else str(x)
+        # a refusal (no public price) prints short; the JSON and the sheet carry its reason
+        return format(x, fmt) if isinstance(x, (int, float)) else "not public"
 
-    lines = ["commitments (Forecast sheet)"]
+    lines = ["commitments (Forecast sheet; 'not public': no public price, the reason is in the cell and the JSON)"]
     for r in tables.get("reserved_gpus", []):
         lines.append(f"  reserved, {r['fleet']} ({r['gpu']}): 1 year {num(r['reserved_usd_per_gpu_hour'], '.2f')}, "
                      f"3 years {num(r.get('reserved_3y_usd_per_gpu_hour'), '.2f')} vs "
