@@ -212,14 +212,19 @@ def test_reserved_gpu_break_even_by_hand() -> None:
     assert commitments.reserved_break_even_fraction(1.79, on_demand_usd_per_hour=2.23) == pytest.approx(0.80269, 1e-4)
     v = evaluate_scenario(SEED)
     c = ts.COMMITMENTS
-    # the H100 fleet: $3.20 on demand x CoreWeave's 1-year ratio 1.79 / 2.23
-    assert v[(c.sheet, c.cell("reserved_usd_per_gpu_hour", 0))] == pytest.approx(3.2 * 1.79 / 2.23)
-    assert v[(c.sheet, c.cell("saving_monthly_usd", 0))] == pytest.approx(88 * 3.2 * (1 - 1.79 / 2.23)
-                                                                         * HOURS_PER_MONTH)
-    # no public H200 1-year reserved price, no public 3-year price for either: the cells say so instead of a number
+    # the H100 fleet: $3.20 on demand x Google Cloud's a3-highgpu-8g ratios, the one source publishing both terms:
+    # $88.49 an hour on demand; $44,810.08 and $28,371.00 a month (730 h) committed for 1 and 3 years; per GPU-hour
+    # 88.49 / 8 = 11.0612, 44,810.08 / 730 / 8 = 7.6730, 28,371.00 / 730 / 8 = 4.8580
+    od, one, three = 88.4899999025753 / 8, 44810.08066464 / 730 / 8, 28370.99821392 / 730 / 8
+    assert v[(c.sheet, c.cell("reserved_usd_per_gpu_hour", 0))] == pytest.approx(3.2 * one / od, rel=1e-4)
+    assert v[(c.sheet, c.cell("reserved_3y_usd_per_gpu_hour", 0))] == pytest.approx(3.2 * three / od, rel=1e-4)
+    assert v[(c.sheet, c.cell("saving_monthly_usd", 0))] == pytest.approx(88 * 3.2 * (1 - one / od) * HOURS_PER_MONTH,
+                                                                         rel=1e-4)
+    assert v[(c.sheet, c.cell("saving_3y_monthly_usd", 0))] == pytest.approx(
+        88 * 3.2 * (1 - three / od) * HOURS_PER_MONTH, rel=1e-4)  # $115,363 a month
+    # no public H200 1-year or 3-year reserved price: the cells say so instead of a number
     assert "none found" in str(v[(c.sheet, c.cell("reserved_usd_per_gpu_hour", 1))])
-    for i in (0, 1):
-        assert "36-month reserved price" in str(v[(c.sheet, c.cell("reserved_3y_usd_per_gpu_hour", i))])
+    assert "36-month reserved price" in str(v[(c.sheet, c.cell("reserved_3y_usd_per_gpu_hour", 1))])
     # the quotes table: every bundled quote per GPU-hour as published, the H200 one whose term is not stated
     q = ts.RESERVED_QUOTES
     cells = {**ts.fixed_cells(), **v}
@@ -230,7 +235,7 @@ def test_reserved_gpu_break_even_by_hand() -> None:
     assert h200["break_even_fraction"] == pytest.approx(2.79 / 3.99)
     assert h200["saving_fraction"] == pytest.approx(1 - 2.79 / 3.99)
     assert h200["saving_per_gpu_month_usd"] == pytest.approx((3.99 - 2.79) * HOURS_PER_MONTH)
-    assert sum(1 for r in rows if r["gpu"]) == len(data.reserved_quotes()) == 4
+    assert sum(1 for r in rows if r["gpu"]) == len(data.reserved_quotes()) == 6
 
 
 def test_provisioned_throughput_break_even_by_hand() -> None:
@@ -337,7 +342,8 @@ def test_vertex_gsu_against_pay_as_you_go_by_hand() -> None:
 def test_size_months_json_has_the_commitments(seed_forecast) -> None:
     c = seed_forecast.to_dict()["commitments"]
     h100 = c["reserved_gpus"][0]
-    assert h100["fleet"] == "llama70b-h100" and h100["break_even_fraction"] == pytest.approx(1.79 / 2.23)
+    assert h100["fleet"] == "llama70b-h100"
+    assert h100["break_even_fraction"] == pytest.approx((44810.08066464 / 730 / 8) / (88.4899999025753 / 8), rel=1e-4)
     assert [r["backend"] for r in c["provisioned_throughput"]] == ["anthropic-sonnet", "bedrock-sonnet",
                                                                    "gemini-flash"]
     assert c["provisioned_throughput"][2]["units"] == 85  # the Vertex GSU row (test above)

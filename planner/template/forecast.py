@@ -239,7 +239,7 @@ assert tuple(c.key for c in FORECAST.columns) == _MONTH_KEYS
 COMMIT_HEADER_ROW = FORECAST_BACKENDS.last_row + 4
 _COMMIT_KEYS = ("fleet", "gpu", "gpus", "on_demand_usd_per_gpu_hour", "reserved_usd_per_gpu_hour",
                 "reserved_3y_usd_per_gpu_hour", "on_demand_monthly_usd", "reserved_monthly_usd", "saving_monthly_usd",
-                "break_even_fraction", "break_even_month")
+                "saving_3y_monthly_usd", "break_even_fraction", "break_even_month")
 _COMMIT_REF = Table(name="tblCommitments", sheet=SHEET, rows=FLEET_ROWS, header_row=COMMIT_HEADER_ROW,
                     columns=tuple(C(key=k, header=k, help=k) for k in _COMMIT_KEYS))
 
@@ -274,8 +274,14 @@ def _commit_columns() -> tuple[Column, ...]:
             spec("cost_monthly_usd")),
         col("reserved_monthly_usd", "Reserved [USD/month]", "The same GPU-hours at the reserved price",
             priced(udf("SELFHOST_USD_MONTHLY", me("reserved_usd_per_gpu_hour"), me("gpus")))),
-        col("saving_monthly_usd", "Saving [USD/month]", "On demand - reserved, for an always-on fleet",
+        col("saving_monthly_usd", "Saving 1 year [USD/month]", "On demand - reserved, for an always-on fleet",
             priced(me("on_demand_monthly_usd") - me("reserved_monthly_usd"))),
+        col("saving_3y_monthly_usd", "Saving 3 years [USD/month]", "On demand - the 3-year reserved price, for an "
+            "always-on fleet (RESERVED_SAVING_MONTHLY)", fn("IF", fn("ISNUMBER", me("reserved_3y_usd_per_gpu_hour")),
+                                                           udf("RESERVED_SAVING_MONTHLY", me("gpus"),
+                                                               me("on_demand_usd_per_gpu_hour"),
+                                                               me("reserved_3y_usd_per_gpu_hour"), 1),
+                                                           "no public price")),
         col("break_even_fraction", "Break-even [share of hours]", "Reserved / on demand: the share of the term's "
             "hours the GPUs must be busy for the reservation to pay", priced(udf(
                 "RESERVED_BREAK_EVEN", me("reserved_usd_per_gpu_hour"), me("on_demand_usd_per_gpu_hour"))), PCT),
@@ -482,8 +488,9 @@ def render_commitments(tables: dict[str, list[dict[str, Any]]]) -> str:
     for r in tables.get("reserved_gpus", []):
         lines.append(f"  reserved, {r['fleet']} ({r['gpu']}): 1 year {num(r['reserved_usd_per_gpu_hour'], '.2f')}, "
                      f"3 years {num(r.get('reserved_3y_usd_per_gpu_hour'), '.2f')} vs "
-                     f"{num(r['on_demand_usd_per_gpu_hour'], '.2f')} USD/GPU-h on demand; 1 year saves "
-                     f"{num(r['saving_monthly_usd'], ',.0f')} USD/month; break-even at "
+                     f"{num(r['on_demand_usd_per_gpu_hour'], '.2f')} USD/GPU-h on demand; saves "
+                     f"{num(r['saving_monthly_usd'], ',.0f')} (1 year), {num(r.get('saving_3y_monthly_usd'), ',.0f')} "
+                     f"(3 years) USD/month; 1-year break-even at "
                      f"{num(r['break_even_fraction'], '.0%')} of the hours")
     for r in tables.get("provisioned_throughput", []):
         lines.append(f"  provisioned throughput, {r['backend']} ({r['provider']} {r['model']}): units "
