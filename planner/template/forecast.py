@@ -1,5 +1,7 @@
 """The Forecast sheet: the plan month by month (bill by token class, highest utilization, what binds, the step that
-relieves it) and commitments (reserved GPUs against on demand). Issue 14, items 2 and 3. Pure: no I/O.
+relieves it) and commitments (reserved GPUs against on demand, provisioned throughput against pay-as-you-go, the
+bundled reserved GPU quotes). Issue 14, items 2 and 3. Pure apart from reading the bundled quotes
+(planner/data/commitments.json, cached) as the quotes table's template content.
 
 A month is the plan with demand scaled: the plan's backends as the evaluated Results give them (each one's highest
 utilization linear in demand and, for a fleet, what the serving model needs), times the month's demand multiple;
