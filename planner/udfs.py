@@ -206,6 +206,14 @@ def BREAK_EVEN_MONTH(volume, break_even_volume, monthly_growth):
     return excel_call(_REGISTRY['BREAK_EVEN_MONTH'], volume, break_even_volume, monthly_growth)
 
 
+@xw.func(category='Forecast')
+@xw.arg('payg_monthly', ndim=2, err_to_str=True, doc="Month 1's pay-as-you-go spend on the backend [USD/month]")
+@xw.arg('provisioned_monthly', ndim=2, err_to_str=True, doc="The provisioned units' monthly cost [USD/month]")
+def BREAK_EVEN_MULTIPLE(payg_monthly, provisioned_monthly):
+    """The demand multiple of month 1 at which pay-as-you-go spend reaches the provisioned units' monthly cost: provisioned / pay-as-you-go (below 1: the units already pay in month 1). Returns x demand."""
+    return excel_call(_REGISTRY['BREAK_EVEN_MULTIPLE'], payg_monthly, provisioned_monthly)
+
+
 @xw.func(category='Plan')
 @xw.arg('spec', ndim=2, err_to_str=True, doc='A MODEL_SPEC or GPU_SPEC result [spec token]')
 @xw.arg('kind', ndim=2, err_to_str=True, doc='model or gpu [model/gpu]')
@@ -951,21 +959,21 @@ def PROVIDER_PRICE(provider, tier, model, price_name):
 
 
 @xw.func(category='Forecast')
-@xw.arg('provider', ndim=2, err_to_str=True, doc='Provider of the backend (azure-openai) [name]')
-@xw.arg('model', ndim=2, err_to_str=True, doc='Provider model (gpt-4.1, gpt-4o, ...) [name]')
+@xw.arg('provider', ndim=2, err_to_str=True, doc='Provider of the backend (azure-openai, gemini, vertex) [name]')
+@xw.arg('model', ndim=2, err_to_str=True, doc='Provider model (gpt-4.1, gemini-2.5-flash, ...) [name]')
 @xw.arg('input_tokens_per_min', ndim=2, err_to_str=True, doc='Input tokens per minute at peak [tokens/min]')
 @xw.arg('output_tokens_per_min', ndim=2, err_to_str=True, doc='Output tokens per minute at peak [tokens/min]')
 def PROVISIONED_UNITS(provider, model, input_tokens_per_min, output_tokens_per_min):
-    """Provisioned throughput units a backend needs at its peak: input TPM + output weight x output TPM over the model's input TPM per unit, rounded up to the minimum and increment (Azure OpenAI PTU). Returns units."""
+    """Provisioned throughput units a backend needs at its peak: (input + output weight x output) tokens over the model's throughput per unit, rounded up to the minimum and increment (Azure OpenAI PTU: input TPM per PTU; Vertex AI GSU, also for a Gemini API b..."""
     return excel_call(_REGISTRY['PROVISIONED_UNITS'], provider, model, input_tokens_per_min, output_tokens_per_min)
 
 
 @xw.func(category='Forecast')
-@xw.arg('provider', ndim=2, err_to_str=True, doc='Provider of the backend (azure-openai) [name]')
-@xw.arg('units', ndim=2, err_to_str=True, doc='Provisioned units (PTU) [units]')
-@xw.arg('term', ndim=2, err_to_str=True, doc="hourly, 1_month or 1_year [name] (optional, default '1_month')")
+@xw.arg('provider', ndim=2, err_to_str=True, doc='Provider of the backend (azure-openai, gemini, vertex) [name]')
+@xw.arg('units', ndim=2, err_to_str=True, doc='Provisioned units (PTU, GSU) [units]')
+@xw.arg('term', ndim=2, err_to_str=True, doc="hourly, 1_week, 1_month, 3_month or 1_year (as offered) [name] (optional, default '1_month')")
 def PROVISIONED_USD_MONTHLY(provider, units, term=None):
-    """Monthly cost of provisioned throughput units: units x price per unit-month for the term (hourly: the hourly price x 730.5 h). Returns USD/month."""
+    """Monthly cost of provisioned throughput units: units x the price per unit for the term, on a monthly footing (per hour x 730.5, per week x 4.348). Azure PTU: hourly, 1_month, 1_year; Vertex GSU: 1_week, 1_month, 3_month, 1_year. Returns USD/month."""
     return excel_call(_REGISTRY['PROVISIONED_USD_MONTHLY'], provider, units, term)
 
 
@@ -1014,6 +1022,16 @@ def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu
 def RESERVED_BREAK_EVEN(reserved_price, on_demand_price):
     """Share of the hours a reserved GPU must be busy to cost no more than on demand: reserved / on-demand. Returns fraction of hours."""
     return excel_call(_REGISTRY['RESERVED_BREAK_EVEN'], reserved_price, on_demand_price)
+
+
+@xw.func(category='Forecast')
+@xw.arg('gpus', ndim=2, err_to_str=True, doc='GPUs reserved [GPUs]')
+@xw.arg('on_demand_price', ndim=2, err_to_str=True, doc='On-demand price per GPU-hour [USD/GPU-h]')
+@xw.arg('reserved_price', ndim=2, err_to_str=True, doc='Reserved price per GPU-hour [USD/GPU-h]')
+@xw.arg('busy_fraction', ndim=2, err_to_str=True, doc='Share of the hours the GPUs are busy [fraction] (optional, default 1)')
+def RESERVED_SAVING_MONTHLY(gpus, on_demand_price, reserved_price, busy_fraction=None):
+    """Monthly saving of reserving GPUs for a term instead of renting their busy hours on demand: GPUs x 730.5 x (busy share x on-demand - reserved) per GPU-hour (negative: the reservation costs more). Returns USD/month."""
+    return excel_call(_REGISTRY['RESERVED_SAVING_MONTHLY'], gpus, on_demand_price, reserved_price, busy_fraction)
 
 
 @xw.func(category='Forecast')

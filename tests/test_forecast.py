@@ -212,12 +212,30 @@ def test_reserved_gpu_break_even_by_hand() -> None:
     assert commitments.reserved_break_even_fraction(1.79, on_demand_usd_per_hour=2.23) == pytest.approx(0.80269, 1e-4)
     v = evaluate_scenario(SEED)
     c = ts.COMMITMENTS
-    # the H100 fleet: $3.20 on demand x CoreWeave's 1-year ratio 1.79 / 2.23
-    assert v[(c.sheet, c.cell("reserved_usd_per_gpu_hour", 0))] == pytest.approx(3.2 * 1.79 / 2.23)
-    assert v[(c.sheet, c.cell("saving_monthly_usd", 0))] == pytest.approx(88 * 3.2 * (1 - 1.79 / 2.23)
-                                                                         * HOURS_PER_MONTH)
-    # no public H200 reserved price: the cell says so instead of a number
+    # the H100 fleet: $3.20 on demand x Google Cloud's a3-highgpu-8g ratios, the one source publishing both terms:
+    # $88.49 an hour on demand; $44,810.08 and $28,371.00 a month (730 h) committed for 1 and 3 years; per GPU-hour
+    # 88.49 / 8 = 11.0612, 44,810.08 / 730 / 8 = 7.6730, 28,371.00 / 730 / 8 = 4.8580
+    od, one, three = 88.4899999025753 / 8, 44810.08066464 / 730 / 8, 28370.99821392 / 730 / 8
+    assert v[(c.sheet, c.cell("reserved_usd_per_gpu_hour", 0))] == pytest.approx(3.2 * one / od, rel=1e-4)
+    assert v[(c.sheet, c.cell("reserved_3y_usd_per_gpu_hour", 0))] == pytest.approx(3.2 * three / od, rel=1e-4)
+    assert v[(c.sheet, c.cell("saving_monthly_usd", 0))] == pytest.approx(88 * 3.2 * (1 - one / od) * HOURS_PER_MONTH,
+                                                                         rel=1e-4)
+    assert v[(c.sheet, c.cell("saving_3y_monthly_usd", 0))] == pytest.approx(
+        88 * 3.2 * (1 - three / od) * HOURS_PER_MONTH, rel=1e-4)  # $115,363 a month
+    # no public H200 1-year or 3-year reserved price: the cells say so instead of a number
     assert "none found" in str(v[(c.sheet, c.cell("reserved_usd_per_gpu_hour", 1))])
+    assert "36-month reserved price" in str(v[(c.sheet, c.cell("reserved_3y_usd_per_gpu_hour", 1))])
+    # the quotes table: every bundled quote per GPU-hour as published, the H200 one whose term is not stated
+    q = ts.RESERVED_QUOTES
+    cells = {**ts.fixed_cells(), **v}
+    rows = [{k.key: cells.get((q.sheet, q.cell(k.key, i))) for k in q.columns} for i in range(q.rows)]
+    h200 = next(r for r in rows if r["gpu"] == "h200-sxm")
+    assert (h200["on_demand_usd_per_gpu_hour"], h200["reserved_usd_per_gpu_hour"]) == (3.99, 2.79)  # Hyperstack
+    assert h200["term_months"] in (None, "")
+    assert h200["break_even_fraction"] == pytest.approx(2.79 / 3.99)
+    assert h200["saving_fraction"] == pytest.approx(1 - 2.79 / 3.99)
+    assert h200["saving_per_gpu_month_usd"] == pytest.approx((3.99 - 2.79) * HOURS_PER_MONTH)
+    assert sum(1 for r in rows if r["gpu"]) == len(data.reserved_quotes()) == 6
 
 
 def test_provisioned_throughput_break_even_by_hand() -> None:
@@ -228,10 +246,43 @@ def test_provisioned_throughput_break_even_by_hand() -> None:
     assert commitments.break_even_month(2000, break_even_volume=be, monthly_growth=0.1) == 9
     assert commitments.units_for_throughput(400_000, tokens_per_min_per_unit=3000, minimum_units=15,
                                             increment=5) == 135  # 133.3 -> 135
-    ptu = data.commitments()["provisioned_throughput"][0]
-    assert ptu["usd_per_unit_month_1_month"] == 260 and ptu["source"] and ptu["as_of"]
-    assert set(data.commitments()["meta"]["not_found"]) >= {"bedrock-provisioned-throughput",
-                                                            "vertex-provisioned-throughput"}
+    ptu = data.provisioned_offer("azure-openai")
+    assert {p["term"]: p["usd"] for p in ptu["prices"]}["1_month"] == 260 and ptu["source"] and ptu["as_of"]
+    assert set(data.commitments()["meta"]["not_found"]) >= {"bedrock-provisioned-throughput", "gpu-3-year"}
+    for offer in data.commitments()["provisioned_throughput"]:
+        assert offer["source"] and offer["as_of"], offer["provider"]
+    for quote in data.reserved_quotes():
+        assert quote["source"] and quote["as_of"], quote["vendor"]
+
+
+def test_commitment_prices_on_a_monthly_footing_by_hand() -> None:
+    # $2 per PTU-hour x 730.5 h; $1,200 per GSU-week x 365.25 / 12 / 7 weeks; a monthly price as it is
+    assert commitments.unit_monthly_usd(2.0, per="hour") == pytest.approx(2.0 * HOURS_PER_MONTH)
+    assert commitments.unit_monthly_usd(1200.0, per="week") == pytest.approx(1200.0 * 365.25 / 12 / 7)
+    assert commitments.unit_monthly_usd(2700.0, per="month") == 2700.0
+    with pytest.raises(ArgumentError, match="hour, week or month"):
+        commitments.unit_monthly_usd(1.0, per="day")
+    from planner.sheet.forecast import PROVISIONED_USD_MONTHLY
+
+    vertex = {p["term"]: p for p in data.provisioned_offer("vertex")["prices"]}
+    assert vertex["1_month"]["usd"] == 2700 and vertex["1_year"]["usd"] == 2000  # published, per GSU-month
+    assert PROVISIONED_USD_MONTHLY("gemini", 10, "1_year") == pytest.approx(10 * 2000)
+    assert PROVISIONED_USD_MONTHLY("vertex", 10, "1_week") == pytest.approx(10 * 1200 * HOURS_PER_MONTH / 168)
+    assert PROVISIONED_USD_MONTHLY("azure-openai", 15, "hourly") == pytest.approx(15 * 2 * HOURS_PER_MONTH)
+    with pytest.raises(ArgumentError, match="1_week, 1_month, 3_month, 1_year"):
+        PROVISIONED_USD_MONTHLY("vertex", 1, "6_month")
+    with pytest.raises(ArgumentError, match="publishes neither the price nor the tokens per minute"):
+        PROVISIONED_USD_MONTHLY("bedrock", 1, "1_month")
+
+
+def test_reserved_gpu_saving_by_hand() -> None:
+    # 88 GPUs always busy, $3.20 on demand against $2.72 reserved: 88 x 730.5 x 0.48 a month; busy 80 %: 0.8 x 3.20
+    # = 2.56 < 2.72, the reservation loses 88 x 730.5 x 0.16
+    assert commitments.reserved_saving_usd(88, on_demand_usd_per_gpu_hour=3.2,
+                                           reserved_usd_per_gpu_hour=2.72) == pytest.approx(88 * HOURS_PER_MONTH * 0.48)
+    assert commitments.reserved_saving_usd(88, on_demand_usd_per_gpu_hour=3.2, reserved_usd_per_gpu_hour=2.72,
+                                           busy_fraction=0.8) == pytest.approx(-88 * HOURS_PER_MONTH * 0.16)
+    assert commitments.break_even_multiple(39_447, provisioned_usd_per_month=78_000) == pytest.approx(78_000 / 39_447)
 
 
 def test_azure_ptu_against_pay_as_you_go_by_hand() -> None:
@@ -261,13 +312,40 @@ def test_azure_ptu_against_pay_as_you_go_by_hand() -> None:
     assert got["payg_monthly_usd"] == pytest.approx(payg)
     # 39,447 x 1.08^(m-1) reaches 78,000 when m - 1 >= ln(1.977) / ln(1.08) = 8.86: month 10
     assert got["break_even_month"] == 1 + math.ceil(math.log(78_000 / payg) / math.log(1.08))
-    # the seed's own providers: no public provisioned price, said in the cell
-    assert "not published" in v[(t.sheet, t.cell("units", 1))]
+    # the seed's Bedrock backend: no public provisioned price, said in the cell
+    assert "publishes neither" in v[(t.sheet, t.cell("units", 1))]
+
+
+def test_vertex_gsu_against_pay_as_you_go_by_hand() -> None:
+    """The seed's Gemini backend priced as the same model on Vertex AI provisioned throughput (catalog numbers)."""
+    v = evaluate_scenario(SEED)
+    t = ts.PROVISIONED
+    got = {c.key: v[(t.sheet, t.cell(c.key, 2))] for c in t.columns}
+    assert (got["backend"], got["model"]) == ("gemini-flash", "gemini-2.5-flash")
+    gsu = data.provisioned_offer("gemini")
+    per_gsu_s = gsu["throughput_per_unit"]["gemini-2.5-flash"]  # 2,690 tokens/s (published table, transcribed)
+    out_w = gsu["output_weight"]["gemini-2.5-flash"]  # 1 output token burns 9
+    month_usd = {p["term"]: p["usd"] for p in gsu["prices"]}["1_month"]  # $2,700 per GSU-month
+    # route chat at peak: 40 req/s x 60 = 2,400 req/min; 2,500 input (cache reads counted) and 350 output tokens
+    tokens_per_s = (2400 * 2500 + out_w * 2400 * 350) / 60
+    units = math.ceil(tokens_per_s / per_gsu_s)
+    assert units == 85 and got["units"] == units  # 226,000 / 2,690 = 84.01 -> 85
+    assert got["provisioned_monthly_usd"] == pytest.approx(units * month_usd)
+    # pay-as-you-go: 20 req/s average (ratio 0.5) x 2,629,800 s x (1,250 x $0.30 + 1,250 x $0.03 + 350 x $2.50) / 1e6
+    payg = 20 * 2_629_800 * (1250 * 0.30 + 1250 * 0.03 + 350 * 2.50) / 1e6
+    assert got["payg_monthly_usd"] == pytest.approx(payg)
+    assert got["break_even_multiple"] == pytest.approx(units * month_usd / payg)  # 3.39 x month 1's demand
+    # 67,717 x 1.08^(m-1) reaches 229,500 when m - 1 >= ln(3.389) / ln(1.08) = 15.9: month 17
+    assert got["break_even_month"] == 1 + math.ceil(math.log(units * month_usd / payg) / math.log(1.08)) == 17
 
 
 def test_size_months_json_has_the_commitments(seed_forecast) -> None:
     c = seed_forecast.to_dict()["commitments"]
     h100 = c["reserved_gpus"][0]
-    assert h100["fleet"] == "llama70b-h100" and h100["break_even_fraction"] == pytest.approx(1.79 / 2.23)
+    assert h100["fleet"] == "llama70b-h100"
+    assert h100["break_even_fraction"] == pytest.approx((44810.08066464 / 730 / 8) / (88.4899999025753 / 8), rel=1e-4)
     assert [r["backend"] for r in c["provisioned_throughput"]] == ["anthropic-sonnet", "bedrock-sonnet",
                                                                    "gemini-flash"]
+    assert c["provisioned_throughput"][2]["units"] == 85  # the Vertex GSU row (test above)
+    assert [(r["gpu"], r["reserved_usd_per_gpu_hour"]) for r in c["reserved_quotes"]] == [
+        (q["gpu"], q["reserved_usd_per_gpu_hour"]) for q in data.reserved_quotes()]

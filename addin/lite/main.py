@@ -199,6 +199,14 @@ def BREAK_EVEN_MONTH(volume, break_even_volume, monthly_growth):
 
 
 @func
+@arg('payg_monthly', ndim=2, err_to_str=True, doc="Month 1's pay-as-you-go spend on the backend [USD/month]")
+@arg('provisioned_monthly', ndim=2, err_to_str=True, doc="The provisioned units' monthly cost [USD/month]")
+def BREAK_EVEN_MULTIPLE(payg_monthly, provisioned_monthly):
+    """The demand multiple of month 1 at which pay-as-you-go spend reaches the provisioned units' monthly cost: provisioned / pay-as-you-go (below 1: the units already pay in month 1). Returns x demand."""
+    return excel_call(_REGISTRY['BREAK_EVEN_MULTIPLE'], payg_monthly, provisioned_monthly)
+
+
+@func
 @arg('spec', ndim=2, err_to_str=True, doc='A MODEL_SPEC or GPU_SPEC result [spec token]')
 @arg('kind', ndim=2, err_to_str=True, doc='model or gpu [model/gpu]')
 def BUNDLED_FACTS(spec, kind):
@@ -943,21 +951,21 @@ def PROVIDER_PRICE(provider, tier, model, price_name):
 
 
 @func
-@arg('provider', ndim=2, err_to_str=True, doc='Provider of the backend (azure-openai) [name]')
-@arg('model', ndim=2, err_to_str=True, doc='Provider model (gpt-4.1, gpt-4o, ...) [name]')
+@arg('provider', ndim=2, err_to_str=True, doc='Provider of the backend (azure-openai, gemini, vertex) [name]')
+@arg('model', ndim=2, err_to_str=True, doc='Provider model (gpt-4.1, gemini-2.5-flash, ...) [name]')
 @arg('input_tokens_per_min', ndim=2, err_to_str=True, doc='Input tokens per minute at peak [tokens/min]')
 @arg('output_tokens_per_min', ndim=2, err_to_str=True, doc='Output tokens per minute at peak [tokens/min]')
 def PROVISIONED_UNITS(provider, model, input_tokens_per_min, output_tokens_per_min):
-    """Provisioned throughput units a backend needs at its peak: input TPM + output weight x output TPM over the model's input TPM per unit, rounded up to the minimum and increment (Azure OpenAI PTU). Returns units."""
+    """Provisioned throughput units a backend needs at its peak: (input + output weight x output) tokens over the model's throughput per unit, rounded up to the minimum and increment (Azure OpenAI PTU: input TPM per PTU; Vertex AI GSU, also for a Gemini API b..."""
     return excel_call(_REGISTRY['PROVISIONED_UNITS'], provider, model, input_tokens_per_min, output_tokens_per_min)
 
 
 @func
-@arg('provider', ndim=2, err_to_str=True, doc='Provider of the backend (azure-openai) [name]')
-@arg('units', ndim=2, err_to_str=True, doc='Provisioned units (PTU) [units]')
-@arg('term', ndim=2, err_to_str=True, doc="hourly, 1_month or 1_year [name] (optional, default '1_month')")
+@arg('provider', ndim=2, err_to_str=True, doc='Provider of the backend (azure-openai, gemini, vertex) [name]')
+@arg('units', ndim=2, err_to_str=True, doc='Provisioned units (PTU, GSU) [units]')
+@arg('term', ndim=2, err_to_str=True, doc="hourly, 1_week, 1_month, 3_month or 1_year (as offered) [name] (optional, default '1_month')")
 def PROVISIONED_USD_MONTHLY(provider, units, term=None):
-    """Monthly cost of provisioned throughput units: units x price per unit-month for the term (hourly: the hourly price x 730.5 h). Returns USD/month."""
+    """Monthly cost of provisioned throughput units: units x the price per unit for the term, on a monthly footing (per hour x 730.5, per week x 4.348). Azure PTU: hourly, 1_month, 1_year; Vertex GSU: 1_week, 1_month, 3_month, 1_year. Returns USD/month."""
     return excel_call(_REGISTRY['PROVISIONED_USD_MONTHLY'], provider, units, term)
 
 
@@ -1006,6 +1014,16 @@ def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu
 def RESERVED_BREAK_EVEN(reserved_price, on_demand_price):
     """Share of the hours a reserved GPU must be busy to cost no more than on demand: reserved / on-demand. Returns fraction of hours."""
     return excel_call(_REGISTRY['RESERVED_BREAK_EVEN'], reserved_price, on_demand_price)
+
+
+@func
+@arg('gpus', ndim=2, err_to_str=True, doc='GPUs reserved [GPUs]')
+@arg('on_demand_price', ndim=2, err_to_str=True, doc='On-demand price per GPU-hour [USD/GPU-h]')
+@arg('reserved_price', ndim=2, err_to_str=True, doc='Reserved price per GPU-hour [USD/GPU-h]')
+@arg('busy_fraction', ndim=2, err_to_str=True, doc='Share of the hours the GPUs are busy [fraction] (optional, default 1)')
+def RESERVED_SAVING_MONTHLY(gpus, on_demand_price, reserved_price, busy_fraction=None):
+    """Monthly saving of reserving GPUs for a term instead of renting their busy hours on demand: GPUs x 730.5 x (busy share x on-demand - reserved) per GPU-hour (negative: the reservation costs more). Returns USD/month."""
+    return excel_call(_REGISTRY['RESERVED_SAVING_MONTHLY'], gpus, on_demand_price, reserved_price, busy_fraction)
 
 
 @func

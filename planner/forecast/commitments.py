@@ -4,6 +4,8 @@
   used. It pays off when the hours used exceed ``reserved / on_demand`` of the term (the break-even fraction).
 - Provisioned throughput costs a fixed amount per unit and month; pay-as-you-go costs the tokens. It pays off when
   the month's pay-as-you-go bill exceeds the provisioned units' cost: the break-even volume.
+- Provisioned units are priced per hour (Azure PTU without commitment), per week (a Vertex 1-week term) or per month;
+  ``unit_monthly_usd`` puts them on one monthly footing.
 - The month the forecast crosses a break-even volume follows from compound growth, as C7's months to breach.
 """
 
@@ -11,7 +13,11 @@ from __future__ import annotations
 
 import math
 
-from planner.errors import check_number
+from planner.cost import HOURS_PER_MONTH
+from planner.errors import ArgumentError, check_number
+
+WEEKS_PER_MONTH = HOURS_PER_MONTH / (7 * 24)
+"""365.25 / 12 / 7 = 4.348 weeks in the average month (the same month as C4's 730.5 hours)."""
 
 
 def reserved_break_even_fraction(reserved_usd_per_hour: float, *, on_demand_usd_per_hour: float) -> float:
@@ -87,4 +93,67 @@ def break_even_month(volume: float, *, break_even_volume: float, monthly_growth:
     return float(1 + math.ceil(math.log(be / v) / math.log(1.0 + g) - 1e-9))
 
 
-__all__ = ["break_even_month", "provisioned_break_even_usd", "reserved_break_even_fraction", "units_for_throughput"]
+def unit_monthly_usd(price_usd: float, *, per: str) -> float:
+    """A commitment price on a monthly footing: ``p x 730.5`` per hour, ``p x 4.348`` per week, ``p`` per month.
+
+    Reference: C4's month of 365.25 x 24 / 12 = 730.5 hours; Azure OpenAI PTU is priced per hour without commitment,
+    Vertex AI provisioned throughput per GSU and week (1-week term) or month (1-month, 3-month, 1-year terms).
+
+    $2 per PTU-hour is $1,461 a PTU-month; $1,200 per GSU-week is $5,218 a GSU-month:
+
+    >>> unit_monthly_usd(2.0, per="hour")
+    1461.0
+    >>> round(unit_monthly_usd(1200.0, per="week"), 1)
+    5217.9
+    >>> unit_monthly_usd(2700.0, per="month")
+    2700.0
+    """
+    p = check_number("price_usd", price_usd, minimum=0)
+    factor = {"hour": HOURS_PER_MONTH, "week": WEEKS_PER_MONTH, "month": 1.0}.get(str(per).strip().lower())
+    if factor is None:
+        raise ArgumentError("per", per, "hour, week or month")
+    return p * factor
+
+
+def reserved_saving_usd(gpus: float, *, on_demand_usd_per_gpu_hour: float, reserved_usd_per_gpu_hour: float,
+                        busy_fraction: float = 1.0) -> float:
+    """Monthly saving of reserving ``gpus`` for a term instead of renting the busy hours on demand:
+    ``n x 730.5 x (b x p_od - p_res)`` (negative: the reservation costs more).
+
+    Reference: C4 (GPU-hours x price); a reservation bills every hour of the term, on demand only the busy share ``b``.
+
+    88 H100s always on at $3.20 on demand against $2.72 reserved save 88 x 730.5 x 0.48 = $30,856 a month; busy 80 %
+    of the hours they lose 88 x 730.5 x (0.8 x 3.20 - 2.72) = -$10,285:
+
+    >>> round(reserved_saving_usd(88, on_demand_usd_per_gpu_hour=3.2, reserved_usd_per_gpu_hour=2.72))
+    30856
+    >>> round(reserved_saving_usd(88, on_demand_usd_per_gpu_hour=3.2, reserved_usd_per_gpu_hour=2.72,
+    ...                           busy_fraction=0.8))
+    -10285
+    """
+    n = check_number("gpus", gpus, minimum=0)
+    od = check_number("on_demand_usd_per_gpu_hour", on_demand_usd_per_gpu_hour, minimum=0)
+    res = check_number("reserved_usd_per_gpu_hour", reserved_usd_per_gpu_hour, minimum=0)
+    b = check_number("busy_fraction", busy_fraction, minimum=0, maximum=1)
+    return n * HOURS_PER_MONTH * (b * od - res)
+
+
+def break_even_multiple(payg_usd_per_month: float, *, provisioned_usd_per_month: float) -> float:
+    """The demand multiple of month 1 at which pay-as-you-go spend reaches the provisioned units' cost:
+    ``x_be = C_prov / C_payg`` (below 1: the units already pay in month 1).
+
+    Reference: pay-as-you-go spend scales with demand (C1); the units' cost does not while they hold the peak.
+
+    $39,447 of API spend a month against 300 PTU at $260 ($78,000): demand must grow 1.98 x:
+
+    >>> round(break_even_multiple(39447, provisioned_usd_per_month=78000), 3)
+    1.977
+    """
+    payg = check_number("payg_usd_per_month", payg_usd_per_month, minimum=0, exclusive_minimum=True)
+    return check_number("provisioned_usd_per_month", provisioned_usd_per_month, minimum=0) / payg
+
+
+__all__ = [
+    "WEEKS_PER_MONTH", "break_even_month", "break_even_multiple", "provisioned_break_even_usd",
+    "reserved_break_even_fraction", "reserved_saving_usd", "unit_monthly_usd", "units_for_throughput",
+]

@@ -299,24 +299,23 @@ def BREAK_EVEN_MONTH(volume, break_even_volume, monthly_growth):
 def _offer(provider: Any) -> dict[str, Any]:
     """The bundled provisioned-throughput offer of a provider, or a refusal saying why there is none."""
     name = str(provider).strip().lower()
-    catalog = forecast_data.commitments()
-    for offer in catalog["provisioned_throughput"]:
-        if name in (offer["provider"], f"{offer['provider']}-openai"):
-            return offer
-    missing = catalog["meta"]["not_found"]
-    reason = {"bedrock": missing["bedrock-provisioned-throughput"],
-              "gemini": missing["vertex-provisioned-throughput"],
-              "vertex": missing["vertex-provisioned-throughput"]}.get(name, "no provisioned-throughput offer bundled")
-    raise ArgumentError("provider", provider, f"a provider with a public provisioned-throughput price (azure-openai); "
-                        f"{name}: {reason}")
+    offer = forecast_data.provisioned_offer(name)
+    if offer is not None:
+        return offer
+    missing = forecast_data.commitments()["meta"]["not_found"]
+    reason = {"bedrock": missing["bedrock-provisioned-throughput"]}.get(
+        name, "no provisioned-throughput offer with a public price is bundled for it")
+    raise ArgumentError("provider", provider, "a provider with a public provisioned-throughput price (azure-openai: "
+                        f"PTU; gemini or vertex: Vertex AI GSU); {name}: {reason}")
 
 
 @sheet_function(
-    summary="Provisioned throughput units a backend needs at its peak: input TPM + output weight x output TPM over "
-    "the model's input TPM per unit, rounded up to the minimum and increment (Azure OpenAI PTU).",
+    summary="Provisioned throughput units a backend needs at its peak: (input + output weight x output) tokens over "
+    "the model's throughput per unit, rounded up to the minimum and increment (Azure OpenAI PTU: input TPM per PTU; "
+    "Vertex AI GSU, also for a Gemini API backend: tokens per second per GSU).",
     args=(
-        Arg(name="provider", unit="name", kind="text", help="Provider of the backend (azure-openai)"),
-        Arg(name="model", unit="name", kind="text", help="Provider model (gpt-4.1, gpt-4o, ...)"),
+        Arg(name="provider", unit="name", kind="text", help="Provider of the backend (azure-openai, gemini, vertex)"),
+        Arg(name="model", unit="name", kind="text", help="Provider model (gpt-4.1, gemini-2.5-flash, ...)"),
         Arg(name="input_tokens_per_min", unit="tokens/min", help="Input tokens per minute at peak"),
         Arg(name="output_tokens_per_min", unit="tokens/min", help="Output tokens per minute at peak"),
     ),
@@ -328,27 +327,30 @@ def _offer(provider: Any) -> dict[str, Any]:
 def PROVISIONED_UNITS(provider, model, input_tokens_per_min, output_tokens_per_min):
     offer = _offer(provider)
     key = str(model).strip().lower()
-    per = offer["input_tpm_per_unit"].get(key)
+    per = offer["throughput_per_unit"].get(key)
     if per is None:
-        known = ", ".join(offer["input_tpm_per_unit"])
-        raise ArgumentError("model", model, f"a model with a bundled throughput per PTU ({known})")
+        known = ", ".join(offer["throughput_per_unit"])
+        raise ArgumentError("model", model, f"a model with a bundled throughput per {offer['unit']} ({known})")
     weight = offer["output_weight"].get(key)
     if weight is None:
-        raise ArgumentError("model", model, "a model with a bundled output weighting per PTU "
+        raise ArgumentError("model", model, f"a model with a bundled output weighting per {offer['unit']} "
                             f"({', '.join(offer['output_weight'])}); not published for this one")
     i = check_number("input_tokens_per_min", input_tokens_per_min, minimum=0)
     o = check_number("output_tokens_per_min", output_tokens_per_min, minimum=0)
-    return commitments.units_for_throughput(i + weight * o, tokens_per_min_per_unit=per,
+    per_min = per * 60 if offer["throughput_per"] == "second" else per
+    return commitments.units_for_throughput(i + weight * o, tokens_per_min_per_unit=per_min,
                                             minimum_units=offer["minimum_units"], increment=offer["increment"])
 
 
 @sheet_function(
-    summary="Monthly cost of provisioned throughput units: units x price per unit-month for the term (hourly: the "
-    "hourly price x 730.5 h).",
+    summary="Monthly cost of provisioned throughput units: units x the price per unit for the term, on a monthly "
+    "footing (per hour x 730.5, per week x 4.348). Azure PTU: hourly, 1_month, 1_year; Vertex GSU: 1_week, 1_month, "
+    "3_month, 1_year.",
     args=(
-        Arg(name="provider", unit="name", kind="text", help="Provider of the backend (azure-openai)"),
-        Arg(name="units", unit="units", help="Provisioned units (PTU)"),
-        Arg(name="term", unit="name", kind="text", help="hourly, 1_month or 1_year", default="1_month"),
+        Arg(name="provider", unit="name", kind="text", help="Provider of the backend (azure-openai, gemini, vertex)"),
+        Arg(name="units", unit="units", help="Provisioned units (PTU, GSU)"),
+        Arg(name="term", unit="name", kind="text", help="hourly, 1_week, 1_month, 3_month or 1_year (as offered)",
+            default="1_month"),
     ),
     returns="USD/month",
     category="Forecast",
@@ -356,12 +358,46 @@ def PROVISIONED_UNITS(provider, model, input_tokens_per_min, output_tokens_per_m
     formula_ids=("C4",),
 )
 def PROVISIONED_USD_MONTHLY(provider, units, term="1_month"):
-    from planner.cost import HOURS_PER_MONTH
-
     offer = _offer(provider)
     t = str(term).strip().lower()
-    prices = {"hourly": offer["usd_per_unit_hour"] * HOURS_PER_MONTH, "1_month": offer["usd_per_unit_month_1_month"],
-              "1_year": offer["usd_per_unit_month_1_year"]}
-    if t not in prices:
-        raise ArgumentError("term", term, "hourly, 1_month or 1_year")
-    return commitments.provisioned_break_even_usd(units, usd_per_unit_month=prices[t])
+    price = next((p for p in offer["prices"] if p["term"] == t), None)
+    if price is None:
+        raise ArgumentError("term", term, f"a term {offer['unit']} is sold for: "
+                            f"{', '.join(p['term'] for p in offer['prices'])}")
+    return commitments.provisioned_break_even_usd(
+        units, usd_per_unit_month=commitments.unit_monthly_usd(price["usd"], per=price["per"]))
+
+
+@sheet_function(
+    summary="Monthly saving of reserving GPUs for a term instead of renting their busy hours on demand: "
+    "GPUs x 730.5 x (busy share x on-demand - reserved) per GPU-hour (negative: the reservation costs more).",
+    args=(
+        Arg(name="gpus", unit="GPUs", help="GPUs reserved"),
+        Arg(name="on_demand_price", unit="USD/GPU-h", help="On-demand price per GPU-hour"),
+        Arg(name="reserved_price", unit="USD/GPU-h", help="Reserved price per GPU-hour"),
+        Arg(name="busy_fraction", unit="fraction", help="Share of the hours the GPUs are busy", default=1),
+    ),
+    returns="USD/month",
+    category="Forecast",
+    example="=RESERVED_SAVING_MONTHLY(88, 3.2, 2.72, 1) -> 30856",
+    formula_ids=("C4",),
+)
+def RESERVED_SAVING_MONTHLY(gpus, on_demand_price, reserved_price, busy_fraction=1):
+    return commitments.reserved_saving_usd(gpus, on_demand_usd_per_gpu_hour=on_demand_price,
+                                           reserved_usd_per_gpu_hour=reserved_price, busy_fraction=busy_fraction)
+
+
+@sheet_function(
+    summary="The demand multiple of month 1 at which pay-as-you-go spend reaches the provisioned units' monthly cost: "
+    "provisioned / pay-as-you-go (below 1: the units already pay in month 1).",
+    args=(
+        Arg(name="payg_monthly", unit="USD/month", help="Month 1's pay-as-you-go spend on the backend"),
+        Arg(name="provisioned_monthly", unit="USD/month", help="The provisioned units' monthly cost"),
+    ),
+    returns="x demand",
+    category="Forecast",
+    example="=BREAK_EVEN_MULTIPLE(39447, 78000) -> 1.977",
+    formula_ids=("C4",),
+)
+def BREAK_EVEN_MULTIPLE(payg_monthly, provisioned_monthly):
+    return commitments.break_even_multiple(payg_monthly, provisioned_usd_per_month=provisioned_monthly)

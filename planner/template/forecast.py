@@ -1,5 +1,7 @@
 """The Forecast sheet: the plan month by month (bill by token class, highest utilization, what binds, the step that
-relieves it) and commitments (reserved GPUs against on demand). Issue 14, items 2 and 3. Pure: no I/O.
+relieves it) and commitments (reserved GPUs against on demand, provisioned throughput against pay-as-you-go, the
+bundled reserved GPU quotes). Issue 14, items 2 and 3. Pure apart from reading the bundled quotes
+(planner/data/commitments.json, cached) as the quotes table's template content.
 
 A month is the plan with demand scaled: the plan's backends as the evaluated Results give them (each one's highest
 utilization linear in demand and, for a fleet, what the serving model needs), times the month's demand multiple;
@@ -12,6 +14,7 @@ from typing import Any
 
 from planner.excel.expr import Bin, Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
 from planner.excel.tables import Column, Table
+from planner.forecast import data as forecast_data
 from planner.sheet.forecast import BACKEND_KEYS, MONTH_FIELDS
 from planner.template.layout import (
     FLEET,
@@ -237,8 +240,8 @@ assert tuple(c.key for c in FORECAST.columns) == _MONTH_KEYS
 
 COMMIT_HEADER_ROW = FORECAST_BACKENDS.last_row + 4
 _COMMIT_KEYS = ("fleet", "gpu", "gpus", "on_demand_usd_per_gpu_hour", "reserved_usd_per_gpu_hour",
-                "on_demand_monthly_usd", "reserved_monthly_usd", "saving_monthly_usd", "break_even_fraction",
-                "break_even_month")
+                "reserved_3y_usd_per_gpu_hour", "on_demand_monthly_usd", "reserved_monthly_usd", "saving_monthly_usd",
+                "saving_3y_monthly_usd", "break_even_fraction", "break_even_month")
 _COMMIT_REF = Table(name="tblCommitments", sheet=SHEET, rows=FLEET_ROWS, header_row=COMMIT_HEADER_ROW,
                     columns=tuple(C(key=k, header=k, help=k) for k in _COMMIT_KEYS))
 
@@ -266,12 +269,21 @@ def _commit_columns() -> tuple[Column, ...]:
         col("reserved_usd_per_gpu_hour", "Reserved 1 year [USD/GPU-h]", "On demand x the bundled reserved / "
             "on-demand ratio of the GPU (commitments.json, one source for both); a refusal where none is public",
             udf("RESERVED_USD_PER_GPU_HOUR", me("gpu"), me("on_demand_usd_per_gpu_hour"), 12), "0.00", width=16),
+        col("reserved_3y_usd_per_gpu_hour", "Reserved 3 years [USD/GPU-h]", "On demand x the bundled 3-year reserved / "
+            "on-demand ratio of the GPU; a refusal where none is public (none was found for any GPU)",
+            udf("RESERVED_USD_PER_GPU_HOUR", me("gpu"), me("on_demand_usd_per_gpu_hour"), 36), "0.00", width=16),
         col("on_demand_monthly_usd", "On demand [USD/month]", "Specs: GPU-hours of a month on demand",
             spec("cost_monthly_usd")),
         col("reserved_monthly_usd", "Reserved [USD/month]", "The same GPU-hours at the reserved price",
             priced(udf("SELFHOST_USD_MONTHLY", me("reserved_usd_per_gpu_hour"), me("gpus")))),
-        col("saving_monthly_usd", "Saving [USD/month]", "On demand - reserved, for an always-on fleet",
+        col("saving_monthly_usd", "Saving 1 year [USD/month]", "On demand - reserved, for an always-on fleet",
             priced(me("on_demand_monthly_usd") - me("reserved_monthly_usd"))),
+        col("saving_3y_monthly_usd", "Saving 3 years [USD/month]", "On demand - the 3-year reserved price, for an "
+            "always-on fleet (RESERVED_SAVING_MONTHLY)", fn("IF", fn("ISNUMBER", me("reserved_3y_usd_per_gpu_hour")),
+                                                           udf("RESERVED_SAVING_MONTHLY", me("gpus"),
+                                                               me("on_demand_usd_per_gpu_hour"),
+                                                               me("reserved_3y_usd_per_gpu_hour"), 1),
+                                                           "no public price")),
         col("break_even_fraction", "Break-even [share of hours]", "Reserved / on demand: the share of the term's "
             "hours the GPUs must be busy for the reservation to pay", priced(udf(
                 "RESERVED_BREAK_EVEN", me("reserved_usd_per_gpu_hour"), me("on_demand_usd_per_gpu_hour"))), PCT),
@@ -288,14 +300,16 @@ assert tuple(c.key for c in COMMITMENTS.columns) == _COMMIT_KEYS
 TITLES = {
     FORECAST_ROUTES: "Per route, month 1: the API bill by token class and the highest utilization linear in demand",
     FORECAST_BACKENDS: "Per backend, month 1: what FORECAST_MONTH scales (formulas; locked)",
-    COMMITMENTS: "Commitments: reserved GPUs against on demand (provisioned throughput: see docs/forecast.md)",
+    COMMITMENTS: "Commitments: reserved GPUs against on demand, per fleet (1 and 3 years)",
 }
 MONTH_FIELD_KEYS = MONTH_FIELDS
 
 
 def fixed_cells() -> dict[tuple[str, str], Any]:
-    """The month numbers 1..36 (template content)."""
-    return {(SHEET, FORECAST.cell("month", i)): float(i + 1) for i in range(FORECAST_MONTHS)}
+    """The month numbers 1..36 and the bundled reserved GPU quotes (template content)."""
+    out: dict[tuple[str, str], Any] = {(SHEET, FORECAST.cell("month", i)): float(i + 1) for i in range(FORECAST_MONTHS)}
+    out.update(quote_cells())
+    return out
 
 
 def forecast_rows(values: dict[tuple[str, str], Any]) -> tuple[dict[str, Any], ...]:
@@ -343,7 +357,8 @@ def render_forecast(rows: tuple[dict[str, Any], ...]) -> str:
 # ---- commitments: provisioned throughput against pay-as-you-go -----------------------------------------------
 
 PROVISIONED_HEADER_ROW = COMMIT_HEADER_ROW + FLEET_ROWS + 4
-_PT_KEYS = ("backend", "provider", "model", "units", "payg_monthly_usd", "provisioned_monthly_usd", "break_even_month")
+_PT_KEYS = ("backend", "provider", "model", "units", "payg_monthly_usd", "provisioned_monthly_usd",
+            "break_even_multiple", "break_even_month")
 _PT_REF = Table(name="tblProvisioned", sheet=SHEET, rows=PROVIDER_ROWS, header_row=PROVISIONED_HEADER_ROW,
                 columns=tuple(C(key=k, header=k, help=k) for k in _PT_KEYS))
 
@@ -363,8 +378,9 @@ def _provisioned_columns() -> tuple[Column, ...]:
           formula=fn("IF", p("name").eq(""), "", p("name"))),
         col("provider", "Provider", "Providers", _text(p("provider")), kind="text"),
         col("model", "Model", "Providers", _text(p("model")), kind="text"),
-        col("units", "Units at peak [PTU]", "PROVISIONED_UNITS for the peak ITPM and OTPM of every route on the "
-            "backend; a refusal where no public price or throughput per unit is bundled",
+        col("units", "Units at peak [PTU or GSU]", "PROVISIONED_UNITS for the peak ITPM and OTPM of every route on "
+            "the backend (Azure OpenAI: PTU; Gemini or Vertex: Vertex AI GSU); a refusal where no public price or "
+            "throughput per unit is bundled (Bedrock: not published)",
             udf("PROVISIONED_UNITS", me("provider"), me("model"), on("itpm_demand"), on("otpm_demand")), "0",
             width=16),
         col("payg_monthly_usd", "Pay-as-you-go [USD/month]", "Month 1: the API cost of every route on the backend",
@@ -372,6 +388,11 @@ def _provisioned_columns() -> tuple[Column, ...]:
         col("provisioned_monthly_usd", "Provisioned [USD/month]", "Those units on a monthly reservation: the "
             "break-even volume of pay-as-you-go spend", fn("IF", fn("ISNUMBER", me("units")), udf(
                 "PROVISIONED_USD_MONTHLY", me("provider"), me("units"), "1_month"), "no public price")),
+        col("break_even_multiple", "Break-even demand [x month 1]", "Provisioned / pay-as-you-go: the demand multiple "
+            "at which the units pay (below 1: already in month 1)",
+            fn("IF", fn("ISNUMBER", me("provisioned_monthly_usd")), udf(
+                "BREAK_EVEN_MULTIPLE", me("payg_monthly_usd"), me("provisioned_monthly_usd")), "no public price"),
+            "0.00"),
         col("break_even_month", "Pays from month [#]", "The first month the forecast's pay-as-you-go spend reaches "
             "that cost (units held fixed; 9999: never at this growth)",
             fn("IF", fn("ISNUMBER", me("provisioned_monthly_usd")), udf(
@@ -383,12 +404,69 @@ def _provisioned_columns() -> tuple[Column, ...]:
 PROVISIONED = Table(name="tblProvisioned", sheet=SHEET, rows=PROVIDER_ROWS, header_row=PROVISIONED_HEADER_ROW,
                     columns=_provisioned_columns())
 assert tuple(c.key for c in PROVISIONED.columns) == _PT_KEYS
-TITLES[PROVISIONED] = ("Commitments: provisioned throughput (Azure PTU) against pay-as-you-go; Bedrock and Vertex "
+TITLES[PROVISIONED] = ("Commitments: provisioned throughput (Azure PTU, Vertex GSU) against pay-as-you-go; Bedrock "
                        "prices are not public")
 
 
+# ---- commitments: the bundled reserved GPU quotes, per GPU-hour as published -----------------------------------
+
+_QUOTES = forecast_data.reserved_quotes()
+QUOTE_ROWS = len(_QUOTES) + 2
+"""The bundled quotes and two blank rows for the planner's own."""
+QUOTES_HEADER_ROW = PROVISIONED_HEADER_ROW + PROVIDER_ROWS + 4
+_QUOTE_KEYS = ("gpu", "vendor", "term_months", "on_demand_usd_per_gpu_hour", "reserved_usd_per_gpu_hour",
+               "saving_fraction", "break_even_fraction", "saving_per_gpu_month_usd", "source", "as_of")
+_QUOTES_REF = Table(name="tblReservedQuotes", sheet=SHEET, rows=QUOTE_ROWS, header_row=QUOTES_HEADER_ROW,
+                    columns=tuple(C(key=k, header=k, help=k) for k in _QUOTE_KEYS))
+
+
+def _quote_columns() -> tuple[Column, ...]:
+    me = lambda k: Ref(_QUOTES_REF, k)  # noqa: E731
+    first = me("gpu")
+    od, res = me("on_demand_usd_per_gpu_hour"), me("reserved_usd_per_gpu_hour")
+    return (
+        C(key="gpu", header="GPU [name]", help="GPU name (GPUs sheet)", kind="text", width=12),
+        C(key="vendor", header="Offer", help="Who sells it and how", kind="text", width=20),
+        C(key="term_months", header="Term [months]", help="12 (1 year), 36 (3 years); blank: the term is not "
+          "stated (a 'from' rate)", minimum=1, maximum=120, number_format="0", width=9),
+        C(key="on_demand_usd_per_gpu_hour", header="On demand [USD/GPU-h]", help="The same seller's on-demand price",
+          minimum=0, maximum=1000, number_format="0.00", width=11),
+        C(key="reserved_usd_per_gpu_hour", header="Reserved [USD/GPU-h]", help="The reserved price as published",
+          minimum=0, maximum=1000, number_format="0.00", width=11),
+        _col(first, "saving_fraction", "Saving [share]", "1 - reserved / on demand",
+             lit(1) - res / od, PCT, width=9),
+        _col(first, "break_even_fraction", "Break-even [share of hours]", "Reserved / on demand: busier than this, "
+             "the reservation pays", udf("RESERVED_BREAK_EVEN", res, od), PCT, width=11),
+        _col(first, "saving_per_gpu_month_usd", "Saving [USD/GPU-month]", "(on demand - reserved) x 730.5 h for a "
+             "GPU busy every hour (RESERVED_SAVING_MONTHLY)", udf("RESERVED_SAVING_MONTHLY", 1, od, res, 1),
+             width=11),
+        C(key="source", header="Source", help="Where the prices were published", kind="text", width=16),
+        C(key="as_of", header="As of", help="When they were read", kind="text", width=11),
+    )
+
+
+RESERVED_QUOTES = Table(name="tblReservedQuotes", sheet=SHEET, rows=QUOTE_ROWS, header_row=QUOTES_HEADER_ROW,
+                        columns=_quote_columns())
+assert tuple(c.key for c in RESERVED_QUOTES.columns) == _QUOTE_KEYS
+TITLES[RESERVED_QUOTES] = ("Commitments: every bundled reserved GPU quote, per GPU-hour as published (3-year: none "
+                           "public; add your own quotes below them)")
+
+
+def quote_cells() -> dict[tuple[str, str], Any]:
+    """The bundled quotes (planner/data/commitments.json) as the table's prefilled rows (template content)."""
+    out: dict[tuple[str, str], Any] = {}
+    for i, q in enumerate(_QUOTES):
+        for key in ("gpu", "vendor", "term_months", "on_demand_usd_per_gpu_hour", "reserved_usd_per_gpu_hour",
+                    "source", "as_of"):
+            v = q[key]
+            out[(SHEET, RESERVED_QUOTES.cell(key, i))] = float(v) if isinstance(v, (int, float)) else v
+    return out
+
+
 def commitment_rows(values: dict[tuple[str, str], Any]) -> dict[str, list[dict[str, Any]]]:
-    """The two commitment tables as ``planner size --months`` reports them (a view of the evaluated cells)."""
+    """The three commitment tables as ``planner size --months`` reports them (a view of the evaluated cells; the
+    quotes table's prefilled rows are template content)."""
+    values = {**quote_cells(), **values}
     def rows(t: Table) -> list[dict[str, Any]]:
         out = []
         for i in range(t.rows):
@@ -398,23 +476,35 @@ def commitment_rows(values: dict[tuple[str, str], Any]) -> dict[str, list[dict[s
             out.append({k: v if v is None or isinstance(v, (int, float, str)) else str(v) for k, v in row.items()})
         return out
 
-    return {"reserved_gpus": rows(COMMITMENTS), "provisioned_throughput": rows(PROVISIONED)}
+    return {"reserved_gpus": rows(COMMITMENTS), "provisioned_throughput": rows(PROVISIONED),
+            "reserved_quotes": rows(RESERVED_QUOTES)}
 
 
 def render_commitments(tables: dict[str, list[dict[str, Any]]]) -> str:
     """The commitment tables as ``planner size --months N`` prints them."""
     def num(x: Any, fmt: str) -> str:
-        return format(x, fmt) if isinstance(x, (int, float)) else str(x)
+        # a refusal (no public price) prints short; the JSON and the sheet carry its reason
+        return format(x, fmt) if isinstance(x, (int, float)) else "not public"
 
-    lines = ["commitments (Forecast sheet)"]
+    lines = ["commitments (Forecast sheet; 'not public': no public price, the reason is in the cell and the JSON)"]
     for r in tables.get("reserved_gpus", []):
-        lines.append(f"  reserved 1 year, {r['fleet']} ({r['gpu']}): "
-                     f"{num(r['reserved_usd_per_gpu_hour'], '.2f')} vs {num(r['on_demand_usd_per_gpu_hour'], '.2f')} "
-                     f"USD/GPU-h on demand; saves {num(r['saving_monthly_usd'], ',.0f')} USD/month; break-even at "
+        lines.append(f"  reserved, {r['fleet']} ({r['gpu']}): 1 year {num(r['reserved_usd_per_gpu_hour'], '.2f')}, "
+                     f"3 years {num(r.get('reserved_3y_usd_per_gpu_hour'), '.2f')} vs "
+                     f"{num(r['on_demand_usd_per_gpu_hour'], '.2f')} USD/GPU-h on demand; saves "
+                     f"{num(r['saving_monthly_usd'], ',.0f')} (1 year), {num(r.get('saving_3y_monthly_usd'), ',.0f')} "
+                     f"(3 years) USD/month; 1-year break-even at "
                      f"{num(r['break_even_fraction'], '.0%')} of the hours")
     for r in tables.get("provisioned_throughput", []):
         lines.append(f"  provisioned throughput, {r['backend']} ({r['provider']} {r['model']}): units "
                      f"{num(r['units'], '.0f')}; pay-as-you-go {num(r['payg_monthly_usd'], ',.0f')} vs provisioned "
-                     f"{num(r['provisioned_monthly_usd'], ',.0f')} USD/month; pays from month "
+                     f"{num(r['provisioned_monthly_usd'], ',.0f')} USD/month; pays at "
+                     f"{num(r.get('break_even_multiple'), '.2f')} x month 1's demand, from month "
                      f"{num(r['break_even_month'], '.0f')}")
+    for r in tables.get("reserved_quotes", []):
+        term = f"{num(r['term_months'], '.0f')} months" if isinstance(r["term_months"], (int, float)) else \
+            "term not stated"
+        lines.append(f"  reserved quote, {r['gpu']} {r['vendor']} ({term}): "
+                     f"{num(r['reserved_usd_per_gpu_hour'], '.2f')} vs "
+                     f"{num(r['on_demand_usd_per_gpu_hour'], '.2f')} USD/GPU-h on demand, saves "
+                     f"{num(r['saving_fraction'], '.0%')}")
     return "\n".join(lines)
