@@ -31,11 +31,45 @@ def test_default_reserve_constants_by_family_and_tp():
     assert activation.default_reserve_bytes(llama, tp=1, max_num_seqs=256) == pytest.approx(
         4.8 * GIB * d(llama, max_num_batched_tokens=8192, max_num_seqs=256) / anchor + 0.15 * GIB
     )
-    # TensorRT-LLM keeps the batch scaling of the constant; MoE keeps it under V1 too (no shape model).
+    # TensorRT-LLM keeps the batch scaling of the constant; MLA models keep it under V1 too (no shape model).
     assert activation.default_reserve_bytes(llama, tp=1, engine="trtllm", max_num_batched_tokens=16384) == (
         pytest.approx((9.6 + 0.15) * GIB)
     )
-    assert activation.default_reserve_bytes(moe, tp=2, max_num_seqs=256) == pytest.approx((8.0 + 0.6) * GIB)
+    mla = get_model("deepseek-v3")
+    assert activation.default_reserve_bytes(mla, tp=8, max_num_seqs=256) == pytest.approx((8.0 + 0.6) * GIB)
+    # MoE models with an expert intermediate size follow the shape-derived peak (fused-experts workspaces).
+    assert activation.default_reserve_bytes(moe, tp=2, max_num_seqs=256) == pytest.approx(
+        8.0 * GIB * d(moe, tp=2, max_num_batched_tokens=8192, max_num_seqs=256)
+        / d(moe, tp=2, max_num_batched_tokens=8192, max_num_seqs=1024) + 0.6 * GIB
+    )
+
+
+def test_vllm_v1_moe_forward_and_logged_sampler():
+    """MoE forward per token: b·(k·(3·I/TP + H) + (3 + [TP>1])·H), by hand for Mixtral (k 2, I 14336, H 4096); the
+    sampler path a log names replaces the version default in D(T, S) but not in the anchor D(8192, 1024)."""
+    moe, qwen = get_model("mixtral-8x7b"), get_model("qwen2.5-7b-instruct")
+    assert activation.vllm_v1_forward_bytes_per_token(moe, tp=2) == 2 * (2 * (3 * 7168 + 4096) + 4 * 4096)
+    assert activation.vllm_v1_forward_bytes_per_token(get_model("qwen3-30b-a3b")) is None  # no expert size
+    d = activation.vllm_v1_activation_bytes
+    flashinfer = 256 * 152_064 * 14 + 2048 * 3584 * 2  # [S, V] logits x 14 B + the held [T, H] hidden states
+    assert d(qwen, max_num_batched_tokens=2048, max_num_seqs=256, sampler="flashinfer") == flashinfer
+    anchor_native = 1024 * 152_064 * 38 + 8192 * 3584 * 2
+    assert activation.vllm_v1_scaled_activation_bytes(
+        qwen, max_num_batched_tokens=2048, max_num_seqs=256, engine_version="0.10.1", sampler="flashinfer"
+    ) == pytest.approx(5.6 * GIB * flashinfer / anchor_native)
+    with pytest.raises(ArgumentError):
+        engines.kv_capacity(qwen, "a100-80gb", sampler="fast")
+
+
+def test_vllm_v1_default_batch_by_gpu():
+    """vllm serve's defaults (EngineArgs.get_batch_defaults): 8192 tokens / 1024 sequences on >= 70 GiB GPUs that
+    are not A100s, else 2048 / 256; kv_capacity profiles them when none is given."""
+    for gpu, tokens in (("h100-sxm", 8192), ("h200-sxm", 8192), ("a100-80gb-sxm", 2048), ("l4", 2048)):
+        assert activation.vllm_v1_default_max_num_batched_tokens(get_gpu(gpu)) == tokens
+    qwen = get_model("qwen2.5-7b-instruct")
+    assert engines.kv_capacity(qwen, "a100-80gb", max_model_len=16384).reserve_gib == pytest.approx(
+        engines.kv_capacity(qwen, "a100-80gb", max_model_len=16384, max_num_batched_tokens=2048).reserve_gib
+    )
 
 
 def test_vllm_v1_activation_from_shapes():
