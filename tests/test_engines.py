@@ -208,11 +208,30 @@ def test_sglang_default_fraction_and_budget():
     assert frac == pytest.approx((gpu_mb - max(512 + 1.5 * 8192 + 512 + 128, 10240)) / gpu_mb)
     cap = planner.kv_capacity("llama-3.1-8b", gpu, engine="sglang", max_model_len=8192)
     assert cap.memory_fraction == frac
-    expected = gpu.engine_total_bytes * frac - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 0.25 * GIB
+    # SGLang's total is the free memory after init (CUDA context 0.51 GiB at TP 1): (HBM - C)·f - weights.
+    expected = (gpu.engine_total_bytes - 0.51 * GIB) * frac - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b"))
     assert cap.available_kv_gib * GIB == pytest.approx(expected)
     assert cap.kv_cache_tokens == int(expected // 131072)
     # A 24 GiB GPU gets no 10 GB floor: 512 + 1.5 x 2048 + 2 x 256 + 1024/8 MB reserved.
     assert sglang.sglang_default_mem_fraction(24 * GIB) == pytest.approx((24576 - 4224) / 24576)
+
+
+def test_sglang_04_defaults_and_init_memory():
+    """SGLang 0.4 sets mem_fraction_static by TP size alone (server_args: 0.88 / 0.87 / 0.85 / 0.81 / 0.79); the
+    memory in use at init is the CUDA context, plus NCCL's setup at TP >= 2 on NVSwitch (NVLS) GPUs only."""
+    l4, h100 = get_gpu("l4"), get_gpu("h100-sxm")
+    for tp, frac in ((1, 0.88), (2, 0.87), (4, 0.85), (8, 0.81), (16, 0.79)):
+        assert sglang.sglang_default_mem_fraction(l4.engine_total_bytes, tp=tp, engine_version="0.4.3.post4") == frac
+    assert sglang.non_torch_bytes(tp=4, memory_fraction=0.85, gpu=l4) == pytest.approx(0.51 * 0.85 * GIB)
+    assert sglang.non_torch_bytes(tp=4, memory_fraction=0.85, gpu=h100) == pytest.approx(1.53 * 0.85 * GIB)
+    cap = planner.kv_capacity("qwen2.5-32b", l4, tp=4, engine="sglang", engine_version="0.4.3", max_model_len=131072)
+    weights = memory.weight_bytes_per_gpu(get_model("qwen2.5-32b"), tp=4)
+    assert cap.memory_fraction == 0.85
+    assert cap.available_kv_gib * GIB == pytest.approx((l4.engine_total_bytes - 0.51 * GIB) * 0.85 - weights)
+    # vLLM's TP >= 2 non-torch constant applies on NVLS GPUs; elsewhere the TP = 1 value.
+    assert activation.non_torch_bytes(tp=2, gpu=h100) == pytest.approx(0.6 * GIB)
+    assert activation.non_torch_bytes(tp=2, gpu=get_gpu("a100-80gb-sxm")) == pytest.approx(0.15 * GIB)
+    assert activation.non_torch_bytes(tp=2, gpu=get_gpu("h200-nvl")) == pytest.approx(0.15 * GIB)
 
 
 def test_trtllm_fraction_applies_to_free_memory_after_weights():

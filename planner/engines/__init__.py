@@ -106,8 +106,9 @@ def kv_capacity(
     - vLLM V0 (pinned 0.6.6): the same budget, activation derived from the model's shapes at the profile batch
       (:func:`vllm_v0_profile_tokens`: ``max(max_model_len, 2048)``, chunked-prefill budget above 32K) for the
       driver rank, which also samples (:func:`vllm_v0_activation_bytes`); logged tokens ``num_blocks·block``.
-    - SGLang (pinned 0.5.3): ``KV = (HBM − weights − non_torch) − HBM·(1 − mem_fraction_static)``, default fraction
-      from :func:`sglang_default_mem_fraction`; ``max_total_num_tokens = KV // cell_size`` (sliding layers sized at
+    - SGLang (pinned 0.5.3): ``KV = (HBM − C)·mem_fraction_static − weights`` with ``C`` the memory in use when it
+      measures its total (:func:`planner.engines.sglang.non_torch_bytes`), default fraction by version from
+      :func:`sglang_default_mem_fraction`; ``max_total_num_tokens = KV // cell_size`` (sliding layers sized at
       ``swa_full_tokens_ratio`` 0.8 of the full pool).
     - TensorRT-LLM (pinned 1.0): ``KV = (HBM − weights − activation − non_torch)·free_gpu_memory_fraction``.
 
@@ -146,7 +147,7 @@ def kv_capacity(
     if gpu_memory_utilization is None:
         fraction = defaults.memory_fraction
         if fraction is None:
-            fraction = sglang.sglang_default_mem_fraction(hbm, tp=tp, pp=pp)
+            fraction = sglang.sglang_default_mem_fraction(hbm, tp=tp, pp=pp, engine_version=version)
     else:
         fraction = check_fraction("gpu_memory_utilization", gpu_memory_utilization, allow_zero=False)
 
@@ -158,7 +159,7 @@ def kv_capacity(
     if reserve_gib is not None:
         reserve = check_number("reserve_gib", reserve_gib) * GIB
     elif key == "sglang":
-        reserve = sglang.non_torch_bytes(tp=tp)
+        reserve = sglang.non_torch_bytes(tp=tp * pp, memory_fraction=fraction, gpu=card)
     else:
         # V0: the activation is derived from the shapes at the profile batch (vllm_v0_profile_tokens); V1 scales
         # the measured constants by the shape-derived peak (batch and dummy sequences); TRT-LLM by the batch.
@@ -168,7 +169,7 @@ def kv_capacity(
         reserve = default_reserve_bytes(
             spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version,
             max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype),
-            sampler=sampler if key == "vllm" else None,
+            sampler=sampler if key == "vllm" else None, gpu=card,
         )
 
     per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype)

@@ -8,7 +8,7 @@ non-KV constants).
 from __future__ import annotations
 
 from planner.defaults import DEFAULT_MAX_NUM_BATCHED_TOKENS
-from planner.engines.common import normalize_engine, version_tuple
+from planner.engines.common import has_nvls, normalize_engine, version_tuple
 from planner.errors import ArgumentError, check_number
 from planner.specs import GIB, GpuSpec, ModelSpec
 
@@ -439,15 +439,22 @@ def vllm_v1_scaled_activation_bytes(
     return base * derived / at_anchor
 
 
-def non_torch_bytes(*, tp: int, engine_version: str | None = None) -> float:
-    """vLLM non-torch memory increase during profiling (bytes): 0.15 GiB at TP=1, 0.6 GiB at TP>=2 (§2.2).
+def non_torch_bytes(*, tp: int, engine_version: str | None = None, gpu: GpuSpec | None = None) -> float:
+    """vLLM non-torch memory increase during profiling (bytes): 0.15 GiB at TP=1, 0.6 GiB at TP>=2 (§2.2; v0.17+:
+    0.25 / 2.1 GiB, :data:`VLLM_V017_NON_TORCH_GIB`).
 
-    >>> non_torch_bytes(tp=1) / 2**30, non_torch_bytes(tp=4) / 2**30
-    (0.15, 0.6)
+    The TP >= 2 constants were measured on H100 SXM (NVSwitch) only. On GPUs where NCCL cannot use NVLink SHARP
+    (:func:`planner.engines.common.has_nvls`: PCIe cards, NVL bridge cards, A100) the TP = 1 value applies at every
+    TP: ***an inference*** from the training logs (the TP >= 2 step appears with NCCL's communicator, +1.0 GiB
+    already in the H100 init snapshots), not a measurement on those GPUs. ``gpu`` None: the constants as measured.
+
+    >>> from planner.catalog import get_gpu
+    >>> non_torch_bytes(tp=1) / 2**30, non_torch_bytes(tp=4) / 2**30, non_torch_bytes(tp=4, gpu=get_gpu("l4")) / 2**30
+    (0.15, 0.6, 0.15)
     """
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     _, table = _vllm_profile(engine_version)
-    return table[1 if tp == 1 else 2] * GIB
+    return table[2 if tp > 1 and has_nvls(gpu) else 1] * GIB
 
 
 def default_reserve_bytes(
@@ -460,6 +467,7 @@ def default_reserve_bytes(
     max_num_seqs: int | None = None,
     act_bytes: float | None = None,
     sampler: str | None = None,
+    gpu: GpuSpec | None = None,
 ) -> float:
     """Non-KV, non-weight memory one GPU reserves (bytes): activation peak + non-torch memory (M9, §2.2).
 
@@ -482,13 +490,13 @@ def default_reserve_bytes(
         tokens = max_num_batched_tokens or vllm_v0_profile_tokens(2048, engine_version=engine_version)
         return vllm_v0_activation_bytes(
             model, tp=tp, max_num_batched_tokens=tokens, engine_version=engine_version
-        ) + non_torch_bytes(tp=tp, engine_version=engine_version)
+        ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu)
     if key == "vllm":
         return vllm_v1_scaled_activation_bytes(
             model, tp=tp, max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
             engine_version=engine_version, act_bytes=act_bytes, sampler=sampler,
-        ) + non_torch_bytes(tp=tp, engine_version=engine_version)
+        ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu)
     return activation_peak_bytes(
         model, max_num_batched_tokens=max_num_batched_tokens, engine_version=engine_version
-    ) + non_torch_bytes(tp=tp, engine_version=engine_version)
+    ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu)
 

@@ -562,7 +562,23 @@ Available KV cache memory: 36.56 GiB""",
       notes="vllm serve openai/gpt-oss-20b --max-model-len 131072 --gpu-memory-utilization 0.65 on an NVIDIA A100, vLLM 0.19.0 (the page's banner). The page says A100; 80 GB follows from 13.72 + 36.56 GiB > 0.65 x 40 GB (SXM or PCIe: the same memory). Low memory fraction. No token line: the KV capacity is compared in GiB."),
 ]
 
-cases += LLMD_SWEEP + HELD_OUT_EXTRA + DENNISLEE_CASES
+# SGLang 0.4.3.post4 on 4 x L4 (AWS g6.12xlarge): a public deployment write-up; the lines verbatim (rank 0's).
+SGLANG_L4 = [
+ dict(id="didierdurand-qwq32b-l4-tp4-sglang", source={"repo": "didier-durand/llms-in-clouds", "path": "docs/sglang.md",
+      "commit": "2aa130c0503c37e7a0511d60cb3b64a042f0ee27",
+      "url": "https://github.com/didier-durand/llms-in-clouds/blob/2aa130c0503c37e7a0511d60cb3b64a042f0ee27/docs/sglang.md"},
+      engine="sglang", engine_version="0.4.3.post4", model="qwen2.5-32b", gpu="l4", tp=4,
+      gpu_memory_utilization=None, max_model_len=131072,
+      log="""python3.12 -m sglang.launch_server   --model Qwen/QwQ-32B --model-path /home/model/Qwen/QwQ-32B   --host 0.0.0.0 --port 30000 --tensor-parallel-size 4   --log-level info   --enable-metrics --trust-remote-code --enable-p2p-check
+[2025-03-08 12:29:12 TP0] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.
+[2025-03-08 12:29:13 TP0] Init torch distributed ends. mem usage=0.13 GB
+[2025-03-08 12:29:21 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=6.09 GB, mem usage=15.54 GB.
+[2025-03-08 12:29:21 TP0] KV Cache is allocated. #tokens: 46611, K size: 1.42 GB, V size: 1.42 GB
+[2025-03-08 12:29:29 TP0] max_total_num_tokens=46611, chunked_prefill_size=2048, max_prefill_tokens=16384, max_running_requests=2049, context_len=131072""",
+      notes="Qwen/QwQ-32B (Qwen2ForCausalLM, the shapes of the catalog's qwen2.5-32b) on 4 x NVIDIA L4 (g6.12xlarge), TP 4, no --mem-fraction-static: the 0.4 default by TP size applies (the server_args line of the same log prints mem_fraction_static=0.85, chunked_prefill_size=2048). SGLang 0.4.3.post4: the version the write-up's Dockerfile pins (SGL_VERSION) in the same document. PCIe GPUs: custom all-reduce disabled, NCCL init 0.13 GB. Small pool (2.84 GiB): the engine loads 15.54 GiB of weights per GPU against the catalog's 15.26 GiB, +10% of the pool."),
+]
+
+cases += LLMD_SWEEP + HELD_OUT_EXTRA + DENNISLEE_CASES + SGLANG_L4
 PP_RANKS = ("the 'Available KV cache memory' line is the first pipeline stage's (1.1 GiB activation, no sampler); the "
             "last stage also samples (2.01 GiB in the same log) and the token count is the minimum over the stages")
 EXPECT = {  # documented misses: what the case shows and why (the tests fail when one starts to match)
