@@ -578,7 +578,20 @@ SGLANG_L4 = [
       notes="Qwen/QwQ-32B (Qwen2ForCausalLM, the shapes of the catalog's qwen2.5-32b) on 4 x NVIDIA L4 (g6.12xlarge), TP 4, no --mem-fraction-static: the 0.4 default by TP size applies (the server_args line of the same log prints mem_fraction_static=0.85, chunked_prefill_size=2048). SGLang 0.4.3.post4: the version the write-up's Dockerfile pins (SGL_VERSION) in the same document. PCIe GPUs: custom all-reduce disabled, NCCL init 0.13 GB. Small pool (2.84 GiB): the engine loads 15.54 GiB of weights per GPU against the catalog's 15.26 GiB, +10% of the pool."),
 ]
 
-cases += LLMD_SWEEP + HELD_OUT_EXTRA + DENNISLEE_CASES + SGLANG_L4
+# vLLM 0.24.0 on 4 x L40S (AWS g6e.12xlarge): a public deployment README; the three lines as the README quotes them.
+L40S_CASES = [
+ dict(id="awssamples-qwen3-coder-30b-l40s-tp4", source={"repo": "aws-samples/sample-claude-code-multi-model",
+      "path": "self-hosted/vllm/README.md", "commit": "3403db23babcbc8013e0a388a9c426057cc43458",
+      "url": "https://github.com/aws-samples/sample-claude-code-multi-model/blob/3403db23babcbc8013e0a388a9c426057cc43458/self-hosted/vllm/README.md"},
+      engine="vllm", engine_version="0.24.0", model="qwen3-30b-a3b", gpu="l40s", tp=4,
+      gpu_memory_utilization=0.90, max_model_len=32768,
+      log="""Available KV cache memory: 23.74 GiB
+GPU KV cache size:         1,037,152 tokens
+Maximum concurrency for 32,768 tokens per request: 31.65x""",
+      notes="vllm serve Qwen/Qwen3-Coder-30B-A3B-Instruct --tensor-parallel-size 4 --max-model-len 32768 --gpu-memory-utilization 0.90 --enable-prefix-caching on 4 x L40S (PCIe: custom all-reduce disabled), vLLM 0.24.0 (the README's verified stack), bf16. Qwen3-Coder-30B-A3B has the shapes of the catalog's qwen3-30b-a3b (48 layers, 4 KV heads, 128 experts, 8 active). VLLM_USE_FLASHINFER_SAMPLER=0 is set; the README calls the result the native Torch sampler, but which non-FlashInfer path 0.24 takes is not stated in a log line, so the version default is used. Not in the text: the weights line."),
+]
+
+cases += LLMD_SWEEP + HELD_OUT_EXTRA + DENNISLEE_CASES + SGLANG_L4 + L40S_CASES
 PP_RANKS = ("the 'Available KV cache memory' line is the first pipeline stage's (1.1 GiB activation, no sampler); the "
             "last stage also samples (2.01 GiB in the same log) and the token count is the minimum over the stages")
 EXPECT = {  # documented misses: what the case shows and why (the tests fail when one starts to match)
