@@ -360,3 +360,21 @@ def test_engines_budget_from_the_torch_visible_total():
     # the log: Available KV cache memory 3.04 GiB, 19,920 tokens
     assert cap.kv_cache_tokens / 19920 - 1 == pytest.approx(0.054, abs=0.01)
     assert cap_smi.kv_cache_tokens / 19920 - 1 > 0.19
+
+
+def test_marlin_pads_mxfp4_experts_before_hopper():
+    """Marlin rounds the expert intermediate size per rank up to 128 and the hidden size up to 256 (vLLM
+    Mxfp4MoEMethod): gpt-oss-120b's 56.73 GiB of experts grow by (2944/2880)(3072/2880) at TP 1 and by
+    (768/720)(3072/2880) at TP 4; only on NVIDIA GPUs before Hopper, only for vLLM's default weights."""
+    from planner.engines import vllm
+
+    oss = get_model("gpt-oss-120b")
+    experts = 36 * 128 * 3 * 2880 * 2880 * 4.25 / 8
+    assert vllm.mxfp4_marlin_extra_bytes(oss) == pytest.approx(experts * (2944 / 2880 * 3072 / 2880 - 1))
+    assert vllm.mxfp4_marlin_extra_bytes(oss, tp=4) == pytest.approx(experts * (768 / 720 * 3072 / 2880 - 1) / 4)
+    a100 = planner.kv_capacity(oss, "a100-80gb", tp=4, max_model_len=16384)
+    h100 = planner.kv_capacity(oss, "h100-sxm", tp=4, max_model_len=16384)
+    assert a100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4 + vllm.mxfp4_marlin_extra_bytes(oss, tp=4))
+    assert h100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4)
+    sg = planner.kv_capacity(oss, "a100-80gb", tp=4, engine="sglang", max_model_len=16384)
+    assert sg.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4)
