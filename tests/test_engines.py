@@ -378,3 +378,13 @@ def test_marlin_pads_mxfp4_experts_before_hopper():
     assert h100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4)
     sg = planner.kv_capacity(oss, "a100-80gb", tp=4, engine="sglang", max_model_len=16384)
     assert sg.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4)
+
+
+def test_vllm_v0_profiles_the_given_max_num_seqs():
+    """V0's profile run samples max_num_seqs dummy prompts (default 256): with 16 the sampler term shrinks and the
+    forward pass sets the peak (Qwen2.5-7B at 8192 tokens: 8192 x 2·(3·18944 + 3·3584) B)."""
+    qwen = get_model("qwen2.5-7b-instruct")
+    few = activation.default_reserve_bytes(qwen, tp=1, engine="vllm-v0", max_num_batched_tokens=8192, max_num_seqs=16)
+    assert few == pytest.approx(8192 * 2 * (3 * 18944 + 3 * 3584) + 0.15 * GIB)
+    default = activation.default_reserve_bytes(qwen, tp=1, engine="vllm-v0", max_num_batched_tokens=8192)
+    assert default == pytest.approx(256 * 152_064 * 38 + 8192 * 3584 * 2 + 0.15 * GIB)

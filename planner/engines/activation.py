@@ -489,7 +489,8 @@ def default_reserve_bytes(
     if key == "vllm-v0":
         tokens = max_num_batched_tokens or vllm_v0_profile_tokens(2048, engine_version=engine_version)
         return vllm_v0_activation_bytes(
-            model, tp=tp, max_num_batched_tokens=tokens, engine_version=engine_version
+            model, tp=tp, max_num_batched_tokens=tokens, engine_version=engine_version,
+            max_num_seqs=VLLM_V0_MAX_NUM_SEQS if max_num_seqs is None else max_num_seqs,
         ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu)
     if key == "vllm":
         return vllm_v1_scaled_activation_bytes(
