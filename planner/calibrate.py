@@ -284,7 +284,7 @@ def calibrate(log: EngineLog, model, gpu, **setup) -> Calibration:
 
 SETUP_KEYS = (
     "tp", "pp", "gpu_memory_utilization", "kv_cache_dtype", "weight_dtype", "engine", "engine_version",
-    "max_model_len", "max_num_batched_tokens", "max_num_seqs", "block_size",
+    "max_model_len", "max_num_batched_tokens", "max_num_seqs", "block_size", "sampler",
 )
 
 

@@ -87,9 +87,11 @@ def replica_kv(
     budget = cap.available_kv_gib * GIB
     full, swa = memory.layer_split(spec, pp=pp)
     layers = padded_layers(full, swa=swa) if cap.engine == "vllm" else None
+    # vLLM V1 admits a sliding-window request at W - 1 + its batch budget, which depends on the GPU (M4)
+    batch = {"max_num_batched_tokens": cap.max_num_batched_tokens} if cap.engine == "vllm" else {}
     per_request = memory.kv_bytes_per_request(
         spec, context_tokens=context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
-        cached_layers=layers,
+        cached_layers=layers, **batch,
     )
     held = per_request
     if spec.sliding_window:  # decoding requests hold the engine's steady state on sliding layers (M4a)

@@ -31,11 +31,45 @@ def test_default_reserve_constants_by_family_and_tp():
     assert activation.default_reserve_bytes(llama, tp=1, max_num_seqs=256) == pytest.approx(
         4.8 * GIB * d(llama, max_num_batched_tokens=8192, max_num_seqs=256) / anchor + 0.15 * GIB
     )
-    # TensorRT-LLM keeps the batch scaling of the constant; MoE keeps it under V1 too (no shape model).
+    # TensorRT-LLM keeps the batch scaling of the constant; MLA models keep it under V1 too (no shape model).
     assert activation.default_reserve_bytes(llama, tp=1, engine="trtllm", max_num_batched_tokens=16384) == (
         pytest.approx((9.6 + 0.15) * GIB)
     )
-    assert activation.default_reserve_bytes(moe, tp=2, max_num_seqs=256) == pytest.approx((8.0 + 0.6) * GIB)
+    mla = get_model("deepseek-v3")
+    assert activation.default_reserve_bytes(mla, tp=8, max_num_seqs=256) == pytest.approx((8.0 + 0.6) * GIB)
+    # MoE models with an expert intermediate size follow the shape-derived peak (fused-experts workspaces).
+    assert activation.default_reserve_bytes(moe, tp=2, max_num_seqs=256) == pytest.approx(
+        8.0 * GIB * d(moe, tp=2, max_num_batched_tokens=8192, max_num_seqs=256)
+        / d(moe, tp=2, max_num_batched_tokens=8192, max_num_seqs=1024) + 0.6 * GIB
+    )
+
+
+def test_vllm_v1_moe_forward_and_logged_sampler():
+    """MoE forward per token: b·(k·(3·I/TP + H) + (3 + [TP>1])·H), by hand for Mixtral (k 2, I 14336, H 4096); the
+    sampler path a log names replaces the version default in D(T, S) but not in the anchor D(8192, 1024)."""
+    moe, qwen = get_model("mixtral-8x7b"), get_model("qwen2.5-7b-instruct")
+    assert activation.vllm_v1_forward_bytes_per_token(moe, tp=2) == 2 * (2 * (3 * 7168 + 4096) + 4 * 4096)
+    assert activation.vllm_v1_forward_bytes_per_token(get_model("qwen3-30b-a3b")) is None  # no expert size
+    d = activation.vllm_v1_activation_bytes
+    flashinfer = 256 * 152_064 * 14 + 2048 * 3584 * 2  # [S, V] logits x 14 B + the held [T, H] hidden states
+    assert d(qwen, max_num_batched_tokens=2048, max_num_seqs=256, sampler="flashinfer") == flashinfer
+    anchor_native = 1024 * 152_064 * 38 + 8192 * 3584 * 2
+    assert activation.vllm_v1_scaled_activation_bytes(
+        qwen, max_num_batched_tokens=2048, max_num_seqs=256, engine_version="0.10.1", sampler="flashinfer"
+    ) == pytest.approx(5.6 * GIB * flashinfer / anchor_native)
+    with pytest.raises(ArgumentError):
+        engines.kv_capacity(qwen, "a100-80gb", sampler="fast")
+
+
+def test_vllm_v1_default_batch_by_gpu():
+    """vllm serve's defaults (EngineArgs.get_batch_defaults): 8192 tokens / 1024 sequences on >= 70 GiB GPUs that
+    are not A100s, else 2048 / 256; kv_capacity profiles them when none is given."""
+    for gpu, tokens in (("h100-sxm", 8192), ("h200-sxm", 8192), ("a100-80gb-sxm", 2048), ("l4", 2048)):
+        assert activation.vllm_v1_default_max_num_batched_tokens(get_gpu(gpu)) == tokens
+    qwen = get_model("qwen2.5-7b-instruct")
+    assert engines.kv_capacity(qwen, "a100-80gb", max_model_len=16384).reserve_gib == pytest.approx(
+        engines.kv_capacity(qwen, "a100-80gb", max_model_len=16384, max_num_batched_tokens=2048).reserve_gib
+    )
 
 
 def test_vllm_v1_activation_from_shapes():
@@ -174,11 +208,30 @@ def test_sglang_default_fraction_and_budget():
     assert frac == pytest.approx((gpu_mb - max(512 + 1.5 * 8192 + 512 + 128, 10240)) / gpu_mb)
     cap = planner.kv_capacity("llama-3.1-8b", gpu, engine="sglang", max_model_len=8192)
     assert cap.memory_fraction == frac
-    expected = gpu.engine_total_bytes * frac - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 0.25 * GIB
+    # SGLang's total is the free memory after init (CUDA context 0.51 GiB at TP 1): (HBM - C)·f - weights.
+    expected = (gpu.engine_total_bytes - 0.51 * GIB) * frac - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b"))
     assert cap.available_kv_gib * GIB == pytest.approx(expected)
     assert cap.kv_cache_tokens == int(expected // 131072)
     # A 24 GiB GPU gets no 10 GB floor: 512 + 1.5 x 2048 + 2 x 256 + 1024/8 MB reserved.
     assert sglang.sglang_default_mem_fraction(24 * GIB) == pytest.approx((24576 - 4224) / 24576)
+
+
+def test_sglang_04_defaults_and_init_memory():
+    """SGLang 0.4 sets mem_fraction_static by TP size alone (server_args: 0.88 / 0.87 / 0.85 / 0.81 / 0.79); the
+    memory in use at init is the CUDA context, plus NCCL's setup at TP >= 2 on NVSwitch (NVLS) GPUs only."""
+    l4, h100 = get_gpu("l4"), get_gpu("h100-sxm")
+    for tp, frac in ((1, 0.88), (2, 0.87), (4, 0.85), (8, 0.81), (16, 0.79)):
+        assert sglang.sglang_default_mem_fraction(l4.engine_total_bytes, tp=tp, engine_version="0.4.3.post4") == frac
+    assert sglang.non_torch_bytes(tp=4, memory_fraction=0.85, gpu=l4) == pytest.approx(0.51 * 0.85 * GIB)
+    assert sglang.non_torch_bytes(tp=4, memory_fraction=0.85, gpu=h100) == pytest.approx(1.53 * 0.85 * GIB)
+    cap = planner.kv_capacity("qwen2.5-32b", l4, tp=4, engine="sglang", engine_version="0.4.3", max_model_len=131072)
+    weights = memory.weight_bytes_per_gpu(get_model("qwen2.5-32b"), tp=4)
+    assert cap.memory_fraction == 0.85
+    assert cap.available_kv_gib * GIB == pytest.approx((l4.engine_total_bytes - 0.51 * GIB) * 0.85 - weights)
+    # vLLM's TP >= 2 non-torch constant applies on NVLS GPUs; elsewhere the TP = 1 value.
+    assert activation.non_torch_bytes(tp=2, gpu=h100) == pytest.approx(0.6 * GIB)
+    assert activation.non_torch_bytes(tp=2, gpu=get_gpu("a100-80gb-sxm")) == pytest.approx(0.15 * GIB)
+    assert activation.non_torch_bytes(tp=2, gpu=get_gpu("h200-nvl")) == pytest.approx(0.15 * GIB)
 
 
 def test_trtllm_fraction_applies_to_free_memory_after_weights():
@@ -307,3 +360,31 @@ def test_engines_budget_from_the_torch_visible_total():
     # the log: Available KV cache memory 3.04 GiB, 19,920 tokens
     assert cap.kv_cache_tokens / 19920 - 1 == pytest.approx(0.054, abs=0.01)
     assert cap_smi.kv_cache_tokens / 19920 - 1 > 0.19
+
+
+def test_marlin_pads_mxfp4_experts_before_hopper():
+    """Marlin rounds the expert intermediate size per rank up to 128 and the hidden size up to 256 (vLLM
+    Mxfp4MoEMethod): gpt-oss-120b's 56.73 GiB of experts grow by (2944/2880)(3072/2880) at TP 1 and by
+    (768/720)(3072/2880) at TP 4; only on NVIDIA GPUs before Hopper, only for vLLM's default weights."""
+    from planner.engines import vllm
+
+    oss = get_model("gpt-oss-120b")
+    experts = 36 * 128 * 3 * 2880 * 2880 * 4.25 / 8
+    assert vllm.mxfp4_marlin_extra_bytes(oss) == pytest.approx(experts * (2944 / 2880 * 3072 / 2880 - 1))
+    assert vllm.mxfp4_marlin_extra_bytes(oss, tp=4) == pytest.approx(experts * (768 / 720 * 3072 / 2880 - 1) / 4)
+    a100 = planner.kv_capacity(oss, "a100-80gb", tp=4, max_model_len=16384)
+    h100 = planner.kv_capacity(oss, "h100-sxm", tp=4, max_model_len=16384)
+    assert a100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4 + vllm.mxfp4_marlin_extra_bytes(oss, tp=4))
+    assert h100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4)
+    sg = planner.kv_capacity(oss, "a100-80gb", tp=4, engine="sglang", max_model_len=16384)
+    assert sg.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4)
+
+
+def test_vllm_v0_profiles_the_given_max_num_seqs():
+    """V0's profile run samples max_num_seqs dummy prompts (default 256): with 16 the sampler term shrinks and the
+    forward pass sets the peak (Qwen2.5-7B at 8192 tokens: 8192 x 2·(3·18944 + 3·3584) B)."""
+    qwen = get_model("qwen2.5-7b-instruct")
+    few = activation.default_reserve_bytes(qwen, tp=1, engine="vllm-v0", max_num_batched_tokens=8192, max_num_seqs=16)
+    assert few == pytest.approx(8192 * 2 * (3 * 18944 + 3 * 3584) + 0.15 * GIB)
+    default = activation.default_reserve_bytes(qwen, tp=1, engine="vllm-v0", max_num_batched_tokens=8192)
+    assert default == pytest.approx(256 * 152_064 * 38 + 8192 * 3584 * 2 + 0.15 * GIB)

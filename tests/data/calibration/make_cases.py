@@ -465,6 +465,92 @@ LLMD_SWEEP = [
       notes='llm-d v0.19 sweep: RedHatAI/Qwen2.5-7B-Instruct-quantized.w8a8 (max_model_len=8192, gpu_memory_utilization=0.95). RedHatAI INT8 W8A8 checkpoint.'),
 ]
 
+DENNISLEE = "dennislee22/vLLM-benchmarking"
+DENNISLEE_COMMIT = 'b474d1e053c35c9aef8c02aae4efbc0d8675f033'
+def dennislee(path):
+    return {"repo": DENNISLEE, "path": path, "commit": DENNISLEE_COMMIT,
+            "url": f"https://github.com/{DENNISLEE}/blob/{DENNISLEE_COMMIT}/{path}"}
+# Startup logs of a public benchmark write-up (vLLM 0.10.1.1 on A100s): ANSI colour codes removed, the lines the
+# files wrap at ~140 columns re-joined, repeated lines of other ranks left out; the lines are otherwise verbatim.
+DENNISLEE_CASES = [
+ dict(id='dennislee-qwen2-7b-a100-80g-tp1-025', source=dennislee('log/vllm-7B-1gpuA10080GB-0.25GRAM.log'),
+      engine='vllm', engine_version='0.10.1.1', model='qwen2.5-7b-instruct', gpu='a100-80gb-sxm', tp=1,
+      gpu_memory_utilization=0.25, max_model_len=16384, sampler='flashinfer',
+      log="""(APIServer pid=1671) INFO 09-04 01:02:21 [api_server.py:1805] vLLM API server version 0.10.1.1
+(APIServer pid=1671) INFO 09-04 01:02:21 [utils.py:326] non-default args: {'model_tag': 'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, 'gpu_memory_utilization': 0.25}
+(APIServer pid=1671) INFO 09-04 01:02:38 [scheduler.py:222] Chunked prefill is enabled with max_num_batched_tokens=2048.
+(EngineCore_0 pid=1812) INFO 09-04 01:02:57 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.
+(EngineCore_0 pid=1812) INFO 09-04 01:03:03 [gpu_model_runner.py:2007] Model loading took 14.2488 GiB and 4.422213 seconds
+(EngineCore_0 pid=1812) INFO 09-04 01:04:29 [gpu_worker.py:276] Available KV cache memory: 5.01 GiB
+(EngineCore_0 pid=1812) INFO 09-04 01:04:29 [kv_cache_utils.py:849] GPU KV cache size: 93,872 tokens
+(EngineCore_0 pid=1812) INFO 09-04 01:04:29 [kv_cache_utils.py:853] Maximum concurrency for 16,384 tokens per request: 5.73x""",
+      notes="Qwen2-7B-Instruct (catalog qwen2.5-7b-instruct: same shapes; weights 14.25 GiB logged in both), one A100 80GB (SXM or PCIe not stated: the catalog's SXM row), vllm serve --max-model-len 16384 --gpu-memory-utilization 0.25, vLLM 0.10.1.1. Low memory fraction. Setup from the log's non-default args; the log confirms the A100 default max_num_batched_tokens=2048 (not passed) and states the sampler path (FlashInfer installed: 'Using FlashInfer for top-p & top-k sampling')."),
+ dict(id='dennislee-qwen2-7b-a100-80g-tp1-05', source=dennislee('log/vllm-7B-1gpuA10080GB-0.5GRAM.log'),
+      engine='vllm', engine_version='0.10.1.1', model='qwen2.5-7b-instruct', gpu='a100-80gb-sxm', tp=1,
+      gpu_memory_utilization=0.5, max_model_len=16384, sampler='flashinfer',
+      log="""(APIServer pid=2739) INFO 09-04 01:28:28 [api_server.py:1805] vLLM API server version 0.10.1.1
+(APIServer pid=2739) INFO 09-04 01:28:28 [utils.py:326] non-default args: {'model_tag': 'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, 'gpu_memory_utilization': 0.5}
+(APIServer pid=2739) INFO 09-04 01:28:44 [scheduler.py:222] Chunked prefill is enabled with max_num_batched_tokens=2048.
+(EngineCore_0 pid=2881) INFO 09-04 01:29:01 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.
+(EngineCore_0 pid=2881) INFO 09-04 01:29:05 [gpu_model_runner.py:2007] Model loading took 14.2488 GiB and 2.993822 seconds
+(EngineCore_0 pid=2881) INFO 09-04 01:29:25 [gpu_worker.py:276] Available KV cache memory: 24.83 GiB
+(EngineCore_0 pid=2881) INFO 09-04 01:29:26 [kv_cache_utils.py:849] GPU KV cache size: 464,848 tokens
+(EngineCore_0 pid=2881) INFO 09-04 01:29:26 [kv_cache_utils.py:853] Maximum concurrency for 16,384 tokens per request: 28.37x""",
+      notes='As the 0.25 run at --gpu-memory-utilization 0.5.'),
+ dict(id='dennislee-qwen2-7b-a100-80g-tp2-025', source=dennislee('log/vllm-7B-2gpuA10080GB-0.25GRAM-same-node.log'),
+      engine='vllm', engine_version='0.10.1.1', model='qwen2.5-7b-instruct', gpu='a100-80gb-sxm', tp=2,
+      gpu_memory_utilization=0.25, max_model_len=16384, sampler='flashinfer',
+      log="""(APIServer pid=1217) INFO 09-03 00:35:55 [api_server.py:1805] vLLM API server version 0.10.1.1
+(APIServer pid=1217) INFO 09-03 00:35:55 [utils.py:326] non-default args: {'model_tag': 'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, 'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.25}
+(APIServer pid=1217) INFO 09-03 00:36:10 [scheduler.py:222] Chunked prefill is enabled with max_num_batched_tokens=2048.
+(VllmWorker TP0 pid=1430) WARNING 09-03 00:36:44 [custom_all_reduce.py:147] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.
+(VllmWorker TP0 pid=1430) INFO 09-03 00:36:44 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.
+(VllmWorker TP0 pid=1430) INFO 09-03 00:39:33 [gpu_model_runner.py:2007] Model loading took 7.1217 GiB and 168.264821 seconds
+(VllmWorker TP0 pid=1430) INFO 09-03 00:40:53 [gpu_worker.py:276] Available KV cache memory: 12.02 GiB
+(EngineCore_0 pid=1358) INFO 09-03 00:40:55 [kv_cache_utils.py:849] GPU KV cache size: 450,192 tokens
+(EngineCore_0 pid=1358) INFO 09-03 00:40:55 [kv_cache_utils.py:853] Maximum concurrency for 16,384 tokens per request: 27.48x""",
+      notes='Qwen2-7B-Instruct, TP 2 on two A100 80GB of one node (no P2P: custom all-reduce disabled), --gpu-memory-utilization 0.25, vLLM 0.10.1.1, FlashInfer sampler.'),
+ dict(id='dennislee-qwen2-7b-a100-80g-tp2-05', source=dennislee('log/vllm-7B-2gpuA10080GB-0.5GRAM-same-node.log'),
+      engine='vllm', engine_version='0.10.1.1', model='qwen2.5-7b-instruct', gpu='a100-80gb-sxm', tp=2,
+      gpu_memory_utilization=0.5, max_model_len=16384, sampler='flashinfer',
+      log="""(APIServer pid=3761) INFO 09-03 02:11:14 [api_server.py:1805] vLLM API server version 0.10.1.1
+(APIServer pid=3761) INFO 09-03 02:11:14 [utils.py:326] non-default args: {'model_tag': 'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, 'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.5}
+(APIServer pid=3761) INFO 09-03 02:11:29 [scheduler.py:222] Chunked prefill is enabled with max_num_batched_tokens=2048.
+(VllmWorker TP0 pid=3974) WARNING 09-03 02:12:01 [custom_all_reduce.py:147] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.
+(VllmWorker TP0 pid=3974) INFO 09-03 02:12:01 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.
+(VllmWorker TP1 pid=3975) INFO 09-03 02:12:04 [gpu_model_runner.py:2007] Model loading took 7.1217 GiB and 2.845758 seconds
+(VllmWorker TP1 pid=3975) INFO 09-03 02:12:25 [gpu_worker.py:276] Available KV cache memory: 31.83 GiB
+(EngineCore_0 pid=3902) INFO 09-03 02:12:26 [kv_cache_utils.py:849] GPU KV cache size: 1,192,160 tokens
+(EngineCore_0 pid=3902) INFO 09-03 02:12:26 [kv_cache_utils.py:853] Maximum concurrency for 16,384 tokens per request: 72.76x""",
+      notes='As the TP 2 0.25 run at --gpu-memory-utilization 0.5.'),
+ dict(id='dennislee-qwen2-7b-a100-40g-tp2-2nodes-05', source=dennislee('log/vllm-7B-2gpuA10040GB-0.5GRAM-diff-nodes.log'),
+      engine='vllm', engine_version='0.10.1.1', model='qwen2.5-7b-instruct', gpu='a100-40gb-sxm', tp=2,
+      gpu_memory_utilization=0.5, max_model_len=16384, sampler='native',
+      log="""(APIServer pid=121) INFO 09-03 04:36:09 [api_server.py:1805] vLLM API server version 0.10.1.1
+(APIServer pid=121) INFO 09-03 04:36:09 [utils.py:326] non-default args: {'model_tag': 'Qwen2-7B-Instruct', 'port': 8081, 'model': 'Qwen2-7B-Instruct', 'max_model_len': 16384, 'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.5}
+(APIServer pid=121) INFO 09-03 04:36:32 [scheduler.py:222] Chunked prefill is enabled with max_num_batched_tokens=2048.
+(EngineCore_0 pid=1257) (RayWorkerWrapper pid=374, ip=10.254.6.219) WARNING 09-03 04:38:28 [custom_all_reduce.py:85] Custom allreduce is disabled because this process group spans across nodes.
+(EngineCore_0 pid=1257) (RayWorkerWrapper pid=374, ip=10.254.6.219) WARNING 09-03 04:38:28 [topk_topp_sampler.py:61] FlashInfer is not available. Falling back to the PyTorch-native implementation of top-p & top-k sampling. For the best performance, please install FlashInfer.
+(EngineCore_0 pid=1257) (RayWorkerWrapper pid=374, ip=10.254.6.219) INFO 09-03 04:41:48 [gpu_model_runner.py:2007] Model loading took 7.1217 GiB and 198.627679 seconds
+(EngineCore_0 pid=1257) (RayWorkerWrapper pid=374, ip=10.254.6.219) INFO 09-03 04:42:46 [gpu_worker.py:276] Available KV cache memory: 11.03 GiB
+(EngineCore_0 pid=1257) INFO 09-03 04:42:46 [kv_cache_utils.py:849] GPU KV cache size: 412,944 tokens
+(EngineCore_0 pid=1257) INFO 09-03 04:42:46 [kv_cache_utils.py:853] Maximum concurrency for 16,384 tokens per request: 25.20x""",
+      notes="Qwen2-7B-Instruct, TP 2 over two nodes (Ray; custom all-reduce disabled: the group spans nodes) on A100 40GB (the log file's name: 2gpuA10040GB), --gpu-memory-utilization 0.5, vLLM 0.10.1.1. FlashInfer not installed on these workers ('FlashInfer is not available. Falling back to the PyTorch-native implementation'): native sampler."),
+ dict(id='dennislee-gpt-oss-120b-a100-80g-tp4-2nodes-08', source=dennislee('log/vllm-120B-4gpuA10080GB-0.8GRAM-diff-nodes.log'),
+      engine='vllm', engine_version='0.10.1.1', model='gpt-oss-120b', gpu='a100-80gb-sxm', tp=4,
+      gpu_memory_utilization=0.8, max_model_len=16384, sampler='flashinfer',
+      log="""(APIServer pid=1009) INFO 09-10 23:26:12 [api_server.py:1805] vLLM API server version 0.10.1.1
+(APIServer pid=1009) INFO 09-10 23:26:12 [utils.py:326] non-default args: {'model_tag': 'gpt-oss-120b', 'port': 8081, 'model': 'gpt-oss-120b', 'max_model_len': 16384, 'tensor_parallel_size': 4, 'gpu_memory_utilization': 0.8}
+(APIServer pid=1009) INFO 09-10 23:26:32 [scheduler.py:222] Chunked prefill is enabled with max_num_batched_tokens=2048.
+(EngineCore_0 pid=1159) (RayWorkerWrapper pid=343, ip=10.42.9.224) WARNING 09-10 23:27:29 [custom_all_reduce.py:85] Custom allreduce is disabled because this process group spans across nodes.
+(EngineCore_0 pid=1159) (RayWorkerWrapper pid=345, ip=10.42.11.243) INFO 09-10 23:27:29 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling.
+(EngineCore_0 pid=1159) (RayWorkerWrapper pid=345, ip=10.42.11.243) INFO 09-10 23:47:50 [gpu_model_runner.py:2007] Model loading took 17.2217 GiB and 1219.491504 seconds
+(EngineCore_0 pid=1159) (RayWorkerWrapper pid=345, ip=10.42.9.225) INFO 09-10 23:48:38 [gpu_worker.py:276] Available KV cache memory: 45.32 GiB
+(EngineCore_0 pid=1159) INFO 09-10 23:48:39 [kv_cache_utils.py:1013] GPU KV cache size: 2,640,144 tokens
+(EngineCore_0 pid=1159) INFO 09-10 23:48:39 [kv_cache_utils.py:1017] Maximum concurrency for 16,384 tokens per request: 284.25x""",
+      notes='gpt-oss-120b, TP 4 over 4 A100 80GB on two or more nodes (Ray; custom all-reduce disabled: the group spans nodes), --max-model-len 16384 --gpu-memory-utilization 0.8, vLLM 0.10.1.1, FlashInfer sampler. MXFP4 experts run on Marlin (A100: no native FP4), which pads them: the engine loads 17.22 GiB per GPU against 15.20 GiB of checkpoint.'),
+]
+
 # Held out from every fitted constant: published by others than the llm-d sweep the vLLM constants were measured on.
 HELD_OUT_EXTRA = [
  dict(id="myoceane-gpt-oss-20b-a100-065", source={"url": "https://myoceane.fr/index.php/ai-vllm-a100-gemma-4/",
@@ -476,7 +562,36 @@ Available KV cache memory: 36.56 GiB""",
       notes="vllm serve openai/gpt-oss-20b --max-model-len 131072 --gpu-memory-utilization 0.65 on an NVIDIA A100, vLLM 0.19.0 (the page's banner). The page says A100; 80 GB follows from 13.72 + 36.56 GiB > 0.65 x 40 GB (SXM or PCIe: the same memory). Low memory fraction. No token line: the KV capacity is compared in GiB."),
 ]
 
-cases += LLMD_SWEEP + HELD_OUT_EXTRA
+# SGLang 0.4.3.post4 on 4 x L4 (AWS g6.12xlarge): a public deployment write-up; the lines verbatim (rank 0's).
+SGLANG_L4 = [
+ dict(id="didierdurand-qwq32b-l4-tp4-sglang", source={"repo": "didier-durand/llms-in-clouds", "path": "docs/sglang.md",
+      "commit": "2aa130c0503c37e7a0511d60cb3b64a042f0ee27",
+      "url": "https://github.com/didier-durand/llms-in-clouds/blob/2aa130c0503c37e7a0511d60cb3b64a042f0ee27/docs/sglang.md"},
+      engine="sglang", engine_version="0.4.3.post4", model="qwen2.5-32b", gpu="l4", tp=4,
+      gpu_memory_utilization=None, max_model_len=131072,
+      log="""python3.12 -m sglang.launch_server   --model Qwen/QwQ-32B --model-path /home/model/Qwen/QwQ-32B   --host 0.0.0.0 --port 30000 --tensor-parallel-size 4   --log-level info   --enable-metrics --trust-remote-code --enable-p2p-check
+[2025-03-08 12:29:12 TP0] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.
+[2025-03-08 12:29:13 TP0] Init torch distributed ends. mem usage=0.13 GB
+[2025-03-08 12:29:21 TP0] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=6.09 GB, mem usage=15.54 GB.
+[2025-03-08 12:29:21 TP0] KV Cache is allocated. #tokens: 46611, K size: 1.42 GB, V size: 1.42 GB
+[2025-03-08 12:29:29 TP0] max_total_num_tokens=46611, chunked_prefill_size=2048, max_prefill_tokens=16384, max_running_requests=2049, context_len=131072""",
+      notes="Qwen/QwQ-32B (Qwen2ForCausalLM, the shapes of the catalog's qwen2.5-32b) on 4 x NVIDIA L4 (g6.12xlarge), TP 4, no --mem-fraction-static: the 0.4 default by TP size applies (the server_args line of the same log prints mem_fraction_static=0.85, chunked_prefill_size=2048). SGLang 0.4.3.post4: the version the write-up's Dockerfile pins (SGL_VERSION) in the same document. PCIe GPUs: custom all-reduce disabled, NCCL init 0.13 GB. Small pool (2.84 GiB): the engine loads 15.54 GiB of weights per GPU against the catalog's 15.26 GiB, +10% of the pool."),
+]
+
+# vLLM 0.24.0 on 4 x L40S (AWS g6e.12xlarge): a public deployment README; the three lines as the README quotes them.
+L40S_CASES = [
+ dict(id="awssamples-qwen3-coder-30b-l40s-tp4", source={"repo": "aws-samples/sample-claude-code-multi-model",
+      "path": "self-hosted/vllm/README.md", "commit": "3403db23babcbc8013e0a388a9c426057cc43458",
+      "url": "https://github.com/aws-samples/sample-claude-code-multi-model/blob/3403db23babcbc8013e0a388a9c426057cc43458/self-hosted/vllm/README.md"},
+      engine="vllm", engine_version="0.24.0", model="qwen3-30b-a3b", gpu="l40s", tp=4,
+      gpu_memory_utilization=0.90, max_model_len=32768,
+      log="""Available KV cache memory: 23.74 GiB
+GPU KV cache size:         1,037,152 tokens
+Maximum concurrency for 32,768 tokens per request: 31.65x""",
+      notes="vllm serve Qwen/Qwen3-Coder-30B-A3B-Instruct --tensor-parallel-size 4 --max-model-len 32768 --gpu-memory-utilization 0.90 --enable-prefix-caching on 4 x L40S (PCIe: custom all-reduce disabled), vLLM 0.24.0 (the README's verified stack), bf16. Qwen3-Coder-30B-A3B has the shapes of the catalog's qwen3-30b-a3b (48 layers, 4 KV heads, 128 experts, 8 active). VLLM_USE_FLASHINFER_SAMPLER=0 is set; the README calls the result the native Torch sampler, but which non-FlashInfer path 0.24 takes is not stated in a log line, so the version default is used. Not in the text: the weights line."),
+]
+
+cases += LLMD_SWEEP + HELD_OUT_EXTRA + DENNISLEE_CASES + SGLANG_L4 + L40S_CASES
 PP_RANKS = ("the 'Available KV cache memory' line is the first pipeline stage's (1.1 GiB activation, no sampler); the "
             "last stage also samples (2.01 GiB in the same log) and the token count is the minimum over the stages")
 EXPECT = {  # documented misses: what the case shows and why (the tests fail when one starts to match)
@@ -488,9 +603,7 @@ EXPECT = {  # documented misses: what the case shows and why (the tests fail whe
         "are not in the catalog); with the logged weights the prediction is +3.3%",
         "capacity": "as kv_cache_tokens"},
     "vllm27508-gpt-oss-120b-h100-095": {
-        "capacity": "1.71 GiB of KV is left; the engine holds 64.38-65.97 GiB of weights (vLLM #33155, #23278) for "
-        "the 60.8 GiB MXFP4 checkpoint (kernel layout of the MXFP4 experts), so a 3.6 GiB weight error is +267% of "
-        "the KV; not modelled (no source for the layout's size at this version)"},
+        "capacity": "1.71 GiB of KV is left of 75.2 GiB (0.95 x 79.2): the answer hangs on the MXFP4 experts' kernel layout, which vLLM pads by backend (model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod.create_weights): Marlin rounds hidden 2880 up to 3072 and the intermediate 2880 up to 2944, x1.090 on the 56.8 GiB of experts = 65.9 GiB of weights, which matches the 65.97 GiB that 0.10.1 logs with the Marlin fallback (#23278); the Triton backend keeps 2880 and logs 64.38 GiB (0.14.1, #33155). This 0.11.0 log names no backend: with Marlin's 65.9 GiB the predicted KV is 1.19 GiB (-30%), with Triton's 64.4 GiB 2.69 GiB (+57%), with the checkpoint's 60.8 GiB 6.27 GiB (+267%). Within 10% needs the weights and the activation reserve right to 0.17 GiB (0.2% of the budget), which no backend choice gives: not modelled"},
 }
 for case in cases:
     if case["id"] in EXPECT:
