@@ -374,6 +374,10 @@ def _reason(row: Row) -> str:
     if source == "accelmark" and "vllm_47f5d58e" in row.id and worst in ("tpot", "ttft"):
         bits.append("vLLM 0.7.3 (V0) host CPU: per-sequence step cost differs up to 2x between runs of the same "
                     "GPU and model (H200 suites A and C: 14 vs 27 ms TPOT at 5 req/s)")
+    if source == "accelmark" and "vllm020" in row.id and row.note.startswith("finite run"):
+        bits.append("vLLM 0.20 engine built without max_num_seqs runs 128 requests; the run's p50 sits at the knee of "
+                    "its queue (A100 80GB at 25 req/s: TTFT p50 75 ms, p90 4.3 s), which even arrivals and uniform "
+                    "lengths place earlier")
     if row.note.startswith("finite run"):
         bits.append("open loop past capacity, replayed as a finite run with even arrivals and uniform lengths "
                     "(dataset length spread and Poisson bursts not in it)")
@@ -407,9 +411,9 @@ CHANGES = (
     "`UsageContext.ENGINE_CONTEXT` defaults, 128 sequences and 2,048 tokens per step (not the 256 / 2,048 of "
     "`vllm serve` on an A100), which is why its TPOT flattens at ~22 ms from 25 req/s up (predicted +88% before).",
     "- **One host, one observation**: the fit weighs each benchmark run alike (`fitted_objective(per_run=True)`). "
-    "AccelMark's vLLM 0.7.3 runs of the same GPU and model on two hosts differ by up to 1.9x in TPOT; twenty points of "
-    "one slow host (H200 suite C, all in the training split) had pulled V0's fixed step cost to 6.4 ms where "
-    "one-request runs need ~2 ms.",
+    "AccelMark's vLLM 0.7.3 runs of the same GPU and model differ by up to 1.9x in TPOT (H200 suites A and C); the "
+    "sixteen online points of the slower run (suite C, all in the training split) had pulled V0's fixed step cost to "
+    "6.4 ms where one-request runs need ~2 ms.",
     "- **Refit** warm-started from the 2.1.0 constants with V0's step, per-sequence and TTFT overheads restarted at "
     "2 ms, 0.1 ms and 15 ms (`tools/serving_fit --warm --v0-start`), then two more rounds (`--warm`); the issue-11 "
     "acceptance hinge kept. The V0 restart and the per-run weighting were decided after reading the 2.1.0 residuals "
