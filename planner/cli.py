@@ -491,14 +491,16 @@ def calibrate_cmd(logfile: Path, model: str | None, gpu: str | None, tp: int | N
 @click.option("--model", help="Model (catalog name or config.json); default: the one the result names.")
 @click.option("--tp", type=int, default=1, show_default=True, help="Tensor-parallel size of the server.")
 @click.option("--pp", type=int, default=1, show_default=True, help="Pipeline-parallel size of the server.")
+@click.option("--replicas", type=int, default=1, show_default=True,
+              help="Identical servers behind one load balancer that the benchmark client drove together.")
 @click.option("--engine", help="vllm, sglang or trtllm (default: the tool's engine).")
 @click.option("--engine-version", help="Engine version, e.g. 0.11.0 (vLLM below 0.8 is V0).")
 @click.option("--weight-dtype", default="auto", show_default=True, help="Weight dtype served (auto, fp8, awq, ...).")
 @click.option("--kv-cache-dtype", default="auto", show_default=True, help="KV cache dtype (auto or fp8).")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the calibration JSON here (default: RESULT with .calibration.json).")
-def calibrate_bench_cmd(result: Path, gpu: str | None, model: str | None, tp: int, pp: int, engine: str | None,
-                        engine_version: str | None, weight_dtype: str, kv_cache_dtype: str,
+def calibrate_bench_cmd(result: Path, gpu: str | None, model: str | None, tp: int, pp: int, replicas: int,
+                        engine: str | None, engine_version: str | None, weight_dtype: str, kv_cache_dtype: str,
                         output: Path | None) -> None:
     """Fit the serving model's step overhead and efficiency constants to your own benchmark: the JSON that
     `vllm bench serve --save-result`, SGLang `bench_serving --output-file` (JSON lines) or genai-perf
@@ -515,7 +517,7 @@ def calibrate_bench_cmd(result: Path, gpu: str | None, model: str | None, tp: in
     try:
         report = calibrate_from_bench(result, gpu=gpu, model=model, tp=tp, pp=pp, engine=engine,
                                       engine_version=engine_version, weight_dtype=weight_dtype,
-                                      kv_cache_dtype=kv_cache_dtype)
+                                      kv_cache_dtype=kv_cache_dtype, replicas=replicas)
     except PlannerError as exc:
         fail(str(exc))
         return

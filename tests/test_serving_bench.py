@@ -169,3 +169,39 @@ def test_calibrate_bench_refuses_with_one_line(tmp_path, content, args, message)
     assert run.returncode == 2
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "r.json" in lines[0]
+
+
+REAL_RESULT = "tests/data/bench/llm-d-llama-3.2-3b-4xl40s.jsonl"
+"""A published vLLM benchmark_serving result (tests/data/bench/README.md): 4 x L40S replicas behind a gateway."""
+
+
+def test_calibrate_bench_replays_the_finite_runs_of_a_real_result(tmp_path):
+    """The runs' num_prompts reach the model in every mode: the `--request-rate inf` runs sent 900 prompts at once
+    to 4 replicas, and their measured mean TTFT (0.9-4.4 s) is the queue of that burst, which only a replay of the
+    900 prompts predicts; the steady state of the same replica (no num_prompts) answers tens of milliseconds."""
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    out = tmp_path / "l40s.calibration.json"
+    run = _cli("calibrate-bench", str(root / REAL_RESULT), "--gpu", "l40s", "--replicas", "4",
+               "--model", str(root / "tests/data/bench/llama-3.2-3b/config.json"), "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    records = [json.loads(line) for line in (root / REAL_RESULT).read_text().splitlines() if line.strip()]
+    burst = [i + 1 for i, r in enumerate(records) if r["request_rate"] == "inf"]
+    assert burst == [3, 6, 9]
+    rows = {}
+    for line in run.stdout.splitlines():
+        parts = line.split()
+        if parts and "#" in parts[0] and "TTFT" in line:
+            rows[int(parts[0].split("#")[1])] = float(parts[-2])  # the prediction before the fit, ms
+    first = records[2]  # no-features deployment: the gateway spreads the burst evenly (225 prompts per replica)
+    assert first["mean_ttft_ms"] / 2 < rows[3] < first["mean_ttft_ms"] * 2
+    steady = serving_performance(str(root / "tests/data/bench/llama-3.2-3b/config.json"), "l40s",
+                                 input_tokens=first["total_input_tokens"] / first["completed"],
+                                 output_tokens=first["total_output_tokens"] / first["completed"])
+    assert steady.ttft_s * 1e3 < first["mean_ttft_ms"] / 10  # what the model said before num_prompts reached it
+    loss = run.stdout.strip().splitlines()[-1]
+    before, after = (float(x) for x in loss.split(";")[0].removeprefix("loss ").split(" -> "))
+    assert after < before
+    cal = from_dict(json.loads(out.read_text()))
+    assert "4 replicas" in cal.source

@@ -616,11 +616,18 @@ def calibrate_from_bench(
     weight_dtype: str = "auto",
     kv_cache_dtype: str = "auto",
     start: Calibration | Mapping | str | None = None,
+    replicas: int = 1,
 ) -> BenchCalibration:
     """Fit the constants of :data:`planner.serving.bench.FIT_CONSTANTS` to the runs of one benchmark result file
     (``vllm bench serve``, SGLang ``bench_serving`` or genai-perf), starting from ``start`` (the default
     calibration). The file does not say which GPU ran it; ``gpu`` is required, ``model`` when the file does not name
-    a catalog model.
+    a catalog model. ``replicas``: identical servers of ``tp × pp`` GPUs behind one load balancer (the client's
+    rate and concurrency are shared among them, its throughput is theirs together).
+
+    Each run is predicted as the finite run it was: its ``num_prompts`` go to the model in every mode (a closed loop's
+    first ``concurrency`` requests arrive together; an open loop past the replica's capacity is replayed step by step;
+    ``--request-rate inf`` without a concurrency cap sends all prompts at once, replayed as one offline run), so a
+    run's queueing is predicted, not reported as *saturated* or as a steady state it never reached.
     """
     from planner.catalog import get_model
     from planner.serving import accuracy
@@ -639,6 +646,7 @@ def calibrate_from_bench(
         raise BenchFormatError(f"{where}: model {name!r} is not in the catalog; pass --model with a catalog name or "
                                "a config.json") from None
     card = _specs(spec, gpu)[1]
+    replicas = int(check_number("replicas", replicas, minimum=1, integer=True))
     key = normalize_engine(engine or ("sglang" if runs[0].tool == "sglang" else "vllm"), engine_version=engine_version)
     cal0 = load_calibration(start)
     points = []
@@ -652,11 +660,12 @@ def calibrate_from_bench(
         points.append({
             "id": f"{Path(where).name}#{i + 1}", "engine": {"vllm-v0": "vllm"}.get(key, key),
             "engine_version": engine_version if key != "vllm-v0" else (engine_version or "0.6.6"),
-            "model": spec, "model_in_catalog": True, "gpu": card, "gpu_in_catalog": True, "gpu_count": tp * pp,
+            "model": spec, "model_in_catalog": True, "gpu": card, "gpu_in_catalog": True,
+            "gpu_count": tp * pp * replicas, "dp": replicas if replicas > 1 else None,
             "tp": tp, "pp": pp, "weight_dtype": weight_dtype, "kv_cache_dtype": kv_cache_dtype,
             "input_tokens": run.input_tokens, "output_tokens": run.output_tokens, "mode": mode,
             "concurrency": run.concurrency, "request_rate_per_s": run.request_rate,
-            "num_prompts": run.num_prompts if mode == "closed" else None, "measured": measured,
+            "num_prompts": run.num_prompts, "measured": measured,
             "throughput_scope": "total", "stat": "mean",
         })
 
@@ -668,7 +677,8 @@ def calibrate_from_bench(
     fitted, after_loss = fit(cal0, names=names, loss=loss, rounds=3)
     fitted = fitted.replace(name=f"calibrate-bench {Path(where).name}",
                             source=f"planner calibrate-bench {Path(where).name} ({runs[0].tool}, {spec.name} on "
-                            f"{card.name} x{tp * pp}, {key})")
+                            f"{card.name} x{tp * pp}" + (f", {replicas} replicas" if replicas > 1 else "")
+                            + f", {key})")
     after = accuracy.evaluate(points, calibration=fitted)
     rows = []
     for b, a in zip(before, after):
