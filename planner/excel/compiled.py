@@ -315,6 +315,7 @@ def _udf(e: Udf, row: int) -> Compiled:
         if spec is None:
             return NAME
         raw = []
+        parts: list[Any] = [name]  # the memo key, as Udf.evaluate builds it
         for a in args:
             v = a(ev)
             if isinstance(v, XlError):
@@ -323,18 +324,20 @@ def _udf(e: Udf, row: int) -> Compiled:
                 for x in v:
                     if isinstance(x, XlError):  # formulas' wrap_func: an error inside a range is the result
                         return x
+                parts.append((list, tuple(zip(map(type, v), v))))
                 v = [[x] for x in v]
-            elif isinstance(v, tuple):  # a Block: rows of cells
-                for r in v:
-                    for x in r:
-                        if isinstance(x, XlError):
-                            return x
+            else:
+                if isinstance(v, tuple):  # a Block: rows of cells
+                    for r in v:
+                        for x in r:
+                            if isinstance(x, XlError):
+                                return x
+                parts.append((type(v), v))
             raw.append(v)
         memo = ev.memo
         key = None
         if memo is not None:
-            key = (name, *((list, tuple((type(r[0]), r[0]) for r in v)) if isinstance(v, list) else (type(v), v)
-                           for v in raw))
+            key = tuple(parts)
             try:
                 hit = memo.get(key, _MISSING)
             except TypeError:  # an unhashable argument: computed, not remembered
