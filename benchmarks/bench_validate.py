@@ -118,6 +118,19 @@ def peak_rss_mib(paths: list[Path]) -> float:
     return int(out.stdout.strip()) / 1024
 
 
+def peak_rss_checkpoints(paths: list[Path], marks: list[int]) -> dict[str, float]:
+    """Peak RSS (MiB) of one fresh process validating ``paths`` one by one in-process (no workers), read after the
+    first ``m`` plans for each ``m`` in ``marks``: flat memory means the figures stay put as plans go by."""
+    code = ("import sys, resource; from planner.validate.batch import validate_paths\n"
+            "marks = set(int(m) for m in sys.argv[1].split(','))\n"
+            "for i, p in enumerate(sys.argv[2:], 1):\n"
+            "    validate_paths([p], isolate=False)\n"
+            "    if i in marks: print(i, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, flush=True)\n")
+    out = subprocess.run([sys.executable, "-c", code, ",".join(map(str, marks)), *map(str, paths)],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    return {k: round(int(v) / 1024, 1) for k, v in (line.split() for line in out.stdout.split("\n") if line)}
+
+
 def time_libreoffice(directory: Path) -> dict | None:
     if not LO_BENCH.exists() or shutil.which("soffice") is None or not Path("/usr/bin/python3").exists():
         return None
@@ -164,6 +177,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--dir", type=Path, default=None, help="where the plans are written (kept for reruns)")
     ap.add_argument("--no-libreoffice", action="store_true")
     ap.add_argument("--no-memory", action="store_true", help="skip the peak-memory runs")
+    ap.add_argument("--one-process-memory", action="store_true",
+                    help="peak memory after 100, 250 and N plans read in one process (instead of one per mark)")
+    ap.add_argument("--lo-n", type=int, default=0,
+                    help="LibreOffice on the first LO_N plans only (a copy of them in their own folder), with the "
+                         "fast path (--jobs 1) timed again on the same plans; 0: every plan")
     ap.add_argument("--smoke", action="store_true", help="6 plans, fast path only")
     ap.add_argument("--json", type=Path, default=None, help="write the figures here")
     a = ap.parse_args(argv)
@@ -188,17 +206,35 @@ def main(argv: list[str] | None = None) -> dict:
         pass
     elif not a.smoke:
         marks = [m for m in (100, 250, a.n) if m <= a.n]
-        res["peak_rss_mib"] = {str(m): round(peak_rss_mib(paths[:m]), 1) for m in marks}
+        if a.one_process_memory:
+            res["peak_rss_mib_one_process"] = peak_rss_checkpoints(paths, marks)
+        else:
+            res["peak_rss_mib"] = {str(m): round(peak_rss_mib(paths[:m]), 1) for m in marks}
     else:
         res["peak_rss_mib"] = {str(a.n): round(peak_rss_mib(paths), 1)}
+    lo_dir = work
+    if not a.no_libreoffice and 0 < a.lo_n < a.n:
+        lo_dir = Path(tempfile.mkdtemp(prefix="bench-validate-lo-"))
+        for p in paths[: a.lo_n]:
+            shutil.copy(p, lo_dir / p.name)
+        c0 = cpu_s()
+        s, n = time_fast(paths[: a.lo_n], 1)
+        res["lo_subset_plans"] = n
+        res["fast_jobs1_lo_subset_ms_per_plan"] = round(1000 * s / n, 2)
+        res["fast_jobs1_lo_subset_cpu_ms_per_plan"] = round(1000 * (cpu_s() - c0) / n, 2)
     if not a.no_libreoffice:
         c0 = cpu_s()
-        lo = time_libreoffice(work)
+        lo = time_libreoffice(lo_dir)
         if lo:
             lo["cpu_s"] = round(cpu_s() - c0, 2)
             res["libreoffice_cpu_ms_per_plan"] = round(1000 * lo["cpu_s"] / lo["files"], 2)
             res["cpu_speedup_vs_libreoffice_jobs1"] = round(
                 res["libreoffice_cpu_ms_per_plan"] / res["fast_jobs1_cpu_ms_per_plan"], 1)
+            if "fast_jobs1_lo_subset_cpu_ms_per_plan" in res:
+                res["cpu_speedup_vs_libreoffice_same_plans_jobs1"] = round(
+                    res["libreoffice_cpu_ms_per_plan"] / res["fast_jobs1_lo_subset_cpu_ms_per_plan"], 1)
+                res["speedup_vs_libreoffice_same_plans_jobs1"] = round(
+                    1000 * lo["total_s"] / lo["files"] / res["fast_jobs1_lo_subset_ms_per_plan"], 1)
             res["libreoffice"] = lo
             lo_ms = 1000 * lo["total_s"] / lo["files"]
             res["libreoffice_ms_per_plan"] = round(lo_ms, 2)

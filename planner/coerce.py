@@ -20,13 +20,33 @@ from planner.registry import SheetFunction
 Grid = list[list[Any]]
 
 
+_SCALAR_TYPES = frozenset({float, int, bool, str, bytes, type(None)})
+
+
 def is_range(value: Any) -> bool:
     """True for anything list- or array-shaped (not a string)."""
+    t = type(value)
+    if t is list or t is tuple:
+        return True
+    if t in _SCALAR_TYPES:
+        return False
     return not isinstance(value, (str, bytes)) and hasattr(value, "__iter__")
+
+
+def _rows_of_lists(value: Any) -> bool:
+    """A non-empty plain list of plain lists (what the template evaluator and xlwings hand over for a column)."""
+    if type(value) is not list or not value:
+        return False
+    for r in value:
+        if type(r) is not list:
+            return False
+    return True
 
 
 def to_grid(value: Any) -> Grid:
     """A scalar, a 1-D sequence or a 2-D sequence (or numpy array) as a 2-D list of rows."""
+    if _rows_of_lists(value):  # the common shape, as the general path below would copy it
+        return [list(r) for r in value]
     if hasattr(value, "tolist"):
         value = value.tolist()
     if not is_range(value):
@@ -41,6 +61,8 @@ def to_grid(value: Any) -> Grid:
 
 def flatten(value: Any) -> list[Any]:
     """All cells of a range, row by row."""
+    if _rows_of_lists(value):
+        return [v for row in value for v in row]
     return [v for row in to_grid(value) for v in row]
 
 
@@ -50,6 +72,14 @@ def _is_empty(value: Any) -> bool:
 
 def coerce_scalar(kind: str, name: str, value: Any) -> Any:
     """One cell value as the kind promises; ``None`` stays ``None`` (the caller applies the default)."""
+    t = type(value)
+    if kind == "number":  # the common cells first, exactly as the general path below treats them
+        if t is float:
+            return int(value) if value.is_integer() and abs(value) < 2**53 else value
+        if t is int:
+            return value
+    if value is None:
+        return None
     if _is_empty(value):
         return None
     if hasattr(value, "item") and not is_range(value):  # numpy scalar
@@ -149,6 +179,9 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     if len(raw) > len(spec.args):
         raise ArgumentError(spec.name, len(raw), f"at most {len(spec.args)} arguments")
     for i, value in enumerate(raw):  # an Excel error in any argument is the result (the first, in argument order)
+        t = type(value)
+        if t is float or t is int or value is None:
+            continue  # not an error text
         if isinstance(value, tuple) and i < len(spec.args) and spec.args[i].kind == "table":
             error = _table(value)[0]  # a plan's table block, read once per plan (hashable, so checked once)
             if error is not None:

@@ -12,6 +12,7 @@ cell holding a function's refusal reads the same everywhere. Excel's own errors 
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 ERROR_VALUES = (
@@ -75,27 +76,30 @@ def truthy(value: Any) -> Any:
     return n if isinstance(n, XlError) else n != 0
 
 
+_COMPARISONS = {"=": operator.eq, "<>": operator.ne, "<": operator.lt, ">": operator.gt, "<=": operator.le,
+                ">=": operator.ge}
+
+
 def compare(op: str, a: Any, b: Any) -> Any:
-    for v in (a, b):
-        if isinstance(v, XlError):
-            return v
+    if isinstance(a, XlError):
+        return a
+    if isinstance(b, XlError):
+        return b
     # Excel: an empty cell compares as "" to text, as 0 to numbers, as FALSE to booleans.
     if a is None:
         a = "" if isinstance(b, str) else (False if isinstance(b, bool) else 0.0)
     if b is None:
         b = "" if isinstance(a, str) else (False if isinstance(a, bool) else 0.0)
-
-    def rank(v: Any) -> int:
-        return 2 if isinstance(v, bool) else 1 if isinstance(v, str) else 0
-
-    ra, rb = rank(a), rank(b)
+    # rank: numbers 0, text 1, booleans 2 (Excel orders numbers < text < booleans)
+    ra = 2 if isinstance(a, bool) else 1 if isinstance(a, str) else 0
+    rb = 2 if isinstance(b, bool) else 1 if isinstance(b, str) else 0
     if ra != rb:
         x, y = ra, rb
     elif ra == 1:
         x, y = a.lower(), b.lower()
     else:
         x, y = float(a), float(b)
-    return {"=": x == y, "<>": x != y, "<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y}[op]
+    return _COMPARISONS[op](x, y)
 
 
 def equal_key(cell: Any, key: Any) -> bool:

@@ -332,15 +332,20 @@ def evaluate(book: Book, keep: dict[Key, Any], edited: dict[Key, str] | None = N
     out: dict[Key, Any] = {}
     by_key = _cells_by_key()
     edited = edited or {}
+    code = _compiled_cells()
+    store = ev.values
+    if not keep and not edited and order is None:  # the common case: every cell on the template's path
+        for key, f in code.items():
+            store[key] = out[key] = f(ev)
+        return out
     for key in (order or by_key):
-        sheet, cell, expr, row = by_key[key]
         if key in keep:
             v = keep[key]
         elif key in edited:
-            v = _edited_value(edited[key], sheet, ev)
+            v = _edited_value(edited[key], key[0], ev)
         else:
-            v = expr.evaluate(ev, row)
-        ev.values[key] = v
+            v = code[key](ev)
+        store[key] = v
         out[key] = v
     return out
 
@@ -348,6 +353,19 @@ def evaluate(book: Book, keep: dict[Key, Any], edited: dict[Key, str] | None = N
 @lru_cache(maxsize=1)
 def _cells_by_key() -> dict[Key, tuple[str, str, Any, int]]:
     return {(s, c): (s, c, e, r) for s, c, e, r in compiled()[0]}
+
+
+@lru_cache(maxsize=1)
+def _compiled_cells() -> dict[Key, Any]:
+    """Per process, once: every template formula cell's expression compiled for its row
+    (:func:`planner.excel.compiled.compile_expr`), in the template's evaluation order."""
+    from planner.excel.compiled import compile_expr, register
+    from planner.template.layout import PerRow, PlanValue
+
+    register(PerRow, lambda e, row: compile_expr(e.exprs[row], row))
+    register(PlanValue, lambda e, row: (lambda key: lambda ev: ev.values.get(key))(
+        (ts.PLAN.sheet, ts.plan_value_cell(e.setting))))
+    return {(s, c): compile_expr(e, r) for s, c, e, r in compiled()[0]}
 
 
 def _show(v: Any) -> Any:

@@ -1,0 +1,372 @@
+"""Expressions compiled to closures: the same values as :meth:`planner.excel.expr.Expr.evaluate`, without walking
+the expression tree per cell.
+
+``compile_expr(expr, row)`` turns one formula cell's expression into a function of the evaluator, once per process:
+the cell addresses of its references are resolved for its row, each operator and built-in picks its code once, and
+the registry calls keep the evaluator's memo (same keys as :class:`~planner.excel.expr.Udf`). Each closure mirrors
+the interpreted ``evaluate`` of its node step for step (operands in the same order, errors in the same order, the
+same coercions), so the values are the same objects' values, bit for bit; ``tests/test_compiled_expr.py`` checks
+every formula cell of the samples and of generated plans against the interpreter. An expression type the compiler
+does not know is evaluated by its own ``evaluate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from planner.excel.expr import (
+    _MISSING,
+    MEMO_LIMIT,
+    At,
+    Bin,
+    Block,
+    Cells,
+    Evaluator,
+    Expr,
+    Fn,
+    Lit,
+    Ref,
+    Udf,
+    _crit,
+    _match,
+    _scalar_args,
+)
+from planner.excel.values import DIV0, NAME, XlError, compare, equal_key, to_number, to_text, truthy
+
+Compiled = Callable[[Evaluator], Any]
+
+
+def compile_expr(expr: Expr, row: int) -> Compiled:
+    """A function ``f(ev)`` giving ``expr.evaluate(ev, row)`` (the formula cell's data row ``row``)."""
+    comp = _COMPILERS.get(type(expr))
+    if comp is None:
+        return lambda ev: expr.evaluate(ev, row)
+    return comp(expr, row)
+
+
+def _lit(e: Lit, row: int) -> Compiled:
+    v = e.value
+    v = float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+    return lambda ev: v
+
+
+def _get(key: tuple[str, str]) -> Compiled:
+    # Evaluator.get returns the stored value ("" for ""): the dictionary's value
+    return lambda ev: ev.values.get(key)
+
+
+def _ref(e: Ref, row: int) -> Compiled:
+    t = e.table
+    if 0 <= row < t.rows:
+        return _get(e._addresses[row])
+    return _get((t.sheet, t.cell(e.key, row)))
+
+
+def _at(e: At, row: int) -> Compiled:
+    return _get((e.table.sheet, e.table.cell(e.key, e.row_index)))
+
+
+def _cells(e: Cells, row: int) -> Compiled:
+    t = e.table
+    if e.last is None:
+        first = e.first
+        return lambda ev: ev.column(t, first)
+    r = row if e.fixed_row is None else e.fixed_row
+    i, j = t.index(e.first), t.index(e.last)
+    keys = tuple((t.sheet, t.cell(c.key, r)) for c in t.columns[i : j + 1])
+
+    def f(ev: Evaluator) -> list[Any]:
+        get = ev.values.get
+        return [get(k) for k in keys]
+
+    return f
+
+
+def _block(e: Block, row: int) -> Compiled:
+    return lambda ev: e.evaluate(ev, row)
+
+
+def _bin(e: Bin, row: int) -> Compiled:
+    fa, fb = compile_expr(e.a, row), compile_expr(e.b, row)
+    op = e.op
+    if op in ("=", "<>", "<", ">", "<=", ">="):
+        return lambda ev: compare(op, fa(ev), fb(ev))
+    if op == "&":
+        def concat(ev: Evaluator) -> Any:
+            a, b = fa(ev), fb(ev)
+            if isinstance(a, XlError):
+                return a
+            if isinstance(b, XlError):
+                return b
+            return to_text(a) + to_text(b)
+
+        return concat
+
+    if op == "+":
+        def add(ev: Evaluator) -> Any:
+            x, y = to_number(fa(ev)), to_number(fb(ev))
+            if isinstance(x, XlError):
+                return x
+            if isinstance(y, XlError):
+                return y
+            return x + y
+
+        return add
+    if op == "-":
+        def sub(ev: Evaluator) -> Any:
+            x, y = to_number(fa(ev)), to_number(fb(ev))
+            if isinstance(x, XlError):
+                return x
+            if isinstance(y, XlError):
+                return y
+            return x - y
+
+        return sub
+    if op == "*":
+        def mul(ev: Evaluator) -> Any:
+            x, y = to_number(fa(ev)), to_number(fb(ev))
+            if isinstance(x, XlError):
+                return x
+            if isinstance(y, XlError):
+                return y
+            return x * y
+
+        return mul
+    if op == "/":
+        def div(ev: Evaluator) -> Any:
+            x, y = to_number(fa(ev)), to_number(fb(ev))
+            if isinstance(x, XlError):
+                return x
+            if isinstance(y, XlError):
+                return y
+            return DIV0 if y == 0 else x / y
+
+        return div
+    return lambda ev: e.evaluate(ev, row)  # pragma: no cover  (Bin.evaluate raises for an unknown operator)
+
+
+def _fn(e: Fn, row: int) -> Compiled:
+    args = [compile_expr(a, row) for a in e.args]
+    build = _FN_COMPILERS.get(e.name)
+    if build is None:  # pragma: no cover  (every allowed built-in has one)
+        return lambda ev: e.evaluate(ev, row)
+    return build(args)
+
+
+def _c_if(args: Sequence[Compiled]) -> Compiled:
+    cond = args[0]
+    then = args[1]
+    other = args[2] if len(args) > 2 else None
+
+    def f(ev: Evaluator) -> Any:
+        c = truthy(cond(ev))
+        if isinstance(c, XlError):
+            return c
+        if c:
+            return then(ev)
+        return other(ev) if other is not None else False
+
+    return f
+
+
+def _c_iferror(args: Sequence[Compiled]) -> Compiled:
+    a, b = args[0], args[1]
+
+    def f(ev: Evaluator) -> Any:
+        v = a(ev)
+        return b(ev) if isinstance(v, XlError) else v
+
+    return f
+
+
+def _c_minmax(pick: Callable[[list[float]], Any]) -> Callable[[Sequence[Compiled]], Compiled]:
+    def build(args: Sequence[Compiled]) -> Compiled:
+        def f(ev: Evaluator) -> Any:
+            nums = []
+            for a in args:
+                v = a(ev)
+                if isinstance(v, list):  # ranges: numbers only, text and empty ignored
+                    for x in v:
+                        if isinstance(x, XlError):
+                            return x
+                        if isinstance(x, (int, float)) and not isinstance(x, bool):
+                            nums.append(float(x))
+                else:
+                    n = to_number(v)
+                    if isinstance(n, XlError):
+                        return n
+                    nums.append(n)
+            return pick(nums) if nums else 0.0
+
+        return f
+
+    return build
+
+
+def _c_andor(want_all: bool) -> Callable[[Sequence[Compiled]], Compiled]:
+    def build(args: Sequence[Compiled]) -> Compiled:
+        def f(ev: Evaluator) -> Any:
+            vals = []
+            for a in args:
+                t = truthy(a(ev))
+                if isinstance(t, XlError):
+                    return t
+                vals.append(t)
+            return all(vals) if want_all else any(vals)
+
+        return f
+
+    return build
+
+
+def _c_index(args: Sequence[Compiled]) -> Compiled:
+    ca, ci = args[0], args[1]
+
+    def f(ev: Evaluator) -> Any:
+        cells = ca(ev)
+        i = to_number(ci(ev))
+        if isinstance(i, XlError):
+            return i
+        if not 1 <= int(i) <= len(cells):
+            return XlError("#REF!")
+        return cells[int(i) - 1]
+
+    return f
+
+
+def _c_match(args: Sequence[Compiled]) -> Compiled:
+    ck, cc = args[0], args[1]
+    return lambda ev: _match(ck(ev), cc(ev))
+
+
+def _c_isnumber(args: Sequence[Compiled]) -> Compiled:
+    a = args[0]
+
+    def f(ev: Evaluator) -> Any:
+        v = a(ev)
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    return f
+
+
+def _c_sumifs(args: Sequence[Compiled]) -> Compiled:
+    total_f = args[0]
+    range_fs = [args[i] for i in range(1, len(args), 2)]
+    crit_fs = [args[i] for i in range(2, len(args), 2)]
+
+    def f(ev: Evaluator) -> Any:
+        total_cells = total_f(ev)
+        crit_ranges = [g(ev) for g in range_fs]
+        crits = [g(ev) for g in crit_fs]
+        err = _scalar_args(crits)
+        if err is not None:
+            return err
+        total = 0.0
+        pairs = list(zip(crit_ranges, crits))
+        for k, v in enumerate(total_cells):
+            if all(equal_key(cr[k], c) for cr, c in pairs):
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    total += float(v)
+        return total
+
+    return f
+
+
+def _c_countifs(args: Sequence[Compiled]) -> Compiled:
+    range_fs = [args[i] for i in range(0, len(args), 2)]
+    crit_fs = [args[i] for i in range(1, len(args), 2)]
+
+    def f(ev: Evaluator) -> Any:
+        crit_ranges = [g(ev) for g in range_fs]
+        crits = [g(ev) for g in crit_fs]
+        n = 0
+        pairs = list(zip(crit_ranges, crits))
+        for k in range(len(crit_ranges[0])):
+            if all(_crit(cr[k], c) for cr, c in pairs):
+                n += 1
+        return float(n)
+
+    return f
+
+
+_FN_COMPILERS: dict[str, Callable[[Sequence[Compiled]], Compiled]] = {
+    "IF": _c_if,
+    "IFERROR": _c_iferror,
+    "AND": _c_andor(True),
+    "OR": _c_andor(False),
+    "MIN": _c_minmax(min),
+    "MAX": _c_minmax(max),
+    "SUM": _c_minmax(lambda xs: float(sum(xs))),
+    "INDEX": _c_index,
+    "MATCH": _c_match,
+    "ISNUMBER": _c_isnumber,
+    "SUMIFS": _c_sumifs,
+    "COUNTIFS": _c_countifs,
+}
+
+
+def _udf(e: Udf, row: int) -> Compiled:
+    name = e.name
+    args = [compile_expr(a, row) for a in e.args]
+
+    def f(ev: Evaluator) -> Any:
+        spec = ev.functions.get(name)
+        if spec is None:
+            return NAME
+        raw = []
+        parts: list[Any] = [name]  # the memo key, as Udf.evaluate builds it
+        for a in args:
+            v = a(ev)
+            if isinstance(v, XlError):
+                return v
+            if isinstance(v, list):
+                for x in v:
+                    if isinstance(x, XlError):  # formulas' wrap_func: an error inside a range is the result
+                        return x
+                parts.append((list, tuple(zip(map(type, v), v))))
+                v = [[x] for x in v]
+            else:
+                if isinstance(v, tuple):  # a Block: rows of cells
+                    for r in v:
+                        for x in r:
+                            if isinstance(x, XlError):
+                                return x
+                parts.append((type(v), v))
+            raw.append(v)
+        memo = ev.memo
+        key = None
+        if memo is not None:
+            key = tuple(parts)
+            try:
+                hit = memo.get(key, _MISSING)
+            except TypeError:  # an unhashable argument: computed, not remembered
+                hit, key = _MISSING, None
+            if hit is not _MISSING:
+                return hit
+        result = Udf._call(spec, raw)
+        if key is not None and not isinstance(result, list):
+            if len(memo) > MEMO_LIMIT:
+                memo.clear()
+            memo[key] = result
+        return result
+
+    return f
+
+
+_COMPILERS: dict[type, Callable[[Any, int], Compiled]] = {
+    Lit: _lit,
+    Ref: _ref,
+    At: _at,
+    Cells: _cells,
+    Block: _block,
+    Bin: _bin,
+    Fn: _fn,
+    Udf: _udf,
+}
+
+
+
+def register(kind: type, compiler: Callable[[Any, int], Compiled]) -> None:
+    """Compile expressions of ``kind`` (a template's own :class:`Expr` subclass) with ``compiler(expr, row)``."""
+    _COMPILERS[kind] = compiler

@@ -1,0 +1,73 @@
+"""The compiled expressions (planner.excel.compiled) give the interpreter's values, type and bits, for every formula
+cell of the template: on the samples' inputs, on generated 20-route plans (the benchmark's), and on inputs that
+drive cells into Excel errors, refusals and blanks."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planner import template as ts
+from planner.excel.expr import Evaluator
+from planner.scenario import load_scenario
+from planner.template.inputs import scenario_inputs
+from planner.validate import fastpath
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted((ROOT / "samples").glob("*.toml"))
+
+
+def _generated(seed: int) -> dict[tuple[str, str], Any]:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from bench_validate import plan_inputs
+    finally:
+        sys.path.pop(0)
+    return plan_inputs(seed)
+
+
+def _compare(inputs: dict[tuple[str, str], Any]) -> int:
+    """Interpreted (Expr.evaluate, no memo) and compiled (memo on, as the validator runs) side by side, cell by cell
+    in the template's order, each fed its own results; returns the number of cells compared."""
+    values = dict(ts.fixed_cells())
+    values.update(inputs)
+    interp = Evaluator(values, memo=None)
+    comp = Evaluator(values, memo={})
+    code = fastpath._compiled_cells()
+    n = 0
+    for sheet, cell, expr, row in ts.formula_cells():
+        a = expr.evaluate(interp, row)
+        b = code[(sheet, cell)](comp)
+        assert type(a) is type(b) and repr(a) == repr(b), f"{sheet}!{cell}: interpreted {a!r}, compiled {b!r}"
+        interp.values[(sheet, cell)] = a
+        comp.values[(sheet, cell)] = b
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
+def test_compiled_equals_interpreted_on_samples(sample: Path) -> None:
+    assert _compare(scenario_inputs(load_scenario(sample))) == len(ts.formula_cells())
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_compiled_equals_interpreted_on_generated_plans(seed: int) -> None:
+    assert _compare(_generated(seed)) == len(ts.formula_cells())
+
+
+def test_compiled_equals_interpreted_on_errors_and_blanks() -> None:
+    inputs = _generated(3)
+    r = ts.ROUTES
+    inputs[(r.sheet, r.cell("peak_qps", 0))] = "lots"  # text in a number cell: refusals and #VALUE! downstream
+    inputs[(r.sheet, r.cell("avg_input_tokens", 1))] = None  # an empty required cell
+    inputs[(r.sheet, r.cell("backend", 2))] = "no-such-backend"  # lookups give #N/A
+    inputs[(r.sheet, r.cell("ttft_slo_s", 4))] = 0.0
+    inputs[(r.sheet, r.cell("name", 5))] = ""  # an unused row in the middle
+    inputs[(r.sheet, r.cell("cache_hit_rate", 6))] = True  # a boolean where a number goes
+    out = ts.evaluate_plan(inputs)
+    kinds = {type(v).__name__ for v in out.values()}
+    assert {"XlError", "str", "float"} <= kinds  # the inputs above do reach errors
+    assert _compare(inputs) == len(ts.formula_cells())

@@ -1,0 +1,76 @@
+"""The faster reader and writer give the same results as the general code: the cell views built without the frozen
+dataclass's ``__setattr__`` equal the dataclass's own, and the writer that jumps from one ``<c`` to the next writes
+the same bytes as the lexer over every tag (or hands the part to it when the part is not in the plain form)."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from planner import ooxml
+from planner.ooxml import NS_MAIN, CellView, _cell_view, patch_sheet_xml
+from planner.recalc import compute
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted((ROOT / "samples").glob("*.xlsm"))
+
+
+def test_cell_view_equals_the_dataclass() -> None:
+    a = CellView(ref="B3", value=2.5, type="n", formula="A1*2", array_ref=None, formula_kind="normal")
+    b = _cell_view("B3", 2.5, "n", "A1*2", None, "normal")
+    assert a == b and hash(a) == hash(b) and repr(a) == repr(b) and type(b) is CellView
+    with pytest.raises(AttributeError):
+        b.value = 3  # type: ignore[misc]  # still frozen
+
+
+def _general(xml: bytes, values: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, set[str]]:
+    with monkeypatch.context() as m:
+        m.setattr(ooxml, "_patch_cells_by_search", lambda _x, _w: None)
+        return patch_sheet_xml(xml, values)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
+def test_search_writer_writes_the_lexers_bytes_on_samples(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = compute(sample)
+    with zipfile.ZipFile(sample) as z:
+        for sheet in result.view.sheets:
+            values = {c: v for (s, c), v in result.values.items() if s == sheet.name}
+            xml = z.read(sheet.part)
+            want = {k.upper(): v for k, v in values.items()}
+            fast = ooxml._patch_cells_by_search(xml, want)
+            assert fast is not None, f"{sheet.name}: the template's sheets are in the plain form"
+            assert fast == _general(xml, values, monkeypatch), sheet.name
+
+
+SHEET = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="' + NS_MAIN.encode()
+         + b'" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheetData>'
+         b'<row r="1"><c r="A1" s="1"><f>1+1</f><v>0</v></c><c r="B1" t="s"><v>0</v></c><c r="C1"><f>A1</f></c>'
+         b'<c r="D1"/></row><row r="2"><c r="A2" t="str"><f>"x"</f><v>x</v></c></row></sheetData>'
+         b'<cols><col min="1" max="2"/></cols></worksheet>')
+
+
+def test_search_writer_on_a_plain_sheet(monkeypatch: pytest.MonkeyPatch) -> None:
+    values = {"A1": 2.0, "C1": "text & <more>", "D1": True, "A2": "y", "Z9": 1.0}
+    fast = ooxml._patch_cells_by_search(SHEET, {k: v for k, v in values.items()})
+    assert fast is not None
+    assert fast == _general(SHEET, values, monkeypatch)
+    new, missing = fast
+    assert missing == {"Z9"}
+    assert b'<c r="A1" s="1"><f>1+1</f><v>2</v></c>' in new and b"<v>text &amp; &lt;more&gt;</v>" in new
+
+
+@pytest.mark.parametrize("change", [
+    (b"<sheetData>", b"<!-- <c r=\"A1\"> --><sheetData>"),  # a comment
+    (b"<sheetData>", b"<sheetData><![CDATA[x]]>"),  # CDATA
+    (b'<c r="C1">', b"<c>"),  # a cell without r: its address depends on what comes before
+    (b'<c r="D1"/>', b'<c r="D1" xmlns="urn:other"/>'),  # a second default namespace
+    (b'<c r="D1"/>', b'<x:c xmlns:x="' + NS_MAIN.encode() + b'" r="D1"/>'),  # a prefixed cell
+])
+def test_search_writer_hands_other_forms_to_the_lexer(change: tuple[bytes, bytes],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    xml = SHEET.replace(*change)
+    assert xml != SHEET
+    assert ooxml._patch_cells_by_search(xml, {"A1": 2.0}) is None
+    assert patch_sheet_xml(xml, {"A1": 2.0}) == _general(xml, {"A1": 2.0}, monkeypatch)
