@@ -133,7 +133,8 @@ MXFP4_HOPPER_GPUS = ("h100", "h200", "gh200")
 VLLM_TRITON_KERNELS_DEPENDENCY = (0, 11, 1)
 """First vLLM release that installs ``triton_kernels`` (vllm-project/vllm PR #27370, merged 2025-10-22: "users
 have to install triton_kernels manually to access this code-path"). Before it, ``has_triton_kernels()`` is false in
-a plain install, so ``get_mxfp4_backend`` on Hopper falls through to Marlin."""
+a plain install, so ``get_mxfp4_backend`` on Hopper falls through to Marlin. ***0.11.1 is the first release after
+the merge; that its tag contains the PR is not checked here.***"""
 
 
 def uses_marlin_mxfp4(gpu, *, engine_version: str | None = None) -> bool:
