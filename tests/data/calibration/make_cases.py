@@ -626,8 +626,10 @@ EXPECT = {  # documented misses: what the case shows and why (the tests fail whe
         "total is 0.6 GiB below nvidia-smi's, which the catalog does not record) for activation and non-torch memory; "
         "the model gives 1.35 GiB (256 dummy sequences, 2048 tokens, native sampler, 0.15 GiB non-torch). 0.8.4's V1 "
         "profiler (gpu_worker.determine_available_memory before PR #19312) adds all non-torch memory in use, the CUDA "
-        "context included (~0.5 GiB), which closes 0.4 GiB of the gap; 1024 dummy sequences would (4.7 GiB of "
-        "sampler), but V1 defaults to 256 on cards below 70 GiB (EngineArgs._set_default_args_v1 in the releases read here) and the PR gives no command line. Not explained",
+        "context included (~0.5 GiB), which closes 0.4 GiB of the gap. 1024 dummy sequences would close it (+6.5%): V1 "
+        "launched with max_num_seqs 1024 on every GPU (vLLM #15357: 'raised from 256 to 1024 by default') until PR #16158 "
+        "(opened 2025-04-07, merged before 04-23) reverted it to 256 on GPUs other than H100/H200; this run is from a "
+        "branch of 2025-04-24 and states no command line, so 256 stays the assumption. Not explained",
         "capacity": "as kv_cache_tokens"},
     "llmd-meta-llama-llama-3-1-8b--h100-tp1pp2dp1--8192": {"kv_bytes_per_token": PP_RANKS, "calibrated": PP_RANKS},
     "llmd-meta-llama-llama-3-1-8b--h100-tp1pp4dp1--8192": {"kv_bytes_per_token": PP_RANKS, "calibrated": PP_RANKS},
