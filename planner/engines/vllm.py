@@ -141,7 +141,8 @@ def uses_marlin_mxfp4(gpu, *, engine_version: str | None = None) -> bool:
     """Whether vLLM runs MXFP4 experts on Marlin on ``gpu``: NVIDIA before Hopper (:data:`MXFP4_MARLIN_GPUS`)
     always; Hopper (:data:`MXFP4_HOPPER_GPUS`) before vLLM 0.11.1.
 
-    Ref: vllm-project/vllm ``model_executor/layers/quantization/mxfp4.py`` ``get_mxfp4_backend`` (v0.10.1-v0.11.0):
+    Ref: vllm-project/vllm ``model_executor/layers/quantization/mxfp4.py`` ``get_mxfp4_backend`` (read at main
+    007d500; ***the v0.11.0 tag itself was not read***, the 0.10.1 and 0.14.1 logs below agree):
     on SM90 FlashInfer's MXFP4 x BF16 path is opt-in (``VLLM_USE_FLASHINFER_MOE_MXFP4_BF16``, default ``"0"``,
     ``vllm/envs.py``), and the Triton path needs the optional ``triton_kernels`` package, which vLLM installs only
     from 0.11.1 (:data:`VLLM_TRITON_KERNELS_DEPENDENCY`); otherwise "Using Marlin backend". Evidence: 0.10.1 on one
