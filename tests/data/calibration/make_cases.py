@@ -599,7 +599,7 @@ Maximum concurrency for 32,768 tokens per request: 31.65x""",
 # serve --tensor-parallel-size --gpu-memory-utilization Model loading took GiB Available KV cache memory GiB H100",
 # Q5 "Memory profiling takes seconds the current vLLM instance can use total_gpu_memory model weights take
 # non_torch_memory takes", Q6 (pages) "vllm startup log Available KV cache memory GiB GPU KV cache size tokens
-# gpu-memory-utilization"), plus the issues the item-7 look-ups returned. Usable: a KV line (tokens, blocks,
+# gpu-memory-utilization"), then Q7-Q12 (listed in docs/accuracy.md), plus the issues the item-7 look-ups returned. Usable: a KV line (tokens, blocks,
 # concurrency or available GiB) and a stated GPU, model and parallelism that the catalog describes. Every usable log
 # is here, whatever its error; the rest, with the reason each was not usable, is listed in docs/accuracy.md.
 SEARCH_230 = [
@@ -614,7 +614,7 @@ INFO 04-24 16:33:13 [kv_cache_utils.py:637] Maximum concurrency for 32,768 token
       engine="vllm-v0", engine_version="0.6.3", model="llama-3.1-8b", gpu="a100-80gb-pcie", tp=4,
       gpu_memory_utilization=None, max_model_len=40000, max_num_seqs=512,
       log="""Maximum concurrency for 40000 tokens per request: 52.89x""",
-      notes="AsyncEngineArgs(model=meta-llama/Llama-3.1-8B, max_model_len=40000, max_num_seqs=512, tensor_parallel_size=4, enable_chunked_prefill=True) on 4 x 'NVIDIA A100 80GB PCIe' (the issue's collect_env); default utilization 0.9. V0 (Oct 2024; collect_env: torch 2.4.0, which vLLM 0.6.0-0.6.3 pin): 0.6.3 assumed; its chunked-prefill default budget is 512 tokens. Only the concurrency line is quoted: KV tokens = 52.89 x 40000 = 2,115,600 (to +-200). The issue also ran one A100, but the quoted line is the TP 4 run's (one A100 would hold about 11x). Found while looking up vLLM #12330 (item 1), not by Q1-Q6."),
+      notes="AsyncEngineArgs(model=meta-llama/Llama-3.1-8B, max_model_len=40000, max_num_seqs=512, tensor_parallel_size=4, enable_chunked_prefill=True) on 4 x 'NVIDIA A100 80GB PCIe' (the issue's collect_env); default utilization 0.9. V0 (Oct 2024; collect_env: torch 2.4.0, which vLLM 0.6.0-0.6.3 pin): 0.6.3 assumed; its chunked-prefill default budget is 512 tokens. Only the concurrency line is quoted: KV tokens = 52.89 x 40000 = 2,115,600 (to +-200). The issue also ran one A100, but the quoted line is the TP 4 run's (one A100 would hold about 11x). Found while looking up vLLM #12330 (item 1), not by the search's queries (Q1-Q12, docs/accuracy.md)."),
 ]
 
 cases += LLMD_SWEEP + HELD_OUT_EXTRA + DENNISLEE_CASES + SGLANG_L4 + L40S_CASES + SEARCH_230
