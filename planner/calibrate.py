@@ -143,6 +143,12 @@ def parse_log(text: str) -> EngineLog:
     ('vllm', 420288, 8192, 131086)
     >>> parse_log("KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB").kv_cache_tokens
     367404
+
+    A log that keeps only the concurrency line gives its tokens as concurrency x max_model_len (V0 and
+    full-attention V1: ``tokens / max_model_len``, printed to 2 decimals, so to within ±0.005·max_model_len):
+
+    >>> parse_log("Maximum concurrency for 40000 tokens per request: 52.89x").kv_cache_tokens
+    2115600
     """
     if not isinstance(text, str) or not text.strip():
         raise ArgumentError("log_text", text, "the text of a vLLM or SGLang startup log")
@@ -181,6 +187,8 @@ def parse_log(text: str) -> EngineLog:
         tokens_v = _value("vllm_v0_tokens", text)
     if tokens_v is None and blocks is not None:
         tokens_v = blocks * DEFAULT_BLOCK_SIZE  # V0 logs "# GPU blocks" in its default 16-token blocks
+    if tokens_v is None and conc is not None:  # only "Maximum concurrency for L tokens per request: Cx"
+        tokens_v = round(_num(conc.group(1)) * _num(conc.group(2)))  # C·L, to ±0.005·L (C has 2 decimals)
     request = _last("request_kv", text)
     if weights is None and avail_gib is None and tokens_v is None and conc is None and request is None:
         raise ArgumentError(

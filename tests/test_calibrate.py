@@ -231,3 +231,14 @@ def test_sheet_functions_take_pasted_log():
                          engine_version="0.19.0")
     assert tokens == direct.kv_cache_tokens
     assert REGISTRY["KV_CACHE_TOKENS"].category == "Engine"
+
+
+def test_concurrency_line_alone_gives_tokens():
+    """A log that keeps only "Maximum concurrency for L tokens per request: Cx" gives C·L tokens (vLLM #9802 quotes
+    only that line); a token or block line, where present, wins."""
+    assert parse_log("Maximum concurrency for 40000 tokens per request: 52.89x").kv_cache_tokens == 2_115_600
+    both = parse_log("GPU KV cache size: 158,656 tokens\nMaximum concurrency for 32,768 tokens per request: 4.84x")
+    assert both.kv_cache_tokens == 158656
+    blocks = parse_log("# GPU blocks: 5691, # CPU blocks: 2048\n"
+                       "Maximum concurrency for 8192 tokens per request: 11.12x")
+    assert blocks.kv_cache_tokens == 5691 * 16

@@ -365,7 +365,8 @@ def test_engines_budget_from_the_torch_visible_total():
 def test_marlin_pads_mxfp4_experts_before_hopper():
     """Marlin rounds the expert intermediate size per rank up to 128 and the hidden size up to 256 (vLLM
     Mxfp4MoEMethod): gpt-oss-120b's 56.73 GiB of experts grow by (2944/2880)(3072/2880) at TP 1 and by
-    (768/720)(3072/2880) at TP 4; only on NVIDIA GPUs before Hopper, only for vLLM's default weights."""
+    (768/720)(3072/2880) at TP 4; on NVIDIA GPUs before Hopper, and on Hopper before vLLM 0.11.1 (no
+    triton_kernels until PR #27370), only for vLLM's default weights."""
     from planner.engines import vllm
 
     oss = get_model("gpt-oss-120b")
@@ -373,9 +374,14 @@ def test_marlin_pads_mxfp4_experts_before_hopper():
     assert vllm.mxfp4_marlin_extra_bytes(oss) == pytest.approx(experts * (2944 / 2880 * 3072 / 2880 - 1))
     assert vllm.mxfp4_marlin_extra_bytes(oss, tp=4) == pytest.approx(experts * (768 / 720 * 3072 / 2880 - 1) / 4)
     a100 = planner.kv_capacity(oss, "a100-80gb", tp=4, max_model_len=16384)
-    h100 = planner.kv_capacity(oss, "h100-sxm", tp=4, max_model_len=16384)
+    h100 = planner.kv_capacity(oss, "h100-sxm", tp=4, max_model_len=16384, engine_version="0.14.1")
+    h100_011 = planner.kv_capacity(oss, "h100-sxm", tp=4, max_model_len=16384, engine_version="0.11.0")
     assert a100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4 + vllm.mxfp4_marlin_extra_bytes(oss, tp=4))
     assert h100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4)
+    assert h100_011.weights_gib == pytest.approx(a100.weights_gib)
+    # vLLM 0.10.1 on one H100 logs 65.9651 GiB with the Marlin fallback (#23278)
+    h100_tp1 = planner.kv_capacity(oss, "h100-sxm", max_model_len=131072, engine_version="0.10.1")
+    assert h100_tp1.weights_gib == pytest.approx(65.9651, rel=0.002)
     sg = planner.kv_capacity(oss, "a100-80gb", tp=4, engine="sglang", max_model_len=16384)
     assert sg.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4)
 

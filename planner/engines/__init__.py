@@ -156,8 +156,9 @@ def kv_capacity(
         if weights_gib is None
         else check_number("weights_gib", weights_gib, minimum=0) * GIB
     )
-    if weights_gib is None and key == "vllm" and weight_dtype in ("auto", "mxfp4") and vllm.uses_marlin_mxfp4(card):
-        w_bytes += vllm.mxfp4_marlin_extra_bytes(spec, tp=tp, pp=pp)  # Marlin pads MXFP4 experts before Hopper
+    if (weights_gib is None and key == "vllm" and weight_dtype in ("auto", "mxfp4")
+            and vllm.uses_marlin_mxfp4(card, engine_version=version)):
+        w_bytes += vllm.mxfp4_marlin_extra_bytes(spec, tp=tp, pp=pp)  # Marlin pads MXFP4 experts
     if reserve_gib is not None:
         reserve = check_number("reserve_gib", reserve_gib) * GIB
     elif key == "sglang":

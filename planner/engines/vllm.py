@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from planner.defaults import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_BATCHED_TOKENS
-from planner.engines.common import EngineDefaults, KvBudget, KvLayout
+from planner.engines.common import EngineDefaults, KvBudget, KvLayout, version_tuple
 
 DEFAULTS = EngineDefaults(
     engine="vllm", version="0.11.0", memory_fraction=DEFAULT_GPU_MEMORY_UTILIZATION, block_size=DEFAULT_BLOCK_SIZE,
@@ -127,19 +127,44 @@ kernel for them and runs gpt-oss's experts on Marlin's weight-only FP4 kernels (
 support for FP4 computation but FP4 quantization is being used", dennislee22/vLLM-benchmarking on A100)."""
 
 
-def uses_marlin_mxfp4(gpu) -> bool:
-    """Whether vLLM runs MXFP4 experts on Marlin on ``gpu`` (NVIDIA before Hopper, :data:`MXFP4_MARLIN_GPUS`).
-    Hopper and later pick a backend by version and installed packages (Marlin in 0.10.1 on H100, vLLM #23278;
-    Triton in 0.14.1, #33155), which a plan cannot know: no padding is assumed there.
+MXFP4_HOPPER_GPUS = ("h100", "h200", "gh200")
+"""Catalog-id prefixes of the NVIDIA Hopper GPUs (compute capability 9.0)."""
+
+VLLM_TRITON_KERNELS_DEPENDENCY = (0, 11, 1)
+"""First vLLM release that installs ``triton_kernels`` (vllm-project/vllm PR #27370, merged 2025-10-22: "users
+have to install triton_kernels manually to access this code-path"). Before it, ``has_triton_kernels()`` is false in
+a plain install, so ``get_mxfp4_backend`` on Hopper falls through to Marlin. ***0.11.1 is the first release after
+the merge; that its tag contains the PR is not checked here.***"""
+
+
+def uses_marlin_mxfp4(gpu, *, engine_version: str | None = None) -> bool:
+    """Whether vLLM runs MXFP4 experts on Marlin on ``gpu``: NVIDIA before Hopper (:data:`MXFP4_MARLIN_GPUS`)
+    always; Hopper (:data:`MXFP4_HOPPER_GPUS`) before vLLM 0.11.1.
+
+    Ref: vllm-project/vllm ``model_executor/layers/quantization/mxfp4.py`` ``get_mxfp4_backend`` (read at main
+    007d500; ***the v0.11.0 tag itself was not read***, the 0.10.1 and 0.14.1 logs below agree):
+    on SM90 FlashInfer's MXFP4 x BF16 path is opt-in (``VLLM_USE_FLASHINFER_MOE_MXFP4_BF16``, default ``"0"``,
+    ``vllm/envs.py``), and the Triton path needs the optional ``triton_kernels`` package, which vLLM installs only
+    from 0.11.1 (:data:`VLLM_TRITON_KERNELS_DEPENDENCY`); otherwise "Using Marlin backend". Evidence: 0.10.1 on one
+    H100 logs Marlin's FP4 warning and 65.97 GiB (#23278); 0.14.1 logs "Using Triton backend" and 64.38 GiB
+    (#33155). An install with ``triton_kernels`` added by hand, or the FlashInfer variable set, differs: a plan
+    cannot see that. ``engine_version`` None: the pinned default (:data:`DEFAULTS`, 0.11.0).
 
     >>> from planner.catalog import get_gpu
     >>> uses_marlin_mxfp4(get_gpu("a100-80gb-sxm")), uses_marlin_mxfp4(get_gpu("l40s")), uses_marlin_mxfp4(
     ...     get_gpu("h100-sxm"))
-    (True, True, False)
+    (True, True, True)
+    >>> uses_marlin_mxfp4(get_gpu("h100-sxm"), engine_version="0.14.1"), uses_marlin_mxfp4(get_gpu("b200"))
+    (False, False)
     """
     if gpu is None or str(gpu.vendor).upper() != "NVIDIA":
         return False
-    return str(gpu.name).lower().split("-")[0] in MXFP4_MARLIN_GPUS
+    family = str(gpu.name).lower().split("-")[0]
+    if family in MXFP4_MARLIN_GPUS:
+        return True
+    if family in MXFP4_HOPPER_GPUS:
+        return version_tuple(engine_version or DEFAULTS.version) < VLLM_TRITON_KERNELS_DEPENDENCY
+    return False
 
 
 def mxfp4_marlin_extra_bytes(model, *, tp: int = 1, pp: int = 1) -> float:
