@@ -40,6 +40,9 @@ does not chunk prefills there."""
 
 LATENCY_STATS = ("mean", "median", "p50")
 
+TRACE_REPLAY = True
+"""AccelMark online points replayed with the harness's own arrivals and prompt lengths (:func:`harness_trace`)."""
+
 
 def harness_settings(point: Mapping[str, Any], *, gpu_big: bool) -> dict[str, int]:
     """Engine settings a source's benchmark harness applies that its points do not restate.
@@ -74,6 +77,49 @@ def harness_settings(point: Mapping[str, Any], *, gpu_big: bool) -> dict[str, in
             out["max_num_batched_tokens"] = 16384 if gpu_big else 8192
         return out
     return {"max_num_seqs": 128, "max_num_batched_tokens": 2048} if v1 else {}
+
+
+def harness_trace(point: Mapping[str, Any]) -> list[tuple[list[float], list[int]]] | None:
+    """The arrival times and prompt lengths of the runs behind an AccelMark online point, as its load generator made
+    them (``planner/data/benchmark_harnesses.json``, from AccelMark's ``loadgen/loadgen.py``): one
+    ``random.Random(42)`` per scenario process draws ``online_request_count`` gaps ``expovariate(qps)`` per run, for
+    each of the suite's qps levels in order and ``num_runs`` runs each, over the first ``online_request_count``
+    requests of the suite's dataset in file order; the published p50s pool a level's runs. None for other points and
+    for suites whose dataset is not stored (suite D's long-context set).
+
+    >>> runs = harness_trace({"id": "accelmark/nvidia_h100_80gb_hbm3x1_suite_A_nvidia_vllm_47f5d58e_x/online/qps25",
+    ...                       "mode": "open", "request_rate_per_s": 25.0})
+    >>> len(runs), len(runs[0][0]), runs[0][1][:3]
+    (3, 300, [395, 342, 401])
+    """
+    import itertools
+    import random
+    import re
+
+    from planner.catalog import benchmark_harness_data
+
+    pid = str(point.get("id", ""))
+    m = re.search(r"_suite_([A-Z])_", pid)
+    if not pid.startswith("accelmark/") or point.get("mode") != "open" or not m:
+        return None
+    harness = benchmark_harness_data()["accelmark"]
+    suite = harness["suites"].get(f"suite_{m.group(1)}")
+    dataset = harness["datasets"].get((suite or {}).get("dataset", ""))
+    rate = point.get("request_rate_per_s")
+    if not suite or not dataset or not suite.get("online_qps_levels") or rate is None:
+        return None
+    levels = [float(q) for q in suite["online_qps_levels"]]
+    if float(rate) not in levels:
+        return None
+    n, runs_per_level = int(suite["online_request_count"]), int(suite["num_runs"])
+    lengths = [int(x) for x in dataset["input_tokens"][:n]]
+    rng = random.Random(int(harness["seed"]))
+    for qps in levels:
+        runs = [(list(itertools.accumulate(rng.expovariate(qps) for _ in range(len(lengths)))), lengths)
+                for _ in range(runs_per_level)]
+        if qps == float(rate):
+            return runs
+    return None
 
 
 def is_training(point_id: str) -> bool:
@@ -196,6 +242,10 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   num_prompts=math.ceil(n_prompts / replicas) if n_prompts else None,  # each replica's share
                   latency_stat="median" if point.get("stat") in ("median", "p50") else "mean",
                   ep=ep if ep > 1 and tp % ep == 0 else 1, dp=attn_dp if tp % attn_dp == 0 else 1)
+    trace = harness_trace(point) if TRACE_REPLAY and replicas == 1 else None
+    if trace:  # the harness's own prompts: the replica is built for their mean length
+        kwargs["input_tokens"] = sum(trace[0][1]) / len(trace[0][1])
+        kwargs["trace"] = trace
     try:
         if mode == "closed":
             res = performance(model, point["gpu"], concurrency=float(conc) / replicas, **kwargs)
