@@ -278,6 +278,7 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                measured=measured, predicted=predicted, baseline=baseline,
                saturated=res.saturated, note=note or ("saturated in the model" if res.saturated else
                                                       "finite run past capacity (Q8)" if res.mode == "open-finite"
+                                                      else "harness trace replayed (Q8')" if res.mode == "open-trace"
                                                       else ""))
 
 
@@ -424,14 +425,17 @@ def _reason(row: Row) -> str:
     if source == "accelmark" and "vllm_47f5d58e" in row.id and worst in ("tpot", "ttft"):
         bits.append("vLLM 0.7.3 (V0) host CPU: per-sequence step cost differs up to 2x between runs of the same "
                     "GPU and model (H200 suites A and C: 14 vs 27 ms TPOT at 5 req/s)")
-    if source == "accelmark" and "vllm020" in row.id and row.note.startswith("finite run"):
+    if source == "accelmark" and "vllm020" in row.id and worst == "ttft" and row.note.startswith("harness"):
         bits.append("vLLM 0.20 engine built without max_num_seqs runs 128 requests; the run's p50 sits at the knee of "
-                    "its queue (A100 80GB at 25 req/s: TTFT p50 75 ms, p90 4.3 s), which even arrivals and uniform "
-                    "lengths place earlier")
+                    "its queue (A100 80GB at 25 req/s: TTFT p50 75 ms, p90 4.3 s)")
+    if row.note.startswith("harness") and worst == "ttft":
+        bits.append("replayed with AccelMark's own Poisson arrivals and prompt lengths, every request at the "
+                    "published p50 output: the spread of the model's output lengths (responses that end before the "
+                    "512-token cap free their slot early) is not published, so the cap fills too soon in the replay")
     if row.note.startswith("finite run"):
         bits.append("open loop past capacity, replayed as a finite run with even arrivals and uniform lengths "
                     "(dataset length spread and Poisson bursts not in it)")
-    elif worst == "ttft":
+    elif worst == "ttft" and not row.note.startswith("harness"):
         bits.append("TTFT of a finite run (ramp-up burst, p50 vs mean, arrival bursts)")
     if worst == "tpot" and row.concurrency_class == "low":
         bits.append("fixed per-step and multi-GPU costs at small batches")
@@ -450,6 +454,20 @@ ANCHORS = (
     ("planner roofline before issue 11 (issue's measurement)", "55%", "92%", "58%", "issue 11, 105 points"),
 )
 """Published median absolute errors the issue sets as the bar (name, TPOT/ITL, TTFT, tok/s, where)."""
+
+
+CHANGES_NEXT = (
+    "2.2.0 published, held out: TPOT 21%, TTFT 37%, output tok/s 17%, 56% within ±25%. What changed since:",
+    "",
+    "- **AccelMark's own load** (Q8', `harness_trace`, `planner/data/benchmark_harnesses.json`): its online points "
+    "are replayed request by request with the arrival times its load generator drew (`random.Random(42)`, "
+    "`expovariate(qps)` per gap, levels and runs in suite order, `loadgen/loadgen.py`) and the prompt lengths of the "
+    "first `online_request_count` requests of `sharegpt_standard_v1`, at any load (not only past capacity), the "
+    "runs pooled into the p50 the source publishes. Outputs stay at the published p50 (the per-request output "
+    "lengths are not published). Suite D's long-context dataset is not in the stored snapshot: uniform as before.",
+    "- The fitted constants are those of 2.2.0 unless the section on constants in docs/serving.md says otherwise.",
+)
+"""What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
 
 CHANGES = (
@@ -506,7 +524,9 @@ def markdown(rows: list[Row], *, calibration: Calibration, anchors: str | None =
         "latencies are compared only where the source gives a mean or median (p50 sources against the model's "
         "median). Open-loop runs past the replica's steady-state capacity are predicted as the finite runs they "
         "were (docs/serving.md Q8: the run of `num_prompts` requests replayed step by step, the queue growing for "
-        "`n/λ` seconds); a latency the model still calls *saturated* (no `num_prompts` in the source) where the "
+        "`n/λ` seconds); AccelMark's online runs at every rate are replayed from the harness's own arrival times "
+        "and prompt lengths (Q8'); a latency the model still calls *saturated* (no `num_prompts` in the source) "
+        "where the "
         "source measured a finite value is counted in the last column and as a miss in the ±25% share.",
         "",
         f"Points modelled: {len(rows)} ({len(train)} training, {len(held)} held out).",
@@ -531,6 +551,7 @@ def markdown(rows: list[Row], *, calibration: Calibration, anchors: str | None =
         lines.append(f"| {name} | {_cell(s['tpot'])} | {_cell(s['ttft'])} | {_cell(s['otps'])} | "
                      f"{_pct(s['within25'])} | {_cell(b['tpot'])} | {_cell(b['otps'])} |")
     lines += ["", "### Anchors", "", (anchors or anchors_markdown(rows)).strip(), ""]
+    lines += ["### What changed after 2.2.0", "", *CHANGES_NEXT, ""]
     lines += ["### What changed in 2.2.0", "", *CHANGES, ""]
     misses, saturated = [], []
     for r in rows:
@@ -548,9 +569,11 @@ def markdown(rows: list[Row], *, calibration: Calibration, anchors: str | None =
     for r in saturated:
         by_source[r.id.split("/")[0]] = by_source.get(r.id.split("/")[0], 0) + 1
     finite = sum(1 for r in rows if r.note.startswith("finite run"))
+    traced = sum(1 for r in rows if r.note.startswith("harness"))
     lines += ["### Open-loop runs past capacity", "",
               f"{finite} points are open-loop runs at rates above the replica's steady-state capacity in the model, "
-              "predicted as finite runs (Q8). "
+              f"predicted as finite runs (Q8); {traced} AccelMark online points are replayed from the harness's "
+              "arrivals and prompt lengths at any rate (Q8'). "
               f"{len(saturated)} points are still *saturated* in the model with a finite measured latency"
               + (" (" + ", ".join(f"{k}: {v}" for k, v in sorted(by_source.items())) + ")" if by_source else "")
               + ": their sources give no request count to replay; they count as misses in the ±25% share.", ""]
