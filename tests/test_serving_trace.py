@@ -138,3 +138,12 @@ def test_accelmark_online_points_are_replayed_from_the_trace_and_others_are_not(
                                        .read_text())["points"] if p["mode"] == "open")
     assert accuracy.harness_trace(other) is None
     assert math.isfinite(row.predicted["tpot"])
+
+
+def test_harness_data_is_sourced():
+    data = benchmark_harness_data()
+    source = data["source"]
+    assert source["repo"] == "FreedomIntelligence/AccelMark" and len(source["commit"]) == 40
+    assert source["as_of"] and "loadgen/loadgen.py" in source["paths"]
+    lengths = data["accelmark"]["datasets"]["sharegpt_standard_v1"]["input_tokens"]
+    assert all(isinstance(x, int) and x > 0 for x in lengths)
