@@ -45,6 +45,8 @@ def test_trace_replay_by_hand_on_a_mixed_engine():
     assert run.ttft_s == pytest.approx(((o + t1) + (o + t2 - t1 / 2)) / 2, rel=1e-9)
     assert run.tpot_s == pytest.approx(((t2 - t1) + (t3 - t2)) / 2, rel=1e-9)
     assert run.duration_s == pytest.approx(t3, rel=1e-9)
+    # running: request 0 alone in step 1, both in step 2, request 1 alone in step 3
+    assert run.mean_running == pytest.approx((t1 + 2 * (t2 - t1) + (t3 - t2)) / t3, rel=1e-9)
 
 
 def test_trace_replay_by_hand_on_a_prefill_first_engine():

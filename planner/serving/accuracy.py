@@ -475,8 +475,7 @@ CHANGES_NEXT = (
     "reading of the 2.2.0 held-out misses (the knee points).",
     "- A per-sequence multi-GPU step cost (`tp_seq_overhead_s`) was tried and not kept: it lowered the training "
     "loss by 0.1% (0.3331 to 0.3327), under the 1% rule set before its fit ended (docs/serving.md section 4).",
-    "- Regime labels: an AccelMark online point's load class now comes from the replay's peak running batch (as "
-    "for the finite runs past capacity), not the steady state's mean.",
+    "- Regime labels: an AccelMark online point's load class comes from the replay's time-averaged running batch.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 

@@ -297,7 +297,7 @@ def _traced(s: _Setup, trace: list[tuple[list[float], list[int]]], stat: str) ->
     return ServingResult(
         tpot_s=run.tpot_s, ttft_s=run.ttft_s, e2e_s=run.ttft_s + max(s.output_tokens - 1, 0) * run.tpot_s,
         output_tokens_per_s=run.requests_per_s * pp * s.output_tokens, requests_per_s=run.requests_per_s * pp,
-        running_batch=run.peak_running * pp, saturated=False, mode="open-trace", decode_batch=run.peak_running * pp,
+        running_batch=run.mean_running * pp, saturated=False, mode="open-trace", decode_batch=run.mean_running * pp,
         decode_step_s=run.tpot_s, prefill_share=math.nan, admission_wait_s=0.0, max_requests_per_s=math.nan,
         max_running=s.load.max_running * pp, budget_tokens=s.load.schedule.budget_tokens,
         max_num_seqs=s.load.schedule.max_num_seqs, engine=s.engine, calibration=s.calibration.name)

@@ -315,6 +315,7 @@ class FiniteRun:
     requests_per_s: float
     peak_running: float
     peak_waiting: float
+    mean_running: float = math.nan  # time-averaged running requests (trace replays)
 
 
 def _stat(values: list[tuple[float, float]], stat: str) -> float:
@@ -487,23 +488,25 @@ def trace_open_run(load: Load, *, runs: list[tuple[list[float], list[int]]], sta
         raise ValueError("trace_open_run needs at least one run")
     ttfts: list[tuple[float, float]] = []
     tpots: list[tuple[float, float]] = []
-    durations, peaks_r, peaks_w, counts = [], [], [], []
+    durations, peaks_r, peaks_w, counts, areas = [], [], [], [], []
     for arrivals_s, input_tokens in runs:
-        dur, pr, pw = _replay_trace(load, arrivals_s, input_tokens, ttfts, tpots)
+        dur, pr, pw, area = _replay_trace(load, arrivals_s, input_tokens, ttfts, tpots)
         durations.append(dur)
         peaks_r.append(pr)
         peaks_w.append(pw)
+        areas.append(area)
         counts.append(len(arrivals_s))
     duration = sum(durations) / len(durations)
+    total = max(sum(durations), 1e-12)
     return FiniteRun(ttft_s=_stat(ttfts, stat), tpot_s=_stat(tpots, stat) if tpots else 0.0, duration_s=duration,
-                     requests_per_s=sum(counts) / max(sum(durations), 1e-12), peak_running=max(peaks_r),
-                     peak_waiting=max(peaks_w))
+                     requests_per_s=sum(counts) / total, peak_running=max(peaks_r), peak_waiting=max(peaks_w),
+                     mean_running=sum(areas) / total)
 
 
 def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], ttfts: list[tuple[float, float]],
-                  tpots: list[tuple[float, float]]) -> tuple[float, int, int]:
+                  tpots: list[tuple[float, float]]) -> tuple[float, int, int, float]:
     """One run of :func:`trace_open_run`: appends its requests' ``(TTFT, 1)`` and ``(TPOT, count)`` pairs and returns
-    ``(duration, peak running, peak waiting)``."""
+    ``(duration, peak running, peak waiting, ∫ running dt)``."""
     r, cal, sched = load.replica, load.calibration, load.schedule
     n = len(arrivals_s)
     if n == 0 or len(input_tokens) != n:
@@ -526,6 +529,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
     decode = dstep = completed = 0
     finishing: deque[tuple[int, int, float]] = deque()  # (decode step, count, first-token time)
     peak_running = peak_waiting = 0
+    area = 0.0
     o_ttft = r.ttft_fixed_s
     guard = 0
     while completed < n and guard < 4_000_000:
@@ -568,10 +572,13 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
             if arrived < n:
                 k = min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
             t += k * dt
+            area += running * k * dt
             dstep += k
         else:
             d_now = decode if sched.mixed else 0
-            t += step(d_now, p_tokens, finished)
+            dt = step(d_now, p_tokens, finished)
+            t += dt
+            area += running * dt
             if d_now:
                 dstep += 1
         while finishing and finishing[0][0] <= dstep:
@@ -588,4 +595,4 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
                 decode += finished
                 finishing.append((dstep + o1, finished, t))
         prefill_left = left
-    return max(t, 1e-12), peak_running, peak_waiting
+    return max(t, 1e-12), peak_running, peak_waiting, area
