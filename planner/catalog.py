@@ -649,3 +649,11 @@ def serving_calibration_data() -> dict[str, Any]:
     """The fitted constants of the serving model (``planner/data/serving_calibration.json``, the JSON form of
     :class:`planner.serving.calibration.Calibration`)."""
     return _read_data("serving_calibration.json")
+
+
+@lru_cache(maxsize=1)
+def benchmark_harness_data() -> dict[str, Any]:
+    """How public benchmark harnesses generate their load (``planner/data/benchmark_harnesses.json``): AccelMark's
+    online scenario (seed, qps levels and runs per suite, the request dataset's per-request prompt lengths), with its
+    source and as-of date; :func:`planner.serving.accuracy.harness_trace` turns it into arrival times."""
+    return _read_data("benchmark_harnesses.json")

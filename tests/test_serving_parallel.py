@@ -132,3 +132,17 @@ def test_offline_run_past_the_running_cap_runs_in_waves():
     wave = one.e2e_s
     assert three.ttft_s > (0 + wave + 2 * wave) / 3 * 0.8
     assert three.requests_per_s == pytest.approx(one.requests_per_s, rel=0.15)
+
+
+def test_per_sequence_multi_gpu_cost_scales_with_sequences_and_gpu_doublings():
+    """S2: ``o_tp_seq·log2(tp·pp)·(d + n_p)``. With 10 us per sequence and doubling, 32 decoding sequences on TP4
+    (two doublings) add 32 x 2 x 10 us = 640 us to the step; on one GPU nothing."""
+    cal = DERIVED.replace(tp_seq_overhead_s={"vllm": 1e-5})
+    model = get_model("llama-3.1-70b")
+    for tp, expected in ((1, 0.0), (4, 32 * 2 * 1e-5)):
+        base = build_replica(model, get_gpu("h100-sxm"), tp=tp, context_tokens=1000, input_tokens=800,
+                             calibration=DERIVED)
+        more = build_replica(model, get_gpu("h100-sxm"), tp=tp, context_tokens=1000, input_tokens=800,
+                             calibration=cal)
+        extra = step_time_s(more, cal, decode_seqs=32) - step_time_s(base, DERIVED, decode_seqs=32)
+        assert extra == pytest.approx(expected, abs=1e-12)

@@ -49,7 +49,8 @@ class ServingResult:
     requests_per_s: float
     running_batch: float
     saturated: bool
-    mode: str  # "closed" | "open" | "offline"; "open-finite" | "offline-finite": a replayed run of num_prompts (Q8)
+    mode: str  # "closed" | "open" | "offline"; "open-finite" | "offline-finite": a replayed run of num_prompts (Q8);
+    # "open-trace": replayed runs of known arrivals and prompt lengths (Q8')
     decode_batch: float
     decode_step_s: float
     prefill_share: float
@@ -234,14 +235,16 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 cache_hit_rate=0.0, max_num_batched_tokens=None, max_num_seqs=None, calibration=None,
                 max_model_len: int | None = None, num_prompts: int | None = None,
                 chunked_prefill: bool | None = None, latency_stat: str = "mean", ep: int = 1,
-                dp: int = 1) -> ServingResult:
+                dp: int = 1, trace: list[tuple[list[float], list[int]]] | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: its first
     ``concurrency`` requests arrive together, :func:`planner.serving.schedule.burst_ttft_s`; offline: prompts that
     all fit the running batch run as one batch, :func:`planner.serving.schedule.one_shot_batch`; open loop past the
     steady-state capacity: the run replayed step by step, :func:`planner.serving.schedule.finite_open_run`, mode
     ``open-finite``, latencies as ``latency_stat`` ("mean" or "median") over its requests) and vLLM V0's
-    ``enable_chunked_prefill``."""
+    ``enable_chunked_prefill``. ``trace`` (with ``request_rate``): the runs' known arrival times and prompt lengths
+    (:func:`planner.serving.accuracy.harness_trace`), replayed at any load with
+    :func:`planner.serving.schedule.trace_open_run` (mode ``open-trace``; ``request_rate`` only labels the load)."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
@@ -262,6 +265,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
             st = sch.State(**{**st.__dict__, "ttft_s": (1 - share) * st.ttft_s + share * max(burst, st.ttft_s)})
     elif request_rate is not None:
         lam = check_number("request_rate", request_rate, minimum=0, exclusive_minimum=True)
+        if trace:
+            return _traced(s, trace, latency_stat)
         st = sch.open_loop(s.load, rate=lam / pp)
         mode = "open"
         if st is None:
@@ -283,6 +288,19 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
 
 OFFLINE_REPLAY = True
 """Offline runs of ``num_prompts`` replayed as a finite run with every prompt arriving at once (Q8)."""
+
+
+def _traced(s: _Setup, trace: list[tuple[list[float], list[int]]], stat: str) -> ServingResult:
+    pp = s.pp  # each of the pp virtual engines takes every pp-th request
+    runs = [(list(a[k::pp]), list(i[k::pp])) for a, i in trace for k in range(pp) if len(a) > k]
+    run = sch.trace_open_run(s.load, runs=runs, stat=stat)
+    return ServingResult(
+        tpot_s=run.tpot_s, ttft_s=run.ttft_s, e2e_s=run.ttft_s + max(s.output_tokens - 1, 0) * run.tpot_s,
+        output_tokens_per_s=run.requests_per_s * pp * s.output_tokens, requests_per_s=run.requests_per_s * pp,
+        running_batch=run.mean_running * pp, saturated=False, mode="open-trace", decode_batch=run.mean_running * pp,
+        decode_step_s=run.tpot_s, prefill_share=math.nan, admission_wait_s=0.0, max_requests_per_s=math.nan,
+        max_running=s.load.max_running * pp, budget_tokens=s.load.schedule.budget_tokens,
+        max_num_seqs=s.load.schedule.max_num_seqs, engine=s.engine, calibration=s.calibration.name)
 
 
 def _finite(s: _Setup, rate: float, prompts: int, stat: str, mode: str, peak: sch.State | None) -> ServingResult:

@@ -24,7 +24,8 @@ FORMAT = "planner-serving-calibration/1"
 
 ENGINES = ("vllm", "vllm-v0", "sglang", "trtllm")
 
-TABLES = ("step_overhead_s", "per_seq_overhead_s", "ttft_overhead_s", "tp_overhead_s", "rocm_eff")
+TABLES = ("step_overhead_s", "per_seq_overhead_s", "ttft_overhead_s", "tp_overhead_s", "rocm_eff",
+          "tp_seq_overhead_s")
 """Constants given per engine."""
 
 
@@ -43,7 +44,10 @@ class Calibration:
       sampling) per engine; ``tp_overhead_s``: extra per step and per doubling of the GPUs of a replica
       (``o_tp·log2(tp·pp)``: broadcast of the scheduler output to the workers, synchronisation), per engine;
       ``per_seq_overhead_s``: per scheduled sequence and step, per engine (input preparation, sampling, output
-      processing; large for vLLM V0's Python scheduler);
+      processing; large for vLLM V0's Python scheduler); ``tp_seq_overhead_s``: per scheduled sequence, step and
+      doubling of the GPUs (``o_tp_seq·log2(tp·pp)·(d + n_p)``): the per-sequence part of what the driver sends its
+      workers every step (vLLM V0 broadcasts the prepared model input, ``broadcast_tensor_dict`` in
+      ``worker_base.LocalOrDistributedWorkerBase``); 0 unless fitted;
     - ``allreduce_latency_s``: latency of one small all-reduce over NVLink/Infinity Fabric;
       ``pcie_allreduce_latency_s`` over PCIe;
     - ``ttft_overhead_s``: fixed time between a request's arrival and its first token outside the engine steps
@@ -76,6 +80,8 @@ class Calibration:
                                                      ("vllm-v0", 0.01))
     layer_floor_s: float = 2e-5
     rocm_eff: tuple[tuple[str, float], ...] = (("sglang", 0.7), ("trtllm", 0.7), ("vllm", 0.7), ("vllm-v0", 0.7))
+    tp_seq_overhead_s: tuple[tuple[str, float], ...] = (("sglang", 0.0), ("trtllm", 0.0), ("vllm", 0.0),
+                                                       ("vllm-v0", 0.0))
     fp4_eff: float = 0.7
     source: str = "derived defaults (docs/serving.md)"
     as_of: str = "2026-12-03"
@@ -94,6 +100,12 @@ class Calibration:
         """The per-doubling multi-GPU step cost of ``engine`` (the ``vllm`` value for an engine not named)."""
         table = dict(self.tp_overhead_s)
         return table.get(engine, table.get("vllm", 1e-3))
+
+    def tp_seq_s(self, engine: str) -> float:
+        """The per-sequence, per-doubling multi-GPU step cost of ``engine`` (the ``vllm`` value for an engine not
+        named)."""
+        table = dict(self.tp_seq_overhead_s)
+        return table.get(engine, table.get("vllm", 0.0))
 
     def ttft_fixed_s(self, engine: str) -> float:
         """The fixed TTFT outside engine steps of ``engine`` (the ``vllm`` value for an engine not named)."""

@@ -315,6 +315,7 @@ class FiniteRun:
     requests_per_s: float
     peak_running: float
     peak_waiting: float
+    mean_running: float = math.nan  # time-averaged running requests (trace replays)
 
 
 def _stat(values: list[tuple[float, float]], stat: str) -> float:
@@ -452,3 +453,146 @@ def finite_open_run(load: Load, *, rate: float, prompts: int, stat: str = "mean"
     duration = max(t, 1e-12)
     return FiniteRun(ttft_s=_stat(ttfts, stat), tpot_s=_stat(tpots, stat) if tpots else 0.0, duration_s=duration,
                      requests_per_s=n / duration, peak_running=peak_running, peak_waiting=peak_waiting)
+
+
+def trace_open_run(load: Load, *, runs: list[tuple[list[float], list[int]]], stat: str = "mean") -> FiniteRun:
+    """:func:`finite_open_run` for given traces (Q8'): each run ``(arrivals_s, input_tokens)`` starts on an idle engine;
+    its request ``i`` arrives at ``arrivals_s[i]`` (ascending) with a prompt of ``input_tokens[i]`` tokens; every
+    request generates ``load.output_tokens`` tokens. The statistic pools the requests of all runs (AccelMark's p50s
+    pool its ``num_runs`` runs); the duration and throughput are the runs' mean. This replays a
+    harness whose arrival times and prompt lengths are known (AccelMark's online scenario: Poisson gaps from
+    ``random.Random(42).expovariate`` over the first requests of its dataset,
+    :func:`planner.serving.accuracy.harness_trace`). The engine admits arrived requests FCFS while fewer than
+    ``max_running`` run; a step carries the decode batch and prompt tokens FCFS up to ``budget − d`` (mixed engines:
+    whole prompts, then a chunk of the next) or a prefill-only step of whole prompts (the first chunked at the budget
+    if it does not fit) on prefill-first engines, timed by :func:`planner.serving.step.step_time_s`::
+
+        TTFT_i = o_ttft + t(step finishing prompt i) − a_i,   TPOT_i = (t(last)_i − t(first)_i)/(O − 1),
+        X = n / (t(last completion) − 0)
+
+    Decode-only stretches are advanced to the next arrival or completion in one jump.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=400, input_tokens=300,
+    ...                   calibration=DERIVED)
+    >>> s = engine_schedule("vllm", gpu_big=True, gpu_gib=79.6, max_position=131072)
+    >>> load = Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=300, output_tokens=200, max_running=64)
+    >>> even = finite_open_run(load, rate=200.0, prompts=300)
+    >>> same = trace_open_run(load, runs=[([i / 200.0 for i in range(300)], [300] * 300)])
+    >>> round(same.ttft_s / even.ttft_s, 2), same.peak_running
+    (1.0, 64)
+    """
+    if not runs:
+        raise ValueError("trace_open_run needs at least one run")
+    ttfts: list[tuple[float, float]] = []
+    tpots: list[tuple[float, float]] = []
+    durations, peaks_r, peaks_w, counts, areas = [], [], [], [], []
+    for arrivals_s, input_tokens in runs:
+        dur, pr, pw, area = _replay_trace(load, arrivals_s, input_tokens, ttfts, tpots)
+        durations.append(dur)
+        peaks_r.append(pr)
+        peaks_w.append(pw)
+        areas.append(area)
+        counts.append(len(arrivals_s))
+    duration = sum(durations) / len(durations)
+    total = max(sum(durations), 1e-12)
+    return FiniteRun(ttft_s=_stat(ttfts, stat), tpot_s=_stat(tpots, stat) if tpots else 0.0, duration_s=duration,
+                     requests_per_s=sum(counts) / total, peak_running=max(peaks_r), peak_waiting=max(peaks_w),
+                     mean_running=sum(areas) / total)
+
+
+def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], ttfts: list[tuple[float, float]],
+                  tpots: list[tuple[float, float]]) -> tuple[float, int, int, float]:
+    """One run of :func:`trace_open_run`: appends its requests' ``(TTFT, 1)`` and ``(TPOT, count)`` pairs and returns
+    ``(duration, peak running, peak waiting, ∫ running dt)``."""
+    r, cal, sched = load.replica, load.calibration, load.schedule
+    n = len(arrivals_s)
+    if n == 0 or len(input_tokens) != n:
+        raise ValueError("arrivals_s and input_tokens must be non-empty and of equal length")
+    lens = [max(int(x), 1) for x in input_tokens]
+    o1 = max(int(round(load.output_tokens)) - 1, 0)
+    cap = max(int(load.max_running), 1)
+    budget = max(int(sched.budget_tokens), 1)
+    memo: dict[tuple[int, int, int], float] = {}
+
+    def step(d: int, p: int, k: int) -> float:
+        key = (d, p, k)
+        if key not in memo:
+            memo[key] = step_time_s(r, cal, decode_seqs=float(d), prefill_tokens=float(p), prefill_seqs=float(k))
+        return memo[key]
+
+    t = 0.0
+    arrived = admitted = done_prefill = 0
+    prefill_left = lens[0]  # prompt tokens left of request `done_prefill`
+    decode = dstep = completed = 0
+    finishing: deque[tuple[int, int, float]] = deque()  # (decode step, count, first-token time)
+    peak_running = peak_waiting = 0
+    area = 0.0
+    o_ttft = r.ttft_fixed_s
+    guard = 0
+    while completed < n and guard < 4_000_000:
+        guard += 1
+        while arrived < n and arrivals_s[arrived] <= t + 1e-12:
+            arrived += 1
+        running = decode + (admitted - done_prefill)
+        admissible = min(arrived - admitted, cap - running)
+        if admissible > 0:
+            admitted += admissible
+            running += admissible
+        peak_running = max(peak_running, running)
+        peak_waiting = max(peak_waiting, arrived - admitted)
+        pending = admitted - done_prefill
+        if pending == 0 and decode == 0:
+            if arrived >= n:
+                break
+            t = max(t, arrivals_s[arrived])
+            continue
+        room = (budget - decode if sched.mixed else budget) if pending else 0
+        p_tokens, finished = 0, 0
+        j, left = done_prefill, prefill_left
+        while room > 0 and j < admitted:
+            if left <= room:
+                room -= left
+                p_tokens += left
+                finished += 1
+                j += 1
+                left = lens[j] if j < n else 0
+            elif sched.mixed or j == done_prefill:  # a chunk: of the oldest prompt, or of the next on mixed engines
+                p_tokens += room
+                left -= room
+                room = 0
+            else:
+                break
+        if p_tokens == 0:  # a decode-only stretch: jump to the next completion or arrival
+            nxt = finishing[0][0] if finishing else dstep + 1
+            dt = step(decode, 0, 0)
+            k = max(nxt - dstep, 1)
+            if arrived < n:
+                k = min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
+            t += k * dt
+            area += running * k * dt
+            dstep += k
+        else:
+            d_now = decode if sched.mixed else 0
+            dt = step(d_now, p_tokens, finished)
+            t += dt
+            area += running * dt
+            if d_now:
+                dstep += 1
+        while finishing and finishing[0][0] <= dstep:
+            _, count, first = finishing.popleft()
+            tpots.append(((t - first) / max(o1, 1), float(count)))
+            decode -= count
+            completed += count
+        if finished:
+            ttfts.extend((o_ttft + t - arrivals_s[i], 1.0) for i in range(done_prefill, j))
+            done_prefill = j
+            if o1 == 0:
+                completed += finished
+            else:
+                decode += finished
+                finishing.append((dstep + o1, finished, t))
+        prefill_left = left
+    return max(t, 1e-12), peak_running, peak_waiting, area

@@ -4,7 +4,7 @@ A step runs every scheduled token through the model once: ``d`` decoding sequenc
 and ``p`` prefill tokens (chunks of prompts). Its time on one replica of ``tp × pp`` GPUs is::
 
     t = t_fixed + max(t_gemm + t_attn, L·f_layer·(2 if MoE)) + t_comm                        (S1)
-    t_fixed = o_engine + o_tp·log2(tp·pp) + o_seq·(d + n_prefill)                           (S2)
+    t_fixed = o_engine + o_tp·log2(tp·pp) + (o_seq + o_tp_seq·log2(tp·pp))·(d + n_prefill)  (S2)
     t_gemm  = max(W_read / (BW·η_w),  F_lin / (F_peak·η(M)))      η(M) = η_gemm·M/(M + M½)   (S3)
     t_attn  = max(d·KV(c) / (BW·η_kv),  A / (F_16·η_attn))                                  (S4)
     t_comm  = 2·L·[α + 2(tp−1)/tp · M·h·2 B / B_link] + (pp−1)·(α + M·h·2 B / B_link)       (S5)
@@ -174,7 +174,9 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         vendor_eff=calibration.rocm_factor(engine) if gpu.vendor.upper() == "AMD" else 1.0,
         fixed_s=calibration.overhead_s(engine) + (calibration.tp_fixed_s(engine) * math.log2(tp * pp) if tp * pp > 1
                                                   else 0.0),
-        seq_s=calibration.seq_overhead_s(engine), ttft_fixed_s=calibration.ttft_fixed_s(engine), dp=dp,
+        seq_s=calibration.seq_overhead_s(engine) + (calibration.tp_seq_s(engine) * math.log2(tp * pp)
+                                                    if tp * pp > 1 else 0.0),
+        ttft_fixed_s=calibration.ttft_fixed_s(engine), dp=dp,
     )
 
 

@@ -1,0 +1,151 @@
+"""Q8': replaying a benchmark's own arrivals and prompt lengths (AccelMark's online scenario).
+
+Expected step sequences are worked out by hand from the scheduling rules in docs/serving.md; the arrival times are
+generated the way AccelMark's ``loadgen/loadgen.py`` generates them (``random.Random(42).expovariate``), written out
+here from that source rather than taken from the code under test."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+import statistics
+from pathlib import Path
+
+import pytest
+
+from planner.catalog import benchmark_harness_data, get_gpu, get_model
+from planner.serving import accuracy
+from planner.serving import schedule as sch
+from planner.serving.calibration import DERIVED
+from planner.serving.step import build_replica, step_time_s
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(*, mixed: bool = True, budget: int = 8192, max_running: int = 64):
+    r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=201, input_tokens=200,
+                      calibration=DERIVED)
+    s = sch.EngineSchedule(engine="vllm" if mixed else "vllm-v0", budget_tokens=budget, max_num_seqs=1024,
+                           mixed=mixed, source="test")
+    return r, sch.Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=200, output_tokens=2,
+                       max_running=max_running)
+
+
+def test_trace_replay_by_hand_on_a_mixed_engine():
+    """Request 0 (100 tokens) arrives at 0 and is prefilled alone; request 1 (300 tokens) arrives during that step
+    and is prefilled in step 2 beside request 0's decode; step 3 decodes request 1."""
+    r, load = _load()
+    t1 = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=100, prefill_seqs=1)
+    t2 = t1 + step_time_s(r, DERIVED, decode_seqs=1, prefill_tokens=300, prefill_seqs=1)
+    t3 = t2 + step_time_s(r, DERIVED, decode_seqs=1)
+    o = r.ttft_fixed_s
+    run = sch.trace_open_run(load, runs=[([0.0, t1 / 2], [100, 300])])
+    assert run.ttft_s == pytest.approx(((o + t1) + (o + t2 - t1 / 2)) / 2, rel=1e-9)
+    assert run.tpot_s == pytest.approx(((t2 - t1) + (t3 - t2)) / 2, rel=1e-9)
+    assert run.duration_s == pytest.approx(t3, rel=1e-9)
+    # running: request 0 alone in step 1, both in step 2, request 1 alone in step 3
+    assert run.mean_running == pytest.approx((t1 + 2 * (t2 - t1) + (t3 - t2)) / t3, rel=1e-9)
+
+
+def test_trace_replay_by_hand_on_a_prefill_first_engine():
+    """Budget 350, both prompts waiting at 0: the first step takes request 0 whole and stops before request 1 (300
+    tokens do not fit in the 250 left, and a prefill-first engine does not chunk a second prompt); request 1 gets a
+    prefill-only step of its own, which stalls request 0's decoding; then one decode step of both."""
+    r, load = _load(mixed=False, budget=350)
+    t1 = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=100, prefill_seqs=1)
+    t2 = t1 + step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=300, prefill_seqs=1)
+    t3 = t2 + step_time_s(r, DERIVED, decode_seqs=2)
+    run = sch.trace_open_run(load, runs=[([0.0, 0.0], [100, 300])], stat="median")
+    tpots = sorted([t3 - t1, t3 - t2])
+    assert run.tpot_s == pytest.approx(tpots[0], rel=1e-9)  # the weighted median of two equal weights: the lower
+    assert run.duration_s == pytest.approx(t3, rel=1e-9)
+
+
+def test_runs_are_pooled_and_each_starts_idle():
+    r, load = _load()
+    one = sch.trace_open_run(load, runs=[([0.0, 0.01, 0.02], [150, 250, 200])])
+    three = sch.trace_open_run(load, runs=[([0.0, 0.01, 0.02], [150, 250, 200])] * 3)
+    assert three.ttft_s == pytest.approx(one.ttft_s, rel=1e-12)
+    assert three.duration_s == pytest.approx(one.duration_s, rel=1e-12)
+
+
+def test_even_arrivals_and_uniform_lengths_reproduce_the_uniform_replay():
+    """Two implementations of the same run: the batched uniform replay (Q8) and the per-request trace (Q8')."""
+    r, load = _load(max_running=48)
+    for rate in (20.0, 400.0):
+        even = sch.finite_open_run(load, rate=rate, prompts=200)
+        traced = sch.trace_open_run(load, runs=[([i / rate for i in range(200)], [200] * 200)])
+        assert traced.tpot_s == pytest.approx(even.tpot_s, rel=1e-6)
+        assert traced.ttft_s == pytest.approx(even.ttft_s, rel=0.02)
+        assert traced.peak_running == even.peak_running
+
+
+def _accelmark_points() -> list[dict]:
+    data = json.loads((ROOT / "tests" / "data" / "serving" / "accelmark-verified.json").read_text())
+    return data["points"]
+
+
+def test_harness_trace_follows_accelmarks_load_generator():
+    """loadgen.py: one random.Random(42) per scenario; for each qps level in suite order, num_runs runs of
+    online_request_count gaps expovariate(qps) (drawn upfront, accumulated); the first requests of the dataset."""
+    harness = benchmark_harness_data()["accelmark"]
+    suite = harness["suites"]["suite_C"]
+    assert suite["online_qps_levels"] == [5, 10, 25, 50] and suite["num_runs"] == 3
+    point = next(p for p in _accelmark_points() if p["mode"] == "open" and "suite_C" in p["id"]
+                 and p["request_rate_per_s"] == 25)
+    rng = random.Random(42)
+    for qps in (5, 10):  # the levels before 25 consume 3 runs of 300 draws each
+        for _ in range(3 * 300):
+            rng.expovariate(qps)
+    first = list(itertools.accumulate(rng.expovariate(25) for _ in range(300)))
+    runs = accuracy.harness_trace(point)
+    assert runs is not None and len(runs) == 3
+    assert runs[0][0] == pytest.approx(first, rel=1e-12)
+    assert runs[1][0] != runs[0][0]
+    assert statistics.mean(b - a for a, b in zip(runs[0][0], runs[0][0][1:])) == pytest.approx(1 / 25, rel=0.15)
+    lengths = harness["datasets"]["sharegpt_standard_v1"]["input_tokens"]
+    assert len(lengths) == 500 and runs[0][1] == lengths[:300]
+
+
+def test_every_accelmark_online_level_is_one_the_suite_runs():
+    harness = benchmark_harness_data()["accelmark"]
+    for p in _accelmark_points():
+        if p["mode"] != "open":
+            continue
+        suite = next(s for k, s in harness["suites"].items() if f"_{k}_" in p["id"])
+        assert p["request_rate_per_s"] in suite["online_qps_levels"], p["id"]
+        assert p["num_prompts"] == suite["online_request_count"], p["id"]
+        has_trace = accuracy.harness_trace(p) is not None
+        assert has_trace == (suite["dataset"] in harness["datasets"]), p["id"]
+
+
+def test_accelmark_online_points_are_replayed_from_the_trace_and_others_are_not():
+    from planner.serving.api import default_calibration, performance
+
+    point = next(p for p in _accelmark_points() if p["mode"] == "open" and "suite_A" in p["id"]
+                 and "a100_sxm4_80gb" in p["id"] and "vllm020" in p["id"] and p["request_rate_per_s"] == 5)
+    row = accuracy.predict(point, calibration=default_calibration())
+    trace = accuracy.harness_trace(point)
+    mean_input = sum(trace[0][1]) / len(trace[0][1])
+    res = performance("llama-3.1-8b", "a100-80gb-sxm", engine_version="0.20.1", input_tokens=mean_input,
+                      output_tokens=310, request_rate=5.0, max_num_seqs=128, max_num_batched_tokens=2048,
+                      max_model_len=4096, latency_stat="median", trace=trace)
+    assert res.mode == "open-trace"
+    assert row is not None and row.predicted["ttft"] == pytest.approx(res.ttft_s, rel=1e-9)
+    # at 5 req/s the engine is far from its cap: the median TTFT is the front end plus about one prefill step
+    assert res.ttft_s < 3 * (res.tpot_s + default_calibration().ttft_fixed_s("vllm"))
+    other = next(p for p in json.loads((ROOT / "tests" / "data" / "serving" / "dstack-405b-h100-mi300x.json")
+                                       .read_text())["points"] if p["mode"] == "open")
+    assert accuracy.harness_trace(other) is None
+    assert math.isfinite(row.predicted["tpot"])
+
+
+def test_harness_data_is_sourced():
+    data = benchmark_harness_data()
+    source = data["source"]
+    assert source["repo"] == "FreedomIntelligence/AccelMark" and len(source["commit"]) == 40
+    assert source["as_of"] and "loadgen/loadgen.py" in source["paths"]
+    lengths = data["accelmark"]["datasets"]["sharegpt_standard_v1"]["input_tokens"]
+    assert all(isinstance(x, int) and x > 0 for x in lengths)
