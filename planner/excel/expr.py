@@ -11,7 +11,7 @@ An expression (:class:`Expr`) does two things from one definition:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -281,23 +281,31 @@ def _fn_iferror(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
     return args[1].evaluate(ev, row) if isinstance(v, XlError) else v
 
 
-def _fn_minmax(pick: Callable[..., float]) -> Callable[[Evaluator, int, Sequence[Expr]], Any]:
+def aggregate(pick: Callable[[list[float]], Any], values: Iterable[Any]) -> Any:
+    """MIN, MAX or SUM (``pick``) over already-evaluated argument values, with Excel's rules: a range (a list)
+    contributes its numbers only (text, booleans and empty cells ignored) and its first error; a scalar is coerced
+    with :func:`to_number` (its error returned). No numbers gives 0. ``values`` may be a generator: it is consumed
+    only up to the first error, so the interpreter and the compiled closures (both call this) evaluate the same
+    arguments in the same order. Example: ``aggregate(max, [[1, "x", None], 2.5])`` is 2.5."""
+    nums = []
+    for v in values:
+        if isinstance(v, list):  # ranges: numbers only, text and empty ignored
+            for x in v:
+                if isinstance(x, XlError):
+                    return x
+                if isinstance(x, (int, float)) and not isinstance(x, bool):
+                    nums.append(float(x))
+        else:
+            n = to_number(v)
+            if isinstance(n, XlError):
+                return n
+            nums.append(n)
+    return pick(nums) if nums else 0.0
+
+
+def _fn_minmax(pick: Callable[[list[float]], Any]) -> Callable[[Evaluator, int, Sequence[Expr]], Any]:
     def f(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
-        nums = []
-        for a in args:
-            v = a.evaluate(ev, row)
-            if isinstance(v, list):  # ranges: numbers only, text and empty ignored
-                for x in v:
-                    if isinstance(x, XlError):
-                        return x
-                    if isinstance(x, (int, float)) and not isinstance(x, bool):
-                        nums.append(float(x))
-            else:
-                n = to_number(v)
-                if isinstance(n, XlError):
-                    return n
-                nums.append(n)
-        return pick(nums) if nums else 0.0
+        return aggregate(pick, (a.evaluate(ev, row) for a in args))
 
     return f
 
