@@ -70,14 +70,19 @@ def _is_empty(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value.strip() == "")
 
 
+def _number(value: float | int) -> float | int:
+    """A number argument as the function receives it: a whole float below 2**53 becomes an int (a whole number reads
+    "3" in a message on every surface; a file stores "3", Python 3.0), anything else is unchanged."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
 def coerce_scalar(kind: str, name: str, value: Any) -> Any:
     """One cell value as the kind promises; ``None`` stays ``None`` (the caller applies the default)."""
     t = type(value)
-    if kind == "number":  # the common cells first, exactly as the general path below treats them
-        if t is float:
-            return int(value) if value.is_integer() and abs(value) < 2**53 else value
-        if t is int:
-            return value
+    if kind == "number" and (t is float or t is int):  # the common cells first, by the general path's own rule
+        return _number(value)
     if value is None:
         return None
     if _is_empty(value):
@@ -90,10 +95,8 @@ def coerce_scalar(kind: str, name: str, value: Any) -> Any:
     if kind == "number":
         if isinstance(value, bool):
             raise ArgumentError(name, value, "a number")
-        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-            return int(value)  # a whole number reads "3" in a message on every surface (a file stores "3", Python 3.0)
         if isinstance(value, (int, float)):
-            return value
+            return _number(value)
         if isinstance(value, str):
             text = value.strip().replace(",", "").replace("_", "")
             percent = text.endswith("%")
