@@ -788,6 +788,8 @@ def _xml_text(s: str) -> bytes:
 
 def _format_value(value: Any) -> tuple[bytes | None, bytes]:
     """(t attribute or None, <v> body) for a cached value."""
+    if type(value) is float and value - value == 0.0:  # finite: the commonest value, as the general rule below
+        return None, (repr(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)).encode()
     if value is None:
         return b"str", b""
     if isinstance(value, bool):
@@ -939,8 +941,20 @@ def _patch_cells_by_search(xml: bytes, want: dict[str, Any]) -> tuple[bytes, set
     found: set[str] = set()
     i = xml.find(b"<c", start)
     follow = _CELL_FOLLOW
+    plain_cell = _PLAIN_CELL.match
     while i != -1:
         if i + 2 < len(xml) and xml[i + 2] in follow:
+            pm = plain_cell(xml, i)
+            if pm is not None:  # the commonest cell form, rebuilt as _rebuild_cell would, in one match
+                ref = pm.group(2).decode()
+                nxt = pm.end()
+                if ref in want:
+                    out.append(xml[pos:i])
+                    out.append(_rebuild_plain_cell(pm, want[ref]))
+                    pos = nxt
+                    found.add(ref)
+                i = xml.find(b"<c", nxt)
+                continue
             m = _TOKEN.match(xml, i)
             if m is None or m.group(2) != b"c":
                 return None
@@ -972,6 +986,29 @@ _SIMPLE_CELL_BODY = re.compile(
 )
 """The body of a cell as almost every writer produces it: an optional ``<f>`` with plain text, an optional ``<v>``,
 then the end tag (group 3, compared with the start tag's name). Anything else takes the general path."""
+
+
+_PLAIN_CELL = re.compile(
+    rb'<c( r="([A-Z]{1,3}[1-9][0-9]{0,6})"(?: [A-Za-z]+="[^"<>=&]*")*)'
+    rb'(?:/>|>(<f(?: [A-Za-z]+="[^"<>=&]*")*(?:/>|>[^<]*</f>))?(?:<v/>|<v>[^<]*</v>)?</c>)'
+)
+"""A cell in the form nearly every writer gives it: ``r`` first (upper-case column, no leading zero), unprefixed
+attributes with plain values, no space before ``>``; a body of an optional plain ``<f>`` and an optional ``<v>``
+(group 1: the attributes, 2: the reference, 3: the ``<f>`` element). :func:`_rebuild_plain_cell` gives the bytes
+:func:`_rebuild_cell` gives such a cell; any other form goes to :func:`_rebuild_cell`. A value holds no ``=``, so
+`` t="`` in the attributes can only start the ``t`` attribute."""
+_T_ATTR = re.compile(rb' t="[^"]*"')
+
+
+def _rebuild_plain_cell(m: re.Match[bytes], value: Any) -> bytes:
+    """The new bytes of a cell matched by :data:`_PLAIN_CELL`: its attributes without ``t``, the value's ``t``, the
+    ``<f>`` kept, the new ``<v>`` (what :func:`_rebuild_cell` makes of it; ``tests/test_fast_io.py`` compares)."""
+    t, body = _format_value(value)
+    attrs = m.group(1)
+    if b' t="' in attrs:
+        attrs = _T_ATTR.sub(b"", attrs)
+    return (b"<c" + attrs + (b' t="' + t + b'">' if t is not None else b">") + (m.group(3) or b"")
+            + b"<v>" + body + b"</v></c>")
 
 
 def _rebuild_cell(

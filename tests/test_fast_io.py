@@ -74,3 +74,61 @@ def test_search_writer_hands_other_forms_to_the_lexer(change: tuple[bytes, bytes
     assert xml != SHEET
     assert ooxml._patch_cells_by_search(xml, {"A1": 2.0}) is None
     assert patch_sheet_xml(xml, {"A1": 2.0}) == _general(xml, {"A1": 2.0}, monkeypatch)
+
+
+CELL_FORMS = [  # (cell bytes, wanted?) in the forms writers give, plain and not
+    b'<c r="A1" s="1"><f>1+1</f><v>0</v></c>',
+    b'<c r="B1" t="str" s="2"><f>"a"&amp;"b"</f><v>ab</v></c>',
+    b'<c r="C1" s="2" t="e"><f>1/0</f><v>#DIV/0!</v></c>',
+    b'<c r="D1" t="b"/>',
+    b'<c r="E1"><f>A1</f><v/></c>',
+    b'<c r="F1"><f>A1</f><v /></c>',  # openpyxl's self-closing <v />: not plain, the general rebuild
+    b'<c r="G1" t="n" cm="1"><f t="array" ref="G1">A1:A2</f><v>1</v></c>',
+    b'<c r="H1"><f t="shared" ref="H1:H2" si="0">A1*2</f><v>2</v></c>',
+    b'<c r="H2"><f t="shared" si="0"/><v>2</v></c>',
+    b'<c s="3" r="I1"><f>1</f><v>1</v></c>',  # r not first: not plain
+    b'<c r="J1" ph="x t=1"><f>1</f></c>',  # "=" in a value: not plain
+    b'<c r="K1" s="1" ><f>1</f></c>',  # space before ">": not plain
+    b'<c r="L1" t="inlineStr"><is><t>hi</t></is></c>',  # inline string: not plain
+    b'<c r="M1" t="s"><v>0</v></c>',
+    b'<c r="N1"/>',
+    b'<c r="O1" s="1"><f>1</f><v>1</v><extLst/></c>',  # another child: not plain
+]
+VALUES = [2.0, 3, -0.0, 1e20, 0.1, float("nan"), float("inf"), True, False, None, "text & <more> = \"q\"",
+          "#N/A", "", "x\x01y"]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=repr)
+def test_plain_cells_rebuilt_as_the_general_rebuild(value: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every cell form above, given each kind of value: the search writer (plain cells in one match) writes the
+    lexer's bytes; the cells left out (M1) keep theirs."""
+    sheet = (b'<worksheet xmlns="' + NS_MAIN.encode() + b'"><sheetData><row r="1">' + b"".join(CELL_FORMS)
+             + b"</row></sheetData></worksheet>")
+    refs = [c.split(b'r="')[1].split(b'"')[0].decode() for c in CELL_FORMS]
+    values = {r: value for r in refs if r != "M1"}
+    fast = ooxml._patch_cells_by_search(sheet, dict(values))
+    assert fast is not None and fast[1] == set()
+    assert fast == _general(sheet, values, monkeypatch)
+    assert b'<c r="M1" t="s"><v>0</v></c>' in fast[0]
+    plain = [c for c in CELL_FORMS if ooxml._PLAIN_CELL.fullmatch(c)]
+    assert len(plain) == 10  # the fast form is really taken (A1-E1, G1, H1, H2, M1, N1)
+
+
+def test_plain_cells_on_generated_plans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A benchmark plan (every route filled): each sheet patched with its recomputed values, the same bytes as the
+    lexer's."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from bench_validate import generate
+    finally:
+        sys.path.pop(0)
+    (plan,) = generate(tmp_path, 1)
+    result = compute(plan)
+    with zipfile.ZipFile(plan) as z:
+        for sheet in result.view.sheets:
+            values = {c: v for (s, c), v in result.values.items() if s == sheet.name}
+            xml = z.read(sheet.part)
+            fast = ooxml._patch_cells_by_search(xml, {k.upper(): v for k, v in values.items()})
+            assert fast is not None and fast == _general(xml, values, monkeypatch), sheet.name
