@@ -32,6 +32,7 @@ from planner.excel.expr import (
     _match,
     _scalar_args,
     aggregate,
+    block_error,
 )
 from planner.excel.values import DIV0, NAME, XlError, compare, equal_key, to_number, to_text, truthy
 
@@ -315,10 +316,9 @@ def _udf(e: Udf, row: int) -> Compiled:
                 v = [[x] for x in v]
             else:
                 if isinstance(v, tuple):  # a Block: rows of cells
-                    for r in v:
-                        for x in r:
-                            if isinstance(x, XlError):
-                                return x
+                    err = block_error(ev, v)
+                    if err is not None:
+                        return err
                 parts.append((type(v), v))
             raw.append(v)
         memo = ev.memo

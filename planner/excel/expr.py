@@ -439,6 +439,26 @@ def fn(name: str, *args: Any) -> Fn:
     return Fn(name, tuple(lit(a) for a in args))
 
 
+def block_error(ev: Evaluator, block: tuple[tuple[Any, ...], ...]) -> XlError | None:
+    """The first Excel error in a block's cells, row by row (None: no error): the result of a registry call that
+    receives the block. Scanned once per block per evaluator: a plan's blocks are read once (:meth:`Block.evaluate`)
+    and every fleet or provider function of every route receives the same block object (a Models block has 800
+    cells). Remembered by identity, with the block held so that its ``id`` cannot be reused.
+
+    >>> block_error(Evaluator({}, {}), (("name", "x"), (1.0, NA)))
+    '#N/A'
+    """
+    seen = ev.__dict__.get("_block_errors")
+    if seen is None:
+        seen = ev.__dict__["_block_errors"] = {}
+    hit = seen.get(id(block))
+    if hit is not None and hit[0] is block:
+        return hit[1]
+    err = next((x for r in block for x in r if isinstance(x, XlError)), None)
+    seen[id(block)] = (block, err)
+    return err
+
+
 _MISSING = object()
 MEMO_LIMIT = 8_192
 """Entries an evaluator's memo of registry calls holds before it starts over (bounded memory in long batches)."""
@@ -469,7 +489,7 @@ class Udf(Expr):
                     return err
                 v = [[x] for x in v]
             elif isinstance(v, tuple):  # a Block: rows of cells
-                err = next((x for r in v for x in r if isinstance(x, XlError)), None)
+                err = block_error(ev, v)
                 if err is not None:
                     return err
             raw.append(v)
