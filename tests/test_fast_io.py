@@ -132,3 +132,120 @@ def test_plain_cells_on_generated_plans(tmp_path: Path, monkeypatch: pytest.Monk
             xml = z.read(sheet.part)
             fast = ooxml._patch_cells_by_search(xml, {k.upper(): v for k, v in values.items()})
             assert fast is not None and fast == _general(xml, values, monkeypatch), sheet.name
+
+
+def _read_both(path: Path) -> tuple[object, object]:
+    """``read_workbook`` with the cells read by search where the part allows, and by the XML parser only: each a
+    view, or the error's (kind, message)."""
+    def outcome() -> object:
+        try:
+            return ooxml.read_workbook(path)
+        except ooxml.WorkbookError as exc:
+            return ("error", exc.kind, str(exc))
+
+    fast = outcome()
+    orig = ooxml._split_sheet_data
+    ooxml._split_sheet_data = lambda _data: None  # type: ignore[assignment]
+    try:
+        parsed = outcome()
+    finally:
+        ooxml._split_sheet_data = orig
+    return fast, parsed
+
+
+def _searchable(xml: bytes) -> bool:
+    split = ooxml._split_sheet_data(xml)
+    return split is not None and ooxml._cells_by_search(split[1], [], ooxml.DEFAULT_LIMITS) is not None
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
+def test_reader_by_search_reads_what_the_parser_reads_on_samples(sample: Path) -> None:
+    fast, parsed = _read_both(sample)
+    assert fast == parsed
+    with zipfile.ZipFile(sample) as z:
+        sheets = [n for n in z.namelist() if n.startswith("xl/worksheets/sheet")]
+        assert sheets and all(_searchable(z.read(n)) for n in sheets if b't="s"' not in z.read(n))
+
+
+def test_reader_by_search_on_a_generated_plan(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from bench_validate import generate
+    finally:
+        sys.path.pop(0)
+    (plan,) = generate(tmp_path, 1)
+    fast, parsed = _read_both(plan)
+    assert fast == parsed
+    with zipfile.ZipFile(plan) as z:
+        assert all(_searchable(z.read(n)) for n in z.namelist() if n.startswith("xl/worksheets/sheet"))
+
+
+_CT = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/'
+       'package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+       'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/></Types>')
+_ROOT_RELS = ('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/'
+              '2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
+              '2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>')
+_WB = ('<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="' + NS_MAIN + '" xmlns:r="http://schemas.'
+       'openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/>'
+       '</sheets></workbook>')
+_WB_RELS = ('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/'
+            '2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
+            '2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>')
+_HEAD = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="' + NS_MAIN + '" xmlns:x14ac='
+         '"http://schemas.microsoft.com/office/spreadsheetml/2009/9/ac"><dimension ref="A1:C3"/>')
+_TAIL = ('<dataValidations count="1"><dataValidation type="list" sqref="A1"><formula1>"a,b"</formula1>'
+         '</dataValidation></dataValidations></worksheet>')
+_ROWS = ('<row r="1" spans="1:3" x14ac:dyDescent="0.25"><c r="A1" s="1" t="n"><v>4</v></c>'
+         '<c r="B1" t="str"><f>"a"&amp;"&lt;b&gt;"</f><v>a&lt;b&gt;</v></c><c r="C1" t="inlineStr"><is><t '
+         'xml:space="preserve"> x &amp; y </t></is></c></row><row r="2"/><row r="3"><c r="A3" t="b"><v>1</v></c>'
+         '<c r="B3"><f t="shared" ref="B3:C3" si="0">A3*2</f><v>2</v></c><c r="C3"><f t="shared" si="0"/><v>2</v>'
+         '</c><c r="D3" t="e" /><c r="E3"><f t="array" ref="E3:E4">A1:A2</f><v></v></c></row>')
+
+
+@pytest.mark.parametrize(("rows", "searched"), [
+    (_ROWS, True),
+    ("\n  " + _ROWS.replace("<c ", "\n    <c ").replace("</row>", "\n  </row>") + "\n", True),  # indented
+    (_ROWS.replace("<v>4</v>", "<v>&#52;</v>"), False),  # a character reference: the parser
+    (_ROWS.replace("<v>4</v>", "<v>&nbsp;</v>"), False),  # an undefined entity: the parser's error
+    (_ROWS.replace(" x &amp; y ", " x \r\n y "), False),  # a carriage return: the parser normalises it
+    (_ROWS.replace("<v>4</v>", "<v>4\x01</v>"), False),  # a character XML refuses: the parser's error
+    (_ROWS.replace('s="1" t="n"', 's="1" t="n" t="s"'), False),  # an attribute twice: the parser's error
+    (_ROWS.replace('s="1" t="n"', 's="1" r="A1"'), False),  # r twice
+    (_ROWS.replace('spans="1:3"', 'spans="1:3" spans="1:4"'), False),
+    (_ROWS.replace('s="1" t="n"', 's="1" q:z="1"'), False),  # an undeclared prefix: the parser's error
+    (_ROWS.replace('s="1" t="n"', 's="1" t="q"'), False),  # an unknown type: the parser's finding
+    (_ROWS.replace('<v>4</v>', '<v>4_00</v>'), False),  # not a number: the parser's finding
+    (_ROWS.replace('<c r="A3"', '<c r="A1"'), False),  # a duplicate cell
+    (_ROWS.replace('<c r="A3"', '<c r="XFE3"'), False),  # off the grid
+    (_ROWS.replace('<row r="2"/>', '<row r="0"/>'), False),  # a row off the grid
+    (_ROWS.replace("<v>4</v>", "<v>4</v><extLst/>"), False),  # another child
+    (_ROWS.replace('<c r="A1" s="1" t="n">', '<c s="1" r="A1" t="n">'), False),  # r not first
+    (_ROWS.replace("<t \nxml", "<t xml"), True),
+    (_ROWS.replace('t="inlineStr"><is><t xml:space="preserve"> x &amp; y </t></is>',
+                   't="inlineStr"><is><r><t>x</t></r><r><rPr><b/></rPr><t>y</t></r></is>'), False),  # rich text
+    (_ROWS.replace('<f t="shared" si="0"/>', '<f t="shared" si="9"/>'), False),  # an undefined shared formula
+    (_ROWS.replace("</row>", "</row><!-- c -->", 1), False),  # a comment
+    (_ROWS.replace("</row>", "</rows>", 1), False),  # not well-formed
+    (_ROWS + "<row>", False),
+])
+def test_reader_by_search_or_by_the_parser(tmp_path: Path, rows: str, searched: bool) -> None:
+    """A sheet in the common form is read by search, anything else by the parser, with the same result: the same
+    view, or the same error."""
+    xml = (_HEAD + "<sheetData>" + rows.replace("<t \nxml", "<t xml") + "</sheetData>" + _TAIL).encode()
+    path = tmp_path / "s.xlsx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in (("[Content_Types].xml", _CT), ("_rels/.rels", _ROOT_RELS), ("xl/workbook.xml", _WB),
+                           ("xl/_rels/workbook.xml.rels", _WB_RELS), ("xl/worksheets/sheet1.xml", xml)):
+            z.writestr(name, data)
+    assert _searchable(xml) is searched
+    fast, parsed = _read_both(path)
+    assert fast == parsed
+    if searched:
+        cells = fast.sheet("S").cells  # type: ignore[union-attr]
+        assert cells["B1"].formula == '"a"&"<b>"' and cells["B1"].value == "a<b>"
+        assert cells["C1"].value == " x & y " and cells["C3"].formula == "B3*2" and cells["E3"].array_ref == "E3:E4"
+        assert cells["A3"].value is True and cells["D3"].value is None and cells["A1"].value == 4
+        assert fast.sheet("S").data_validations == 1  # type: ignore[union-attr]
