@@ -249,3 +249,14 @@ def test_reader_by_search_or_by_the_parser(tmp_path: Path, rows: str, searched: 
         assert cells["C1"].value == " x & y " and cells["C3"].formula == "B3*2" and cells["E3"].array_ref == "E3:E4"
         assert cells["A3"].value is True and cells["D3"].value is None and cells["A1"].value == 4
         assert fast.sheet("S").data_validations == 1  # type: ignore[union-attr]
+
+
+def test_a_big_sheet_goes_to_the_parser() -> None:
+    """Past SEARCH_MAX_PART_BYTES the parser reads the part (it reaches the memory limit sooner on huge sheets)."""
+    def sheet(rows: int) -> bytes:
+        cells = "".join(f'<row r="{r}"><c r="A{r}"><v>{r}</v></c></row>' for r in range(1, rows + 1))
+        return (_HEAD + "<sheetData>" + cells + "</sheetData>" + _TAIL).encode()
+
+    small, big = sheet(1000), sheet(70_000)
+    assert len(small) < ooxml.SEARCH_MAX_PART_BYTES < len(big)
+    assert _searchable(small) and ooxml._split_sheet_data(big) is None
