@@ -70,14 +70,19 @@ def _is_empty(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value.strip() == "")
 
 
+def _number(value: float | int) -> float | int:
+    """A number argument as the function receives it: a whole float below 2**53 becomes an int (a whole number reads
+    "3" in a message on every surface; a file stores "3", Python 3.0), anything else is unchanged."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
 def coerce_scalar(kind: str, name: str, value: Any) -> Any:
     """One cell value as the kind promises; ``None`` stays ``None`` (the caller applies the default)."""
     t = type(value)
-    if kind == "number":  # the common cells first, exactly as the general path below treats them
-        if t is float:
-            return int(value) if value.is_integer() and abs(value) < 2**53 else value
-        if t is int:
-            return value
+    if kind == "number" and (t is float or t is int):  # the common cells first, by the general path's own rule
+        return _number(value)
     if value is None:
         return None
     if _is_empty(value):
@@ -90,10 +95,8 @@ def coerce_scalar(kind: str, name: str, value: Any) -> Any:
     if kind == "number":
         if isinstance(value, bool):
             raise ArgumentError(name, value, "a number")
-        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-            return int(value)  # a whole number reads "3" in a message on every surface (a file stores "3", Python 3.0)
         if isinstance(value, (int, float)):
-            return value
+            return _number(value)
         if isinstance(value, str):
             text = value.strip().replace(",", "").replace("_", "")
             percent = text.endswith("%")
@@ -174,15 +177,35 @@ def _column_length(spec: SheetFunction, raw: Sequence[Any]) -> int | None:
     return lengths.pop()
 
 
+_ArgPlan = tuple[int, str, str, bool, bool, str, Any]
+_PLANS: dict[str, tuple[SheetFunction, tuple[_ArgPlan, ...], bool]] = {}
+
+
+def _arg_plan(spec: SheetFunction) -> tuple[tuple[_ArgPlan, ...], bool]:
+    """Per function, once: each argument as ``(index, kind, name, elementwise, optional, blank, default)``, and
+    whether any argument is a whole range (``numbers``/``texts``): what :func:`prepare_args` reads on every call,
+    without the per-call attribute and property look-ups. Keyed by name, with the spec held (a redefined function
+    gets its own plan)."""
+    hit = _PLANS.get(spec.name)
+    if hit is not None and hit[0] is spec:
+        return hit[1], hit[2]
+    plan = tuple((i, a.kind, a.name, a.elementwise, a.optional, a.blank, a.default) for i, a in enumerate(spec.args))
+    ranges = any(kind in ("numbers", "texts") for _i, kind, *_rest in plan)
+    _PLANS[spec.name] = (spec, plan, ranges)
+    return plan, ranges
+
+
 def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     """Coerce one call's arguments (scalars only) and fill defaults; raise ArgumentError for a missing one."""
-    if len(raw) > len(spec.args):
-        raise ArgumentError(spec.name, len(raw), f"at most {len(spec.args)} arguments")
+    plan, has_ranges = _arg_plan(spec)
+    n_args, n_raw = len(plan), len(raw)
+    if n_raw > n_args:
+        raise ArgumentError(spec.name, n_raw, f"at most {n_args} arguments")
     for i, value in enumerate(raw):  # an Excel error in any argument is the result (the first, in argument order)
         t = type(value)
         if t is float or t is int or value is None:
             continue  # not an error text
-        if isinstance(value, tuple) and i < len(spec.args) and spec.args[i].kind == "table":
+        if isinstance(value, tuple) and plan[i][1] == "table":
             error = _table(value)[0]  # a plan's table block, read once per plan (hashable, so checked once)
             if error is not None:
                 raise Refusal(error)
@@ -193,29 +216,36 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     values: list[Any] = []
     # Trailing blank rows of whole-column ranges are cut at the last row any range argument uses, so paired
     # ranges (labels and utilizations) stay aligned even when the last utilization is blank.
-    sequences = {
-        i: coerce_sequence(arg.kind, arg.name, raw[i])
-        for i, arg in enumerate(spec.args)
-        if arg.kind in ("numbers", "texts") and i < len(raw) and raw[i] is not None
-    }
-    used = max((_used_length(cells) for cells in sequences.values()), default=0)
-    for i, arg in enumerate(spec.args):
-        value = raw[i] if i < len(raw) else None
-        if arg.elementwise:
-            cell = flatten(value)[0] if is_range(value) else value
-            v = coerce_scalar(arg.kind, arg.name, cell)
-        elif arg.kind == "table":
+    sequences: dict[int, list[Any]] = {}
+    used = 0
+    if has_ranges:
+        sequences = {
+            i: coerce_sequence(kind, name, raw[i])
+            for i, kind, name, *_rest in plan
+            if kind in ("numbers", "texts") and i < n_raw and raw[i] is not None
+        }
+        used = max((_used_length(cells) for cells in sequences.values()), default=0)
+    for i, kind, name, elementwise, optional, blank, default in plan:
+        value = raw[i] if i < n_raw else None
+        if elementwise:
+            t = type(value)
+            if kind == "number" and (t is float or t is int):  # coerce_scalar's first case, without the call
+                v = _number(value)
+            else:
+                cell = flatten(value)[0] if is_range(value) else value
+                v = coerce_scalar(kind, name, cell)
+        elif kind == "table":
             v = None if value is None else _table(value)[1] if isinstance(value, tuple) else coerce_table(value)
         else:
             cells = sequences.get(i, [])[:used]
             v = cells if any(c is not None for c in cells) else None
         if v is None:
-            if arg.blank and not arg.optional:
+            if blank and not optional:
                 values.append(None)  # a documented meaning of an empty cell (Arg.blank): the implementation decides
                 continue
-            if not arg.optional:
-                raise ArgumentError(arg.name, None, "a value (the cell is empty)")
-            v = arg.default
+            if not optional:
+                raise ArgumentError(name, None, "a value (the cell is empty)")
+            v = default
         values.append(v)
     # Drop trailing defaults so the implementation sees its own defaults (identical by construction).
     return values

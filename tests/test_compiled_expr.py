@@ -71,3 +71,29 @@ def test_compiled_equals_interpreted_on_errors_and_blanks() -> None:
     kinds = {type(v).__name__ for v in out.values()}
     assert {"XlError", "str", "float"} <= kinds  # the inputs above do reach errors
     assert _compare(inputs) == len(ts.formula_cells())
+
+
+def test_min_max_sum_share_one_aggregate() -> None:
+    """SUM/MIN/MAX: the interpreter and the compiled closure both run ``expr.aggregate`` over their evaluated
+    arguments, in order, stopping at the first error (values worked by hand)."""
+    from planner.excel import compiled, expr
+    from planner.excel.values import DIV0, NA, VALUE
+
+    assert expr.aggregate(max, [[1, "x", None, True], 2.5]) == 2.5
+    assert expr.aggregate(lambda xs: float(sum(xs)), [[1, 2], "3", None]) == 6.0  # text "3" is 3, empty is 0
+    assert expr.aggregate(min, [[], []]) == 0.0  # no numbers
+    seen: list[Any] = []
+
+    def args() -> Any:
+        for v in ([4.0], [NA, DIV0], 1.0):
+            seen.append(v)
+            yield v
+
+    assert expr.aggregate(min, args()) is NA
+    assert len(seen) == 2  # the third argument is never evaluated
+    for lits, want in (((3.0, 7.0), 7.0), ((3.0, "2", True), 3.0), ((3.0, "text", 9.0), VALUE)):
+        e = expr.Fn("MAX", tuple(expr.Lit(v) for v in lits))
+        a = e.evaluate(expr.Evaluator({}, memo=None), 1)
+        b = compiled.compile_expr(e, 1)(expr.Evaluator({}, memo={}))
+        assert a == want
+        assert type(a) is type(b) and repr(a) == repr(b)

@@ -180,6 +180,26 @@ class TestCallSheetFunction:
         column = call_sheet_function(REGISTRY["CAPACITY_RPM"], [[1], [-1]])
         assert column == [[60.0], ["peak_qps: got -1, expected a number >= 0"]]
 
+    def test_whole_numbers_become_ints_on_every_path(self):
+        """A whole float below 2**53 is handed over as an int, whether it arrives as a Python float (the fast path),
+        a float subclass or a numpy scalar (the general path): one rule, so messages read "3", not "3.0"."""
+        import numpy as np
+
+        from planner.coerce import coerce_scalar
+
+        class Sub(float):
+            pass
+
+        for v in (3.0, Sub(3.0), np.float64(3.0)):
+            got = coerce_scalar("number", "x", v)
+            assert type(got) is int and got == 3
+        for v in (3.5, Sub(3.5), np.float64(3.5)):
+            assert coerce_scalar("number", "x", v) == 3.5
+        assert type(coerce_scalar("number", "x", 2.0**53)) is float  # past 2**53 a float stays a float
+        assert type(coerce_scalar("number", "x", Sub(2.0**53))) is Sub
+        assert coerce_scalar("number", "x", 7) == 7
+        assert call_sheet_function(REGISTRY["CAPACITY_RPM"], -3.0) == "peak_qps: got -3, expected a number >= 0"
+
     def test_too_many_arguments(self):
         text = call_sheet_function(REGISTRY["CAPACITY_RPM"], 1, 2)
         assert text == "CAPACITY_RPM: got 2, expected at most 1 arguments"

@@ -447,6 +447,34 @@ def test_validator_crash_is_contained(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "ZeroDivisionError: a bug" in report.findings[0].message
 
 
+def test_crash_finding_carries_the_exception_type(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The crash finding names its exception's type in its context, and near the memory cap only a real SystemError
+    counts as memory-limit (a crash whose message merely mentions "SystemError" stays a validator-crash)."""
+    from planner.validate import batch, checks
+
+    path = write(tmp_path, "ok.xlsm", plan_bytes())
+    raised: list[BaseException] = []
+
+    def boom(_book: object) -> None:
+        raise raised[-1]
+
+    monkeypatch.setattr(checks, "check_inputs", boom)
+    monkeypatch.setattr(batch, "_near_cap", lambda: True)
+    raised.append(SystemError("error return without exception set"))
+    crash = validate_file(path).findings
+    assert [f.code for f in crash] == ["validator-crash"] and dict(crash[0].context) == {"exception": "SystemError"}
+    wire, out_of_memory = batch._validate_one(path)
+    assert out_of_memory and [f["code"] for f in wire["findings"]] == ["memory-limit"]
+    raised.append(ValueError("SystemError: a message that only names it"))
+    wire, out_of_memory = batch._validate_one(path)
+    assert not out_of_memory and [f["code"] for f in wire["findings"]] == ["validator-crash"]
+    assert wire["findings"][0]["context"] == [["exception", "ValueError"]]
+    monkeypatch.setattr(batch, "_near_cap", lambda: False)  # far from the cap a SystemError is a bug
+    raised.append(SystemError("error return without exception set"))
+    wire, out_of_memory = batch._validate_one(path)
+    assert not out_of_memory and [f["code"] for f in wire["findings"]] == ["validator-crash"]
+
+
 def test_input_changed_since_recalc_names_the_input(tmp_path: Path) -> None:
     """An input changed without recomputing: the input is named, and of the stale cells only those whose own
     precedents are not stale are listed, each with the count of stale cells downstream of it."""

@@ -31,6 +31,8 @@ from planner.excel.expr import (
     _crit,
     _match,
     _scalar_args,
+    aggregate,
+    block_error,
 )
 from planner.excel.values import DIV0, NAME, XlError, compare, equal_key, to_number, to_text, truthy
 
@@ -183,21 +185,7 @@ def _c_iferror(args: Sequence[Compiled]) -> Compiled:
 def _c_minmax(pick: Callable[[list[float]], Any]) -> Callable[[Sequence[Compiled]], Compiled]:
     def build(args: Sequence[Compiled]) -> Compiled:
         def f(ev: Evaluator) -> Any:
-            nums = []
-            for a in args:
-                v = a(ev)
-                if isinstance(v, list):  # ranges: numbers only, text and empty ignored
-                    for x in v:
-                        if isinstance(x, XlError):
-                            return x
-                        if isinstance(x, (int, float)) and not isinstance(x, bool):
-                            nums.append(float(x))
-                else:
-                    n = to_number(v)
-                    if isinstance(n, XlError):
-                        return n
-                    nums.append(n)
-            return pick(nums) if nums else 0.0
+            return aggregate(pick, (a(ev) for a in args))
 
         return f
 
@@ -328,10 +316,9 @@ def _udf(e: Udf, row: int) -> Compiled:
                 v = [[x] for x in v]
             else:
                 if isinstance(v, tuple):  # a Block: rows of cells
-                    for r in v:
-                        for x in r:
-                            if isinstance(x, XlError):
-                                return x
+                    err = block_error(ev, v)
+                    if err is not None:
+                        return err
                 parts.append((type(v), v))
             raw.append(v)
         memo = ev.memo

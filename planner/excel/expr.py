@@ -11,7 +11,7 @@ An expression (:class:`Expr`) does two things from one definition:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -281,23 +281,31 @@ def _fn_iferror(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
     return args[1].evaluate(ev, row) if isinstance(v, XlError) else v
 
 
-def _fn_minmax(pick: Callable[..., float]) -> Callable[[Evaluator, int, Sequence[Expr]], Any]:
+def aggregate(pick: Callable[[list[float]], Any], values: Iterable[Any]) -> Any:
+    """MIN, MAX or SUM (``pick``) over already-evaluated argument values, with Excel's rules: a range (a list)
+    contributes its numbers only (text, booleans and empty cells ignored) and its first error; a scalar is coerced
+    with :func:`to_number` (its error returned). No numbers gives 0. ``values`` may be a generator: it is consumed
+    only up to the first error, so the interpreter and the compiled closures (both call this) evaluate the same
+    arguments in the same order. Example: ``aggregate(max, [[1, "x", None], 2.5])`` is 2.5."""
+    nums = []
+    for v in values:
+        if isinstance(v, list):  # ranges: numbers only, text and empty ignored
+            for x in v:
+                if isinstance(x, XlError):
+                    return x
+                if isinstance(x, (int, float)) and not isinstance(x, bool):
+                    nums.append(float(x))
+        else:
+            n = to_number(v)
+            if isinstance(n, XlError):
+                return n
+            nums.append(n)
+    return pick(nums) if nums else 0.0
+
+
+def _fn_minmax(pick: Callable[[list[float]], Any]) -> Callable[[Evaluator, int, Sequence[Expr]], Any]:
     def f(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
-        nums = []
-        for a in args:
-            v = a.evaluate(ev, row)
-            if isinstance(v, list):  # ranges: numbers only, text and empty ignored
-                for x in v:
-                    if isinstance(x, XlError):
-                        return x
-                    if isinstance(x, (int, float)) and not isinstance(x, bool):
-                        nums.append(float(x))
-            else:
-                n = to_number(v)
-                if isinstance(n, XlError):
-                    return n
-                nums.append(n)
-        return pick(nums) if nums else 0.0
+        return aggregate(pick, (a.evaluate(ev, row) for a in args))
 
     return f
 
@@ -431,6 +439,26 @@ def fn(name: str, *args: Any) -> Fn:
     return Fn(name, tuple(lit(a) for a in args))
 
 
+def block_error(ev: Evaluator, block: tuple[tuple[Any, ...], ...]) -> XlError | None:
+    """The first Excel error in a block's cells, row by row (None: no error): the result of a registry call that
+    receives the block. Scanned once per block per evaluator: a plan's blocks are read once (:meth:`Block.evaluate`)
+    and every fleet or provider function of every route receives the same block object (a Models block has 800
+    cells). Remembered by identity, with the block held so that its ``id`` cannot be reused.
+
+    >>> block_error(Evaluator({}, {}), (("name", "x"), (1.0, NA)))
+    '#N/A'
+    """
+    seen = ev.__dict__.get("_block_errors")
+    if seen is None:
+        seen = ev.__dict__["_block_errors"] = {}
+    hit = seen.get(id(block))
+    if hit is not None and hit[0] is block:
+        return hit[1]
+    err = next((x for r in block for x in r if isinstance(x, XlError)), None)
+    seen[id(block)] = (block, err)
+    return err
+
+
 _MISSING = object()
 MEMO_LIMIT = 8_192
 """Entries an evaluator's memo of registry calls holds before it starts over (bounded memory in long batches)."""
@@ -461,7 +489,7 @@ class Udf(Expr):
                     return err
                 v = [[x] for x in v]
             elif isinstance(v, tuple):  # a Block: rows of cells
-                err = next((x for r in v for x in r if isinstance(x, XlError)), None)
+                err = block_error(ev, v)
                 if err is not None:
                     return err
             raw.append(v)

@@ -123,7 +123,18 @@ class _Pools:
     kv_transfer_bytes_per_request: float
 
 
-@lru_cache(maxsize=16384)
+CANDIDATE_CACHE_SIZE = 1024
+"""Entries of each per-candidate cache (:func:`_aggregated_rate`, :func:`_pool_rates`). Their keys carry a plan's
+request mix, so plans with different mixes share nothing and a bound is what keeps a long batch's memory flat: a
+20-route plan adds about 45 and 18 entries, and reuses them within the plan only (the Options sheet asks the same
+search for several ranks). At 1,024 the caches are full after about 25 and 60 such plans (16,384 took several
+hundred, so the batch's memory kept rising until then)."""
+
+SEARCH_CACHE_SIZE = 64
+"""Entries of the search cache (:func:`_search`): a 20-route plan makes about 2 searches and asks each 4 times."""
+
+
+@lru_cache(maxsize=CANDIDATE_CACHE_SIZE)
 def _aggregated_rate(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str, i: float, o: float,
                      hit: float, ttft: float, tpot: float, engine: str, throughput: bool,
                      cal: Calibration) -> _Aggregated | None:
@@ -143,7 +154,7 @@ def _aggregated_rate(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, 
                        kv_bytes_per_token=memory.kv_bytes_per_token(spec, tp=tp, kv_cache_dtype=kd) * tp)
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=CANDIDATE_CACHE_SIZE)
 def _pool_rates(spec: ModelSpec, card: GpuSpec, tp: int, wd: str, kd: str, i: float, o: float, hit: float,
                 ttft: float, tpot: float, engine: str, cal: Calibration) -> _Pools | None:
     """One candidate's prefill and decode pools (:func:`planner.serving.api.disaggregated_pools`; their rates per
@@ -186,7 +197,7 @@ def _lower_bound_gpus(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, rate: fl
     return tp * pp * max(1, math.ceil(rate / replica_rate - 1e-9))
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=SEARCH_CACHE_SIZE)
 def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: float, tpot: float, i: float, o: float,
             hit: float, engine: str, throughput: bool, disaggregation: bool, tps: tuple[int, ...],
             pps: tuple[tuple[int, int], ...], wds: tuple[str, ...], kds: tuple[str, ...],

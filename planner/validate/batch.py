@@ -10,7 +10,8 @@ from a clean single-threaded server process (``forkserver``, with the validator 
 process (a library caller, a test runner) can inherit a held lock and hang.
 
 Running out of memory is recognised however it surfaces: a ``MemoryError``; a C extension's allocation failure
-reported as ``SystemError`` (``error return without exception set``) while the worker is within
+reported as ``SystemError`` (``error return without exception set``; the crash finding carries the exception's
+type in its context, ``exception``) while the worker is within
 :data:`NEAR_CAP_FRACTION` of its cap; or a worker that cannot even build its report and exits with
 :data:`MEMORY_EXIT_CODE`. A reserve of :data:`RESERVE_BYTES` is held by each worker and released before the report
 is built, and the exception (with the frames holding the workbook's data) is dropped first. A worker that ran out
@@ -227,8 +228,8 @@ def _validate_one(path: str) -> tuple[dict[str, Any], bool]:
     out_of_memory = False
     try:
         report = validate_file(path)
-        if any(f.code == "validator-crash" and "SystemError" in f.message for f in report.findings) \
-                and _near_cap():
+        if any(f.code == "validator-crash" and dict(f.context).get("exception") == "SystemError"
+               for f in report.findings) and _near_cap():
             out_of_memory = True  # a C extension failed to allocate under the cap and said nothing
         else:
             return report.to_wire(), False

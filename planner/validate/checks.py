@@ -466,4 +466,5 @@ def validate_file(path: str) -> Report:
                                                                                             "deeply"),))
     except Exception as exc:  # noqa: BLE001  (a batch never stops for one file)
         return Report(path=path, engine="none",
-                      findings=(Finding.of("validator-crash", note=f"{type(exc).__name__}: {exc}"),))
+                      findings=(Finding.of("validator-crash", note=f"{type(exc).__name__}: {exc}",
+                                           exception=type(exc).__name__),))
