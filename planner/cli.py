@@ -162,7 +162,11 @@ def addin_lite_cmd(out_dir: Path | None, wheel: Path | None, url: str | None) ->
 @click.option("--months", type=click.IntRange(12, 36), default=None,
               help="Add the forecast (the Forecast sheet's months 1..N, 12 to 36): the bill by token class, what "
               "binds and the step that relieves it; JSON gains forecast: [...].")
-def size_cmd(scenario: str | None, fmt: str, spread: float, months: int | None) -> None:
+@click.option("--no-whatif", "no_whatif", is_flag=True, default=False,
+              help="Skip the What-if views (cache-hit lever, self-host vs API, sensitivity) for speed: the Results, "
+              "totals, outages and fleet options only (with --months, the forecast still prints). "
+              "Example: planner size samples/seed.toml --no-whatif")
+def size_cmd(scenario: str | None, fmt: str, spread: float, months: int | None, no_whatif: bool) -> None:
     """Size a plan written as a TOML scenario: per route, demand, the utilization of every limit, KV fit, the
     binding constraint and headroom. Without SCENARIO, sizes the bundled seed scenario.
 
@@ -173,6 +177,7 @@ def size_cmd(scenario: str | None, fmt: str, spread: float, months: int | None) 
     message), 2 on a bad file.
 
     Example: planner size samples/seed.toml --format json
+    (quicker, without the What-if sections: planner size samples/seed.toml --no-whatif)
     """
     from planner.scenario import load_scenario
     from planner.sizing import bundled_scenario_path, render_text, size_scenario
@@ -182,9 +187,9 @@ def size_cmd(scenario: str | None, fmt: str, spread: float, months: int | None) 
         if months is not None:
             from planner.sizing import with_forecast
 
-            report = with_forecast(plan, months, spread=spread)
+            report = with_forecast(plan, months, spread=spread, whatif=not no_whatif)
         else:
-            report = size_scenario(plan, spread=spread)
+            report = size_scenario(plan, spread=spread, whatif=not no_whatif)
     except PlannerError as exc:
         fail(str(exc))
         return

@@ -244,7 +244,7 @@ def _whatif(scenario: Scenario, values: Mapping[tuple[str, str], Any], spread: f
             "sensitivity": levers.sensitivity(inputs, spread=spread)}
 
 
-def with_forecast(scenario: Scenario, months: int, *, spread: float = 0.2) -> SizingReport:
+def with_forecast(scenario: Scenario, months: int, *, spread: float = 0.2, whatif: bool = True) -> SizingReport:
     """:func:`size_scenario` plus the Forecast sheet's months 1..``months`` (issue 14), from the same evaluation."""
     import dataclasses
 
@@ -252,7 +252,8 @@ def with_forecast(scenario: Scenario, months: int, *, spread: float = 0.2) -> Si
 
     s = dataclasses.replace(scenario, plan=dataclasses.replace(scenario.plan, forecast_months=months))
     values = evaluate_scenario(s)
-    return dataclasses.replace(size_scenario(s, values=values, spread=spread), forecast=forecast_rows(dict(values)),
+    return dataclasses.replace(size_scenario(s, values=values, spread=spread, whatif=whatif),
+                               forecast=forecast_rows(dict(values)),
                                commitments=commitment_rows(dict(values)))
 
 

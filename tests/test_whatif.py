@@ -214,6 +214,20 @@ class TestCli:
         assert ["completion", "agent", "chat"] == [r["route"] for r in data["selfhost_vs_api"]]
         assert {"low", "base", "high"} == set(data["sensitivity"]["cases"])
 
+    def test_size_no_whatif_skips_the_whatif_sections(self):
+        result = CliRunner().invoke(cli, ["size", str(SEED), "--format", "json", "--no-whatif"])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.output)
+
+        assert data["cache_hit_lever"] is None and data["sensitivity"] is None and not data["selfhost_vs_api"]
+        assert ["completion", "agent", "chat"] == [r["route"] for r in data["routes"]]
+        text = CliRunner().invoke(cli, ["size", str(SEED), "--no-whatif"]).output
+        assert "sensitivity" not in text and "cache-hit lever" not in text
+
+    def test_size_help_shows_no_whatif_with_an_example(self):
+        result = CliRunner().invoke(cli, ["size", "--help"])
+        assert "--no-whatif" in result.output and "planner size samples/seed.toml --no-whatif" in result.output
+
     def test_sweep_csv(self):
         result = CliRunner().invoke(cli, ["sweep", str(SEED), "--vary", "routes.chat.peak_qps=20:80", "--steps", "4",
                                           "--format", "csv"])
