@@ -269,3 +269,31 @@ class TestCli:
         assert f"Results!{itpm} chat / ITPM util [x]: 0.75 -> 1.125" in result.output
         data = json.loads(CliRunner().invoke(cli, ["diff", str(SEED), str(path), "--format", "json"]).output)
         assert data["after"]["highest_utilization"] == pytest.approx(1.125)
+
+
+class TestSpikyFromTheRouteProfile:
+    """W4's "spiky" reads the route's own hour-of-day profile: peak / week average = 1 / Profiles' month ratio."""
+
+    @staticmethod
+    def _reasons(profile: object) -> tuple[str, str]:
+        import tomllib
+
+        from planner.scenario import parse_scenario
+        from planner.sizing import evaluate_scenario
+
+        d = tomllib.loads(SEED.read_text())
+        d["routes"][2]["profile"] = profile  # chat
+        v = evaluate_scenario(parse_scenario(d, path="p.toml"))
+        w = ts.WHATIF
+        return v[(w.sheet, w.cell("recommendation", 2))], v[(w.sheet, w.cell("reasons", 2))]
+
+    def test_a_spiky_own_profile_sends_the_route_to_the_api(self):
+        # one busy hour at 1.0, 23 at 0.1, every day: average (1 + 2.3) / 24 = 0.1375 of the peak, peak/avg 7.27
+        rec, why = self._reasons([1.0] + [0.1] * 23)
+        assert "API" == rec
+        assert f"spiky: peak/avg {24 / 3.3:.3g} > 3" in why
+
+    def test_a_flat_profile_is_steady_whatever_the_plan_ratio(self):
+        # flat-batch: average = peak (peak/avg 1), though the Plan's ratio 0.5 would give 2
+        _rec, why = self._reasons("flat-batch")
+        assert "steady: peak/avg 1 <= 3" in why

@@ -229,16 +229,15 @@ def selfhost_vs_api(values: Values, inputs: Inputs) -> tuple[SelfhostVsApi, ...]
     """Self-host vs API per route, as the What-if sheet of the evaluated plan shows it."""
     w = ts.WHATIF
     out = []
-    ratio = _num(inputs.get((ts.PLAN.sheet, ts.plan_value_cell("avg_to_peak_ratio"))))
     for i, name in route_rows(inputs):
         def cell(key: str, i: int = i) -> Any:
             return _plain(values[(w.sheet, w.cell(key, i))])
 
-        qps = _num(inputs.get((ts.ROUTES.sheet, ts.ROUTES.cell("peak_qps", i))))
         out.append(SelfhostVsApi(
             route=name, api_backend=cell("api_backend"), fleet_backend=cell("fleet_backend"),
             api_usd_per_mtok=cell("api_usd_per_mtok"), selfhost_usd_per_mtok=cell("selfhost_usd_per_mtok"),
-            breakeven_qps=cell("breakeven_qps"), avg_qps=qps * ratio if qps is not None and ratio else "",
+            breakeven_qps=cell("breakeven_qps"),
+            avg_qps=_plain(values.get((ts.ROUTE_PROFILE.sheet, ts.ROUTE_PROFILE.cell("avg_qps", i)), "")),
             breakeven_hit_rate=cell("breakeven_hit_rate"), recommendation=cell("recommendation"),
             reasons=cell("reasons"),
         ))
