@@ -154,7 +154,8 @@ def _columns() -> tuple[Column, ...]:
                 *api_prices(arow))), "0%"),
         col("recommendation", "Recommendation", "W4, the seed's rule: steady high volume self-hosted; spiky or new "
             "on APIs (spiky: the peak / average of the route's own hour-of-day profile, Profiles' month ratio, "
-            "above 3; a route without a profile: the Plan's average-to-peak ratio)", udf("SELFHOST_OR_API", *rule_args), kind="text", width=12),
+            "above 3; a route without a profile: the Plan's average-to-peak ratio)",
+            udf("SELFHOST_OR_API", *rule_args), kind="text", width=12),
         col("reasons", "Why", "W4: the inputs that drove it, decisive first, and the failover on the other side",
             udf("SELFHOST_OR_API_REASONS", *rule_args), kind="text", width=80),
     )
