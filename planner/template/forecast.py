@@ -52,7 +52,7 @@ def _col(first: Expr, key: str, header: str, help: str, body: Expr, fmt: str = U
 # ---- per route: the bill by token class and the highest linear utilization -----------------------------------
 
 _ROUTE_KEYS = ("route", "input_usd", "cache_read_usd", "cache_write_usd", "output_usd", "linear_util",
-               "linear_binding")
+               "linear_binding", "limit_util", "limit_binding")
 ROUTES_HEADER_ROW = 4 + FORECAST_MONTHS + 4
 _ROUTES_REF = Table(name="tblForecastRoutes", sheet=SHEET, rows=ROUTE_ROWS, header_row=ROUTES_HEADER_ROW,
                     columns=tuple(C(key=k, header=k, help=k) for k in _ROUTE_KEYS))
@@ -71,6 +71,7 @@ def _route_columns() -> tuple[Column, ...]:
             price("usd_per_mtok_cached_input"), price("usd_per_mtok_cache_write"), price("usd_per_mtok_output")), 0)
 
     linear = Cells(RESULTS, "rpm_util", "load_util")
+    limits = Cells(RESULTS, "rpm_util", "tpd_util")
     names = {"input": "Uncached input", "cache_read": "Cache reads", "cache_write": "Cache writes",
              "output": "Output"}
     return (
@@ -82,6 +83,10 @@ def _route_columns() -> tuple[Column, ...]:
         _col(first, "linear_util", "Linear util [x]", "The highest of the ten utilizations linear in demand (RPM "
              "... LOAD on Results): it scales with the month's demand multiple", udf("MAX_UTILIZATION", linear), PCT),
         _col(first, "linear_binding", "Linear binds", "Its constraint", udf("LINEAR_BINDING_CONSTRAINT", linear),
+             kind="text", width=10),
+        _col(first, "limit_util", "Limits util [x]", "The highest of RPM ... TPD (the provider limits per minute and "
+             "per day; BURST apart: its Poisson factor changes with demand)", udf("MAX_UTILIZATION", limits), PCT),
+        _col(first, "limit_binding", "Limits bind", "Its constraint", udf("LINEAR_BINDING_CONSTRAINT", limits),
              kind="text", width=10),
     )
 
@@ -111,6 +116,7 @@ def _backend_columns() -> tuple[Column, ...]:
     fleet_text = lambda k: fn("IF", is_fleet, _text(lookup(FLEET, "name", backend, k)), "")  # noqa: E731
     spec = lambda k: fn("IF", is_fleet, lookup(SPECS, "fleet", backend, k), "")  # noqa: E731
     lin = Cells(FORECAST_ROUTES, "linear_util")
+    window = fn("IF", is_provider, lookup(PROVIDERS, "name", backend, "window_s"), 0)
 
     def slo(util: str, key: str) -> Expr:
         # 0 (not ""): no latency SLO binds on this fleet (bulk routes only, or none)
@@ -165,6 +171,20 @@ def _backend_columns() -> tuple[Column, ...]:
             slo("tpot_util", "tpot_slo_s"), "0.000"),
         col("load_util", "Load util [x]", "Results: rate per replica / sustainable rate",
             fn("IF", is_fleet, bmax(Cells(RESULTS, "load_util")), 0), PCT),
+        col("limit_util", "Limits util [x]", "Provider: its highest of RPM ... TPD (linear in demand)",
+            fn("IF", is_provider, bmax(Cells(FORECAST_ROUTES, "limit_util")), 0), PCT),
+        col("limit_binding", "Limits bind", "That constraint",
+            fn("IF", is_provider, argmax(Cells(FORECAST_ROUTES, "limit_util"), Cells(FORECAST_ROUTES, "limit_binding")),
+               ""), kind="text"),
+        col("burst_util", "Burst util [x]", "Provider: the RPM limit in its enforcement window (Results)",
+            fn("IF", is_provider, bmax(Cells(RESULTS, "burst_util")), 0), PCT),
+        col("burst_rpm", "Poisson burst at [req/min]", "Where the burst factor is Poisson (a window of 1-59 s, no Plan "
+            "burst factor): the backend's RPM, at which the factor is recomputed for the month's rate; 0: a fixed "
+            "factor, BURST scales linearly", fn("IF", fn("AND", is_provider, window.gt(0), window.le(59)), fn(
+                "IF", PlanValue("burst_factor").gt(0), 0, udf("BACKEND_SUM", backend, routes,
+                                                            Cells(RESULTS, "rpm_demand"))), 0), "#,##0"),
+        col("window_s", "Window [s]", "Provider: the limit's enforcement window", fn("IF", is_provider, window, 0),
+            "0"),
     )
 
 
