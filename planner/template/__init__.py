@@ -54,6 +54,8 @@ from planner.template.layout import (
 )
 from planner.template.options import OPTION_KEYS, OPTIONS
 from planner.template.profiles import PROFILES, ROUTE_PROFILE  # issue 14: demand over the day
+from planner.template.sensitivity import DEMAND_CASES, SENSITIVITY_ROUTES, TORNADO  # issue 14: sensitivity
+from planner.template.sensitivity import fixed_cells as _sensitivity_fixed_cells
 from planner.template.results import (
     FAILOVER,
     FAILOVER_KEYS,
@@ -81,6 +83,10 @@ __all__ = [
     "FAILOVER_KEYS",
     "FORECAST",
     "FORECAST_TABLES",
+    "SENSITIVITY_TABLES",
+    "TORNADO",
+    "DEMAND_CASES",
+    "SENSITIVITY_ROUTES",
     "PROFILES",
     "ROUTE_PROFILE",
     "OUTAGES",
@@ -148,10 +154,11 @@ TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION"
 
 FORECAST_TABLES = (FORECAST, FORECAST_ROUTES, FORECAST_BACKENDS, COMMITMENTS, PROVISIONED, RESERVED_QUOTES)
 INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS, PROFILES)
+SENSITIVITY_TABLES = (TORNADO, DEMAND_CASES, SENSITIVITY_ROUTES)
 FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, OPTIONS, WHATIF, ROUTE_PROFILE,
-                  *FORECAST_TABLES)
+                  *FORECAST_TABLES, *SENSITIVITY_TABLES)
 TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, RESULTS, FAILOVER, WHATIF, OPTIONS, SUMMARY, OUTAGES, GPUS, MODELS,
-          LISTS_TABLE, PROFILES, ROUTE_PROFILE, *FORECAST_TABLES)
+          LISTS_TABLE, PROFILES, ROUTE_PROFILE, *FORECAST_TABLES, *SENSITIVITY_TABLES)
 SHEET_ORDER = (
     "ReadMe", "Summary", "Forecast", "Plan", "Routes", "Profiles", "Providers", "Fleet", "Specs", "Results",
     "Failover", "What-if", "Options", "GPUs", "Models", "Lists",
@@ -249,6 +256,7 @@ def fixed_cells() -> dict[tuple[str, str], Any]:
         out[(PLAN.sheet, PLAN.cell("unit", i))] = unit
         out[(PLAN.sheet, PLAN.cell("help", i))] = help
     out.update(_forecast_fixed_cells())
+    out.update(_sensitivity_fixed_cells())
     return out
 
 
