@@ -54,8 +54,6 @@ from planner.template.layout import (
 )
 from planner.template.options import OPTION_KEYS, OPTIONS
 from planner.template.profiles import PROFILES, ROUTE_PROFILE  # issue 14: demand over the day
-from planner.template.sensitivity import DEMAND_CASES, SENSITIVITY_ROUTES, TORNADO  # issue 14: sensitivity
-from planner.template.sensitivity import fixed_cells as _sensitivity_fixed_cells
 from planner.template.results import (
     FAILOVER,
     FAILOVER_KEYS,
@@ -70,6 +68,8 @@ from planner.template.results import (
     TOTALS_FIRST_ROW,
     UTILIZATION_KEYS,
 )
+from planner.template.sensitivity import DEMAND_CASES, SENSITIVITY_ROUTES, TORNADO  # issue 14: sensitivity
+from planner.template.sensitivity import fixed_cells as _sensitivity_fixed_cells
 from planner.template.whatif import WHATIF, WHATIF_KEYS
 
 __all__ = [
