@@ -10,7 +10,8 @@ re-evaluated plan's figure, to rounding) because each input enters the plan in a
   utilizations are the Forecast sheet's month at that demand multiple (``FORECAST_MONTH``: linear limits scaled,
   a Poisson burst factor recomputed at the scaled rate, TTFT and TPOT through the serving model);
 - **tokens per request, hit rate**: the bill is C1 per route with the input scaled (the hit rate clipped at
-  ``min(1, 1 - writes / input)``, the most the route's cache writes leave room for, as ``planner size`` does);
+  ``1 - max(writes, 1) / input``: the route's cache writes fill the rest and the last prompt token is always
+  computed, so a hit rate of 1, which the serving model refuses, is never reached; as ``planner size`` does);
 - **average-to-peak ratio**: the bill of a route without a profile and its RPD / TPD scale by
   ``min(1, r (1 +- x)) / r``; a route with a profile keeps its own ratio;
 - **MFU**: only compute utilization moves (``u mfu / min(1, mfu (1 +- x))``); the bill does not;
@@ -47,7 +48,7 @@ GROUPS: tuple[tuple[str, str], ...] = (
     ("peak_qps", "peak QPS (every route)"),
     ("input_tokens", "input tokens per request"),
     ("output_tokens", "output tokens per request"),
-    ("cache_hit_rate", "prefix-cache hit rate (at most 1 - writes / input)"),
+    ("cache_hit_rate", "prefix-cache hit rate (below 1: at most 1 - max(writes, 1) / input)"),
     ("monthly_growth", "monthly growth"),
     ("avg_to_peak_ratio", "average-to-peak ratio (routes without a profile; at most 1)"),
     ("mfu", "MFU (every fleet; at most 1)"),
@@ -108,8 +109,9 @@ def _route_columns() -> tuple[Column, ...]:
                                                     avg, i, o, h, writes))
 
     def hit_at(side: str) -> Expr:
-        ceiling = fn("MAX", hit, fn("MAX", 0, fn("IFERROR", lit(1) - fn("IF", fn("ISNUMBER", writes), writes, 0)
-                                                 / inp, 1)))
+        # the cache writes fill the rest and the last prompt token is computed: at most 1 - max(writes, 1) / input
+        written = fn("MAX", fn("IF", fn("ISNUMBER", writes), writes, 0), 1)
+        ceiling = fn("MAX", hit, fn("MAX", 0, fn("IFERROR", lit(1) - written / inp, 1)))
         return fn("MIN", hit * factor(side), 1, ceiling)
 
     def ratio_k(side: str) -> Expr:
@@ -143,7 +145,7 @@ def _route_columns() -> tuple[Column, ...]:
                         api(inp, out * factor(s), hit)))
     for s in SIDES:
         cols.append(col(f"hit_{s}_usd", f"Bill, hit {s} [USD/month]", "C1 with the hit rate x (1 -+ spread), at most "
-                        "1 and at most 1 - writes / input (unless already above it)", api(inp, out, hit_at(s))))
+                        "1 - max(writes, 1) / input (unless already above it)", api(inp, out, hit_at(s))))
     for s in SIDES:
         cols.append(col(f"ratio_{s}_usd", f"Bill, ratio {s} [USD/month]", "The route's bill x min(1, r f) / r "
                         "(routes without a profile; a fleet's share does not move)",
@@ -267,7 +269,7 @@ assert tuple(c.key for c in TORNADO.columns) == _TORNADO_KEYS
 # ---- low / base / high demand -----------------------------------------------------------------------------------
 
 CASES = ("low", "base", "high")
-_CASE_KEYS = ("case", "factor", "bill_usd", "max_util", "breach_months")
+_CASE_KEYS = ("case", "factor", "bill_usd", "max_util", "breach_months", "route", "binding")
 CASES_HEADER_ROW = TORNADO.last_row + 4
 _CASES_REF = Table(name="tblDemandCases", sheet=SHEET, rows=len(CASES), header_row=CASES_HEADER_ROW,
                    columns=tuple(C(key=k, header=k, help=k) for k in _CASE_KEYS))
@@ -289,6 +291,10 @@ def _case_columns() -> tuple[Column, ...]:
             _month("max_util", f), PCT, 12),
         col("breach_months", "First breach [months]", "C7 months to breach at the growth x the factor",
             _breach(_month("headroom_util", f), PlanValue("monthly_growth") * f), MONTHS, 12),
+        C(key="route", header="Route", help="Its route with the highest utilization", kind="text", width=14,
+          formula=when_filled(name, _month("route", f))),
+        C(key="binding", header="Binds", help="The backend and constraint at that utilization", kind="text", width=22,
+          formula=when_filled(name, _month("binding", f))),
     )
 
 
