@@ -204,6 +204,86 @@ class TestSensitivity:
         assert 0.72 == pytest.approx(edited[("Routes", ts.ROUTES.cell("cache_hit_rate", 0))])
 
 
+SAMPLES = ("seed", "bulk-tpm", "classifier-rpm", "selfhost-kv")
+
+
+def _close(sheet_value, reevaluated) -> bool:
+    """A sheet cell against the re-evaluated plan's figure: numbers to 1e-9 (relative above 1); "never" is the
+    re-evaluation's None (no breach at this growth)."""
+    if reevaluated is None:
+        return sheet_value == "never"
+    return isinstance(sheet_value, float) and abs(sheet_value - reevaluated) <= 1e-9 * max(1.0, abs(reevaluated))
+
+
+class TestTornadoSheet:
+    """tblTornado and tblDemandCases (What-if sheet) against THE plan method run again with the input scaled: every
+    formula cell agrees to 1e-9 on every sample, including classifier-rpm, bound by a per-second (BURST) limit."""
+
+    @pytest.mark.parametrize("sample", SAMPLES)
+    def test_every_formula_cell_agrees_with_the_reevaluation(self, sample):
+        from planner.template import sensitivity as sv
+
+        inputs = load_inputs(ROOT / "samples" / f"{sample}.toml")
+        values = ts.evaluate_plan(inputs)
+        t = ts.TORNADO
+        formulas = 0
+        for i, (name, _label) in enumerate(sv.GROUPS):
+            assert name == values.get((t.sheet, t.cell("input", i)), ts.fixed_cells()[(t.sheet, t.cell("input", i))])
+            for side, f in (("lo", 0.8), ("hi", 1.2)):
+                assert values[(t.sheet, t.cell(f"factor_{side}", i))] == pytest.approx(f)
+                again = levers.figures(ts.evaluate_plan(levers.scaled(inputs, levers.group(name), f)), inputs)
+                bill = values[(t.sheet, t.cell(f"bill_{side}_usd", i))]
+                assert _close(bill, again.monthly_cost_usd), (name, side, bill, again.monthly_cost_usd)
+                util = values[(t.sheet, t.cell(f"util_{side}", i))]
+                breach = values[(t.sheet, t.cell(f"breach_{side}_months", i))]
+                if name in ("input_tokens", "output_tokens", "cache_hit_rate"):
+                    assert util == breach == sv.REEVALUATED
+                    continue
+                formulas += 1
+                assert _close(util, again.highest_utilization), (name, side, util, again.highest_utilization)
+                assert _close(breach, again.first_breach_months), (name, side, breach, again.first_breach_months)
+        assert 8 == formulas
+        d = ts.DEMAND_CASES
+        for i, (case, f) in enumerate((("low", 0.8), ("base", 1.0), ("high", 1.2))):
+            edited = levers.scaled(levers.scaled(inputs, levers.group("peak_qps"), f), levers.group("monthly_growth"),
+                                   f)
+            again = levers.figures(ts.evaluate_plan(edited), inputs)
+            assert _close(values[(d.sheet, d.cell("bill_usd", i))], again.monthly_cost_usd), case
+            assert _close(values[(d.sheet, d.cell("max_util", i))], again.highest_utilization), case
+            assert _close(values[(d.sheet, d.cell("breach_months", i))], again.first_breach_months), case
+
+    def test_the_burst_bound_plan_scales_its_poisson_burst(self):
+        """classifier-rpm binds on BURST (Poisson at p99, per second): at 0.8x demand the busiest second is not
+        0.8 x as busy. 0.81 x 0.8 = 64.8 % would be the linear answer; the plan re-evaluated says otherwise."""
+        inputs = load_inputs(ROOT / "samples" / "classifier-rpm.toml")
+        values = ts.evaluate_plan(inputs)
+        row = next(i for i in range(ts.TORNADO.rows) if ts.fixed_cells()[("What-if", ts.TORNADO.cell("input", i))]
+                   == "peak_qps")
+        low = values[("What-if", ts.TORNADO.cell("util_lo", row))]
+        assert "BURST" == values[(ts.RESULTS.sheet, ts.RESULTS.cell("binding_constraint", 0))]
+        assert low != pytest.approx(0.81 * 0.8)
+        again = levers.figures(ts.evaluate_plan(levers.scaled(inputs, levers.group("peak_qps"), 0.8)), inputs)
+        assert low == pytest.approx(again.highest_utilization, rel=1e-9)
+
+    def test_hit_rate_high_bar_on_selfhost_kv_is_a_number(self):
+        """0.85 x 1.2 = 1.02: clipped below 1 (1 - 1 / 24,000: the last prompt token is computed), not #VALUE!."""
+        inputs = load_inputs(ROOT / "samples" / "selfhost-kv.toml")
+        edited = levers.scaled(inputs, levers.group("cache_hit_rate"), 1.2)
+        assert 1 - 1 / 24_000 == pytest.approx(edited[("Routes", ts.ROUTES.cell("cache_hit_rate", 0))], abs=1e-12)
+        s = levers.sensitivity_view(ts.evaluate_plan(inputs), inputs)
+        bar = next(b for b in s.tornado if b.input == "cache_hit_rate")
+        assert bar.reevaluated
+        assert isinstance(bar.high.highest_utilization, float) and 0 < bar.high.highest_utilization < 1
+
+    def test_spread_is_the_plan_setting(self):
+        inputs = dict(load_inputs(SEED))
+        inputs[("Plan", ts.plan_value_cell("sensitivity_spread"))] = 0.3
+        values = ts.evaluate_plan(inputs)
+        assert 0.7 == pytest.approx(values[("What-if", ts.TORNADO.cell("factor_lo", 0))])
+        assert 1.3 == pytest.approx(values[("What-if", ts.TORNADO.cell("factor_hi", 0))])
+        assert 0.3 == pytest.approx(levers.sensitivity_view(values, inputs).spread)
+
+
 class TestCli:
     def test_size_json_has_the_whatif_sections(self):
         result = CliRunner().invoke(cli, ["size", str(SEED), "--format", "json"])

@@ -4,9 +4,9 @@ Row-aligned with Routes and Results. Every column is one formula over the input 
 registry's functions (formulas W1-W4 in docs/method.md section 8). The lever columns are the Results formulas they
 stand for with the route's hit rate one point higher (``MIN(1, h + 0.01)``), so they equal what the plan method
 gives when the Routes cell is edited (:func:`planner.whatif.levers.cache_hit_lever` does exactly that, and
-tests/test_whatif.py checks the two agree). The tornado, the demand cases and sweeps re-evaluate the whole plan per
-input: they live in ``planner size`` and ``planner sweep``, not on a sheet (a cell cannot re-evaluate the workbook
-with another input). This module is pure: no I/O.
+tests/test_whatif.py checks the two agree). The tornado and the demand cases below this table are
+:mod:`planner.template.sensitivity`; sweeps re-evaluate the whole plan per value (``planner sweep``). This module is
+pure: no I/O.
 """
 
 from __future__ import annotations
@@ -167,7 +167,8 @@ WHATIF = Table(
     rows=ROUTE_ROWS,
     title="What-if: one more point of prefix-cache hit rate, and self-host vs API, per route (formulas; locked)",
     note="Lever: each route's hit rate +1 point (0.60 -> 0.61) through the plan's own formulas. Self-host vs API on "
-    "one basis: total tokens at the average rate. Tornado and demand cases: planner size and planner sweep.",
+    "one basis: total tokens at the average rate. The tornado and the demand cases are below (Plan: "
+    "sensitivity_spread); planner sweep ranges one input.",
     columns=_columns(),
 )
 assert tuple(c.key for c in WHATIF.columns) == WHATIF_KEYS
