@@ -64,6 +64,25 @@ class Month:
     action_usd: float
     util_after: float
     headroom_util: float = 0.0  # the highest utilization linear in demand (RPM ... LOAD): 1 / C7's headroom
+    backends: tuple[BackendMonth, ...] = ()  # each backend's own figures in the month (the per-route forecast)
+
+    def backend(self, name: str) -> BackendMonth | None:
+        for b in self.backends:
+            if b.name.strip().lower() == name.strip().lower():
+                return b
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BackendMonth:
+    """One backend in a forecast month: its highest utilization and constraint, its own step ("none" within the
+    threshold) and the step's monthly cost (added replicas; keys and tiers are not priced)."""
+
+    name: str
+    max_util: float
+    binding: str
+    action: str
+    action_usd: float
 
 
 def _burst(b: Backend, x: float) -> float:
@@ -129,7 +148,9 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
     steps: list[str] = []
     cost = 0.0
     headroom = 0.0
+    per_backend: list[BackendMonth] = []
     for b in backends:
+        before = (len(steps), cost)
         lin, lin_label = linear_util(b, multiplier)
         headroom = max(headroom, lin)
         lat, lat_label = _latency_util(b, multiplier, b.units, latency)
@@ -138,6 +159,7 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
             worst = (u, f"{b.name} {label}", b.top_route)
         if u <= threshold:
             after_worst = max(after_worst, u)
+            per_backend.append(BackendMonth(name=b.name, max_util=u, binding=label, action="none", action_usd=0.0))
             continue
         if b.kind == "fleet":
             n = units_needed(b.units, utilization=lin, threshold=threshold)
@@ -163,8 +185,11 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
             steps.append(f"{b.name}: {label} {u:.0%} is per {b.scope or 'organization'}, keys do not add to it; "
                          f"raise it: {ways} (not priced)")
             after_worst = max(after_worst, u)
+        per_backend.append(BackendMonth(name=b.name, max_util=u, binding=label,
+                                        action="; ".join(steps[before[0]:]) or "none", action_usd=cost - before[1]))
     return Month(max_util=max(worst[0], 0.0), binding=worst[1], route=worst[2], action="; ".join(steps) or "none",
-                 action_usd=cost, util_after=after_worst, headroom_util=headroom)
+                 action_usd=cost, util_after=after_worst, headroom_util=headroom,
+                 backends=tuple(per_backend))
 
 
-__all__ = ["Backend", "Month", "evaluate_month", "linear_util"]
+__all__ = ["Backend", "BackendMonth", "Month", "evaluate_month", "linear_util"]

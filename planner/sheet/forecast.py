@@ -251,6 +251,45 @@ def _month(x: float, t: float, rows: tuple) -> fmonth.Month:
     return fmonth.evaluate_month(items, multiplier=x, threshold=t, latency=_latency(specs))
 
 
+ROUTE_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
+
+
+@sheet_function(
+    summary="One backend's figure in a forecast month (the per-route forecast: a route reads its backend's): "
+    "max_util (its highest utilization at the month's demand, TTFT and TPOT through the serving model), binding "
+    "(that constraint), action (its own step, 'none' within the threshold) or action_usd (the step's monthly cost).",
+    args=(
+        Arg(name="field", unit="name", kind="text", help="max_util, binding, action or action_usd"),
+        Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)"),
+        Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)"),
+        Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included"),
+        Arg(name="backend", unit="name", kind="text", help="The backend (the route's, from Routes)"),
+    ),
+    returns="the field",
+    returns_kind="text",
+    category="Forecast",
+    example=(
+        '=FORECAST_BACKEND_MONTH("max_util", 1.36, 0.8, {"backend","type","route","util","binds","units","scope",'
+        '"more","raise","usd","qps","in","out","hit","model","gpu","tp","pp","engine","wd","kv","ttft",'
+        '"tpot","load","limit","limit_binds","burst","burst_rpm","window";"gemini-flash","provider","chat",0.75,'
+        '"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","","","","","",0,0.75,"ITPM",0,0,0}, '
+        '"gemini-flash") -> 1.02'
+    ),
+    formula_ids=("C7",),
+)
+def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend):
+    f = str(field).strip().lower()
+    if f not in ROUTE_MONTH_FIELDS:
+        raise ArgumentError("field", field, f"one of {', '.join(ROUTE_MONTH_FIELDS)}")
+    x = check_number("multiplier", multiplier, minimum=0)
+    t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
+    month = _month(x, t, tuple(tuple(r) for r in backends))
+    found = month.backend(str(backend))
+    if found is None:
+        raise ArgumentError("backend", backend, "a backend of the Forecast sheet's backend table used by a route")
+    return getattr(found, f)
+
+
 # ---- commitments ----------------------------------------------------------------------------------------------
 
 @sheet_function(

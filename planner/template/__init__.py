@@ -14,6 +14,7 @@ builder uses it for the cached values, the validator as its fast path, ``planner
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ from planner.template.forecast import (  # noqa: I001  issue 14: the Forecast sh
     COMMITMENTS,
     FORECAST,
     FORECAST_BACKENDS,
+    FORECAST_BY_ROUTE,
     FORECAST_ROUTES,
     PROVISIONED,
     RESERVED_QUOTES,
@@ -152,7 +154,8 @@ TEMPLATE_VERSION = "2.2.0"
 TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION": TEMPLATE_VERSION}
 """Global defined names (constant strings) that identify the template."""
 
-FORECAST_TABLES = (FORECAST, FORECAST_ROUTES, FORECAST_BACKENDS, COMMITMENTS, PROVISIONED, RESERVED_QUOTES)
+FORECAST_TABLES = (FORECAST, FORECAST_ROUTES, FORECAST_BACKENDS, COMMITMENTS, PROVISIONED, RESERVED_QUOTES,
+                   FORECAST_BY_ROUTE)
 INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS, PROFILES)
 SENSITIVITY_TABLES = (TORNADO, DEMAND_CASES, SENSITIVITY_ROUTES)
 FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, OPTIONS, WHATIF, ROUTE_PROFILE,
@@ -217,8 +220,14 @@ def formula_cells() -> list[tuple[str, str, Expr, int]]:
     """Every formula cell of the template, in evaluation order: ``(sheet, cell, expr, data_row)``.
 
     Columns come in dependency order and each column is evaluated for all rows, so a column may use whole
-    columns computed before it (SUMIFS for failover).
+    columns computed before it (SUMIFS for failover). The template is fixed, so the order is worked out once per
+    process (a new list each call).
     """
+    return list(_formula_cells())
+
+
+@functools.cache
+def _formula_cells() -> tuple[tuple[str, str, Expr, int], ...]:
     out: list[tuple[str, str, Expr, int]] = []
     for t, c in _column_order():
         assert c.formula is not None
@@ -226,7 +235,7 @@ def formula_cells() -> list[tuple[str, str, Expr, int]]:
             out.append((t.sheet, t.cell(c.key, i), c.formula, i))
     for i, (_label, _key, expr, _fmt) in enumerate(TOTALS):
         out.append((SUMMARY.sheet, f"{TOTALS_COL_VALUE}{TOTALS_FIRST_ROW + i}", expr, 0))
-    return out
+    return tuple(out)
 
 
 def formula_text(sheet: str, expr: Expr, row: int) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.excel.expr import Bin, Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
+from planner.excel.expr import At, Bin, Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
 from planner.excel.tables import Column, Table
 from planner.forecast import data as forecast_data
 from planner.sheet.forecast import BACKEND_KEYS, MONTH_FIELDS
@@ -470,6 +470,98 @@ RESERVED_QUOTES = Table(name="tblReservedQuotes", sheet=SHEET, rows=QUOTE_ROWS, 
 assert tuple(c.key for c in RESERVED_QUOTES.columns) == _QUOTE_KEYS
 TITLES[RESERVED_QUOTES] = ("Commitments: every bundled reserved GPU quote, per GPU-hour as published (3-year: none "
                            "public; add your own quotes below them)")
+
+
+# ---- per route per month ------------------------------------------------------------------------------------
+
+BY_ROUTE_HEADER_ROW = QUOTES_HEADER_ROW + QUOTE_ROWS + 4
+BY_ROUTE_FIELDS = ("usd", "util", "binds")
+
+
+def _by_route_columns() -> tuple[Column, ...]:
+    r = lambda k: Ref(ROUTES, k)  # noqa: E731
+    res = lambda k: Ref(RESULTS, k)  # noqa: E731
+    first = Ref(RESULTS, "route")
+
+    def backend_month(field: str, x: Expr) -> Expr:
+        return udf("FORECAST_BACKEND_MONTH", field, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS),
+                   r("backend"))
+
+    cols: list[Column] = [
+        C(key="route", header="Route [name]", help="Route name (from Routes)", kind="text", width=16,
+          formula=fn("IF", r("name").eq(""), "", r("name"))),
+        _col(first, "backend", "Backend", "The route's backend (Routes)", _text(r("backend")), kind="text", width=14),
+    ]
+    for m in range(1, FORECAST_MONTHS + 1):
+        x = At(_FORECAST_REF, "multiplier", m - 1)
+
+        def in_horizon(body: Expr, x: Expr = x) -> Expr:
+            return fn("IF", x.eq(""), "", body)
+
+        fleet_step = fn("IFERROR", backend_month("action_usd", x) / fn("INDEX", Cells(SPECS, "cost_monthly_usd"),
+                                                                        res("fleet_row")), 0)
+        cols += [
+            _col(first, f"m{m:02d}_usd", f"M{m} bill [USD/month]", f"Month {m}: the route's bill (API: month 1's x "
+                 "the month's demand multiple; a fleet's route: its share of the GPU-hours, with the replicas its "
+                 "fleet's step adds)", in_horizon(fn("IF", res("backend_type").eq("fleet"),
+                                                     res("cost_monthly_usd") * (lit(1) + fleet_step),
+                                                     res("cost_monthly_usd") * x)), USD, width=11),
+            _col(first, f"m{m:02d}_util", f"M{m} util [x]", f"Month {m}: the highest utilization of the route's "
+                 "backend at the month's demand (FORECAST_BACKEND_MONTH)", in_horizon(backend_month("max_util", x)),
+                 PCT, width=7),
+            _col(first, f"m{m:02d}_binds", f"M{m} binds", f"Month {m}: that constraint (the step that relieves it: "
+                 "the month's row above, by backend)", in_horizon(backend_month("binding", x)), kind="text", width=7),
+        ]
+    return tuple(cols)
+
+
+FORECAST_BY_ROUTE = Table(name="tblForecastByRoute", sheet=SHEET, rows=ROUTE_ROWS, header_row=BY_ROUTE_HEADER_ROW,
+                          columns=_by_route_columns())
+TITLES[FORECAST_BY_ROUTE] = ("Per route, month by month: the route's bill, its backend's highest utilization and what "
+                             "binds (the step that relieves it: the month's row at the top, by backend)")
+
+
+def forecast_by_route(values: dict[tuple[str, str], Any]) -> tuple[dict[str, Any], ...]:
+    """``planner size``'s JSON ``forecast``: one row per route per month of the horizon, a view of
+    ``tblForecastByRoute`` (bill, utilization, binding) and of the month's step for the route's backend
+    (``tblForecast``'s action: each backend's step begins with its name)."""
+    t = FORECAST_BY_ROUTE
+
+    def cell(table: Table, key: str, i: int) -> Any:
+        v = values.get((table.sheet, table.cell(key, i)))
+        return v if v is None or isinstance(v, (int, float, str)) else str(v)
+
+    out = []
+    for m in range(1, FORECAST_MONTHS + 1):
+        if cell(FORECAST, "multiplier", m - 1) in ("", None):
+            continue
+        names = {str(cell(t, "backend", i)).strip().lower() for i in range(t.rows)}
+        steps = _steps_by_backend(cell(FORECAST, "action", m - 1), names)
+        for i in range(t.rows):
+            route = cell(t, "route", i)
+            if route in ("", None):
+                continue
+            backend = cell(t, "backend", i) or ""
+            out.append({"month": m, "route": route, "backend": backend,
+                        "monthly_cost_usd": cell(t, f"m{m:02d}_usd", i),
+                        "binding": cell(t, f"m{m:02d}_binds", i), "max_utilization": cell(t, f"m{m:02d}_util", i),
+                        "action": steps.get(str(backend).strip().lower(), "none")})
+    return tuple(out)
+
+
+def _steps_by_backend(action: Any, backends: set[str]) -> dict[str, str]:
+    """The month's action text split into each backend's step (``"name: ..."``, joined by ``"; "``); ``backends``:
+    the plan's backend names, lower case (a part that starts with none of them continues the previous step)."""
+    out: dict[str, str] = {}
+    last = None
+    for part in str(action or "").split("; "):
+        head = part.partition(": ")[0].strip().lower()
+        if head in backends:
+            last = head
+            out[last] = part
+        elif last is not None:
+            out[last] += "; " + part
+    return out
 
 
 def quote_cells() -> dict[tuple[str, str], Any]:
