@@ -162,7 +162,8 @@ def addin_lite_cmd(out_dir: Path | None, wheel: Path | None, url: str | None) ->
               "default: the plan's sensitivity_spread (0.2).")
 @click.option("--months", type=click.IntRange(12, 36), default=None,
               help="Add the forecast (the Forecast sheet's months 1..N, 12 to 36): the bill by token class, what "
-              "binds and the step that relieves it; JSON gains forecast: [...].")
+              "binds and the step that relieves it; JSON gains forecast: [{month, route, ...}] per route per month "
+              "and forecast_months: [...] plan-wide.")
 @click.option("--no-whatif", "no_whatif", is_flag=True, default=False,
               help="Skip the What-if views (cache-hit lever, self-host vs API, sensitivity) for speed: the Results, "
               "totals, outages and fleet options only (with --months, the forecast still prints). "
@@ -198,11 +199,13 @@ def size_cmd(scenario: str | None, fmt: str, spread: float | None, months: int |
         click.echo(report.to_json())
     else:
         click.echo(render_text(report))
-        if report.forecast is not None:
-            from planner.template.forecast import render_commitments, render_forecast
+        if report.forecast_months is not None:
+            from planner.template.forecast import render_by_route, render_commitments, render_forecast
 
             click.echo("")
-            click.echo(render_forecast(report.forecast))
+            click.echo(render_forecast(report.forecast_months))
+            click.echo("")
+            click.echo(render_by_route(report.forecast or ()))
             click.echo("")
             click.echo(render_commitments(report.commitments or {}))
     if report.has_errors:

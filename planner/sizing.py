@@ -114,7 +114,9 @@ class SizingReport:
     """W1-W4 per route, the What-if sheet's cells."""
     sensitivity: Any = None
     """The tornado and the low / base / high demand cases (:func:`planner.whatif.levers.sensitivity`)."""
-    forecast: tuple[dict[str, Any], ...] | None = None  # planner size --months N: the Forecast sheet's months
+    forecast: tuple[dict[str, Any], ...] | None = None  # planner size --months N: per route per month
+    """``{month, route, backend, monthly_cost_usd, binding, max_utilization, action}`` (tblForecastByRoute)."""
+    forecast_months: tuple[dict[str, Any], ...] | None = None  # planner size --months N: the plan-wide months
     commitments: dict[str, Any] | None = None  # planner size --months N: the Forecast sheet's commitment tables
 
     @property
@@ -124,7 +126,7 @@ class SizingReport:
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        for key in ("forecast", "commitments"):
+        for key in ("forecast", "forecast_months", "commitments"):
             if out[key] is None:
                 out.pop(key)
         return out
@@ -257,16 +259,17 @@ def _whatif(scenario: Scenario, values: Mapping[tuple[str, str], Any]) -> dict[s
 
 def with_forecast(scenario: Scenario, months: int, *, spread: float | None = None,
                   whatif: bool = True) -> SizingReport:
-    """:func:`size_scenario` plus the Forecast sheet's months 1..``months`` (issue 14), from the same evaluation."""
+    """:func:`size_scenario` plus the Forecast sheet's months 1..``months`` (issue 14), from the same evaluation:
+    ``forecast`` per route per month (tblForecastByRoute), ``forecast_months`` plan-wide (tblForecast)."""
     import dataclasses
 
-    from planner.template.forecast import commitment_rows, forecast_rows
+    from planner.template.forecast import commitment_rows, forecast_by_route, forecast_rows
 
     s = _with_spread(scenario, spread)
     s = dataclasses.replace(s, plan=dataclasses.replace(s.plan, forecast_months=months))
     values = evaluate_scenario(s)
     return dataclasses.replace(size_scenario(s, values=values, whatif=whatif),
-                               forecast=forecast_rows(dict(values)),
+                               forecast=forecast_by_route(dict(values)), forecast_months=forecast_rows(dict(values)),
                                commitments=commitment_rows(dict(values)))
 
 

@@ -353,6 +353,22 @@ def forecast_rows(values: dict[tuple[str, str], Any]) -> tuple[dict[str, Any], .
     return tuple(out)
 
 
+def render_by_route(rows: tuple[dict[str, Any], ...]) -> str:
+    """The per-route forecast as ``planner size --months N`` prints it: per route, month by month, the bill and its
+    backend's utilization and constraint (the steps are in the plan-wide rows above)."""
+    lines = ["forecast per route (tblForecastByRoute): month: bill USD/month, its backend's utilization and binding"]
+    for route in dict.fromkeys(r["route"] for r in rows):
+        mine = [r for r in rows if r["route"] == route]
+        lines.append(f"  {route} ({mine[0]['backend']}):")
+        for r in mine:
+            u = r["max_utilization"]
+            cost = r["monthly_cost_usd"]
+            lines.append(f"    {r['month']:>2} " + (f"{cost:>12,.0f}" if isinstance(cost, (int, float)) else
+                                                  f"{cost!s:>12}") + (f" {u:>6.0%}" if isinstance(u, (int, float))
+                                                                      else f" {u!s:>6}") + f"  {r['binding']}")
+    return "\n".join(lines)
+
+
 def render_forecast(rows: tuple[dict[str, Any], ...]) -> str:
     """The forecast as ``planner size --months N`` prints it."""
     def usd(x: Any) -> str:
