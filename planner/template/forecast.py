@@ -317,11 +317,11 @@ COMMITMENTS = Table(name="tblCommitments", sheet=SHEET, rows=FLEET_ROWS, header_
                     columns=_commit_columns())
 assert tuple(c.key for c in COMMITMENTS.columns) == _COMMIT_KEYS
 
-TITLES = {
-    FORECAST_ROUTES: "Per route, month 1: the API bill by token class and the highest utilization linear in demand",
-    FORECAST_BACKENDS: "Per backend, month 1: what FORECAST_MONTH scales (formulas; locked)",
-    COMMITMENTS: "Commitments: reserved GPUs against on demand, per fleet (1 and 3 years)",
-}
+TITLES: list[tuple[Table, str]] = [  # pairs, not a dict: hashing a table hashes every formula it holds
+    (FORECAST_ROUTES, "Per route, month 1: the API bill by token class and the highest utilization linear in demand"),
+    (FORECAST_BACKENDS, "Per backend, month 1: what FORECAST_MONTH scales (formulas; locked)"),
+    (COMMITMENTS, "Commitments: reserved GPUs against on demand, per fleet (1 and 3 years)"),
+]
 MONTH_FIELD_KEYS = MONTH_FIELDS
 
 
@@ -440,8 +440,8 @@ def _provisioned_columns() -> tuple[Column, ...]:
 PROVISIONED = Table(name="tblProvisioned", sheet=SHEET, rows=PROVIDER_ROWS, header_row=PROVISIONED_HEADER_ROW,
                     columns=_provisioned_columns())
 assert tuple(c.key for c in PROVISIONED.columns) == _PT_KEYS
-TITLES[PROVISIONED] = ("Commitments: provisioned throughput (Azure PTU, Vertex GSU) against pay-as-you-go; Bedrock "
-                       "prices are not public")
+TITLES.append((PROVISIONED, "Commitments: provisioned throughput (Azure PTU, Vertex GSU) against pay-as-you-go; "
+               "Bedrock prices are not public"))
 
 
 # ---- commitments: the bundled reserved GPU quotes, per GPU-hour as published -----------------------------------
@@ -484,8 +484,8 @@ def _quote_columns() -> tuple[Column, ...]:
 RESERVED_QUOTES = Table(name="tblReservedQuotes", sheet=SHEET, rows=QUOTE_ROWS, header_row=QUOTES_HEADER_ROW,
                         columns=_quote_columns())
 assert tuple(c.key for c in RESERVED_QUOTES.columns) == _QUOTE_KEYS
-TITLES[RESERVED_QUOTES] = ("Commitments: every bundled reserved GPU quote, per GPU-hour as published (3-year: none "
-                           "public; add your own quotes below them)")
+TITLES.append((RESERVED_QUOTES, "Commitments: every bundled reserved GPU quote, per GPU-hour as published (3-year: "
+               "none public; add your own quotes below them)"))
 
 
 # ---- per route per month ------------------------------------------------------------------------------------
@@ -533,8 +533,8 @@ def _by_route_columns() -> tuple[Column, ...]:
 
 FORECAST_BY_ROUTE = Table(name="tblForecastByRoute", sheet=SHEET, rows=ROUTE_ROWS, header_row=BY_ROUTE_HEADER_ROW,
                           columns=_by_route_columns())
-TITLES[FORECAST_BY_ROUTE] = ("Per route, month by month: the route's bill, its backend's highest utilization and what "
-                             "binds (the step that relieves it: the month's row at the top, by backend)")
+TITLES.append((FORECAST_BY_ROUTE, "Per route, month by month: the route's bill, its backend's highest utilization and "
+                "what binds (the step that relieves it: the month's row at the top, by backend)"))
 
 
 def forecast_by_route(values: dict[tuple[str, str], Any]) -> tuple[dict[str, Any], ...]:

@@ -17,7 +17,7 @@ BILL_KEYS = ("input_usd", "cache_read_usd", "cache_write_usd", "output_usd", "gp
 
 def add_forecast_extras(sheets: Mapping[str, SheetSpec], cached: Mapping[tuple[str, str], Any]) -> None:
     """Titles of the tables below the first on each sheet, and the Forecast sheet's two charts."""
-    for table, title in ((ROUTE_PROFILE, ROUTE_PROFILE_TITLE), *TITLES.items(), *SENSITIVITY_TITLES.items()):
+    for table, title in ((ROUTE_PROFILE, ROUTE_PROFILE_TITLE), *TITLES, *SENSITIVITY_TITLES):
         sheets[table.sheet].cells[f"A{table.header_row - 1}"] = CellSpec(value=title, bold=True, size=14)
     months = sum(1 for i in range(FORECAST.rows) if cached.get((SHEET, FORECAST.cell("multiplier", i))) not in
                  (None, "")) or FORECAST.rows

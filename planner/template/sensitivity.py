@@ -303,11 +303,11 @@ DEMAND_CASES = Table(name="tblDemandCases", sheet=SHEET, rows=len(CASES), header
 assert tuple(c.key for c in DEMAND_CASES.columns) == _CASE_KEYS
 assert SENSITIVITY_ROUTES.header_row == DEMAND_CASES.last_row + 4
 
-TITLES = {
-    TORNADO: "Sensitivity: the tornado, each input at -x and +x (x: the Plan's sensitivity_spread; formulas)",
-    DEMAND_CASES: "Low / base / high demand: peak QPS and growth together (formulas)",
-    SENSITIVITY_ROUTES: "Per route, what the tornado sums: the bill and the utilizations with one input scaled",
-}
+TITLES = (  # pairs, not a dict: hashing a table hashes every formula it holds
+    (TORNADO, "Sensitivity: the tornado, each input at -x and +x (x: the Plan's sensitivity_spread; formulas)"),
+    (DEMAND_CASES, "Low / base / high demand: peak QPS and growth together (formulas)"),
+    (SENSITIVITY_ROUTES, "Per route, what the tornado sums: the bill and the utilizations with one input scaled"),
+)
 SENSITIVITY_TABLES = (TORNADO, DEMAND_CASES, SENSITIVITY_ROUTES)
 
 
