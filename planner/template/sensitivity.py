@@ -56,7 +56,7 @@ GROUPS: tuple[tuple[str, str], ...] = (
 """The tornado's rows, in the order of :data:`planner.whatif.levers.GROUPS` (the same names)."""
 
 USD = "#,##0"
-PCT = "0.0%"
+PCT = "0%"
 MONTHS = "0.0"
 SIDES = ("lo", "hi")
 
