@@ -157,22 +157,29 @@ def addin_lite_cmd(out_dir: Path | None, wheel: Path | None, url: str | None) ->
 @cli.command("size")
 @click.argument("scenario", type=click.Path(dir_okay=False), required=False)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--spread", type=click.FloatRange(min=0.01, max=0.9), default=0.2, show_default=True,
-              help="The sensitivity section's +- fraction on each input (and the low / high demand cases).")
+@click.option("--spread", type=click.FloatRange(min=0.01, max=0.9), default=None,
+              help="The sensitivity section's +- fraction on each input (and the low / high demand cases); "
+              "default: the plan's sensitivity_spread (0.2).")
 @click.option("--months", type=click.IntRange(12, 36), default=None,
               help="Add the forecast (the Forecast sheet's months 1..N, 12 to 36): the bill by token class, what "
-              "binds and the step that relieves it; JSON gains forecast: [...].")
-def size_cmd(scenario: str | None, fmt: str, spread: float, months: int | None) -> None:
+              "binds and the step that relieves it; JSON gains forecast: [{month, route, ...}] per route per month "
+              "and forecast_months: [...] plan-wide.")
+@click.option("--no-whatif", "no_whatif", is_flag=True, default=False,
+              help="Skip the What-if views (cache-hit lever, self-host vs API, sensitivity) for speed: the Results, "
+              "totals, outages and fleet options only (with --months, the forecast still prints). "
+              "Example: planner size samples/seed.toml --no-whatif")
+def size_cmd(scenario: str | None, fmt: str, spread: float | None, months: int | None, no_whatif: bool) -> None:
     """Size a plan written as a TOML scenario: per route, demand, the utilization of every limit, KV fit, the
     binding constraint and headroom. Without SCENARIO, sizes the bundled seed scenario.
 
     The scenario is evaluated through the template (the same evaluation as a workbook's cells), so every figure is
     a Results cell. The What-if sections follow: one point of prefix-cache hit rate per route, self-host vs API
-    per route, and the sensitivity (each input at -/+ --spread, and low / base / high demand), each a re-evaluation
-    of the plan with an input changed. Exit 1 when a cell holds an error (each named as Results!A1 with its
-    message), 2 on a bad file.
+    per route, and the sensitivity (each input at -/+ --spread, and low / base / high demand: the What-if sheet's
+    tornado and demand cases, re-evaluating the plan only where a bar is not a cell formula). Exit 1 when a cell
+    holds an error (each named as Results!A1 with its message), 2 on a bad file.
 
     Example: planner size samples/seed.toml --format json
+    (quicker, without the What-if sections: planner size samples/seed.toml --no-whatif)
     """
     from planner.scenario import load_scenario
     from planner.sizing import bundled_scenario_path, render_text, size_scenario
@@ -182,9 +189,9 @@ def size_cmd(scenario: str | None, fmt: str, spread: float, months: int | None) 
         if months is not None:
             from planner.sizing import with_forecast
 
-            report = with_forecast(plan, months, spread=spread)
+            report = with_forecast(plan, months, spread=spread, whatif=not no_whatif)
         else:
-            report = size_scenario(plan, spread=spread)
+            report = size_scenario(plan, spread=spread, whatif=not no_whatif)
     except PlannerError as exc:
         fail(str(exc))
         return
@@ -192,11 +199,13 @@ def size_cmd(scenario: str | None, fmt: str, spread: float, months: int | None) 
         click.echo(report.to_json())
     else:
         click.echo(render_text(report))
-        if report.forecast is not None:
-            from planner.template.forecast import render_commitments, render_forecast
+        if report.forecast_months is not None:
+            from planner.template.forecast import render_by_route, render_commitments, render_forecast
 
             click.echo("")
-            click.echo(render_forecast(report.forecast))
+            click.echo(render_forecast(report.forecast_months))
+            click.echo("")
+            click.echo(render_by_route(report.forecast or ()))
             click.echo("")
             click.echo(render_commitments(report.commitments or {}))
     if report.has_errors:

@@ -63,6 +63,7 @@ class Plan:
     burst_factor: float | None = None  # busiest window / average window; None: Poisson at p99
     notes: str = ""
     forecast_months: int = 12  # months the forecast covers (12-36)
+    sensitivity_spread: float = 0.2  # the tornado's and the demand cases' +- fraction (What-if sheet)
     demand_index: Any = None  # optional list: the demand multiple of months 1, 2, ... (blank: compound growth)
 
 

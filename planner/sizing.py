@@ -114,7 +114,9 @@ class SizingReport:
     """W1-W4 per route, the What-if sheet's cells."""
     sensitivity: Any = None
     """The tornado and the low / base / high demand cases (:func:`planner.whatif.levers.sensitivity`)."""
-    forecast: tuple[dict[str, Any], ...] | None = None  # planner size --months N: the Forecast sheet's months
+    forecast: tuple[dict[str, Any], ...] | None = None  # planner size --months N: per route per month
+    """``{month, route, backend, monthly_cost_usd, binding, max_utilization, action}`` (tblForecastByRoute)."""
+    forecast_months: tuple[dict[str, Any], ...] | None = None  # planner size --months N: the plan-wide months
     commitments: dict[str, Any] | None = None  # planner size --months N: the Forecast sheet's commitment tables
 
     @property
@@ -124,7 +126,7 @@ class SizingReport:
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        for key in ("forecast", "commitments"):
+        for key in ("forecast", "forecast_months", "commitments"):
             if out[key] is None:
                 out.pop(key)
         return out
@@ -207,12 +209,23 @@ def _fleet_options(values: Mapping[tuple[str, str], Any]) -> tuple[FleetOption, 
     return tuple(out)
 
 
+def _with_spread(scenario: Scenario, spread: float | None) -> Scenario:
+    import dataclasses
+
+    if spread is None:
+        return scenario
+    return dataclasses.replace(scenario, plan=dataclasses.replace(scenario.plan, sensitivity_spread=spread))
+
+
 def size_scenario(scenario: Scenario, *, values: Mapping[tuple[str, str], Any] | None = None, whatif: bool = True,
-                  spread: float = 0.2) -> SizingReport:
+                  spread: float | None = None) -> SizingReport:
     """Evaluate ``scenario`` through the template and read every route's Results row back; with ``whatif``, also
-    the cache-hit lever, self-host vs API and the sensitivity (``spread``: the tornado's +- fraction), each a
-    re-evaluation of the same plan with an input changed (:mod:`planner.whatif.levers`)."""
-    values = evaluate_scenario(scenario) if values is None else values
+    the cache-hit lever (a re-evaluation per route), self-host vs API and the sensitivity (the What-if sheet's
+    tornado and demand cases, a view of their cells; ``spread`` replaces the Plan's ``sensitivity_spread``) of
+    :mod:`planner.whatif.levers`. ``values``: the evaluated plan, where the caller has it (with the spread applied)."""
+    if values is None:
+        scenario = _with_spread(scenario, spread)
+        values = evaluate_scenario(scenario)
     totals = {key_label: _plain(values[(ts.SUMMARY.sheet, f"{ts.TOTALS_COL_VALUE}{ts.TOTALS_FIRST_ROW + j}")])
               for j, (key_label, _key, _expr, _fmt) in enumerate(ts.TOTALS)}
     out = ts.OUTAGES
@@ -231,28 +244,32 @@ def size_scenario(scenario: Scenario, *, values: Mapping[tuple[str, str], Any] |
         utilization_threshold=scenario.plan.utilization_threshold,
         routes=tuple(_route_sizing(scenario, i, values) for i in range(len(scenario.routes))),
         totals=totals, outages=outages, fleet_options=_fleet_options(values),
-        **(_whatif(scenario, values, spread) if whatif else {}),
+        **(_whatif(scenario, values) if whatif else {}),
     )
 
 
-def _whatif(scenario: Scenario, values: Mapping[tuple[str, str], Any], spread: float) -> dict[str, Any]:
+def _whatif(scenario: Scenario, values: Mapping[tuple[str, str], Any]) -> dict[str, Any]:
     from planner.whatif import levers
 
     inputs = {**catalog_inputs(), **scenario_inputs(scenario)}
     return {"cache_hit_lever": levers.cache_hit_lever(inputs),
             "selfhost_vs_api": levers.selfhost_vs_api(values, inputs),
-            "sensitivity": levers.sensitivity(inputs, spread=spread)}
+            "sensitivity": levers.sensitivity_view(values, inputs)}
 
 
-def with_forecast(scenario: Scenario, months: int, *, spread: float = 0.2) -> SizingReport:
-    """:func:`size_scenario` plus the Forecast sheet's months 1..``months`` (issue 14), from the same evaluation."""
+def with_forecast(scenario: Scenario, months: int, *, spread: float | None = None,
+                  whatif: bool = True) -> SizingReport:
+    """:func:`size_scenario` plus the Forecast sheet's months 1..``months`` (issue 14), from the same evaluation:
+    ``forecast`` per route per month (tblForecastByRoute), ``forecast_months`` plan-wide (tblForecast)."""
     import dataclasses
 
-    from planner.template.forecast import commitment_rows, forecast_rows
+    from planner.template.forecast import commitment_rows, forecast_by_route, forecast_rows
 
-    s = dataclasses.replace(scenario, plan=dataclasses.replace(scenario.plan, forecast_months=months))
+    s = _with_spread(scenario, spread)
+    s = dataclasses.replace(s, plan=dataclasses.replace(s.plan, forecast_months=months))
     values = evaluate_scenario(s)
-    return dataclasses.replace(size_scenario(s, values=values, spread=spread), forecast=forecast_rows(dict(values)),
+    return dataclasses.replace(size_scenario(s, values=values, whatif=whatif),
+                               forecast=forecast_by_route(dict(values)), forecast_months=forecast_rows(dict(values)),
                                commitments=commitment_rows(dict(values)))
 
 
@@ -403,19 +420,20 @@ def render_whatif(report: SizingReport) -> list[str]:
             lines.append(f"    why: {_fmt(r.reasons)}")
     sen = report.sensitivity
     if sen is not None:
-        lines += ["", f"sensitivity: each input at -{sen.spread:.0%} / +{sen.spread:.0%} (the plan re-evaluated), "
-                  "largest swing of the bill first",
+        lines += ["", f"sensitivity: each input at -{sen.spread:.0%} / +{sen.spread:.0%} (the What-if sheet's "
+                  "tornado; * utilization and breach re-evaluated, not cell formulas), largest swing of the bill first",
                   f"  {'input':<28} {'bill low':>12} {'bill high':>12} {'util low':>9} {'util high':>9} "
                   f"{'breach low':>12} {'breach high':>12}"]
         for b in sen.tornado:
-            lines.append(f"  {b.label:<28} {_usd(b.low.monthly_cost_usd):>12} {_usd(b.high.monthly_cost_usd):>12} "
+            label = (b.label.split(" (")[0] + (" *" if b.reevaluated else ""))[:28]
+            lines.append(f"  {label:<28} {_usd(b.low.monthly_cost_usd):>12} {_usd(b.high.monthly_cost_usd):>12} "
                          f"{_fmt(b.low.highest_utilization, pct=True):>9} "
                          f"{_fmt(b.high.highest_utilization, pct=True):>9} {_breach(b.low.first_breach_months):>12} "
                          f"{_breach(b.high.first_breach_months):>12}")
         lines.append(f"demand cases (peak QPS and growth x{1 - sen.spread:g} / x1 / x{1 + sen.spread:g}):")
         for name, f in sen.cases.items():
             lines.append(f"  {name:<5} bill {_usd(f.monthly_cost_usd)}/month; highest utilization "
-                         f"{_fmt(f.highest_utilization, pct=True)} ({f.worst_route} {_fmt(f.binding)}); first "
+                         f"{_fmt(f.highest_utilization, pct=True)} ({f.worst_route}: {_fmt(f.binding)}); first "
                          f"breach in {_breach(f.first_breach_months)}")
     return lines
 

@@ -118,7 +118,7 @@ def seed_forecast():
 
 
 def test_seed_forecast_month_one_is_the_plan_and_the_api_bill_grows_eight_percent(seed_forecast) -> None:
-    rows = seed_forecast.forecast
+    rows = seed_forecast.forecast_months
     assert [r["month"] for r in rows] == list(range(1, 13))
     one = rows[0]
     # month 1's total is Summary's total cost with cache (the plan as entered)
@@ -132,7 +132,7 @@ def test_seed_forecast_month_one_is_the_plan_and_the_api_bill_grows_eight_percen
 
 
 def test_seed_forecast_first_breach_and_the_step(seed_forecast) -> None:
-    rows = seed_forecast.forecast
+    rows = seed_forecast.forecast_months
     # gemini-flash's ITPM: 0.75 in month 1 (Summary), linear in demand; 0.75 x 1.08^4 = 1.020 in month 5
     assert rows[4]["binding"] == "gemini-flash ITPM"
     assert rows[4]["max_utilization"] == pytest.approx(0.75 * 1.08 ** 4)
@@ -154,7 +154,7 @@ def test_tpot_is_recomputed_not_scaled(seed_forecast) -> None:
         return SERVING_TPOT_S(g("model_spec"), g("gpu_spec"), 4, g("mix_input_tokens"), g("mix_output_tokens"), 0,
                               rate, "vllm", "fp8", "fp8", g("mix_cache_hit_rate"), 1) / 0.02
 
-    rows = seed_forecast.forecast
+    rows = seed_forecast.forecast_months
     # month 1: the fleet's TPOT at 400 req/s on 22 replicas stays under Gemini's ITPM (0.75), which binds
     assert rows[0]["binding"] == "gemini-flash ITPM" and tpot_util(1) < rows[0]["max_utilization"]
     # the fleet's first step names its TPOT at that month's load, recomputed, not month 1's scaled
@@ -170,7 +170,7 @@ def test_an_explicit_demand_index_replaces_growth() -> None:
 
     d = tomllib.loads((ROOT / "samples" / "seed.toml").read_text())
     d["plan"]["demand_index"] = [1.0, 1.0, 2.0]
-    rows = with_forecast(parse_scenario(d, path="i.toml"), 12).forecast
+    rows = with_forecast(parse_scenario(d, path="i.toml"), 12).forecast_months
     assert rows[1]["demand_multiplier"] == 1.0
     assert rows[2]["demand_multiplier"] == 2.0
     assert rows[3]["demand_multiplier"] == pytest.approx(1.08 ** 3)  # past the table: growth again
@@ -181,13 +181,17 @@ def test_planner_size_months_cli_text_and_json() -> None:
     runner = CliRunner()
     out = runner.invoke(cli, ["size", str(ROOT / "samples" / "seed.toml"), "--months", "12", "--format", "json"])
     assert out.exit_code == 0, out.output
-    fc = json.loads(out.output)["forecast"]
-    assert len(fc) == 12
+    data = json.loads(out.output)
+    fc, months = data["forecast"], data["forecast_months"]
+    assert len(months) == 12 and len(fc) == 12 * 3  # three routes, 12 months each
     assert set(fc[0]) >= {"month", "route", "monthly_cost_usd", "binding", "max_utilization", "action"}
-    assert fc[4]["binding"] == "gemini-flash ITPM" and fc[4]["route"] == "chat"
+    assert months[4]["binding"] == "gemini-flash ITPM" and months[4]["route"] == "chat"
+    chat5 = next(r for r in fc if r["route"] == "chat" and r["month"] == 5)
+    assert chat5["binding"] == "ITPM" and chat5["max_utilization"] == pytest.approx(0.75 * 1.08 ** 4)
     text = runner.invoke(cli, ["size", str(ROOT / "samples" / "seed.toml"), "--months", "12"])
     assert text.exit_code == 0
     assert "forecast (Forecast sheet)" in text.output and "replicas 22 ->" in text.output
+    assert "forecast per route" in text.output
     plain = runner.invoke(cli, ["size", str(ROOT / "samples" / "seed.toml"), "--format", "json"])
     assert "forecast" not in json.loads(plain.output)  # unchanged without --months
     bad = runner.invoke(cli, ["size", str(ROOT / "samples" / "seed.toml"), "--months", "40"])
@@ -201,11 +205,29 @@ def test_forecast_json_is_a_view_of_the_written_workbook(tmp_path: Path, seed_fo
     book = read_workbook(build_sample(ROOT / "samples" / "seed.toml", tmp_path / "seed.xlsm"))
     cells = book.sheet("Forecast").cells
     f = ts.FORECAST
-    for r in seed_forecast.forecast:
+    for r in seed_forecast.forecast_months:
         i = r["month"] - 1
         assert cells[f.cell("total_usd", i)].value == pytest.approx(r["monthly_cost_usd"])
         assert cells[f.cell("binding", i)].value == r["binding"]
         assert cells[f.cell("action", i)].value == r["action"]
+
+
+def test_forecast_per_route_month_five_by_hand(seed_forecast) -> None:
+    """Seed, month 5 (demand 1.08^4 = 1.3605x): each route's own bill and its backend's utilization."""
+    rows = {(r["route"], r["month"]): r for r in seed_forecast.forecast}
+    assert len(rows) == 3 * 12
+    x = 1.08 ** 4
+    chat = rows[("chat", 5)]
+    # chat: 40 req/s at peak x 2,500 input tokens x 60 = 6.0 M ITPM against Gemini's 8 M per project: 0.75 in month 1
+    assert chat["max_utilization"] == pytest.approx(40 * 2500 * 60 / 8e6 * x)
+    assert chat["binding"] == "ITPM" and "gemini-flash: ITPM 102% is per project" in chat["action"]
+    assert chat["monthly_cost_usd"] == pytest.approx(rows[("chat", 1)]["monthly_cost_usd"] * x)
+    # completion on llama70b-h100: month 5's step takes the fleet from 22 to 26 replicas of 4 H100 at $3.20
+    comp = rows[("completion", 5)]
+    assert comp["action"].startswith("llama70b-h100: replicas 22 -> 26")
+    assert comp["monthly_cost_usd"] == pytest.approx(26 * 4 * 3.20 * HOURS_PER_MONTH)
+    assert rows[("completion", 1)]["monthly_cost_usd"] == pytest.approx(22 * 4 * 3.20 * HOURS_PER_MONTH)
+    assert rows[("agent", 5)]["action"] == "none"
 
 
 # ---- item 3: commitments ----------------------------------------------------------------------------------------

@@ -84,13 +84,20 @@ def test_evaluator_and_general_engine_agree_on_every_cell(tmp_path: Path, edits)
     mine = ts.evaluate_plan({**catalog_inputs(), **cells})
     theirs = compute(path).values
     compared = 0
+    seen = set()
     for (sheet, cell), value in mine.items():
         other = theirs.get((sheet, cell))
         if other is None and (sheet, cell) not in theirs:
             continue
         assert _same(value, other), f"{sheet}!{cell}: evaluator {value!r}, general engine {other!r} after {edits}"
         compared += 1
+        seen.add((sheet, cell))
     assert compared >= 0.95 * len(mine)
+    # template 2.3.0's tables: the tornado, the demand cases and the forecast per route, every formula cell
+    new = {(t.sheet, t.cell(c.key, i)) for t in (ts.TORNADO, ts.DEMAND_CASES, ts.SENSITIVITY_ROUTES,
+                                                ts.FORECAST_BY_ROUTE)
+           for c in t.columns if c.formula is not None for i in range(t.rows)}
+    assert new <= seen, sorted(new - seen)[:5]
 
 
 def test_an_error_input_reads_the_same_on_every_surface(tmp_path: Path) -> None:
@@ -124,6 +131,29 @@ def test_planner_size_reports_the_cells_of_the_written_workbook(tmp_path: Path, 
         for key in ts.RESULT_KEYS:
             cached = sheet[ts.RESULTS.cell(key, i)].value
             assert _same(route.results[key], "" if cached is None else cached), (sample, route.route, key)
+
+
+@pytest.mark.parametrize("sample", ["seed", "classifier-rpm"])
+def test_planner_size_sensitivity_is_the_written_workbooks_tornado(tmp_path: Path, sample: str) -> None:
+    """``planner size``'s tornado and demand cases against tblTornado / tblDemandCases read back from the file."""
+    from planner.ooxml import read_workbook
+    from planner.template import sensitivity as sv
+    from planner.template.build import build_sample
+
+    root = Path(__file__).resolve().parents[1] / "samples"
+    report = size_scenario(load_scenario(root / f"{sample}.toml"))
+    cells = read_workbook(build_sample(root / f"{sample}.toml", tmp_path / f"{sample}.xlsm")).sheet("What-if").cells
+    t, d = ts.TORNADO, ts.DEMAND_CASES
+    bars = {b.input: b for b in report.sensitivity.tornado}
+    for i, (name, _label) in enumerate(sv.GROUPS):
+        for side, fig in (("lo", bars[name].low), ("hi", bars[name].high)):
+            assert _same(fig.monthly_cost_usd, cells[t.cell(f"bill_{side}_usd", i)].value), (name, side)
+            util = cells[t.cell(f"util_{side}", i)].value
+            if util != sv.REEVALUATED:
+                assert _same(fig.highest_utilization, util), (name, side)
+    for i, case in enumerate(sv.CASES):
+        assert _same(report.sensitivity.cases[case].monthly_cost_usd, cells[d.cell("bill_usd", i)].value)
+        assert _same(report.sensitivity.cases[case].highest_utilization, cells[d.cell("max_util", i)].value)
 
 
 @pytest.mark.parametrize("sample", ["seed", "selfhost-kv"])

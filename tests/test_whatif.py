@@ -204,6 +204,86 @@ class TestSensitivity:
         assert 0.72 == pytest.approx(edited[("Routes", ts.ROUTES.cell("cache_hit_rate", 0))])
 
 
+SAMPLES = ("seed", "bulk-tpm", "classifier-rpm", "selfhost-kv")
+
+
+def _close(sheet_value, reevaluated) -> bool:
+    """A sheet cell against the re-evaluated plan's figure: numbers to 1e-9 (relative above 1); "never" is the
+    re-evaluation's None (no breach at this growth)."""
+    if reevaluated is None:
+        return sheet_value == "never"
+    return isinstance(sheet_value, float) and abs(sheet_value - reevaluated) <= 1e-9 * max(1.0, abs(reevaluated))
+
+
+class TestTornadoSheet:
+    """tblTornado and tblDemandCases (What-if sheet) against THE plan method run again with the input scaled: every
+    formula cell agrees to 1e-9 on every sample, including classifier-rpm, bound by a per-second (BURST) limit."""
+
+    @pytest.mark.parametrize("sample", SAMPLES)
+    def test_every_formula_cell_agrees_with_the_reevaluation(self, sample):
+        from planner.template import sensitivity as sv
+
+        inputs = load_inputs(ROOT / "samples" / f"{sample}.toml")
+        values = ts.evaluate_plan(inputs)
+        t = ts.TORNADO
+        formulas = 0
+        for i, (name, _label) in enumerate(sv.GROUPS):
+            assert name == values.get((t.sheet, t.cell("input", i)), ts.fixed_cells()[(t.sheet, t.cell("input", i))])
+            for side, f in (("lo", 0.8), ("hi", 1.2)):
+                assert values[(t.sheet, t.cell(f"factor_{side}", i))] == pytest.approx(f)
+                again = levers.figures(ts.evaluate_plan(levers.scaled(inputs, levers.group(name), f)), inputs)
+                bill = values[(t.sheet, t.cell(f"bill_{side}_usd", i))]
+                assert _close(bill, again.monthly_cost_usd), (name, side, bill, again.monthly_cost_usd)
+                util = values[(t.sheet, t.cell(f"util_{side}", i))]
+                breach = values[(t.sheet, t.cell(f"breach_{side}_months", i))]
+                if name in ("input_tokens", "output_tokens", "cache_hit_rate"):
+                    assert util == breach == sv.REEVALUATED
+                    continue
+                formulas += 1
+                assert _close(util, again.highest_utilization), (name, side, util, again.highest_utilization)
+                assert _close(breach, again.first_breach_months), (name, side, breach, again.first_breach_months)
+        assert 8 == formulas
+        d = ts.DEMAND_CASES
+        for i, (case, f) in enumerate((("low", 0.8), ("base", 1.0), ("high", 1.2))):
+            edited = levers.scaled(levers.scaled(inputs, levers.group("peak_qps"), f), levers.group("monthly_growth"),
+                                   f)
+            again = levers.figures(ts.evaluate_plan(edited), inputs)
+            assert _close(values[(d.sheet, d.cell("bill_usd", i))], again.monthly_cost_usd), case
+            assert _close(values[(d.sheet, d.cell("max_util", i))], again.highest_utilization), case
+            assert _close(values[(d.sheet, d.cell("breach_months", i))], again.first_breach_months), case
+
+    def test_the_burst_bound_plan_scales_its_poisson_burst(self):
+        """classifier-rpm binds on BURST (Poisson at p99, per second): at 0.8x demand the busiest second is not
+        0.8 x as busy. 0.81 x 0.8 = 64.8 % would be the linear answer; the plan re-evaluated says otherwise."""
+        inputs = load_inputs(ROOT / "samples" / "classifier-rpm.toml")
+        values = ts.evaluate_plan(inputs)
+        row = next(i for i in range(ts.TORNADO.rows) if ts.fixed_cells()[("What-if", ts.TORNADO.cell("input", i))]
+                   == "peak_qps")
+        low = values[("What-if", ts.TORNADO.cell("util_lo", row))]
+        assert "BURST" == values[(ts.RESULTS.sheet, ts.RESULTS.cell("binding_constraint", 0))]
+        assert low != pytest.approx(0.81 * 0.8)
+        again = levers.figures(ts.evaluate_plan(levers.scaled(inputs, levers.group("peak_qps"), 0.8)), inputs)
+        assert low == pytest.approx(again.highest_utilization, rel=1e-9)
+
+    def test_hit_rate_high_bar_on_selfhost_kv_is_a_number(self):
+        """0.85 x 1.2 = 1.02: clipped below 1 (1 - 1 / 24,000: the last prompt token is computed), not #VALUE!."""
+        inputs = load_inputs(ROOT / "samples" / "selfhost-kv.toml")
+        edited = levers.scaled(inputs, levers.group("cache_hit_rate"), 1.2)
+        assert 1 - 1 / 24_000 == pytest.approx(edited[("Routes", ts.ROUTES.cell("cache_hit_rate", 0))], abs=1e-12)
+        s = levers.sensitivity_view(ts.evaluate_plan(inputs), inputs)
+        bar = next(b for b in s.tornado if b.input == "cache_hit_rate")
+        assert bar.reevaluated
+        assert isinstance(bar.high.highest_utilization, float) and 0 < bar.high.highest_utilization < 1
+
+    def test_spread_is_the_plan_setting(self):
+        inputs = dict(load_inputs(SEED))
+        inputs[("Plan", ts.plan_value_cell("sensitivity_spread"))] = 0.3
+        values = ts.evaluate_plan(inputs)
+        assert 0.7 == pytest.approx(values[("What-if", ts.TORNADO.cell("factor_lo", 0))])
+        assert 1.3 == pytest.approx(values[("What-if", ts.TORNADO.cell("factor_hi", 0))])
+        assert 0.3 == pytest.approx(levers.sensitivity_view(values, inputs).spread)
+
+
 class TestCli:
     def test_size_json_has_the_whatif_sections(self):
         result = CliRunner().invoke(cli, ["size", str(SEED), "--format", "json"])
@@ -213,6 +293,20 @@ class TestCli:
         assert {"cache_hit_lever", "selfhost_vs_api", "sensitivity"} <= set(data)
         assert ["completion", "agent", "chat"] == [r["route"] for r in data["selfhost_vs_api"]]
         assert {"low", "base", "high"} == set(data["sensitivity"]["cases"])
+
+    def test_size_no_whatif_skips_the_whatif_sections(self):
+        result = CliRunner().invoke(cli, ["size", str(SEED), "--format", "json", "--no-whatif"])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.output)
+
+        assert data["cache_hit_lever"] is None and data["sensitivity"] is None and not data["selfhost_vs_api"]
+        assert ["completion", "agent", "chat"] == [r["route"] for r in data["routes"]]
+        text = CliRunner().invoke(cli, ["size", str(SEED), "--no-whatif"]).output
+        assert "sensitivity" not in text and "cache-hit lever" not in text
+
+    def test_size_help_shows_no_whatif_with_an_example(self):
+        result = CliRunner().invoke(cli, ["size", "--help"])
+        assert "--no-whatif" in result.output and "planner size samples/seed.toml --no-whatif" in result.output
 
     def test_sweep_csv(self):
         result = CliRunner().invoke(cli, ["sweep", str(SEED), "--vary", "routes.chat.peak_qps=20:80", "--steps", "4",
@@ -255,3 +349,31 @@ class TestCli:
         assert f"Results!{itpm} chat / ITPM util [x]: 0.75 -> 1.125" in result.output
         data = json.loads(CliRunner().invoke(cli, ["diff", str(SEED), str(path), "--format", "json"]).output)
         assert data["after"]["highest_utilization"] == pytest.approx(1.125)
+
+
+class TestSpikyFromTheRouteProfile:
+    """W4's "spiky" reads the route's own hour-of-day profile: peak / week average = 1 / Profiles' month ratio."""
+
+    @staticmethod
+    def _reasons(profile: object) -> tuple[str, str]:
+        import tomllib
+
+        from planner.scenario import parse_scenario
+        from planner.sizing import evaluate_scenario
+
+        d = tomllib.loads(SEED.read_text())
+        d["routes"][2]["profile"] = profile  # chat
+        v = evaluate_scenario(parse_scenario(d, path="p.toml"))
+        w = ts.WHATIF
+        return v[(w.sheet, w.cell("recommendation", 2))], v[(w.sheet, w.cell("reasons", 2))]
+
+    def test_a_spiky_own_profile_sends_the_route_to_the_api(self):
+        # one busy hour at 1.0, 23 at 0.1, every day: average (1 + 2.3) / 24 = 0.1375 of the peak, peak/avg 7.27
+        rec, why = self._reasons([1.0] + [0.1] * 23)
+        assert "API" == rec
+        assert f"spiky: peak/avg {24 / 3.3:.3g} > 3" in why
+
+    def test_a_flat_profile_is_steady_whatever_the_plan_ratio(self):
+        # flat-batch: average = peak (peak/avg 1), though the Plan's ratio 0.5 would give 2
+        _rec, why = self._reasons("flat-batch")
+        assert "steady: peak/avg 1 <= 3" in why

@@ -552,12 +552,23 @@ def FLEET_UTILIZATION(backend, backends, kv_utils, compute_utils, load_utils):
 
 
 @func
-@arg('field', ndim=2, err_to_str=True, doc='max_util, binding, route, action, action_usd or util_after [name]')
+@arg('field', ndim=2, err_to_str=True, doc='max_util, binding, action or action_usd [name]')
+@arg('multiplier', ndim=2, err_to_str=True, doc="The month's demand multiple (GROWTH_MULTIPLIER) [x]")
+@arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
+@arg('backends', ndim=2, err_to_str=True, doc="The Forecast sheet's backend table, header included [table]")
+@arg('backend', ndim=2, err_to_str=True, doc="The backend (the route's, from Routes) [name]")
+def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend):
+    """One backend's figure in a forecast month (the per-route forecast: a route reads its backend's): max_util (its highest utilization at the month's demand, TTFT and TPOT through the serving model), binding (that constraint), action (its own step, 'none' w..."""
+    return excel_call(_REGISTRY['FORECAST_BACKEND_MONTH'], field, multiplier, threshold, backends, backend)
+
+
+@func
+@arg('field', ndim=2, err_to_str=True, doc='max_util, binding, route, action, action_usd, util_after or headroom_util [name]')
 @arg('multiplier', ndim=2, err_to_str=True, doc="The month's demand multiple (GROWTH_MULTIPLIER) [x]")
 @arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
 @arg('backends', ndim=2, err_to_str=True, doc="The Forecast sheet's backend table, header included [table]")
 def FORECAST_MONTH(field, multiplier, threshold, backends):
-    """One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding (backend and constraint), route, action (the steps to get back under the threshold), action_usd (their monthly cost) or util_after. Returns the field."""
+    """One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding (backend and constraint), route, action (the steps to get back under the threshold), action_usd (their monthly cost), util_after, or headroom_util (the..."""
     return excel_call(_REGISTRY['FORECAST_MONTH'], field, multiplier, threshold, backends)
 
 
@@ -734,9 +745,9 @@ def LIMIT_UTILIZATION(demand, limit, keys=None, scope=None):
 
 
 @func
-@arg('utilizations', ndim=2, err_to_str=True, doc='The ten utilizations, a range [fractions]')
+@arg('utilizations', ndim=2, err_to_str=True, doc='The ten utilizations (or the first n), a range [fractions]')
 def LINEAR_BINDING_CONSTRAINT(utilizations):
-    """The label of the highest of the ten utilizations linear in demand (RPM, TPM, ITPM, OTPM, RPD, TPD, BURST, KV, COMPUTE, LOAD; Results' rpm_util to load_util). Returns label."""
+    """The label of the highest of the ten utilizations linear in demand (RPM, TPM, ITPM, OTPM, RPD, TPD, BURST, KV, COMPUTE, LOAD; Results' rpm_util to load_util), or of the first of them a shorter range gives (rpm_util to tpd_util: the provider limits). Ret..."""
     return excel_call(_REGISTRY['LINEAR_BINDING_CONSTRAINT'], utilizations)
 
 

@@ -7,7 +7,8 @@ Each backend carries, from the evaluated plan (month 1):
 
 In month ``m`` with demand multiple ``x``:
 
-- a linear utilization is ``u * x``;
+- a linear utilization is ``u * x``, except BURST with a Poisson burst factor, recomputed at the scaled rate
+  (:func:`linear_util`);
 - a fleet's TTFT / TPOT utilization is the serving model's TTFT / TPOT at ``fleet_qps * x / replicas`` over the
   tightest SLO of its routes (a saturated replica counts as its load utilization, at least 1, as on Results);
 - the month's utilization is the highest of these (the plan as it stands); above the policy threshold the relieving
@@ -22,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from planner.forecast.growth import units_needed
-from planner.limits import MULTIPLYING_SCOPES
+from planner.limits import MULTIPLYING_SCOPES, poisson_burst_factor
 
 LatencyFn = Callable[["Backend", float], "tuple[float, float] | None"]
 """``(backend, requests/s per replica) -> (ttft_s, tpot_s)``, or None where the replica saturates."""
@@ -47,6 +48,11 @@ class Backend:
     ttft_slo_s: float | None = None
     tpot_slo_s: float | None = None
     load_util: float = 0.0
+    limit_util: float = 0.0  # provider: the highest of RPM ... TPD (linear in demand)
+    limit_binding: str = ""
+    burst_util: float = 0.0  # provider: the limit in its enforcement window (BURST)
+    burst_rpm: float = 0.0  # > 0: the burst factor is Poisson at this RPM (it changes with demand); 0: a fixed factor
+    window_s: float = 0.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,6 +63,57 @@ class Month:
     action: str  # "none" when every backend is within the threshold (never "": a cached "" is recomputed by readers)
     action_usd: float
     util_after: float
+    headroom_util: float = 0.0  # the highest utilization linear in demand (RPM ... LOAD): 1 / C7's headroom
+    backends: tuple[BackendMonth, ...] = ()  # each backend's own figures in the month (the per-route forecast)
+
+    def backend(self, name: str) -> BackendMonth | None:
+        for b in self.backends:
+            if b.name.strip().lower() == name.strip().lower():
+                return b
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BackendMonth:
+    """One backend in a forecast month: its highest utilization and constraint, its own step ("none" within the
+    threshold) and the step's monthly cost (added replicas; keys and tiers are not priced)."""
+
+    name: str
+    max_util: float
+    binding: str
+    action: str
+    action_usd: float
+
+
+def _burst(b: Backend, x: float) -> float:
+    """BURST at demand multiple ``x``: linear at a fixed burst factor; with a Poisson factor the busiest window's
+    count is the Poisson quantile at the scaled rate, ``u_x = u_1 x b(r x) / b(r)`` (:func:`poisson_burst_factor`)."""
+    if b.burst_rpm <= 0 or b.window_s <= 0 or b.burst_util <= 0:
+        return b.burst_util * x
+    if x == 0:
+        return 0.0
+    return b.burst_util * x * (poisson_burst_factor(b.burst_rpm * x, window_s=b.window_s)
+                               / poisson_burst_factor(b.burst_rpm, window_s=b.window_s))
+
+
+def linear_util(b: Backend, x: float) -> tuple[float, str]:
+    """The backend's highest utilization linear in demand at multiple ``x`` and its label: ``u x``, except that a
+    Poisson burst factor is recomputed at the scaled rate (a busier backend is relatively less bursty).
+
+    60 requests a minute checked per second (Poisson: 4 in the 99th-percentile second, 4x the mean) at 80 % of
+    the window's limit; demand doubled: 6 in that second (3x the mean of 2), so 120 %, not 160 %:
+
+    >>> b = Backend(name="api", kind="provider", top_route="r", linear_util=0.8, binding="BURST", units=1,
+    ...             limit_util=0.3, limit_binding="RPM", burst_util=0.8, burst_rpm=60, window_s=1)
+    >>> u, label = linear_util(b, 2.0)
+    >>> round(u, 6), label
+    (1.2, 'BURST')
+    """
+    if b.burst_rpm <= 0 or b.burst_util <= 0:
+        return b.linear_util * x, b.binding
+    burst = _burst(b, x)
+    rest = b.limit_util * x
+    return (burst, "BURST") if burst > rest else (rest, b.limit_binding or b.binding)
 
 
 def _latency_util(b: Backend, x: float, replicas: int, latency: LatencyFn) -> tuple[float, str]:
@@ -90,14 +147,19 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
     after_worst = 0.0
     steps: list[str] = []
     cost = 0.0
+    headroom = 0.0
+    per_backend: list[BackendMonth] = []
     for b in backends:
-        lin = b.linear_util * multiplier
+        before = (len(steps), cost)
+        lin, lin_label = linear_util(b, multiplier)
+        headroom = max(headroom, lin)
         lat, lat_label = _latency_util(b, multiplier, b.units, latency)
-        u, label = (lin, b.binding) if lin >= lat else (lat, lat_label)
+        u, label = (lin, lin_label) if lin >= lat else (lat, lat_label)
         if u > worst[0]:
             worst = (u, f"{b.name} {label}", b.top_route)
         if u <= threshold:
             after_worst = max(after_worst, u)
+            per_backend.append(BackendMonth(name=b.name, max_util=u, binding=label, action="none", action_usd=0.0))
             continue
         if b.kind == "fleet":
             n = units_needed(b.units, utilization=lin, threshold=threshold)
@@ -123,8 +185,11 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
             steps.append(f"{b.name}: {label} {u:.0%} is per {b.scope or 'organization'}, keys do not add to it; "
                          f"raise it: {ways} (not priced)")
             after_worst = max(after_worst, u)
+        per_backend.append(BackendMonth(name=b.name, max_util=u, binding=label,
+                                        action="; ".join(steps[before[0]:]) or "none", action_usd=cost - before[1]))
     return Month(max_util=max(worst[0], 0.0), binding=worst[1], route=worst[2], action="; ".join(steps) or "none",
-                 action_usd=cost, util_after=after_worst)
+                 action_usd=cost, util_after=after_worst, headroom_util=headroom,
+                 backends=tuple(per_backend))
 
 
-__all__ = ["Backend", "Month", "evaluate_month"]
+__all__ = ["Backend", "BackendMonth", "Month", "evaluate_month", "linear_util"]

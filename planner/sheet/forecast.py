@@ -21,10 +21,11 @@ BACKEND_KEYS = (
     "backend", "type", "top_route", "linear_util", "binding", "units", "scope", "multiplied_by", "raise_by",
     "step_usd", "fleet_qps", "mix_input_tokens", "mix_output_tokens", "mix_cache_hit_rate", "model_spec", "gpu_spec",
     "tp", "pp", "engine", "weight_dtype", "kv_dtype", "ttft_slo_s", "tpot_slo_s", "load_util",
+    "limit_util", "limit_binding", "burst_util", "burst_rpm", "window_s",
 )
 """The Forecast sheet's backend table, column by column (FORECAST_MONTH reads it by position)."""
 
-MONTH_FIELDS = ("max_util", "binding", "route", "action", "action_usd", "util_after")
+MONTH_FIELDS = ("max_util", "binding", "route", "action", "action_usd", "util_after", "headroom_util")
 
 
 def _blank(v: Any) -> bool:
@@ -139,8 +140,10 @@ def API_COST_BY_CLASS(token_class, avg_qps, avg_input_tokens, avg_output_tokens,
 
 @sheet_function(
     summary="The label of the highest of the ten utilizations linear in demand (RPM, TPM, ITPM, OTPM, RPD, TPD, "
-    "BURST, KV, COMPUTE, LOAD; Results' rpm_util to load_util).",
-    args=(Arg(name="utilizations", unit="fractions", kind="numbers", help="The ten utilizations, a range"),),
+    "BURST, KV, COMPUTE, LOAD; Results' rpm_util to load_util), or of the first of them a shorter range gives "
+    "(rpm_util to tpd_util: the provider limits).",
+    args=(Arg(name="utilizations", unit="fractions", kind="numbers", help="The ten utilizations (or the first n), "
+              "a range"),),
     returns="label",
     returns_kind="text",
     category="Forecast",
@@ -150,7 +153,10 @@ def API_COST_BY_CLASS(token_class, avg_qps, avg_input_tokens, avg_output_tokens,
 def LINEAR_BINDING_CONSTRAINT(utilizations):
     from planner import decision
 
-    return decision.binding_constraint(LINEAR_CONSTRAINTS, utilizations=utilizations)
+    values = list(utilizations)
+    if not 0 < len(values) <= len(LINEAR_CONSTRAINTS):
+        raise ArgumentError("utilizations", f"{len(values)} values", f"1 to {len(LINEAR_CONSTRAINTS)} values")
+    return decision.binding_constraint(LINEAR_CONSTRAINTS[:len(values)], utilizations=values)
 
 
 def _num(v: Any, default: float | None = None) -> float | None:
@@ -192,7 +198,10 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
             raise_by="" if _blank(r["raise_by"]) else str(r["raise_by"]),
             step_usd=_num(r["step_usd"], 0.0) or 0.0, fleet_qps=_num(r["fleet_qps"], 0.0) or 0.0,
             ttft_slo_s=_num(r["ttft_slo_s"]) or None, tpot_slo_s=_num(r["tpot_slo_s"]) or None,
-            load_util=_num(r["load_util"], 0.0) or 0.0)
+            load_util=_num(r["load_util"], 0.0) or 0.0, limit_util=_num(r["limit_util"], 0.0) or 0.0,
+            limit_binding="" if _blank(r["limit_binding"]) else str(r["limit_binding"]),
+            burst_util=_num(r["burst_util"], 0.0) or 0.0, burst_rpm=_num(r["burst_rpm"], 0.0) or 0.0,
+            window_s=_num(r["window_s"], 0.0) or 0.0)
         out.append(b)
         if b.kind == "fleet":
             specs[b.name] = (r["model_spec"], r["gpu_spec"], _num(r["tp"], 1), _num(r["mix_input_tokens"], 0),
@@ -204,9 +213,11 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
 @sheet_function(
     summary="One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding "
     "(backend and constraint), route, action (the steps to get back under the threshold), action_usd (their "
-    "monthly cost) or util_after.",
+    "monthly cost), util_after, or headroom_util (the highest utilization linear in demand, RPM ... LOAD: 1 / C7's "
+    "headroom, what months to breach reads). A Poisson burst factor is recomputed at the scaled rate.",
     args=(
-        Arg(name="field", unit="name", kind="text", help="max_util, binding, route, action, action_usd or util_after"),
+        Arg(name="field", unit="name", kind="text", help="max_util, binding, route, action, action_usd, util_after or "
+            "headroom_util"),
         Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)"),
         Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)"),
         Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included"),
@@ -217,8 +228,9 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
     example=(
         '=FORECAST_MONTH("max_util", 1.36, 0.8, {"backend","type","route","util","binds","units","scope",'
         '"more","raise","usd","qps","in","out","hit","model","gpu","tp","pp","engine","wd","kv","ttft",'
-        '"tpot","load";"gemini-flash","provider","chat",0.75,"ITPM",6,"project","","a higher tier",0,0,"","",'
-        '"","","","","","","","","","",0}) -> 1.02'
+        '"tpot","load","limit","limit_binds","burst","burst_rpm","window";"gemini-flash","provider","chat",0.75,'
+        '"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","","","","","",0,0.75,"ITPM",0,0,0}) '
+        '-> 1.02'
     ),
     formula_ids=("C7",),
 )
@@ -237,6 +249,45 @@ def _month(x: float, t: float, rows: tuple) -> fmonth.Month:
     """One month, evaluated once for its six fields (the table is a tuple of tuples: hashable)."""
     items, specs = _backends(rows)
     return fmonth.evaluate_month(items, multiplier=x, threshold=t, latency=_latency(specs))
+
+
+ROUTE_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
+
+
+@sheet_function(
+    summary="One backend's figure in a forecast month (the per-route forecast: a route reads its backend's): "
+    "max_util (its highest utilization at the month's demand, TTFT and TPOT through the serving model), binding "
+    "(that constraint), action (its own step, 'none' within the threshold) or action_usd (the step's monthly cost).",
+    args=(
+        Arg(name="field", unit="name", kind="text", help="max_util, binding, action or action_usd"),
+        Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)"),
+        Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)"),
+        Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included"),
+        Arg(name="backend", unit="name", kind="text", help="The backend (the route's, from Routes)"),
+    ),
+    returns="the field",
+    returns_kind="text",
+    category="Forecast",
+    example=(
+        '=FORECAST_BACKEND_MONTH("max_util", 1.36, 0.8, {"backend","type","route","util","binds","units","scope",'
+        '"more","raise","usd","qps","in","out","hit","model","gpu","tp","pp","engine","wd","kv","ttft",'
+        '"tpot","load","limit","limit_binds","burst","burst_rpm","window";"gemini-flash","provider","chat",0.75,'
+        '"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","","","","","",0,0.75,"ITPM",0,0,0}, '
+        '"gemini-flash") -> 1.02'
+    ),
+    formula_ids=("C7",),
+)
+def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend):
+    f = str(field).strip().lower()
+    if f not in ROUTE_MONTH_FIELDS:
+        raise ArgumentError("field", field, f"one of {', '.join(ROUTE_MONTH_FIELDS)}")
+    x = check_number("multiplier", multiplier, minimum=0)
+    t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
+    month = _month(x, t, tuple(tuple(r) for r in backends))
+    found = month.backend(str(backend))
+    if found is None:
+        raise ArgumentError("backend", backend, "a backend of the Forecast sheet's backend table used by a route")
+    return getattr(found, f)
 
 
 # ---- commitments ----------------------------------------------------------------------------------------------

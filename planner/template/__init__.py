@@ -14,6 +14,7 @@ builder uses it for the cached values, the validator as its fast path, ``planner
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ from planner.template.forecast import (  # noqa: I001  issue 14: the Forecast sh
     COMMITMENTS,
     FORECAST,
     FORECAST_BACKENDS,
+    FORECAST_BY_ROUTE,
     FORECAST_ROUTES,
     PROVISIONED,
     RESERVED_QUOTES,
@@ -68,6 +70,8 @@ from planner.template.results import (
     TOTALS_FIRST_ROW,
     UTILIZATION_KEYS,
 )
+from planner.template.sensitivity import DEMAND_CASES, SENSITIVITY_ROUTES, TORNADO  # issue 14: sensitivity
+from planner.template.sensitivity import fixed_cells as _sensitivity_fixed_cells
 from planner.template.whatif import WHATIF, WHATIF_KEYS
 
 __all__ = [
@@ -81,6 +85,10 @@ __all__ = [
     "FAILOVER_KEYS",
     "FORECAST",
     "FORECAST_TABLES",
+    "SENSITIVITY_TABLES",
+    "TORNADO",
+    "DEMAND_CASES",
+    "SENSITIVITY_ROUTES",
     "PROFILES",
     "ROUTE_PROFILE",
     "OUTAGES",
@@ -142,16 +150,18 @@ __all__ = [
 ]
 
 TEMPLATE_ID = "llm-capacity-planner/capacity-plan"
-TEMPLATE_VERSION = "2.2.0"
+TEMPLATE_VERSION = "2.3.0"
 TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION": TEMPLATE_VERSION}
 """Global defined names (constant strings) that identify the template."""
 
-FORECAST_TABLES = (FORECAST, FORECAST_ROUTES, FORECAST_BACKENDS, COMMITMENTS, PROVISIONED, RESERVED_QUOTES)
+FORECAST_TABLES = (FORECAST, FORECAST_ROUTES, FORECAST_BACKENDS, COMMITMENTS, PROVISIONED, RESERVED_QUOTES,
+                   FORECAST_BY_ROUTE)
 INPUT_TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, GPUS, MODELS, PROFILES)
+SENSITIVITY_TABLES = (TORNADO, DEMAND_CASES, SENSITIVITY_ROUTES)
 FORMULA_TABLES = (LISTS_TABLE, SPECS, RESULTS, FAILOVER, SUMMARY, OUTAGES, OPTIONS, WHATIF, ROUTE_PROFILE,
-                  *FORECAST_TABLES)
+                  *FORECAST_TABLES, *SENSITIVITY_TABLES)
 TABLES = (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, RESULTS, FAILOVER, WHATIF, OPTIONS, SUMMARY, OUTAGES, GPUS, MODELS,
-          LISTS_TABLE, PROFILES, ROUTE_PROFILE, *FORECAST_TABLES)
+          LISTS_TABLE, PROFILES, ROUTE_PROFILE, *FORECAST_TABLES, *SENSITIVITY_TABLES)
 SHEET_ORDER = (
     "ReadMe", "Summary", "Forecast", "Plan", "Routes", "Profiles", "Providers", "Fleet", "Specs", "Results",
     "Failover", "What-if", "Options", "GPUs", "Models", "Lists",
@@ -210,8 +220,14 @@ def formula_cells() -> list[tuple[str, str, Expr, int]]:
     """Every formula cell of the template, in evaluation order: ``(sheet, cell, expr, data_row)``.
 
     Columns come in dependency order and each column is evaluated for all rows, so a column may use whole
-    columns computed before it (SUMIFS for failover).
+    columns computed before it (SUMIFS for failover). The template is fixed, so the order is worked out once per
+    process (a new list each call).
     """
+    return list(_formula_cells())
+
+
+@functools.cache
+def _formula_cells() -> tuple[tuple[str, str, Expr, int], ...]:
     out: list[tuple[str, str, Expr, int]] = []
     for t, c in _column_order():
         assert c.formula is not None
@@ -219,7 +235,7 @@ def formula_cells() -> list[tuple[str, str, Expr, int]]:
             out.append((t.sheet, t.cell(c.key, i), c.formula, i))
     for i, (_label, _key, expr, _fmt) in enumerate(TOTALS):
         out.append((SUMMARY.sheet, f"{TOTALS_COL_VALUE}{TOTALS_FIRST_ROW + i}", expr, 0))
-    return out
+    return tuple(out)
 
 
 def formula_text(sheet: str, expr: Expr, row: int) -> str:
@@ -249,6 +265,7 @@ def fixed_cells() -> dict[tuple[str, str], Any]:
         out[(PLAN.sheet, PLAN.cell("unit", i))] = unit
         out[(PLAN.sheet, PLAN.cell("help", i))] = help
     out.update(_forecast_fixed_cells())
+    out.update(_sensitivity_fixed_cells())
     return out
 
 

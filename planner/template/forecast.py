@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.excel.expr import Bin, Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
+from planner.excel.expr import At, Bin, Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
 from planner.excel.tables import Column, Table
 from planner.forecast import data as forecast_data
 from planner.sheet.forecast import BACKEND_KEYS, MONTH_FIELDS
@@ -52,7 +52,7 @@ def _col(first: Expr, key: str, header: str, help: str, body: Expr, fmt: str = U
 # ---- per route: the bill by token class and the highest linear utilization -----------------------------------
 
 _ROUTE_KEYS = ("route", "input_usd", "cache_read_usd", "cache_write_usd", "output_usd", "linear_util",
-               "linear_binding")
+               "linear_binding", "limit_util", "limit_binding")
 ROUTES_HEADER_ROW = 4 + FORECAST_MONTHS + 4
 _ROUTES_REF = Table(name="tblForecastRoutes", sheet=SHEET, rows=ROUTE_ROWS, header_row=ROUTES_HEADER_ROW,
                     columns=tuple(C(key=k, header=k, help=k) for k in _ROUTE_KEYS))
@@ -71,6 +71,7 @@ def _route_columns() -> tuple[Column, ...]:
             price("usd_per_mtok_cached_input"), price("usd_per_mtok_cache_write"), price("usd_per_mtok_output")), 0)
 
     linear = Cells(RESULTS, "rpm_util", "load_util")
+    limits = Cells(RESULTS, "rpm_util", "tpd_util")
     names = {"input": "Uncached input", "cache_read": "Cache reads", "cache_write": "Cache writes",
              "output": "Output"}
     return (
@@ -82,6 +83,10 @@ def _route_columns() -> tuple[Column, ...]:
         _col(first, "linear_util", "Linear util [x]", "The highest of the ten utilizations linear in demand (RPM "
              "... LOAD on Results): it scales with the month's demand multiple", udf("MAX_UTILIZATION", linear), PCT),
         _col(first, "linear_binding", "Linear binds", "Its constraint", udf("LINEAR_BINDING_CONSTRAINT", linear),
+             kind="text", width=10),
+        _col(first, "limit_util", "Limits util [x]", "The highest of RPM ... TPD (the provider limits per minute and "
+             "per day; BURST apart: its Poisson factor changes with demand)", udf("MAX_UTILIZATION", limits), PCT),
+        _col(first, "limit_binding", "Limits bind", "Its constraint", udf("LINEAR_BINDING_CONSTRAINT", limits),
              kind="text", width=10),
     )
 
@@ -111,6 +116,7 @@ def _backend_columns() -> tuple[Column, ...]:
     fleet_text = lambda k: fn("IF", is_fleet, _text(lookup(FLEET, "name", backend, k)), "")  # noqa: E731
     spec = lambda k: fn("IF", is_fleet, lookup(SPECS, "fleet", backend, k), "")  # noqa: E731
     lin = Cells(FORECAST_ROUTES, "linear_util")
+    window = fn("IF", is_provider, lookup(PROVIDERS, "name", backend, "window_s"), 0)
 
     def slo(util: str, key: str) -> Expr:
         # 0 (not ""): no latency SLO binds on this fleet (bulk routes only, or none)
@@ -165,6 +171,21 @@ def _backend_columns() -> tuple[Column, ...]:
             slo("tpot_util", "tpot_slo_s"), "0.000"),
         col("load_util", "Load util [x]", "Results: rate per replica / sustainable rate",
             fn("IF", is_fleet, bmax(Cells(RESULTS, "load_util")), 0), PCT),
+        col("limit_util", "Limits util [x]", "Provider: its highest of RPM ... TPD (linear in demand)",
+            fn("IF", is_provider, bmax(Cells(FORECAST_ROUTES, "limit_util")), 0), PCT),
+        col("limit_binding", "Limits bind", "That constraint",
+            fn("IF", fn("AND", is_provider, me("top_route").ne("")), argmax(Cells(FORECAST_ROUTES, "limit_util"),
+                                                                          Cells(FORECAST_ROUTES, "limit_binding")),
+               ""), kind="text"),
+        col("burst_util", "Burst util [x]", "Provider: the RPM limit in its enforcement window (Results)",
+            fn("IF", is_provider, bmax(Cells(RESULTS, "burst_util")), 0), PCT),
+        col("burst_rpm", "Poisson burst at [req/min]", "Where the burst factor is Poisson (a window of 1-59 s, no Plan "
+            "burst factor): the backend's RPM, at which the factor is recomputed for the month's rate; 0: a fixed "
+            "factor, BURST scales linearly", fn("IF", fn("AND", is_provider, window.gt(0), window.le(59)), fn(
+                "IF", PlanValue("burst_factor").gt(0), 0, udf("BACKEND_SUM", backend, routes,
+                                                            Cells(RESULTS, "rpm_demand"))), 0), "#,##0"),
+        col("window_s", "Window [s]", "Provider: the limit's enforcement window", fn("IF", is_provider, window, 0),
+            "0"),
     )
 
 
@@ -297,11 +318,11 @@ COMMITMENTS = Table(name="tblCommitments", sheet=SHEET, rows=FLEET_ROWS, header_
                     columns=_commit_columns())
 assert tuple(c.key for c in COMMITMENTS.columns) == _COMMIT_KEYS
 
-TITLES = {
-    FORECAST_ROUTES: "Per route, month 1: the API bill by token class and the highest utilization linear in demand",
-    FORECAST_BACKENDS: "Per backend, month 1: what FORECAST_MONTH scales (formulas; locked)",
-    COMMITMENTS: "Commitments: reserved GPUs against on demand, per fleet (1 and 3 years)",
-}
+TITLES: list[tuple[Table, str]] = [  # pairs, not a dict: hashing a table hashes every formula it holds
+    (FORECAST_ROUTES, "Per route, month 1: the API bill by token class and the highest utilization linear in demand"),
+    (FORECAST_BACKENDS, "Per backend, month 1: what FORECAST_MONTH scales (formulas; locked)"),
+    (COMMITMENTS, "Commitments: reserved GPUs against on demand, per fleet (1 and 3 years)"),
+]
 MONTH_FIELD_KEYS = MONTH_FIELDS
 
 
@@ -331,6 +352,22 @@ def forecast_rows(values: dict[tuple[str, str], Any]) -> tuple[dict[str, Any], .
             "action_cost_usd": cell("action_usd", i), "utilization_after_action": cell("util_after", i),
         })
     return tuple(out)
+
+
+def render_by_route(rows: tuple[dict[str, Any], ...]) -> str:
+    """The per-route forecast as ``planner size --months N`` prints it: per route, month by month, the bill and its
+    backend's utilization and constraint (the steps are in the plan-wide rows above)."""
+    lines = ["forecast per route (tblForecastByRoute): month: bill USD/month, its backend's utilization and binding"]
+    for route in dict.fromkeys(r["route"] for r in rows):
+        mine = [r for r in rows if r["route"] == route]
+        lines.append(f"  {route} ({mine[0]['backend']}):")
+        for r in mine:
+            u = r["max_utilization"]
+            cost = r["monthly_cost_usd"]
+            lines.append(f"    {r['month']:>2} " + (f"{cost:>12,.0f}" if isinstance(cost, (int, float)) else
+                                                  f"{cost!s:>12}") + (f" {u:>6.0%}" if isinstance(u, (int, float))
+                                                                      else f" {u!s:>6}") + f"  {r['binding']}")
+    return "\n".join(lines)
 
 
 def render_forecast(rows: tuple[dict[str, Any], ...]) -> str:
@@ -404,8 +441,8 @@ def _provisioned_columns() -> tuple[Column, ...]:
 PROVISIONED = Table(name="tblProvisioned", sheet=SHEET, rows=PROVIDER_ROWS, header_row=PROVISIONED_HEADER_ROW,
                     columns=_provisioned_columns())
 assert tuple(c.key for c in PROVISIONED.columns) == _PT_KEYS
-TITLES[PROVISIONED] = ("Commitments: provisioned throughput (Azure PTU, Vertex GSU) against pay-as-you-go; Bedrock "
-                       "prices are not public")
+TITLES.append((PROVISIONED, "Commitments: provisioned throughput (Azure PTU, Vertex GSU) against pay-as-you-go; "
+               "Bedrock prices are not public"))
 
 
 # ---- commitments: the bundled reserved GPU quotes, per GPU-hour as published -----------------------------------
@@ -448,8 +485,100 @@ def _quote_columns() -> tuple[Column, ...]:
 RESERVED_QUOTES = Table(name="tblReservedQuotes", sheet=SHEET, rows=QUOTE_ROWS, header_row=QUOTES_HEADER_ROW,
                         columns=_quote_columns())
 assert tuple(c.key for c in RESERVED_QUOTES.columns) == _QUOTE_KEYS
-TITLES[RESERVED_QUOTES] = ("Commitments: every bundled reserved GPU quote, per GPU-hour as published (3-year: none "
-                           "public; add your own quotes below them)")
+TITLES.append((RESERVED_QUOTES, "Commitments: every bundled reserved GPU quote, per GPU-hour as published (3-year: "
+               "none public; add your own quotes below them)"))
+
+
+# ---- per route per month ------------------------------------------------------------------------------------
+
+BY_ROUTE_HEADER_ROW = QUOTES_HEADER_ROW + QUOTE_ROWS + 4
+BY_ROUTE_FIELDS = ("usd", "util", "binds")
+
+
+def _by_route_columns() -> tuple[Column, ...]:
+    r = lambda k: Ref(ROUTES, k)  # noqa: E731
+    res = lambda k: Ref(RESULTS, k)  # noqa: E731
+    first = Ref(RESULTS, "route")
+
+    def backend_month(field: str, x: Expr) -> Expr:
+        return udf("FORECAST_BACKEND_MONTH", field, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS),
+                   r("backend"))
+
+    cols: list[Column] = [
+        C(key="route", header="Route [name]", help="Route name (from Routes)", kind="text", width=16,
+          formula=fn("IF", r("name").eq(""), "", r("name"))),
+        _col(first, "backend", "Backend", "The route's backend (Routes)", _text(r("backend")), kind="text", width=14),
+    ]
+    for m in range(1, FORECAST_MONTHS + 1):
+        x = At(_FORECAST_REF, "multiplier", m - 1)
+
+        def in_horizon(body: Expr, x: Expr = x) -> Expr:
+            return fn("IF", x.eq(""), "", body)
+
+        fleet_step = fn("IFERROR", backend_month("action_usd", x) / fn("INDEX", Cells(SPECS, "cost_monthly_usd"),
+                                                                        res("fleet_row")), 0)
+        cols += [
+            _col(first, f"m{m:02d}_usd", f"M{m} bill [USD/month]", f"Month {m}: the route's bill (API: month 1's x "
+                 "the month's demand multiple; a fleet's route: its share of the GPU-hours, with the replicas its "
+                 "fleet's step adds)", in_horizon(fn("IF", res("backend_type").eq("fleet"),
+                                                     res("cost_monthly_usd") * (lit(1) + fleet_step),
+                                                     res("cost_monthly_usd") * x)), USD, width=11),
+            _col(first, f"m{m:02d}_util", f"M{m} util [x]", f"Month {m}: the highest utilization of the route's "
+                 "backend at the month's demand (FORECAST_BACKEND_MONTH)", in_horizon(backend_month("max_util", x)),
+                 PCT, width=7),
+            _col(first, f"m{m:02d}_binds", f"M{m} binds", f"Month {m}: that constraint (the step that relieves it: "
+                 "the month's row above, by backend)", in_horizon(backend_month("binding", x)), kind="text", width=7),
+        ]
+    return tuple(cols)
+
+
+FORECAST_BY_ROUTE = Table(name="tblForecastByRoute", sheet=SHEET, rows=ROUTE_ROWS, header_row=BY_ROUTE_HEADER_ROW,
+                          columns=_by_route_columns())
+TITLES.append((FORECAST_BY_ROUTE, "Per route, month by month: the route's bill, its backend's highest utilization and "
+                "what binds (the step that relieves it: the month's row at the top, by backend)"))
+
+
+def forecast_by_route(values: dict[tuple[str, str], Any]) -> tuple[dict[str, Any], ...]:
+    """``planner size``'s JSON ``forecast``: one row per route per month of the horizon, a view of
+    ``tblForecastByRoute`` (bill, utilization, binding) and of the month's step for the route's backend
+    (``tblForecast``'s action: each backend's step begins with its name)."""
+    t = FORECAST_BY_ROUTE
+
+    def cell(table: Table, key: str, i: int) -> Any:
+        v = values.get((table.sheet, table.cell(key, i)))
+        return v if v is None or isinstance(v, (int, float, str)) else str(v)
+
+    out = []
+    for m in range(1, FORECAST_MONTHS + 1):
+        if cell(FORECAST, "multiplier", m - 1) in ("", None):
+            continue
+        names = {str(cell(t, "backend", i)).strip().lower() for i in range(t.rows)}
+        steps = _steps_by_backend(cell(FORECAST, "action", m - 1), names)
+        for i in range(t.rows):
+            route = cell(t, "route", i)
+            if route in ("", None):
+                continue
+            backend = cell(t, "backend", i) or ""
+            out.append({"month": m, "route": route, "backend": backend,
+                        "monthly_cost_usd": cell(t, f"m{m:02d}_usd", i),
+                        "binding": cell(t, f"m{m:02d}_binds", i), "max_utilization": cell(t, f"m{m:02d}_util", i),
+                        "action": steps.get(str(backend).strip().lower(), "none")})
+    return tuple(out)
+
+
+def _steps_by_backend(action: Any, backends: set[str]) -> dict[str, str]:
+    """The month's action text split into each backend's step (``"name: ..."``, joined by ``"; "``); ``backends``:
+    the plan's backend names, lower case (a part that starts with none of them continues the previous step)."""
+    out: dict[str, str] = {}
+    last = None
+    for part in str(action or "").split("; "):
+        head = part.partition(": ")[0].strip().lower()
+        if head in backends:
+            last = head
+            out[last] = part
+        elif last is not None:
+            out[last] += "; " + part
+    return out
 
 
 def quote_cells() -> dict[tuple[str, str], Any]:

@@ -1,5 +1,6 @@
-"""The Forecast and Profiles sheets' extras in the workbook: table titles, the stacked bill chart and the utilization
-chart (issue 14). Pure: it fills the workbook description (:mod:`planner.xlsx_writer` specs); build.py calls it."""
+"""The Forecast, Profiles and What-if sheets' extras in the workbook: table titles, the stacked bill chart and the
+utilization chart (issue 14). Pure: it fills the workbook description (:mod:`planner.xlsx_writer` specs); build.py
+calls it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from planner.template.forecast import FORECAST, SHEET, TITLES
 from planner.template.profiles import ROUTE_PROFILE, ROUTE_PROFILE_TITLE
+from planner.template.sensitivity import TITLES as SENSITIVITY_TITLES
 from planner.xlsx_writer import CellSpec, ChartSpec, SheetSpec
 
 BILL_KEYS = ("input_usd", "cache_read_usd", "cache_write_usd", "output_usd", "gpu_usd")
@@ -15,7 +17,7 @@ BILL_KEYS = ("input_usd", "cache_read_usd", "cache_write_usd", "output_usd", "gp
 
 def add_forecast_extras(sheets: Mapping[str, SheetSpec], cached: Mapping[tuple[str, str], Any]) -> None:
     """Titles of the tables below the first on each sheet, and the Forecast sheet's two charts."""
-    for table, title in ((ROUTE_PROFILE, ROUTE_PROFILE_TITLE), *TITLES.items()):
+    for table, title in ((ROUTE_PROFILE, ROUTE_PROFILE_TITLE), *TITLES, *SENSITIVITY_TITLES):
         sheets[table.sheet].cells[f"A{table.header_row - 1}"] = CellSpec(value=title, bold=True, size=14)
     months = sum(1 for i in range(FORECAST.rows) if cached.get((SHEET, FORECAST.cell("multiplier", i))) not in
                  (None, "")) or FORECAST.rows

@@ -101,7 +101,8 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
     p = scenario.plan
     settings = {"name": p.name, "utilization_threshold": p.utilization_threshold,
                 "monthly_growth": p.monthly_growth, "avg_to_peak_ratio": p.avg_to_peak_ratio,
-                "burst_factor": getattr(p, "burst_factor", None), "forecast_months": p.forecast_months}
+                "burst_factor": getattr(p, "burst_factor", None), "forecast_months": p.forecast_months,
+                "sensitivity_spread": p.sensitivity_spread}
     for i, (name, *_rest) in enumerate(ts.PLAN_SETTINGS):
         if settings[name] is not None:
             out[(ts.PLAN.sheet, ts.PLAN.cell("value", i))] = settings[name]

@@ -51,7 +51,7 @@ C = Column
 PLAN = Table(
     name="tblPlan",
     sheet="Plan",
-    rows=6,
+    rows=7,
     title="Plan settings",
     note="One value per setting. Policy threshold, growth and the average-to-peak ratio used for monthly cost.",
     columns=(
@@ -74,6 +74,8 @@ PLAN_SETTINGS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
      {"minimum": 1.0, "maximum": 100.0, "required": False}),
     ("forecast_months", "months", "Months the Forecast sheet covers (12 to 36; month 1 = the plan as entered)",
      {"minimum": 12.0, "maximum": 36.0, "default": 12}),
+    ("sensitivity_spread", "fraction", "The What-if sheet's tornado and demand cases: each input at -x and +x (0.2 = "
+     "-20 % / +20 %)", {"minimum": 0.01, "maximum": 0.9, "default": 0.2}),
 )
 
 

@@ -4,9 +4,9 @@ Row-aligned with Routes and Results. Every column is one formula over the input 
 registry's functions (formulas W1-W4 in docs/method.md section 8). The lever columns are the Results formulas they
 stand for with the route's hit rate one point higher (``MIN(1, h + 0.01)``), so they equal what the plan method
 gives when the Routes cell is edited (:func:`planner.whatif.levers.cache_hit_lever` does exactly that, and
-tests/test_whatif.py checks the two agree). The tornado, the demand cases and sweeps re-evaluate the whole plan per
-input: they live in ``planner size`` and ``planner sweep``, not on a sheet (a cell cannot re-evaluate the workbook
-with another input). This module is pure: no I/O.
+tests/test_whatif.py checks the two agree). The tornado and the demand cases below this table are
+:mod:`planner.template.sensitivity`; sweeps re-evaluate the whole plan per value (``planner sweep``). This module is
+pure: no I/O.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from planner.demand import DAYS_PER_MONTH
 from planner.excel.expr import At, Cells, Expr, Ref, fn, lit, udf, when_filled
 from planner.excel.tables import Column, Table
 from planner.template.layout import FLEET, PROVIDERS, ROUTE_ROWS, ROUTES, SPECS, C, PlanValue
+from planner.template.profiles import avg_qps as profile_avg_qps
+from planner.template.profiles import month_ratio
 from planner.template.results import FAILOVER, RESULTS
 
 HIT_STEP = 0.01
@@ -50,7 +52,7 @@ def _at(table: Table, key: str, row: Expr) -> Expr:
 def _columns() -> tuple[Column, ...]:
     kind = _res("backend_type")
     qps, inp, out, hit = _r("peak_qps"), _r("avg_input_tokens"), _r("avg_output_tokens"), _r("cache_hit_rate")
-    avg_qps = qps * PlanValue("avg_to_peak_ratio")
+    avg_qps = profile_avg_qps()  # peak QPS x the route's own month ratio (its profile, else the Plan's ratio)
     arow, fleet_row = _w("api_row"), _w("fleet_row")
 
     def col(key: str, header: str, help: str, body: Expr, fmt: str = "#,##0", kind: str = "number",
@@ -87,7 +89,7 @@ def _columns() -> tuple[Column, ...]:
     api_cost = udf("API_COST_PER_REQUEST", inp, out, hit, _r("cache_write_tokens"), *api_prices(arow))
     fleet_tokens = udf("BACKEND_SUM", _w("fleet_backend"), Cells(ROUTES, "backend"), Cells(_REF, "tokens_per_month"))
     rule_args = (avg_qps, _w("breakeven_qps"), _w("selfhost_usd_per_mtok"), _w("api_usd_per_mtok"),
-                 lit(1) / PlanValue("avg_to_peak_ratio"), PlanValue("burst_factor"), _r("new_route"),
+                 lit(1) / month_ratio(), PlanValue("burst_factor"), _r("new_route"),
                  _w("api_backend"), _w("fleet_backend"), _r("failover"))
     no_api, no_fleet = _w("api_row").eq(""), _w("fleet_row").eq("")
     return (
@@ -151,7 +153,9 @@ def _columns() -> tuple[Column, ...]:
                 "BREAKEVEN_HIT_RATE", _w("selfhost_usd_per_mtok"), inp, out, _r("cache_write_tokens"),
                 *api_prices(arow))), "0%"),
         col("recommendation", "Recommendation", "W4, the seed's rule: steady high volume self-hosted; spiky or new "
-            "on APIs", udf("SELFHOST_OR_API", *rule_args), kind="text", width=12),
+            "on APIs (spiky: the peak / average of the route's own hour-of-day profile, Profiles' month ratio, "
+            "above 3; a route without a profile: the Plan's average-to-peak ratio)",
+            udf("SELFHOST_OR_API", *rule_args), kind="text", width=12),
         col("reasons", "Why", "W4: the inputs that drove it, decisive first, and the failover on the other side",
             udf("SELFHOST_OR_API_REASONS", *rule_args), kind="text", width=80),
     )
@@ -163,7 +167,8 @@ WHATIF = Table(
     rows=ROUTE_ROWS,
     title="What-if: one more point of prefix-cache hit rate, and self-host vs API, per route (formulas; locked)",
     note="Lever: each route's hit rate +1 point (0.60 -> 0.61) through the plan's own formulas. Self-host vs API on "
-    "one basis: total tokens at the average rate. Tornado and demand cases: planner size and planner sweep.",
+    "one basis: total tokens at the average rate. The tornado and the demand cases are below (Plan: "
+    "sensitivity_spread); planner sweep ranges one input.",
     columns=_columns(),
 )
 assert tuple(c.key for c in WHATIF.columns) == WHATIF_KEYS

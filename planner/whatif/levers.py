@@ -8,6 +8,7 @@ evaluated plan (Summary's totals, Results' rows). Pure: no I/O (:mod:`planner.wh
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -115,6 +116,16 @@ def _hit_ceiling(inputs: Inputs, i: int) -> float:
     w = _num(inputs.get((t.sheet, t.cell("cache_write_tokens", i)))) or 0.0
     n = _num(inputs.get((t.sheet, t.cell("avg_input_tokens", i))))
     return 1.0 if not n else max(0.0, 1.0 - w / n)
+
+
+def _tornado_hit_ceiling(inputs: Inputs, i: int) -> float:
+    """The tornado's ceiling on route ``i``'s hit rate: ``1 - max(writes, 1) / input``: the cache writes fill the
+    rest, and at least the last prompt token is computed (a hit rate of 1 is refused by the serving model: on
+    samples/selfhost-kv the +20 % bar would read 0.85 x 1.2 = 1.02, clipped to 1, and give #VALUE!)."""
+    t = ts.ROUTES
+    w = _num(inputs.get((t.sheet, t.cell("cache_write_tokens", i)))) or 0.0
+    n = _num(inputs.get((t.sheet, t.cell("avg_input_tokens", i))))
+    return 1.0 if not n else max(0.0, 1.0 - max(w, 1.0) / n)
 
 
 def _hit_cell(i: int) -> tuple[str, str]:
@@ -229,16 +240,15 @@ def selfhost_vs_api(values: Values, inputs: Inputs) -> tuple[SelfhostVsApi, ...]
     """Self-host vs API per route, as the What-if sheet of the evaluated plan shows it."""
     w = ts.WHATIF
     out = []
-    ratio = _num(inputs.get((ts.PLAN.sheet, ts.plan_value_cell("avg_to_peak_ratio"))))
     for i, name in route_rows(inputs):
         def cell(key: str, i: int = i) -> Any:
             return _plain(values[(w.sheet, w.cell(key, i))])
 
-        qps = _num(inputs.get((ts.ROUTES.sheet, ts.ROUTES.cell("peak_qps", i))))
         out.append(SelfhostVsApi(
             route=name, api_backend=cell("api_backend"), fleet_backend=cell("fleet_backend"),
             api_usd_per_mtok=cell("api_usd_per_mtok"), selfhost_usd_per_mtok=cell("selfhost_usd_per_mtok"),
-            breakeven_qps=cell("breakeven_qps"), avg_qps=qps * ratio if qps is not None and ratio else "",
+            breakeven_qps=cell("breakeven_qps"),
+            avg_qps=_plain(values.get((ts.ROUTE_PROFILE.sheet, ts.ROUTE_PROFILE.cell("avg_qps", i)), "")),
             breakeven_hit_rate=cell("breakeven_hit_rate"), recommendation=cell("recommendation"),
             reasons=cell("reasons"),
         ))
@@ -283,7 +293,8 @@ def group(name: str) -> InputGroup:
 
 def scaled(inputs: Inputs, g: InputGroup, factor: float) -> dict[tuple[str, str], Any]:
     """``inputs`` with every cell of group ``g`` multiplied by ``factor`` (capped at ``g.ceiling``; a route's hit
-    rate also at ``1 - writes / input``, the most its cache writes leave room for). Blank or text cells stay."""
+    rate also at ``1 - max(writes, 1) / input``: its cache writes fill the rest and the last prompt token is always
+    computed; a rate already above it stays). Blank or text cells stay."""
     edits: dict[tuple[str, str], Any] = {}
     if g.table == "Plan":
         cells = [(-1, (ts.PLAN.sheet, ts.plan_value_cell(g.key)))]
@@ -299,8 +310,8 @@ def scaled(inputs: Inputs, g: InputGroup, factor: float) -> dict[tuple[str, str]
         new = v * factor
         if g.ceiling is not None:
             new = min(new, g.ceiling)
-        if g.key == "cache_hit_rate":
-            new = min(new, max(v, _hit_ceiling(inputs, row)))
+        if g.key == "cache_hit_rate":  # the last prompt token is always computed: below 1 (the serving model refuses 1)
+            new = min(new, max(v, _tornado_hit_ceiling(inputs, row)))
         edits[addr] = new
     return _edited(inputs, edits)
 
@@ -355,6 +366,8 @@ class TornadoBar:
     label: str
     low: PlanFigures
     high: PlanFigures
+    reevaluated: bool = False
+    """True where the utilization and breach month are a re-evaluation (not cell formulas on the What-if sheet)."""
 
     @property
     def cost_swing_usd(self) -> float:
@@ -399,6 +412,51 @@ def sensitivity(inputs: Inputs, *, spread: float = DEFAULT_SPREAD, run: Evaluate
         cases[name] = figures(run(edited), inputs)
     return Sensitivity(spread=spread, base=base, tornado=tuple(bars), cases={k: cases[k] for k in
                                                                            ("low", "base", "high")})
+
+
+def _cell_figures(bill: Any, util: Any, breach: Any, route: str = "", binding: Any = "") -> PlanFigures:
+    m = _num(breach)
+    return PlanFigures(monthly_cost_usd=_plain(bill), highest_utilization=_plain(util), worst_route=route,
+                       binding=_plain(binding), first_breach_months=m if m is not None and m < MONTHS_NEVER else None,
+                       routes_in_breach=None)
+
+
+def sensitivity_view(values: Values, inputs: Inputs, *, run: Evaluate = evaluate) -> Sensitivity:
+    """The What-if sheet's tornado and demand cases (``tblTornado``, ``tblDemandCases``) of an evaluated plan: a view
+    of its cells. Where a cell says it is not a formula (:data:`planner.template.sensitivity.REEVALUATED`: the
+    utilization and breach month of the tokens and hit-rate bars, and of the ratio bar when a route names a
+    profile), the plan is re-evaluated with that input scaled (:func:`scaled`), as :func:`sensitivity` does."""
+    from planner.template import sensitivity as sv
+
+    t, d = ts.TORNADO, ts.DEMAND_CASES
+
+    def cell(table: ts.Table, key: str, i: int) -> Any:
+        return values.get((table.sheet, table.cell(key, i)))
+
+    spread = _num(cell(t, "factor_hi", 0))
+    spread = DEFAULT_SPREAD if spread is None else round(spread - 1, 12)
+    base = figures(values, inputs)
+    bars = []
+    for i, (name, label) in enumerate(sv.GROUPS):
+        ends = []
+        again = False
+        for side in ("lo", "hi"):
+            util, breach = cell(t, f"util_{side}", i), cell(t, f"breach_{side}_months", i)
+            bill = cell(t, f"bill_{side}_usd", i)
+            if sv.REEVALUATED in (util, breach):
+                again = True
+                f = _num(cell(t, f"factor_{side}", i))
+                fig = figures(run(scaled(inputs, group(name), f if f is not None else 1.0)), inputs)
+                ends.append(dataclasses.replace(fig, monthly_cost_usd=_plain(bill)))
+            else:
+                ends.append(_cell_figures(bill, util, breach))
+        bars.append(TornadoBar(input=name, label=label, low=ends[0], high=ends[1], reevaluated=again))
+    bars.sort(key=lambda b: (-b.cost_swing_usd, -b.utilization_swing))
+    cases = {}
+    for i, name in enumerate(sv.CASES):
+        cases[name] = _cell_figures(cell(d, "bill_usd", i), cell(d, "max_util", i), cell(d, "breach_months", i),
+                                    route=_plain(cell(d, "route", i)) or "", binding=cell(d, "binding", i))
+    return Sensitivity(spread=spread, base=base, tornado=tuple(bars), cases=cases)
 
 
 # --- sweep and diff ------------------------------------------------------------------------------------------------
