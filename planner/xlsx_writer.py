@@ -101,6 +101,8 @@ class ChartSpec:
     data_labels: bool = False
     legend: str = "r"  # "r", "b", "t" or "" for none
     kind: str = "bar"  # "bar" (clustered; direction picks bars or columns), "stacked" (stacked columns), "line"
+    overlap: int | None = None  # clustered bars: 100 draws a category's series on one line (a tornado's two sides)
+    category_labels: str | None = None  # "low": category labels at the plot's edge, clear of bars either side of 0
 
 
 @dataclass(kw_only=True)
@@ -117,6 +119,7 @@ class SheetSpec:
     freeze: str | None = None
     tab_color: str | None = None
     hidden_rows: set[int] = field(default_factory=set)
+    hidden_cols: set[str] = field(default_factory=set)  # column letters (the Forecast's months past the horizon)
     print_area: str | None = None  # "A1:V40"
     print_title_rows: str | None = None  # "1:4": repeated at the top of every printed page
     print_title_cols: str | None = None  # "A:A": repeated at the left of every printed page
@@ -161,6 +164,8 @@ def _build(spec: WorkbookSpec, macro_enabled: bool) -> Workbook:
             ws.row_dimensions[row].height = height
         for row in sorted(s.hidden_rows):
             ws.row_dimensions[row].hidden = True
+        for col in sorted(s.hidden_cols):
+            ws.column_dimensions[col].hidden = True
         for t in s.tables:
             xt = XlTable(displayName=t.name, ref=t.ref)
             xt.tableStyleInfo = TableStyleInfo(name=t.style, showRowStripes=True)
@@ -286,6 +291,10 @@ def _chart(ch: ChartSpec, data_ws: Any) -> Any:
             setattr(chart.dataLabels, flag, False)
     if ch.kind != "line":
         chart.gapWidth = 60
+    if ch.overlap is not None and ch.kind == "bar":
+        chart.overlap = ch.overlap
+    if ch.category_labels:
+        chart.x_axis.tickLblPos = ch.category_labels
     chart.legend = Legend(legendPos=ch.legend) if ch.legend else None
     if ch.lines:
         line = LineChart()

@@ -185,3 +185,21 @@ def test_a_table_declared_later_is_formatted_by_its_columns_alone() -> None:
                                                           "AND(ISNUMBER(C4),C4>1)"}
     assert sheet.hidden_rows == {6, 7}
     assert sheet.tables[0].nonblank_filter_col == 0
+
+
+def test_forecast_hides_the_months_past_the_horizon_and_prints_one_page_high(
+        seed: openpyxl.Workbook, template: openpyxl.Workbook) -> None:
+    """The seed plans 12 months (samples/seed.toml): the per-route block's columns and the month rows from 13 on are
+    blank, hidden and not printed; the template (36 months possible, nothing filled) hides none of them."""
+    from planner.template.forecast import FORECAST, FORECAST_BY_ROUTE
+
+    ws, t = seed["Forecast"], FORECAST_BY_ROUTE
+    shown = {t.letter(f"m{m:02d}_{k}") for m in range(1, 13) for k in ("usd", "util", "binds")}
+    past = {t.letter(f"m{m:02d}_{k}") for m in range(13, 37) for k in ("usd", "util", "binds")}
+    hidden = {c for c, d in ws.column_dimensions.items() if d.hidden}
+    assert past <= hidden and not shown & hidden
+    rows = {r for r, d in ws.row_dimensions.items() if d.hidden}
+    assert set(range(FORECAST.first_row + 12, FORECAST.last_row + 1)) <= rows
+    assert FORECAST.first_row + 11 not in rows
+    assert ws.page_setup.fitToHeight == 1 and int(ws.page_setup.fitToWidth) > 1
+    assert not [c for c, d in template["Forecast"].column_dimensions.items() if d.hidden]

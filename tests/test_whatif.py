@@ -377,3 +377,41 @@ class TestSpikyFromTheRouteProfile:
         # flat-batch: average = peak (peak/avg 1), though the Plan's ratio 0.5 would give 2
         _rec, why = self._reasons("flat-batch")
         assert "steady: peak/avg 1 <= 3" in why
+
+
+class TestTornadoChart:
+    """The tornado's bars: each side's change of the bill from the base, and the chart on the What-if sheet."""
+
+    def test_change_columns_are_the_reevaluated_bill_minus_the_base(self):
+        from planner.template import sensitivity as sv
+
+        inputs = load_inputs(ROOT / "samples" / "seed.toml")
+        values = ts.evaluate_plan(inputs)
+        base_bill = levers.figures(values, inputs).monthly_cost_usd
+        t = ts.TORNADO
+        for i, (name, _label) in enumerate(sv.GROUPS):
+            for side, f in (("lo", 0.8), ("hi", 1.2)):
+                again = levers.figures(ts.evaluate_plan(levers.scaled(inputs, levers.group(name), f)), inputs)
+                change = values[(t.sheet, t.cell(f"bill_{side}_change_usd", i))]
+                assert change == pytest.approx(again.monthly_cost_usd - base_bill, abs=1e-6), (name, side)
+        # peak QPS +20 % on the seed: the API routes' bills (agent 493,482 + chat 67,717 USD) x 0.2, by hand
+        row = next(i for i, (g, _) in enumerate(sv.GROUPS) if g == "peak_qps")
+        assert values[(t.sheet, t.cell("bill_hi_change_usd", row))] == pytest.approx(0.2 * 561_199, abs=1.0)
+
+    def test_the_sample_workbook_carries_the_tornado_chart(self):
+        import re
+        import zipfile
+
+        t = ts.TORNADO
+        with zipfile.ZipFile(ROOT / "samples" / "seed.xlsm") as z:
+            charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
+        tornado = [c for c in charts if "Tornado" in c]
+        assert len(tornado) == 1
+        xml = tornado[0]
+        assert re.search(r'<(?:c:)?barDir val="bar"\s*/>', xml) and re.search(r'<(?:c:)?overlap val="100"\s*/>', xml)
+        refs = re.findall(r"<(?:c:)?f>([^<]+)</(?:c:)?f>", xml)
+        for side in ("lo", "hi"):
+            letter = t.letter(f"bill_{side}_change_usd")
+            assert f"'What-if'!${letter}${t.first_row}:${letter}${t.last_row}" in refs, refs
+        label = t.letter("label")
+        assert f"'What-if'!${label}${t.first_row}:${label}${t.last_row}" in refs

@@ -241,7 +241,8 @@ def _extent(sheet: SheetSpec) -> tuple[int, int]:
         last_row = max(last_row, bottom)
         right, cm = col, 0.0
         while cm < ch.width_cm:
-            cm += _column_cm(sheet.widths.get(ts.col_letter(right), 8.43))
+            letter = ts.col_letter(right)
+            cm += 0.0 if letter in sheet.hidden_cols else _column_cm(sheet.widths.get(letter, 8.43))
             right += 1
         last_col = max(last_col, right - 1)
     return last_col, last_row
@@ -261,7 +262,8 @@ def _page_setup(sheet: SheetSpec, header_row: int | None) -> None:
     sheet.print_area = f"A1:{ts.col_letter(last_col)}{last_row}"
     if header_row:
         sheet.print_title_rows = f"1:{header_row}"
-    width_cm = sum(_column_cm(sheet.widths.get(ts.col_letter(c), 8.43)) for c in range(1, last_col + 1))
+    width_cm = sum(_column_cm(sheet.widths.get(ts.col_letter(c), 8.43)) for c in range(1, last_col + 1)
+                   if ts.col_letter(c) not in sheet.hidden_cols)  # hidden columns do not print
     pages = max(1, math.ceil(width_cm * MIN_PRINT_SCALE / PRINTABLE_CM[sheet.landscape]))
     if sheet.fit_height != 1 and pages > 1:
         sheet.fit_width = pages
@@ -387,6 +389,9 @@ def workbook_spec(values: Mapping[tuple[str, str], Any], cached: Mapping[tuple[s
                          {line_col} if name == res.sheet else set())
     for name, sheet in sheets.items():
         _page_setup(sheet, header_rows.get(name))
+    # The Forecast's pages across (months per route) with its tables and charts on one page high: its bottom rows
+    # (the per-route block) would otherwise take a second row of pages of their own.
+    sheets["Forecast"].fit_height = 1
     for name in ("ReadMe",):
         sheets[name].protect = True
     return WorkbookSpec(

@@ -173,7 +173,7 @@ assert tuple(c.key for c in SENSITIVITY_ROUTES.columns) == _ROUTE_KEYS
 # ---- the tornado ------------------------------------------------------------------------------------------------
 
 _TORNADO_KEYS = ("input", "label", "factor_lo", "factor_hi", "bill_lo_usd", "bill_hi_usd", "util_lo", "util_hi",
-                 "breach_lo_months", "breach_hi_months")
+                 "breach_lo_months", "breach_hi_months", "bill_lo_change_usd", "bill_hi_change_usd")
 TORNADO_HEADER_ROW = WHATIF.last_row + 4
 _TORNADO_REF = Table(name="tblTornado", sheet=SHEET, rows=len(GROUPS), header_row=TORNADO_HEADER_ROW,
                      columns=tuple(C(key=k, header=k, help=k) for k in _TORNADO_KEYS))
@@ -258,6 +258,9 @@ def _tornado_columns() -> tuple[Column, ...]:
                                                                                growth), REEVALUATED),
                             "mfu": _breach(fn("MAX", sr(f"headroom_mfu_{s}")), growth),
                         }, REEVALUATED), MONTHS, 12))
+    for s in SIDES:  # the tornado chart's bars: how far each side moves the bill from the base
+        cols.append(col(f"bill_{s}_change_usd", f"Bill change {s} [USD/month]", f"Bill {s} - Summary's total with "
+                        "cache (the tornado chart's bar)", me(f"bill_{s}_usd") - _total(), USD, 14))
     return tuple(cols)
 
 
