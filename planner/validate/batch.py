@@ -4,10 +4,12 @@ Each workbook is validated in a worker process whose address space is capped (``
 worker already uses, ``RLIMIT_AS``) and whose answer must come within ``timeout_s``. A worker that runs over
 its time is killed and replaced, and the workbook gets a ``timeout`` finding; one that runs out of memory reports
 ``memory-limit`` (or dies and is replaced). Either way the batch goes on: every path gets a report.
-Workers are started once and validate many workbooks each, so the fast path's compiled template is built once per
-worker, not once per plan. They are forked from the caller while it runs a single thread (the CLI), and otherwise
-from a clean single-threaded server process (``forkserver``, with the validator preloaded): a fork of a threaded
-process (a library caller, a test runner) can inherit a held lock and hang.
+Workers are started once and validate many workbooks each. The fast path's compiled template is built once, before
+the workers start, in the process they are forked from (:func:`planner.validate.fastpath.warm`): they share it, and
+it does not count against a workbook's memory limit. They are forked from the caller while it runs a single thread
+(the CLI), and otherwise from a clean single-threaded server process (``forkserver``, with the validator and that
+state preloaded, :mod:`planner.validate.preload`): a fork of a threaded process (a library caller, a test runner)
+can inherit a held lock and hang.
 
 Running out of memory is recognised however it surfaces: a ``MemoryError``; a C extension's allocation failure
 reported as ``SystemError`` (``error return without exception set``; the crash finding carries the exception's
@@ -321,7 +323,7 @@ def _context() -> Any:
     methods = mp.get_all_start_methods()
     if threading.active_count() > 1 and "forkserver" in methods and _main_reloadable():
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["planner.validate.checks"])
+        ctx.set_forkserver_preload(["planner.validate.preload"])
         return ctx
     return mp.get_context("fork" if "fork" in methods else "spawn")
 
@@ -371,6 +373,10 @@ def validate_paths(
         return BatchResult(reports=tuple(r for r in reports if r is not None), strict=strict)
 
     ctx = _context()
+    if ctx.get_start_method() == "fork":
+        from planner.validate.fastpath import warm
+
+        warm()  # built once here and inherited by every worker, outside their memory caps
     jobs = max(1, min(jobs, len(todo) or 1))
     pending = list(todo)
     pending.reverse()
