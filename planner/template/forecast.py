@@ -181,7 +181,7 @@ def _backend_columns() -> tuple[Column, ...]:
             fn("IF", is_provider, bmax(Cells(RESULTS, "burst_util")), 0), PCT),
         col("burst_rpm", "Poisson burst at [req/min]", "Where the burst factor is Poisson (a window of 1-59 s, no Plan "
             "burst factor): the backend's RPM, at which the factor is recomputed for the month's rate; 0: a fixed "
-            "factor, BURST scales linearly", fn("IF", fn("AND", is_provider, window.gt(0), window.le(59)), fn(
+            "factor, BURST scales linearly", fn("IF", fn("AND", me("window_s").gt(0), me("window_s").le(59)), fn(
                 "IF", PlanValue("burst_factor").gt(0), 0, udf("BACKEND_SUM", backend, routes,
                                                             Cells(RESULTS, "rpm_demand"))), 0), "#,##0"),
         col("window_s", "Window [s]", "Provider: the limit's enforcement window", fn("IF", is_provider, window, 0),

@@ -17,7 +17,7 @@ re-evaluated plan's figure, to rounding) because each input enters the plan in a
 - **MFU**: only compute utilization moves (``u mfu / min(1, mfu (1 +- x))``); the bill does not;
 - **growth**: neither the bill nor today's utilization; the breach month ``ln(1/u) / ln(1 + g (1 +- x))``.
 
-Not expressible as cell formulas (the text ``re-evaluated: planner size`` in the cell): the highest utilization and
+Not expressible as cell formulas (the text ``by planner size`` in the cell): the highest utilization and
 the breach month of the **tokens** and **hit-rate** bars (they change every fleet's request mix, hence the serving
 model's latency, KV in flight and sustainable rate; and TPM, ITPM, OTPM with each provider's counting rules), and of
 the **ratio** bar when a route names a profile. ``planner size`` re-evaluates the plan for those cells only
@@ -39,7 +39,7 @@ from planner.template.whatif import WHATIF
 
 SHEET = "What-if"
 DEFAULT_SPREAD = 0.2
-REEVALUATED = "re-evaluated: planner size"
+REEVALUATED = "by planner size"
 """The text of a tornado cell whose figure is not a cell formula (``planner size`` fills it by re-evaluating)."""
 NEVER = "never"
 """A breach month beyond the 9,999-month cap (no growth, or nothing in use)."""
@@ -74,7 +74,7 @@ def factor(side: str) -> Expr:
 
 _ROUTE_KEYS = ("route", "profiled",
                *(f"{g}_{s}_usd" for g in ("input", "output", "hit", "ratio") for s in SIDES),
-               *(f"{u}_{g}_{s}" for g in ("mfu", "ratio") for u in ("util", "headroom") for s in SIDES))
+               *(f"{u}_{g}_{s}" for g in ("mfu", "ratio") for u in ("util", "headroom") for s in SIDES), "hit_ceiling")
 ROUTES_HEADER_ROW = WHATIF.last_row + 4 + len(GROUPS) + 4 + 3 + 4
 _ROUTES_REF = Table(name="tblSensitivityRoutes", sheet=SHEET, rows=ROUTE_ROWS, header_row=ROUTES_HEADER_ROW,
                     columns=tuple(C(key=k, header=k, help=k) for k in _ROUTE_KEYS))
@@ -110,9 +110,7 @@ def _route_columns() -> tuple[Column, ...]:
 
     def hit_at(side: str) -> Expr:
         # the cache writes fill the rest and the last prompt token is computed: at most 1 - max(writes, 1) / input
-        written = fn("MAX", fn("IF", fn("ISNUMBER", writes), writes, 0), 1)
-        ceiling = fn("MAX", hit, fn("MAX", 0, fn("IFERROR", lit(1) - written / inp, 1)))
-        return fn("MIN", hit * factor(side), 1, ceiling)
+        return fn("MIN", hit * factor(side), 1, fn("MAX", hit, Ref(_ROUTES_REF, "hit_ceiling")))
 
     def ratio_k(side: str) -> Expr:
         """A route without a profile: its average (bill) and busiest day (RPD, TPD) scale by min(1, r f) / r."""
@@ -162,6 +160,10 @@ def _route_columns() -> tuple[Column, ...]:
     for s in SIDES:
         cols.append(col(f"headroom_ratio_{s}", f"Linear util, ratio {s} [x]", "1 / C7 headroom with RPD and TPD "
                         "scaled", with_days(s, "load_util"), PCT))
+    written = fn("MAX", fn("IF", fn("ISNUMBER", writes), writes, 0), 1)
+    cols.append(col("hit_ceiling", "Hit rate ceiling [fraction]", "1 - max(cache writes, 1) / input: the highest hit "
+                    "rate the bars reach (the writes fill the rest; the last prompt token is computed)",
+                    fn("MAX", 0, fn("IFERROR", lit(1) - written / inp, 1)), "0.0000", width=10))
     return tuple(cols)
 
 
@@ -173,7 +175,8 @@ assert tuple(c.key for c in SENSITIVITY_ROUTES.columns) == _ROUTE_KEYS
 # ---- the tornado ------------------------------------------------------------------------------------------------
 
 _TORNADO_KEYS = ("input", "label", "factor_lo", "factor_hi", "bill_lo_usd", "bill_hi_usd", "util_lo", "util_hi",
-                 "breach_lo_months", "breach_hi_months", "bill_lo_change_usd", "bill_hi_change_usd")
+                 "breach_lo_months", "breach_hi_months", "bill_lo_change_usd", "bill_hi_change_usd",
+                 "bill_routes_lo_usd", "bill_routes_hi_usd", "breach_util_lo", "breach_util_hi")
 TORNADO_HEADER_ROW = WHATIF.last_row + 4
 _TORNADO_REF = Table(name="tblTornado", sheet=SHEET, rows=len(GROUPS), header_row=TORNADO_HEADER_ROW,
                      columns=tuple(C(key=k, header=k, help=k) for k in _TORNADO_KEYS))
@@ -183,10 +186,14 @@ def _total() -> Expr:
     return fn("SUM", Cells(RESULTS, "cost_monthly_usd"), Cells(SPECS, "standby_cost_monthly_usd"))
 
 
+def _provider_bill() -> Expr:
+    """Every provider route's API bill (what scales with demand; GPU-hours do not)."""
+    return fn("SUMIFS", Cells(RESULTS, "cost_monthly_usd"), Cells(RESULTS, "backend_type"), "provider")
+
+
 def _qps_bill(x: Expr) -> Expr:
     """The bill at demand multiple ``x``: every provider route's API bill x ``x``, the GPU-hours unchanged."""
-    return _total() + (x - 1) * fn("SUMIFS", Cells(RESULTS, "cost_monthly_usd"), Cells(RESULTS, "backend_type"),
-                                   "provider")
+    return _total() + (x - 1) * _provider_bill()
 
 
 def _month(field: str, x: Expr) -> Expr:
@@ -227,14 +234,11 @@ def _tornado_columns() -> tuple[Column, ...]:
     ]
     for s in SIDES:
         f = me(f"factor_{s}")
+        routes = me(f"bill_routes_{s}_usd")  # the routes' bills where the bar moves them route by route
         cols.append(col(f"bill_{s}_usd", f"Bill {s} [USD/month]", "Summary's total with cache with the input at "
-                        f"the {'low' if s == 'lo' else 'high'} factor", pick({
-                            "peak_qps": _qps_bill(f),
-                            "input_tokens": fn("SUM", sr(f"input_{s}_usd"), standby),
-                            "output_tokens": fn("SUM", sr(f"output_{s}_usd"), standby),
-                            "cache_hit_rate": fn("SUM", sr(f"hit_{s}_usd"), standby),
-                            "avg_to_peak_ratio": fn("SUM", sr(f"ratio_{s}_usd"), standby),
-                        }, _total()), USD, 14))
+                        f"the {'low' if s == 'lo' else 'high'} factor", fn("SUM", standby) + fn(
+                            "IF", fn("ISNUMBER", routes), routes, fn("SUM", Cells(RESULTS, "cost_monthly_usd")) + fn(
+                                "IF", name.eq("peak_qps"), (f - 1) * _provider_bill(), 0)), USD, 14))
     for s in SIDES:
         f = me(f"factor_{s}")
         cols.append(col(f"util_{s}", f"Max util {s} [x]", "The plan's highest utilization (C7) with the input "
@@ -247,20 +251,31 @@ def _tornado_columns() -> tuple[Column, ...]:
                             "mfu": fn("MAX", sr(f"util_mfu_{s}")),
                         }, REEVALUATED), PCT, 12))
     for s in SIDES:
-        f = me(f"factor_{s}")
-        base_u = _month("headroom_util", lit(1))
+        f, u = me(f"factor_{s}"), me(f"breach_util_{s}")
         cols.append(col(f"breach_{s}_months", f"First breach {s} [months]", "Months until the first route's "
-                        "binding constraint reaches 1 at the plan's growth (C7); never: not at this growth",
-                        pick({
-                            "peak_qps": _breach(_month("headroom_util", f), growth),
-                            "monthly_growth": _breach(base_u, growth * f),
-                            "avg_to_peak_ratio": fn("IF", no_profiles, _breach(fn("MAX", sr(f"headroom_ratio_{s}")),
-                                                                               growth), REEVALUATED),
-                            "mfu": _breach(fn("MAX", sr(f"headroom_mfu_{s}")), growth),
-                        }, REEVALUATED), MONTHS, 12))
+                        "binding constraint reaches 1 at the plan's growth (C7; growth x the factor on the growth "
+                        "bar); never: not at this growth",
+                        fn("IF", fn("ISNUMBER", u), _breach(u, growth * fn("IF", name.eq("monthly_growth"), f, 1)),
+                           REEVALUATED), MONTHS, 12))
     for s in SIDES:  # the tornado chart's bars: how far each side moves the bill from the base
         cols.append(col(f"bill_{s}_change_usd", f"Bill change {s} [USD/month]", f"Bill {s} - Summary's total with "
                         "cache (the tornado chart's bar)", me(f"bill_{s}_usd") - _total(), USD, 14))
+    for s in SIDES:  # the bars that move each route's bill (tblSensitivityRoutes); "" for the others
+        cols.append(col(f"bill_routes_{s}_usd", f"Routes' bill {s} [USD/month]", "The routes' bills summed from "
+                        "tblSensitivityRoutes (tokens, hit rate, ratio); blank for the other inputs",
+                        pick({g: fn("SUM", sr(f"{k}_{s}_usd")) for g, k in (
+                            ("input_tokens", "input"), ("output_tokens", "output"), ("cache_hit_rate", "hit"),
+                            ("avg_to_peak_ratio", "ratio"))}, ""), USD, 14))
+    for s in SIDES:  # what the breach month reads: the highest linear utilization with the input moved
+        f = me(f"factor_{s}")
+        cols.append(col(f"breach_util_{s}", f"Linear util {s} [x]", "The highest linear utilization (1 / C7 "
+                        "headroom) the breach month grows from: the Forecast month at the demand multiple (peak QPS; "
+                        "1 for growth), or with compute or RPD / TPD scaled (MFU, ratio)",
+                        fn("IF", fn("OR", name.eq("peak_qps"), name.eq("monthly_growth")),
+                           _month("headroom_util", fn("IF", name.eq("peak_qps"), f, 1)),
+                           pick({"avg_to_peak_ratio": fn("IF", no_profiles, fn("MAX", sr(f"headroom_ratio_{s}")),
+                                                         REEVALUATED),
+                                 "mfu": fn("MAX", sr(f"headroom_mfu_{s}"))}, REEVALUATED)), PCT, 10))
     return tuple(cols)
 
 
