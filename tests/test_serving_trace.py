@@ -72,14 +72,16 @@ def test_runs_are_pooled_and_each_starts_idle():
 
 
 def test_even_arrivals_and_uniform_lengths_reproduce_the_uniform_replay():
-    """Two implementations of the same run: the batched uniform replay (Q8) and the per-request trace (Q8')."""
+    """The uniform replay (Q8) is the per-request trace replay (Q8') with regular arrivals and one prompt length."""
     r, load = _load(max_running=48)
     for rate in (20.0, 400.0):
-        even = sch.finite_open_run(load, rate=rate, prompts=200)
-        traced = sch.trace_open_run(load, runs=[([i / rate for i in range(200)], [200] * 200)])
-        assert traced.tpot_s == pytest.approx(even.tpot_s, rel=1e-6)
-        assert traced.ttft_s == pytest.approx(even.ttft_s, rel=0.02)
-        assert traced.peak_running == even.peak_running
+        for stat in ("mean", "median"):
+            even = sch.finite_open_run(load, rate=rate, prompts=200, stat=stat)
+            traced = sch.trace_open_run(load, runs=[([i / rate for i in range(200)], [200] * 200)], stat=stat)
+            assert traced.tpot_s == pytest.approx(even.tpot_s, rel=1e-12)
+            assert traced.ttft_s == pytest.approx(even.ttft_s, rel=1e-12)
+            assert traced.duration_s == pytest.approx(even.duration_s, rel=1e-12)
+            assert traced.peak_running == even.peak_running
 
 
 def _accelmark_points() -> list[dict]:

@@ -335,19 +335,20 @@ def _stat(values: list[tuple[float, float]], stat: str) -> float:
 
 def finite_open_run(load: Load, *, rate: float, prompts: int, stat: str = "mean") -> FiniteRun:
     """A finite open-loop benchmark run (``vllm bench serve --request-rate λ --num-prompts n``, AccelMark's online
-    suite), replayed step by step (Q8): request ``i`` arrives at ``i/λ`` (the Poisson mean spacing); the engine
-    admits waiting requests while fewer than ``max_running`` run; each step carries the decode batch and, as the
-    engine schedules (:func:`engine_schedule`), up to ``budget − d`` prompt tokens FCFS (mixed engines) or a
-    prefill-only step of whole prompts (SGLang, vLLM V0 without chunked prefill) whenever a prompt is admissible.
-    A request's first token comes at the end of the step that finishes its prompt; its TPOT is the time of its
-    ``O − 1`` decode steps over ``O − 1``; the duration runs from the first arrival to the last completion::
+    suite), replayed step by step (Q8) as the one trace replay :func:`trace_open_run` with regular arrivals and
+    constant lengths: request ``i`` arrives at ``i/λ`` (the Poisson mean spacing; all at 0 for ``λ = ∞``, an
+    offline run) with ``I_u`` prompt tokens. The engine admits waiting requests while fewer than ``max_running``
+    run; each step carries the decode batch and, as the engine schedules (:func:`engine_schedule`), up to
+    ``budget − d`` prompt tokens FCFS (mixed engines) or a prefill-only step of whole prompts (SGLang, vLLM V0 without
+    chunked prefill) whenever a prompt is admissible. A request's first token comes at the end of the step that
+    finishes its prompt; its TPOT is the time of its ``O − 1`` decode steps over ``O − 1``; the duration runs from
+    the first arrival to the last completion::
 
         TTFT_i = o_ttft + t(first token_i) − i/λ,   TPOT_i = (t(last)_i − t(first)_i)/(O − 1),   X = n / duration
 
     Past the steady-state capacity (where :func:`open_loop` answers *saturated*) the queue of a finite run grows
     only for ``n/λ`` seconds, so the client still measures finite latencies: the running batch fills to its cap,
-    TPOT settles at the step time of a full batch and TTFT grows with the queue. Decode-only stretches between
-    events (an arrival, a completion) are advanced in one jump; step times are memoised per ``(d, p, prompts)``.
+    TPOT settles at the step time of a full batch and TTFT grows with the queue.
 
     >>> from planner.catalog import get_gpu, get_model
     >>> from planner.serving.calibration import DERIVED
@@ -360,104 +361,16 @@ def finite_open_run(load: Load, *, rate: float, prompts: int, stat: str = "mean"
     >>> run.peak_running, run.peak_waiting > 100, run.ttft_s > 1.0
     (64, True, True)
     """
-    r, cal, sched = load.replica, load.calibration, load.schedule
     n = max(int(prompts), 1)
-    iu = max(int(round(load.input_tokens)), 1)
-    o1 = max(int(round(load.output_tokens)) - 1, 0)
-    cap = max(int(load.max_running), 1)
-    budget = max(int(sched.budget_tokens), 1)
     gap = 1.0 / rate if rate > 0 and math.isfinite(rate) else 0.0
-    memo: dict[tuple[int, int, int], float] = {}
-
-    def step(d: int, p: int, k: int) -> float:
-        key = (d, p, k)
-        if key not in memo:
-            memo[key] = step_time_s(r, cal, decode_seqs=float(d), prefill_tokens=float(p), prefill_seqs=float(k))
-        return memo[key]
-
-    t = 0.0
-    arrived = 0  # requests whose arrival time has passed
-    admitted = 0  # requests admitted (FCFS), the first `done_prefill` of them have their first token
-    prefill_left = iu  # prompt tokens left of the oldest admitted, unfinished prompt
-    done_prefill = 0
-    decode = 0  # sequences decoding
-    dstep = 0  # decode steps so far
-    finishing: deque[tuple[int, int, float]] = deque()  # (decode step, count, first-token time), steps ascending
-    ttfts: list[tuple[float, float]] = []
-    tpots: list[tuple[float, float]] = []
-    completed = 0
-    peak_running, peak_waiting = 0, 0
-    o_ttft = r.ttft_fixed_s
-    guard = 0
-    while completed < n and guard < 2_000_000:
-        guard += 1
-        arrived = n if gap == 0 else max(arrived, min(n, int(t / gap + 1e-9) + 1))
-        running = decode + (admitted - done_prefill)
-        admissible = min(arrived - admitted, cap - running)
-        if admissible > 0:
-            admitted += admissible
-            running += admissible
-        peak_running = max(peak_running, running)
-        peak_waiting = max(peak_waiting, arrived - admitted)
-        pending = admitted - done_prefill  # prompts admitted and not yet finished
-        if pending == 0 and decode == 0:
-            if arrived >= n:
-                break
-            t = max(t, arrived * gap)  # idle until the next arrival
-            continue
-        # mixed engines: decode first, then up to budget − d prompt tokens; prefill-first engines: a prefill-only
-        # step of whole prompts (the first chunked at the budget) whenever a prompt is admitted
-        room = (budget - decode if sched.mixed else budget) if pending else 0
-        p_tokens, finished, left = 0, 0, prefill_left
-        if pending and room > 0:  # the oldest prompt (chunked at the budget if it does not fit) ...
-            take = min(left, room)
-            room -= take
-            p_tokens += take
-            left -= take
-            if left == 0:
-                finished, left = 1, iu
-                whole = min(room // iu, pending - 1)  # ... then whole prompts ...
-                finished += whole
-                p_tokens += whole * iu
-                room -= whole * iu
-                if sched.mixed and room > 0 and pending > finished:  # ... and a chunk of the next (mixed engines)
-                    p_tokens += room
-                    left = iu - room
-        prefill_left = left
-        if p_tokens == 0:  # a decode-only stretch: jump to the next completion or arrival
-            nxt = finishing[0][0] if finishing else dstep + 1
-            dt = step(decode, 0, 0)
-            k = max(nxt - dstep, 1)
-            if arrived < n:
-                k = min(k, max(1, math.ceil((arrived * gap - t) / dt - 1e-9)))
-            t += k * dt
-            dstep += k
-        else:
-            d_now = decode if sched.mixed else 0
-            t += step(d_now, p_tokens, finished)
-            if d_now:
-                dstep += 1
-        while finishing and finishing[0][0] <= dstep:
-            _, count, first = finishing.popleft()
-            tpots.append(((t - first) / max(o1, 1), float(count)))
-            decode -= count
-            completed += count
-        if finished:  # requests done_prefill .. done_prefill + finished − 1, at their mean arrival
-            ttfts.append((o_ttft + t - (done_prefill + (finished - 1) / 2) * gap, float(finished)))
-            done_prefill += finished
-            if o1 == 0:
-                completed += finished
-            else:
-                decode += finished
-                finishing.append((dstep + o1, finished, t))
-    duration = max(t, 1e-12)
-    return FiniteRun(ttft_s=_stat(ttfts, stat), tpot_s=_stat(tpots, stat) if tpots else 0.0, duration_s=duration,
-                     requests_per_s=n / duration, peak_running=peak_running, peak_waiting=peak_waiting)
+    return trace_open_run(load, runs=[([i * gap for i in range(n)], [max(int(round(load.input_tokens)), 1)] * n)],
+                          stat=stat)
 
 
 def trace_open_run(load: Load, *, runs: list[tuple[list[float], list[int]]], stat: str = "mean") -> FiniteRun:
-    """:func:`finite_open_run` for given traces (Q8'): each run ``(arrivals_s, input_tokens)`` starts on an idle engine;
-    its request ``i`` arrives at ``arrivals_s[i]`` (ascending) with a prompt of ``input_tokens[i]`` tokens; every
+    """The step-by-step replay of finite runs with given traces (Q8'; :func:`finite_open_run` is its regular case):
+    each run ``(arrivals_s, input_tokens)`` starts on an idle engine; its request ``i`` arrives at ``arrivals_s[i]``
+    (ascending) with a prompt of ``input_tokens[i]`` tokens; every
     request generates ``load.output_tokens`` tokens. The statistic pools the requests of all runs (AccelMark's p50s
     pool its ``num_runs`` runs); the duration and throughput are the runs' mean. This replays a
     harness whose arrival times and prompt lengths are known (AccelMark's online scenario: Poisson gaps from
