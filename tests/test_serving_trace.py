@@ -151,3 +151,60 @@ def test_harness_data_is_sourced():
     assert source["as_of"] and "loadgen/loadgen.py" in source["paths"]
     lengths = data["accelmark"]["datasets"]["sharegpt_standard_v1"]["input_tokens"]
     assert all(isinstance(x, int) and x > 0 for x in lengths)
+
+
+def test_closed_trace_by_hand():
+    """Q8'': two clients, three 100-token prompts of 2 output tokens. Requests 0 and 1 start together and are
+    prefilled in one step; one decode step of both ends them; their completion starts request 2 at that instant,
+    which is prefilled alone and decoded alone."""
+    r, load = _load()
+    t1 = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=200, prefill_seqs=2)
+    t2 = t1 + step_time_s(r, DERIVED, decode_seqs=2)
+    t3 = t2 + step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=100, prefill_seqs=1)
+    t4 = t3 + step_time_s(r, DERIVED, decode_seqs=1)
+    o = r.ttft_fixed_s
+    run = sch.trace_closed_run(load, clients=2, input_tokens=[100] * 3, output_tokens=[2] * 3)
+    assert run.ttft_s == pytest.approx((2 * (o + t1) + (o + t3 - t2)) / 3, rel=1e-9)
+    assert run.tpot_s == pytest.approx((2 * (t2 - t1) + (t4 - t3)) / 3, rel=1e-9)
+    assert run.duration_s == pytest.approx(t4, rel=1e-9)
+    assert run.peak_running == 2 and run.peak_waiting == 0
+
+
+def test_closed_trace_per_request_outputs():
+    """Request 0 generates 1 token (no TPOT, as bench_serving counts TPOT only for outputs > 1) and frees its client
+    at its first token; request 1 (3 tokens) decodes two steps."""
+    r, load = _load()
+    t1 = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=200, prefill_seqs=2)
+    t2 = t1 + step_time_s(r, DERIVED, decode_seqs=1, prefill_tokens=100, prefill_seqs=1)  # request 2 joins
+    run = sch.trace_closed_run(load, clients=2, input_tokens=[100] * 3, output_tokens=[1, 3, 2], stat="mean")
+    o = r.ttft_fixed_s
+    assert run.ttft_s == pytest.approx((2 * (o + t1) + (o + t2 - t1)) / 3, rel=1e-9)
+
+
+@pytest.mark.parametrize(("input_len", "output_len", "n", "total_in", "total_out"), [
+    (1000, 1000, 500, 249831, 252162),   # cookbook Qwen3 / DeepSeek-R1 'High Concurrency' 1000/1000
+    (8000, 1000, 320, 1273893, 169680),  # Qwen3 8000/1000 c64
+    (1000, 8000, 320, 158939, 1300705),  # Qwen3 1000/8000 c64
+    (1000, 1000, 10, 6101, 4210),        # Llama 3.1 70B 'Low Concurrency' input total; Qwen3's output total
+])
+def test_bench_serving_random_lengths_reproduce_the_published_totals(input_len, output_len, n, total_in,
+                                                                     total_out):
+    """Totals as published in the SGLang cookbook's 'Serving Benchmark Result' blocks ('Total input tokens',
+    'Total generated tokens'; tests/data/serving/sglang-cookbook.json records them in its notes)."""
+    pytest.importorskip("numpy")
+    ins, outs = accuracy.random_lengths(input_len, output_len, n)
+    assert (sum(ins), sum(outs)) == (total_in, total_out)
+
+
+def test_cookbook_run_lengths_and_cached_prompts():
+    """A 'High Concurrency' run (64 clients, 320 prompts) follows the 80-prompt 'Medium' run of the same workload:
+    its first 80 prompts are cached (one token left to compute); a 'Low' run only has its warmup prompt cached."""
+    pytest.importorskip("numpy")
+    data = json.loads((ROOT / "tests" / "data" / "serving" / "sglang-cookbook.json").read_text())
+    by_id = {p["id"]: p for p in data["points"]}
+    high = accuracy.bench_serving_lengths(by_id["sglang-cookbook/qwen3-235b-a22b/b200-hgxx8/3981-530/c64"])
+    assert high is not None and len(high[0]) == 320
+    assert high[0][:80] == [1] * 80 and min(high[0][80:]) > 1
+    low = accuracy.bench_serving_lengths(by_id["sglang-cookbook/qwen3-235b-a22b/b200-hgxx8/4194-421/c1"])
+    assert low is not None and low[0][0] == 1 and min(low[0][1:]) > 1
+    assert accuracy.bench_serving_lengths(by_id["sglang-cookbook/deepseek-v3/mi300xx8/302-188/c100"]) is None

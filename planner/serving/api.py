@@ -235,7 +235,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 cache_hit_rate=0.0, max_num_batched_tokens=None, max_num_seqs=None, calibration=None,
                 max_model_len: int | None = None, num_prompts: int | None = None,
                 chunked_prefill: bool | None = None, latency_stat: str = "mean", ep: int = 1,
-                dp: int = 1, trace: list[tuple[list[float], list[int]]] | None = None) -> ServingResult:
+                dp: int = 1, trace: list[tuple[list[float], list[int]]] | None = None,
+                lengths: tuple[list[int], list[int]] | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: its first
     ``concurrency`` requests arrive together, :func:`planner.serving.schedule.burst_ttft_s`; offline: prompts that
@@ -244,7 +245,9 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     ``open-finite``, latencies as ``latency_stat`` ("mean" or "median") over its requests) and vLLM V0's
     ``enable_chunked_prefill``. ``trace`` (with ``request_rate``): the runs' known arrival times and prompt lengths
     (:func:`planner.serving.accuracy.harness_trace`), replayed at any load with
-    :func:`planner.serving.schedule.trace_open_run` (mode ``open-trace``; ``request_rate`` only labels the load)."""
+    :func:`planner.serving.schedule.trace_open_run` (mode ``open-trace``; ``request_rate`` only labels the load).
+    ``lengths`` (with ``concurrency``): the run's per-request uncached prompt and output tokens, in order, replayed
+    as a finite closed-loop run with :func:`planner.serving.schedule.trace_closed_run` (mode ``closed-trace``)."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
@@ -257,6 +260,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     peak: sch.State | None = None
     if concurrency is not None:
         n = check_number("concurrency", concurrency, minimum=0, exclusive_minimum=True)
+        if lengths:
+            return _closed_traced(s, int(round(n)), lengths, latency_stat)
         st, wait = sch.closed_loop(s.load, clients=n / pp)
         mode = "closed"
         if num_prompts:
@@ -299,6 +304,31 @@ def _traced(s: _Setup, trace: list[tuple[list[float], list[int]]], stat: str) ->
         output_tokens_per_s=run.requests_per_s * pp * s.output_tokens, requests_per_s=run.requests_per_s * pp,
         running_batch=run.mean_running * pp, saturated=False, mode="open-trace", decode_batch=run.mean_running * pp,
         decode_step_s=run.tpot_s, prefill_share=math.nan, admission_wait_s=0.0, max_requests_per_s=math.nan,
+        max_running=s.load.max_running * pp, budget_tokens=s.load.schedule.budget_tokens,
+        max_num_seqs=s.load.schedule.max_num_seqs, engine=s.engine, calibration=s.calibration.name)
+
+
+def _closed_traced(s: _Setup, clients: int, lengths: tuple[list[int], list[int]], stat: str) -> ServingResult:
+    pp = s.pp  # each of the pp virtual engines takes every pp-th request and 1/pp of the clients
+    ins, outs = lengths
+    ttfts: list[float] = []
+    tpots: list[float] = []
+    rates, runnings = [], []
+    for k in range(min(pp, len(ins))):
+        run = sch.trace_closed_run(s.load, clients=max(clients // pp, 1), input_tokens=list(ins[k::pp]),
+                                   output_tokens=list(outs[k::pp]), stat=stat)
+        ttfts.append(run.ttft_s)
+        tpots.append(run.tpot_s)
+        rates.append(run.requests_per_s)
+        runnings.append(run.mean_running)
+    ttft, tpot = sum(ttfts) / len(ttfts), sum(tpots) / len(tpots)
+    x = sum(rates)
+    mean_out = sum(outs) / len(outs)
+    return ServingResult(
+        tpot_s=tpot, ttft_s=ttft, e2e_s=ttft + max(mean_out - 1, 0) * tpot,
+        output_tokens_per_s=x * mean_out, requests_per_s=x,
+        running_batch=sum(runnings), saturated=False, mode="closed-trace", decode_batch=sum(runnings),
+        decode_step_s=tpot, prefill_share=math.nan, admission_wait_s=0.0, max_requests_per_s=math.nan,
         max_running=s.load.max_running * pp, budget_tokens=s.load.schedule.budget_tokens,
         max_num_seqs=s.load.schedule.max_num_seqs, engine=s.engine, calibration=s.calibration.name)
 

@@ -32,8 +32,8 @@ replica as ``pp`` virtual engines, each with ``1/pp`` of the load and of ``max_n
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import math
-from collections import deque
 from dataclasses import dataclass
 
 from planner.serving.calibration import Calibration
@@ -416,16 +416,59 @@ def trace_open_run(load: Load, *, runs: list[tuple[list[float], list[int]]], sta
                      mean_running=sum(areas) / total)
 
 
+def trace_closed_run(load: Load, *, clients: int, input_tokens: list[int], output_tokens: list[int],
+                     stat: str = "mean") -> FiniteRun:
+    """A finite closed-loop run with known request lengths (Q8''): ``clients`` clients (``--max-concurrency N``)
+    send the requests in order; the first ``N`` start together at 0 and each completion starts the next request at
+    once (``sglang.bench_serving`` and ``vllm bench serve`` create every request task up front behind one
+    ``asyncio.Semaphore(N)``, which wakes waiters FIFO). Request ``i`` has ``input_tokens[i]`` uncached prompt tokens
+    and generates ``output_tokens[i]`` tokens (``ignore_eos``). The step-by-step replay is :func:`trace_open_run`'s,
+    with the arrival of request ``N + k`` set to the ``k``-th completion::
+
+        a_i = 0 (i < N),   a_{N+k} = t(k-th completion),   TTFT_i = o_ttft + t(first token_i) − a_i,
+        TPOT_i = (t(last)_i − t(first)_i)/(O_i − 1) for O_i > 1,   X = n / t(last completion)
+
+    With equal lengths this is the burst-then-steady run that :func:`burst_ttft_s` approximates.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=400, input_tokens=300,
+    ...                   calibration=DERIVED)
+    >>> s = engine_schedule("vllm", gpu_big=True, gpu_gib=79.6, max_position=131072)
+    >>> load = Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=300, output_tokens=200, max_running=64)
+    >>> run = trace_closed_run(load, clients=8, input_tokens=[300] * 40, output_tokens=[200] * 40)
+    >>> run.peak_running, run.peak_waiting
+    (8, 0)
+    """
+    n = len(input_tokens)
+    if n == 0 or len(output_tokens) != n:
+        raise ValueError("input_tokens and output_tokens must be non-empty and of equal length")
+    ttfts: list[tuple[float, float]] = []
+    tpots: list[tuple[float, float]] = []
+    dur, pr, pw, area = _replay_trace(load, [], input_tokens, ttfts, tpots, outputs=output_tokens,
+                                      clients=max(int(clients), 1))
+    return FiniteRun(ttft_s=_stat(ttfts, stat), tpot_s=_stat(tpots, stat) if tpots else 0.0, duration_s=dur,
+                     requests_per_s=n / dur, peak_running=pr, peak_waiting=pw, mean_running=area / dur)
+
+
 def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], ttfts: list[tuple[float, float]],
-                  tpots: list[tuple[float, float]]) -> tuple[float, int, int, float]:
-    """One run of :func:`trace_open_run`: appends its requests' ``(TTFT, 1)`` and ``(TPOT, count)`` pairs and returns
-    ``(duration, peak running, peak waiting, ∫ running dt)``."""
+                  tpots: list[tuple[float, float]], *, outputs: list[int] | None = None,
+                  clients: int | None = None) -> tuple[float, int, int, float]:
+    """One run of :func:`trace_open_run` (or, with ``clients``, of :func:`trace_closed_run`, ``arrivals_s``
+    ignored): appends its requests' ``(TTFT, 1)`` and ``(TPOT, count)`` pairs and returns
+    ``(duration, peak running, peak waiting, ∫ running dt)``. ``outputs``: per-request output tokens (default
+    ``load.output_tokens`` for all)."""
     r, cal, sched = load.replica, load.calibration, load.schedule
-    n = len(arrivals_s)
-    if n == 0 or len(input_tokens) != n:
+    n = len(input_tokens)
+    if clients is not None:
+        arrivals_s = [0.0] * min(clients, n) + [math.inf] * max(n - clients, 0)
+        released = min(clients, n)
+    if n == 0 or len(arrivals_s) != n:
         raise ValueError("arrivals_s and input_tokens must be non-empty and of equal length")
     lens = [max(int(x), 1) for x in input_tokens]
     o1 = max(int(round(load.output_tokens)) - 1, 0)
+    o1s = [max(int(x) - 1, 0) for x in outputs] if outputs is not None else None
     cap = max(int(load.max_running), 1)
     budget = max(int(sched.budget_tokens), 1)
     memo: dict[tuple[int, int, int], float] = {}
@@ -440,7 +483,9 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
     arrived = admitted = done_prefill = 0
     prefill_left = lens[0]  # prompt tokens left of request `done_prefill`
     decode = dstep = completed = 0
-    finishing: deque[tuple[int, int, float]] = deque()  # (decode step, count, first-token time)
+    # (decode step, order, count, first-token time, decode steps): a heap, ascending by finishing step
+    finishing: list[tuple[int, int, int, float, int]] = []
+    order = 0
     peak_running = peak_waiting = 0
     area = 0.0
     o_ttft = r.ttft_fixed_s
@@ -482,7 +527,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
             nxt = finishing[0][0] if finishing else dstep + 1
             dt = step(decode, 0, 0)
             k = max(nxt - dstep, 1)
-            if arrived < n:
+            if arrived < n and math.isfinite(arrivals_s[arrived]):
                 k = min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
             t += k * dt
             area += running * k * dt
@@ -495,17 +540,34 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
             if d_now:
                 dstep += 1
         while finishing and finishing[0][0] <= dstep:
-            _, count, first = finishing.popleft()
-            tpots.append(((t - first) / max(o1, 1), float(count)))
+            _, _, count, first, steps = heapq.heappop(finishing)
+            if steps:
+                tpots.append(((t - first) / steps, float(count)))
             decode -= count
             completed += count
+            if clients is not None:
+                for _ in range(count):
+                    if released < n:
+                        arrivals_s[released] = t
+                        released += 1
         if finished:
             ttfts.extend((o_ttft + t - arrivals_s[i], 1.0) for i in range(done_prefill, j))
-            done_prefill = j
-            if o1 == 0:
-                completed += finished
+            if o1s is None:
+                groups = [(o1, finished)]
             else:
-                decode += finished
-                finishing.append((dstep + o1, finished, t))
+                groups = [(o1s[i], 1) for i in range(done_prefill, j)]
+            for steps, count in groups:
+                if steps == 0:
+                    completed += count
+                    if clients is not None:
+                        for _ in range(count):
+                            if released < n:
+                                arrivals_s[released] = t
+                                released += 1
+                else:
+                    decode += count
+                    heapq.heappush(finishing, (dstep + steps, order, count, t, steps))
+                    order += 1
+            done_prefill = j
         prefill_left = left
     return max(t, 1e-12), peak_running, peak_waiting, area
