@@ -208,3 +208,15 @@ def test_cookbook_run_lengths_and_cached_prompts():
     low = accuracy.bench_serving_lengths(by_id["sglang-cookbook/qwen3-235b-a22b/b200-hgxx8/4194-421/c1"])
     assert low is not None and low[0][0] == 1 and min(low[0][1:]) > 1
     assert accuracy.bench_serving_lengths(by_id["sglang-cookbook/deepseek-v3/mi300xx8/302-188/c100"]) is None
+
+
+def test_finite_closed_points_are_replayed():
+    """A closed-loop point with a published prompt count is replayed (Q8''), with the statistic the source
+    publishes (the vLLM FP8-KV blog: medians)."""
+    data = json.loads((ROOT / "tests" / "data" / "serving" / "vllm-blog-fp8-kvcache.json").read_text())
+    point = data["points"][0]
+    assert point["stat"] == "median" and point["num_prompts"] and point["concurrency"]
+    from planner.serving.api import default_calibration
+
+    row = accuracy.predict(point, calibration=default_calibration())
+    assert "Q8''" in row.note
