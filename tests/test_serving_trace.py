@@ -220,3 +220,17 @@ def test_finite_closed_points_are_replayed():
 
     row = accuracy.predict(point, calibration=default_calibration())
     assert "Q8''" in row.note
+
+
+def test_performance_replays_a_closed_run_with_known_lengths():
+    """``performance(..., concurrency=N, lengths=...)`` replays the run (mode ``closed-trace``), also with ``pp = 2``
+    (each virtual engine takes every other request and half the clients)."""
+    from planner.serving.api import performance
+
+    kw = dict(input_tokens=300, output_tokens=200, concurrency=8)
+    ins, outs = [300] * 40, [200] * 40
+    res = performance("llama-3.1-8b", "h100-sxm", lengths=(ins, outs), **kw)
+    assert res.mode == "closed-trace" and math.isfinite(res.ttft_s) and res.tpot_s > 0
+    assert res.output_tokens_per_s == pytest.approx(res.requests_per_s * 200, rel=1e-12)
+    two = performance("llama-3.1-70b", "h100-sxm", tp=2, pp=2, lengths=(ins, outs), **kw)
+    assert two.mode == "closed-trace" and two.requests_per_s > 0 and math.isfinite(two.ttft_s)
