@@ -72,6 +72,32 @@ def test_vllm_v1_default_batch_by_gpu():
     )
 
 
+def test_vllm_v1_default_batch_by_release():
+    """The 0.8.x rules, as the PyPI source distributions' vllm/engine/arg_utils.py write them (read 2026-12-04):
+    0.8.2/0.8.3 tokens by device name ("h100"/"h200"), 1024 sequences everywhere; 0.8.4 (PR #16158) both by name;
+    0.8.5 both by torch total >= 70 GiB (A100 80GB included); 0.9.0 on (PR #17885) >= 70 GiB and not an A100."""
+    seqs, tokens = activation.vllm_v1_default_max_num_seqs, activation.vllm_v1_default_max_num_batched_tokens
+    table = {  # gpu: {version: (tokens, sequences)}
+        "h100-sxm": {"0.8.3": (8192, 1024), "0.8.4": (8192, 1024), "0.8.5": (8192, 1024), "0.9.0": (8192, 1024)},
+        "a100-80gb-sxm": {"0.8.3": (2048, 1024), "0.8.4": (2048, 256), "0.8.5": (8192, 1024), "0.9.2": (2048, 256)},
+        "l40s": {"0.8.3": (2048, 1024), "0.8.4": (2048, 256), "0.8.5": (2048, 256), "0.10.1": (2048, 256)},
+        "mi300x": {"0.8.3": (2048, 1024), "0.8.4": (2048, 256), "0.8.5": (8192, 1024), "0.9.0": (8192, 1024)},
+    }
+    for gpu, by_version in table.items():
+        card = get_gpu(gpu)
+        for version, expected in by_version.items():
+            assert (tokens(card, engine_version=version), seqs(card, engine_version=version)) == expected, (
+                gpu, version)
+    # No version: the current (0.9+) rule, as before.
+    assert (tokens(get_gpu("a100-80gb-sxm")), seqs(get_gpu("a100-80gb-sxm"))) == (2048, 256)
+    # kv_capacity profiles the release's defaults: more dummy sequences, a larger reserve.
+    old = planner.kv_capacity("llama-3.1-8b", "l40s", max_model_len=8192, engine_version="0.8.3")
+    new = planner.kv_capacity("llama-3.1-8b", "l40s", max_model_len=8192, engine_version="0.8.4")
+    assert old.reserve_gib > new.reserve_gib
+    assert new.reserve_gib == planner.kv_capacity(
+        "llama-3.1-8b", "l40s", max_model_len=8192, engine_version="0.8.4", max_num_seqs=256).reserve_gib
+
+
 def test_vllm_v1_activation_from_shapes():
     llama = get_model("llama-3.1-8b")
     # Sampler bytes per [S, V] logit by top-k/top-p path (16-bit and fp32 logits).
