@@ -194,7 +194,8 @@ def test_pipeline_parallel_smallest_stage_wins():
     assert memory.kv_bytes_per_token(m, pp=3) == 11 * 8 * 256 * 2  # ceil(32 / 3) layers on the largest stage
     one = planner.kv_capacity(m, "h100-sxm", max_model_len=8192)
     two = planner.kv_capacity(m, "h100-sxm", max_model_len=8192, pp=2)
-    assert two.weights_gib == pytest.approx(one.weights_gib / 2)
+    rope = 131072 * 128 * 2  # vLLM's cos/sin cache, on every stage (max_position_embeddings x head_dim x bf16)
+    assert two.weights_gib * GIB - rope == pytest.approx((one.weights_gib * GIB - rope) / 2)
     assert two.kv_bytes_per_token == one.kv_bytes_per_token / 2
 
 
@@ -218,7 +219,9 @@ def test_quantized_weight_bytes():
 def test_vllm_budget_formula():
     gpu = get_gpu("h100-sxm")
     cap = planner.kv_capacity("llama-3.1-8b", gpu, gpu_memory_utilization=0.9, max_model_len=8192)
-    expected = gpu.engine_total_bytes * 0.9 - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
+    rope = 131072 * 128 * 2  # the rotary cache vLLM loads beside the weights: 32 MiB
+    expected = (gpu.engine_total_bytes * 0.9 - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - rope
+                - 4.95 * GIB)
     assert cap.available_kv_gib * GIB == pytest.approx(expected)
     assert cap.num_blocks == int(expected // (131072 * 16))
     assert cap.kv_cache_tokens == cap.num_blocks * 16
@@ -402,8 +405,10 @@ def test_marlin_pads_mxfp4_experts_before_hopper():
     a100 = planner.kv_capacity(oss, "a100-80gb", tp=4, max_model_len=16384)
     h100 = planner.kv_capacity(oss, "h100-sxm", tp=4, max_model_len=16384, engine_version="0.14.1")
     h100_011 = planner.kv_capacity(oss, "h100-sxm", tp=4, max_model_len=16384, engine_version="0.11.0")
-    assert a100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4 + vllm.mxfp4_marlin_extra_bytes(oss, tp=4))
-    assert h100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4)
+    rope = 131072 * 64 * 2  # max_position_embeddings x head_dim x bf16, replicated per rank
+    assert a100.weights_gib * GIB == pytest.approx(
+        oss.checkpoint_bytes / 4 + vllm.mxfp4_marlin_extra_bytes(oss, tp=4) + rope)
+    assert h100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4 + rope)
     assert h100_011.weights_gib == pytest.approx(a100.weights_gib)
     # vLLM 0.10.1 on one H100 logs 65.9651 GiB with the Marlin fallback (#23278)
     h100_tp1 = planner.kv_capacity(oss, "h100-sxm", max_model_len=131072, engine_version="0.10.1")

@@ -118,7 +118,7 @@ def kv_capacity(
 
     >>> cap = kv_capacity("llama-3.1-8b", "h100-sxm", max_model_len=8192)
     >>> round(cap.available_kv_gib, 2), cap.kv_cache_tokens, round(cap.max_concurrency, 2)
-    (51.35, 420688, 51.35)
+    (51.32, 420432, 51.32)
     """
     from planner.catalog import get_gpu, get_model
 
@@ -160,6 +160,8 @@ def kv_capacity(
     if (weights_gib is None and key == "vllm" and weight_dtype in ("auto", "mxfp4")
             and vllm.uses_marlin_mxfp4(card, engine_version=version)):
         w_bytes += vllm.mxfp4_marlin_extra_bytes(spec, tp=tp, pp=pp)  # Marlin pads MXFP4 experts
+    if weights_gib is None and key in ("vllm", "vllm-v0"):  # the rope cache, per GPU, counted in the load
+        w_bytes += vllm.rope_cache_bytes(spec, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype))
     if reserve_gib is not None:
         reserve = check_number("reserve_gib", reserve_gib) * GIB
     elif key == "sglang":
