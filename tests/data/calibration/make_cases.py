@@ -617,7 +617,70 @@ INFO 04-24 16:33:13 [kv_cache_utils.py:637] Maximum concurrency for 32,768 token
       notes="AsyncEngineArgs(model=meta-llama/Llama-3.1-8B, max_model_len=40000, max_num_seqs=512, tensor_parallel_size=4, enable_chunked_prefill=True) on 4 x 'NVIDIA A100 80GB PCIe' (the issue's collect_env); default utilization 0.9. V0 (Oct 2024; collect_env: torch 2.4.0, which vLLM 0.6.0-0.6.3 pin): 0.6.3 assumed; its chunked-prefill default budget is 512 tokens. Only the concurrency line is quoted: KV tokens = 52.89 x 40000 = 2,115,600 (to +-200). The issue also ran one A100, but the quoted line is the TP 4 run's (one A100 would hold about 11x). Found while looking up vLLM #12330 (item 1), not by the search's queries (Q1-Q12, docs/accuracy.md)."),
 ]
 
-cases += LLMD_SWEEP + HELD_OUT_EXTRA + DENNISLEE_CASES + SGLANG_L4 + L40S_CASES + SEARCH_230
+
+# Session 7, search round five (find_string "Load weight end. type=LlamaForCausalLM", then the repository it pointed
+# to): AUGMXNT/MI300-testing, an 8 x MI300X node (Hot Aisle) tested with vLLM built from source (V0, 0.6.4.dev) on
+# ROCm 6.2. One case per engine configuration as the planner's inputs see it (model, TP, max_model_len, batched
+# tokens); runs that differ only in environment variables (attention backend, NCCL channels, GEMM tuning files),
+# multi-step scheduling or the benchmark's workload are the same case, and the first such run in the notebook is
+# taken (the others' block counts are in the notes); runs in a GEMM-tuning mode (PYTORCH_TUNABLEOP_ENABLED=1,
+# VLLM_TUNE_GEMM=1) are not used: the tuner allocates during the profile. ANSI colour codes are stripped.
+AUG = "AUGMXNT/MI300-testing"
+AUG_COMMIT = "032bd4da1080662667b9d5f77bacd6a579128c5f"
+def aug(path, cell):
+    return {"repo": AUG, "path": path, "commit": AUG_COMMIT, "cell": cell,
+            "url": f"https://github.com/{AUG}/blob/{AUG_COMMIT}/{path}"}
+AUG_BENCH = ("benchmark_throughput.py (the LLM class: enable_chunked_prefill=False is passed, so V0 profiles "
+             "max(max_model_len, 2048) tokens; vllm 0.6.4 EngineArgs/SchedulerConfig), --gpu-memory-utilization 0.9 "
+             "(the Namespace line), max_num_seqs 256 (default)")
+MI300X_CASES = [
+ dict(id="aug-mi300x-llama31-8b-tp8", source=aug("inference-vllm-vs-vllm-rocm.ipynb", 19),
+      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="mi300x", tp=8,
+      gpu_memory_utilization=0.90, max_model_len=131072, max_num_batched_tokens=131072,
+      log="""INFO 10-30 14:11:10 model_runner.py:1066] Loading model weights took 1.9028 GB
+INFO 10-30 14:11:48 worker.py:288] Memory profiling results: total_gpu_memory=191.98GiB initial_memory_usage=5.55GiB peak_torch_memory=7.24GiB memory_usage_post_profile=9.94Gib non_torch_memory=8.02GiB kv_cache_size=157.53GiB gpu_memory_utilization=0.90
+INFO 10-30 14:11:48 distributed_gpu_executor.py:57] # GPU blocks: 645227, # CPU blocks: 16384
+INFO 10-30 14:11:48 distributed_gpu_executor.py:61] Maximum concurrency for 131072 tokens per request: 78.76x""",
+      notes="benchmark_throughput.py --model meta-llama/Llama-3.1-8B-Instruct -tp 8 on 8 x MI300X (cell 19, 'Default'), vLLM v0.6.4.dev5+g4bba0922 (V0). " + AUG_BENCH + ". The memory line is the driver's (the other 7 ranks print kv_cache_size 158.55-158.75 GiB and non_torch_memory 6.79-7.00 GiB). Same configuration, other environment: CK flash attention 645,291 blocks (cell 20), NCCL_MIN_NCHANNELS=112 639,907 (cells 21, 25), v0.6.4.dev9 647,379 (inference-vllm-gemm-tuning.ipynb cells 14, 27, 29)."),
+ dict(id="aug-mi300x-llama31-8b-tp8-chunked", source=aug("inference-vllm-vs-vllm-rocm.ipynb", 22),
+      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="mi300x", tp=8,
+      gpu_memory_utilization=0.90, max_model_len=131072, max_num_batched_tokens=512,
+      log="""INFO 10-30 14:15:59 model_runner.py:1066] Loading model weights took 1.9028 GB
+INFO 10-30 14:16:13 worker.py:288] Memory profiling results: total_gpu_memory=191.98GiB initial_memory_usage=6.21GiB peak_torch_memory=3.09GiB memory_usage_post_profile=11.24Gib non_torch_memory=9.32GiB kv_cache_size=160.37GiB gpu_memory_utilization=0.90
+INFO 10-30 14:16:13 distributed_gpu_executor.py:57] # GPU blocks: 656892, # CPU blocks: 16384
+INFO 10-30 14:16:13 distributed_gpu_executor.py:61] Maximum concurrency for 131072 tokens per request: 80.19x""",
+      notes="As aug-mi300x-llama31-8b-tp8 with --enable-chunked-prefill (and NCCL_MIN_NCHANNELS=112, CK attention), cell 22: vllm 0.6.4 SchedulerConfig gives chunked prefill 512 batched tokens when none is set. Driver's memory line."),
+ dict(id="aug-mi300x-llama31-8b-tp1", source=aug("inference-vllm-gemm-tuning.ipynb", 28),
+      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="mi300x", tp=1,
+      gpu_memory_utilization=0.90, max_model_len=131072, max_num_batched_tokens=131072,
+      log="""INFO 10-30 19:10:33 model_runner.py:1071] Loading model weights took 14.9888 GB
+INFO 10-30 19:10:49 gpu_executor.py:122] # GPU blocks: 71538, # CPU blocks: 2048
+INFO 10-30 19:10:49 gpu_executor.py:126] Maximum concurrency for 131072 tokens per request: 8.73x""",
+      notes="benchmark_throughput.py --num-scheduler-steps 15 --model meta-llama/Llama-3.1-8B-Instruct (TP 1) on one MI300X, vLLM v0.6.4.dev9+g5d264f4a (V0), with a tuned-GEMM file (VLLM_TUNE_GEMM=0: no tuning during the run). " + AUG_BENCH + "."),
+ dict(id="aug-mi300x-llama3-8b-tp1-8k", source=aug("inference-vllm-gemm-tuning.ipynb", 10),
+      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="mi300x", tp=1,
+      gpu_memory_utilization=0.90, max_model_len=8192, max_num_batched_tokens=8192,
+      log="""INFO 10-28 17:36:04 model_runner.py:1071] Loading model weights took 14.9595 GB
+INFO 10-28 17:36:17 gpu_executor.py:122] # GPU blocks: 78921, # CPU blocks: 2048
+INFO 10-28 17:36:17 gpu_executor.py:126] Maximum concurrency for 8192 tokens per request: 154.14x""",
+      notes="benchmark_latency.py --model meta-llama/Meta-Llama-3-8B-Instruct (the shapes of the catalog's llama-3.1-8b; 8,192 positions, so a 2 MiB rope cache where the catalog model has 32 MiB) on one MI300X, PYTORCH_TUNABLEOP_ENABLED=0 (cell 10), vLLM v0.6.4.dev9 (V0); the LLM class with enable_chunked_prefill=False: 8192 profiled tokens, 256 sequences; util 0.9. The two runs before it with PyTorch's tunable GEMMs enabled (cells 8, 9: 10,207 and 78,839 blocks) are not used."),
+ dict(id="aug-mi300x-mixtral-8x7b-tp2", source=aug("inference-vllm-mixtral-runpod.ipynb", 2),
+      engine="vllm-v0", engine_version="0.6.4", model="mixtral-8x7b", gpu="mi300x", tp=2,
+      gpu_memory_utilization=0.90, max_model_len=32768, max_num_batched_tokens=32768,
+      log="""INFO 10-23 03:31:41 model_runner.py:1071] Loading model weights took 43.5064 GB
+INFO 10-23 03:31:59 distributed_gpu_executor.py:57] # GPU blocks: 124518, # CPU blocks: 4096
+INFO 10-23 03:31:59 distributed_gpu_executor.py:61] Maximum concurrency for 32768 tokens per request: 60.80x""",
+      notes="benchmark_throughput.py --model mistralai/Mixtral-8x7B-Instruct-v0.1 --tensor-parallel-size 2 on MI300X (cell 2; the notebook reproduces RunPod's Mixtral benchmark on the Hot Aisle node), VLLM_USE_TRITON_FLASH_ATTN=0, vLLM v0.6.4.dev9 (V0). " + AUG_BENCH + "; the later runs of the same command (cell 4, 1-1024 prompts) print the same 124,518 blocks."),
+ dict(id="aug-mi300x-mixtral-8x7b-tp1", source=aug("inference-vllm-mixtral-runpod.ipynb", 3),
+      engine="vllm-v0", engine_version="0.6.4", model="mixtral-8x7b", gpu="mi300x", tp=1,
+      gpu_memory_utilization=0.90, max_model_len=32768, max_num_batched_tokens=32768,
+      log="""INFO 10-23 03:35:45 model_runner.py:1071] Loading model weights took 86.9985 GB
+INFO 10-23 03:36:00 gpu_executor.py:122] # GPU blocks: 39212, # CPU blocks: 2048
+INFO 10-23 03:36:00 gpu_executor.py:126] Maximum concurrency for 32768 tokens per request: 19.15x""",
+      notes="As aug-mi300x-mixtral-8x7b-tp2 at TP 1 (cell 3); the later runs (cell 5) print the same 39,212 blocks."),
+]
+
+cases += LLMD_SWEEP + HELD_OUT_EXTRA + DENNISLEE_CASES + SGLANG_L4 + L40S_CASES + SEARCH_230 + MI300X_CASES
 PP_RANKS = ("the 'Available KV cache memory' line is the first pipeline stage's (1.1 GiB activation, no sampler); the "
             "last stage also samples (2.01 GiB in the same log) and the token count is the minimum over the stages")
 EXPECT = {  # documented misses: what the case shows and why (the tests fail when one starts to match)
