@@ -680,6 +680,40 @@ INFO 10-23 03:36:00 gpu_executor.py:126] Maximum concurrency for 32768 tokens pe
       notes="As aug-mi300x-mixtral-8x7b-tp2 at TP 1 (cell 3); the later runs (cell 5) print the same 39,212 blocks."),
 ]
 
+# Round five, continued: cmontemuino/amd-mi300x-ml-benchmarks (MI300X on a Dell PowerEdge XE9680; the README's words),
+# vLLM built for ROCm (v0.9.2.dev364, the V0 engine), benchmark_latency with Llama-3.1-8B-Instruct in float16 at
+# memory fractions 0.8 and 0.9. The runs at batch 1 and batch 8 print the same lines (the batch is the benchmark's, not
+# the engine's): one case per fraction, the batch-1 run's file.
+CMON = "cmontemuino/amd-mi300x-ml-benchmarks"
+CMON_COMMIT = "40ecc2fb773c9b92ca56d8a7983cc82bd164f4d3"
+def cmon(name):
+    path = f"datasets/sample-results/logs/{name}"
+    return {"repo": CMON, "path": path, "commit": CMON_COMMIT, "url": f"https://github.com/{CMON}/blob/{CMON_COMMIT}/{path}"}
+CMON_NOTE = ("benchmark_latency with /models/.../Llama-3.1-8B-Instruct, dtype float16, TP 1, on one MI300X, vLLM "
+             "v0.9.2.dev364+gb432b7a28 run as the V0 engine ('Initializing a V0 LLM engine'); the engine config line "
+             "says chunked_prefill_enabled=False with max_seq_len 131072, so V0 profiles 131,072 tokens (its 14.63 GiB "
+             "activation line); 256 sequences (default). Weights 15.30 GiB logged against 14.99 predicted")
+MI300X_CASES += [
+ dict(id="cmon-mi300x-llama31-8b-08", source=cmon("Llama-3.1-8B_latency_bs1_in128_out128_float16_mem0.8_20250807_185823.log"),
+      engine="vllm-v0", engine_version="0.9.2", model="llama-3.1-8b", gpu="mi300x", tp=1,
+      gpu_memory_utilization=0.80, max_model_len=131072, max_num_batched_tokens=131072,
+      log="""INFO 08-07 16:59:02 [model_runner.py:1203] Model loading took 15.3047 GiB and 6.373265 seconds
+INFO 08-07 16:59:28 [worker.py:294] Memory profiling takes 26.29 seconds
+INFO 08-07 16:59:28 [worker.py:294] the current vLLM instance can use total_gpu_memory (191.98GiB) x gpu_memory_utilization (0.80) = 153.59GiB
+INFO 08-07 16:59:28 [worker.py:294] model weights take 15.30GiB; non_torch_memory takes 0.66GiB; PyTorch activation peak memory takes 14.63GiB; the rest of the memory reserved for KV Cache is 122.99GiB.
+INFO 08-07 16:59:28 [executor_base.py:118] Maximum concurrency for 131072 tokens per request: 7.69x""",
+      notes=CMON_NOTE + ". --gpu-memory-utilization 0.8 (the file name and the log)."),
+ dict(id="cmon-mi300x-llama31-8b-09", source=cmon("Llama-3.1-8B_latency_bs1_in128_out128_float16_mem0.9_20250807_190056.log"),
+      engine="vllm-v0", engine_version="0.9.2", model="llama-3.1-8b", gpu="mi300x", tp=1,
+      gpu_memory_utilization=0.90, max_model_len=131072, max_num_batched_tokens=131072,
+      log="""INFO 08-07 17:01:31 [model_runner.py:1203] Model loading took 15.3047 GiB and 1.575664 seconds
+INFO 08-07 17:01:57 [worker.py:294] Memory profiling takes 26.25 seconds
+INFO 08-07 17:01:57 [worker.py:294] the current vLLM instance can use total_gpu_memory (191.98GiB) x gpu_memory_utilization (0.90) = 172.79GiB
+INFO 08-07 17:01:57 [worker.py:294] model weights take 15.30GiB; non_torch_memory takes 0.66GiB; PyTorch activation peak memory takes 14.63GiB; the rest of the memory reserved for KV Cache is 142.19GiB.
+INFO 08-07 17:01:57 [executor_base.py:118] Maximum concurrency for 131072 tokens per request: 8.89x""",
+      notes=CMON_NOTE + ". --gpu-memory-utilization 0.9."),
+]
+
 cases += LLMD_SWEEP + HELD_OUT_EXTRA + DENNISLEE_CASES + SGLANG_L4 + L40S_CASES + SEARCH_230 + MI300X_CASES
 PP_RANKS = ("the 'Available KV cache memory' line is the first pipeline stage's (1.1 GiB activation, no sampler); the "
             "last stage also samples (2.01 GiB in the same log) and the token count is the minimum over the stages")
