@@ -72,6 +72,32 @@ def test_vllm_v1_default_batch_by_gpu():
     )
 
 
+def test_vllm_v1_default_batch_by_release():
+    """The 0.8.x rules, as the PyPI source distributions' vllm/engine/arg_utils.py write them (read 2026-12-04):
+    0.8.2/0.8.3 tokens by device name ("h100"/"h200"), 1024 sequences everywhere; 0.8.4 (PR #16158) both by name;
+    0.8.5 both by torch total >= 70 GiB (A100 80GB included); 0.9.0 on (PR #17885) >= 70 GiB and not an A100."""
+    seqs, tokens = activation.vllm_v1_default_max_num_seqs, activation.vllm_v1_default_max_num_batched_tokens
+    table = {  # gpu: {version: (tokens, sequences)}
+        "h100-sxm": {"0.8.3": (8192, 1024), "0.8.4": (8192, 1024), "0.8.5": (8192, 1024), "0.9.0": (8192, 1024)},
+        "a100-80gb-sxm": {"0.8.3": (2048, 1024), "0.8.4": (2048, 256), "0.8.5": (8192, 1024), "0.9.2": (2048, 256)},
+        "l40s": {"0.8.3": (2048, 1024), "0.8.4": (2048, 256), "0.8.5": (2048, 256), "0.10.1": (2048, 256)},
+        "mi300x": {"0.8.3": (2048, 1024), "0.8.4": (2048, 256), "0.8.5": (8192, 1024), "0.9.0": (8192, 1024)},
+    }
+    for gpu, by_version in table.items():
+        card = get_gpu(gpu)
+        for version, expected in by_version.items():
+            assert (tokens(card, engine_version=version), seqs(card, engine_version=version)) == expected, (
+                gpu, version)
+    # No version: the current (0.9+) rule, as before.
+    assert (tokens(get_gpu("a100-80gb-sxm")), seqs(get_gpu("a100-80gb-sxm"))) == (2048, 256)
+    # kv_capacity profiles the release's defaults: more dummy sequences, a larger reserve.
+    old = planner.kv_capacity("llama-3.1-8b", "l40s", max_model_len=8192, engine_version="0.8.3")
+    new = planner.kv_capacity("llama-3.1-8b", "l40s", max_model_len=8192, engine_version="0.8.4")
+    assert old.reserve_gib > new.reserve_gib
+    assert new.reserve_gib == planner.kv_capacity(
+        "llama-3.1-8b", "l40s", max_model_len=8192, engine_version="0.8.4", max_num_seqs=256).reserve_gib
+
+
 def test_vllm_v1_activation_from_shapes():
     llama = get_model("llama-3.1-8b")
     # Sampler bytes per [S, V] logit by top-k/top-p path (16-bit and fp32 logits).
@@ -168,7 +194,8 @@ def test_pipeline_parallel_smallest_stage_wins():
     assert memory.kv_bytes_per_token(m, pp=3) == 11 * 8 * 256 * 2  # ceil(32 / 3) layers on the largest stage
     one = planner.kv_capacity(m, "h100-sxm", max_model_len=8192)
     two = planner.kv_capacity(m, "h100-sxm", max_model_len=8192, pp=2)
-    assert two.weights_gib == pytest.approx(one.weights_gib / 2)
+    rope = 131072 * 128 * 2  # vLLM's cos/sin cache, on every stage (max_position_embeddings x head_dim x bf16)
+    assert two.weights_gib * GIB - rope == pytest.approx((one.weights_gib * GIB - rope) / 2)
     assert two.kv_bytes_per_token == one.kv_bytes_per_token / 2
 
 
@@ -192,7 +219,9 @@ def test_quantized_weight_bytes():
 def test_vllm_budget_formula():
     gpu = get_gpu("h100-sxm")
     cap = planner.kv_capacity("llama-3.1-8b", gpu, gpu_memory_utilization=0.9, max_model_len=8192)
-    expected = gpu.engine_total_bytes * 0.9 - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - 4.95 * GIB
+    rope = 131072 * 128 * 2  # the rotary cache vLLM loads beside the weights: 32 MiB
+    expected = (gpu.engine_total_bytes * 0.9 - memory.weight_bytes_per_gpu(get_model("llama-3.1-8b")) - rope
+                - 4.95 * GIB)
     assert cap.available_kv_gib * GIB == pytest.approx(expected)
     assert cap.num_blocks == int(expected // (131072 * 16))
     assert cap.kv_cache_tokens == cap.num_blocks * 16
@@ -376,8 +405,10 @@ def test_marlin_pads_mxfp4_experts_before_hopper():
     a100 = planner.kv_capacity(oss, "a100-80gb", tp=4, max_model_len=16384)
     h100 = planner.kv_capacity(oss, "h100-sxm", tp=4, max_model_len=16384, engine_version="0.14.1")
     h100_011 = planner.kv_capacity(oss, "h100-sxm", tp=4, max_model_len=16384, engine_version="0.11.0")
-    assert a100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4 + vllm.mxfp4_marlin_extra_bytes(oss, tp=4))
-    assert h100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4)
+    rope = 131072 * 64 * 2  # max_position_embeddings x head_dim x bf16, replicated per rank
+    assert a100.weights_gib * GIB == pytest.approx(
+        oss.checkpoint_bytes / 4 + vllm.mxfp4_marlin_extra_bytes(oss, tp=4) + rope)
+    assert h100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4 + rope)
     assert h100_011.weights_gib == pytest.approx(a100.weights_gib)
     # vLLM 0.10.1 on one H100 logs 65.9651 GiB with the Marlin fallback (#23278)
     h100_tp1 = planner.kv_capacity(oss, "h100-sxm", max_model_len=131072, engine_version="0.10.1")

@@ -99,7 +99,8 @@ def kv_capacity(
       ``num_blocks = avail // (page·group_size)``; logged tokens ``num_blocks // groups · block``;
       concurrency ``num_blocks / Σ_groups blocks_per_request``. The activation is the family constant scaled by
       the shape-derived peak (:func:`vllm_v1_scaled_activation_bytes`) at ``max_num_seqs`` dummy sequences (default
-      :func:`vllm_v1_default_max_num_seqs`: 1024 on >= 70 GiB non-A100 GPUs, else 256) and, unless given,
+      :func:`vllm_v1_default_max_num_seqs`: 1024 on >= 70 GiB non-A100 GPUs, else 256, from 0.9; the
+      0.8.x rules by ``engine_version``, :func:`vllm_v1_large_gpu_defaults`) and, unless given,
       ``max_num_batched_tokens`` (:func:`vllm_v1_default_max_num_batched_tokens`: 8192 there, else 2048);
       ``sampler`` is the top-k/top-p path the engine ran (``native``, ``flashinfer``, ``triton``; None: the
       version's default).
@@ -117,7 +118,7 @@ def kv_capacity(
 
     >>> cap = kv_capacity("llama-3.1-8b", "h100-sxm", max_model_len=8192)
     >>> round(cap.available_kv_gib, 2), cap.kv_cache_tokens, round(cap.max_concurrency, 2)
-    (51.35, 420688, 51.35)
+    (51.32, 420432, 51.32)
     """
     from planner.catalog import get_gpu, get_model
 
@@ -137,7 +138,7 @@ def kv_capacity(
     block = int(check_number("block_size", defaults.block_size if block_size is None else block_size, minimum=1,
                              integer=True))
     if max_num_batched_tokens is None and key == "vllm":  # V1's default depends on the GPU (get_batch_defaults)
-        max_num_batched_tokens = vllm_v1_default_max_num_batched_tokens(card)
+        max_num_batched_tokens = vllm_v1_default_max_num_batched_tokens(card, engine_version=engine_version)
     if max_num_batched_tokens is None:
         max_num_batched_tokens = defaults.max_num_batched_tokens or vllm_v0_profile_tokens(
             max_len, engine_version=version
@@ -159,6 +160,8 @@ def kv_capacity(
     if (weights_gib is None and key == "vllm" and weight_dtype in ("auto", "mxfp4")
             and vllm.uses_marlin_mxfp4(card, engine_version=version)):
         w_bytes += vllm.mxfp4_marlin_extra_bytes(spec, tp=tp, pp=pp)  # Marlin pads MXFP4 experts
+    if weights_gib is None and key in ("vllm", "vllm-v0"):  # the rope cache, per GPU, counted in the load
+        w_bytes += vllm.rope_cache_bytes(spec, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype))
     if reserve_gib is not None:
         reserve = check_number("reserve_gib", reserve_gib) * GIB
     elif key == "sglang":
@@ -168,7 +171,7 @@ def kv_capacity(
         # the measured constants by the shape-derived peak (batch and dummy sequences); TRT-LLM by the batch.
         seqs = max_num_seqs
         if key == "vllm" and seqs is None:  # V1 profiles its default sequences, which depend on the GPU
-            seqs = vllm_v1_default_max_num_seqs(card)
+            seqs = vllm_v1_default_max_num_seqs(card, engine_version=engine_version)
         reserve = default_reserve_bytes(
             spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version,
             max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype),

@@ -268,8 +268,43 @@ def vllm_v1_sampler_bytes_per_logit(sampler: str, *, logits_bytes: float = 2.0) 
     return float(logits_bytes + copy + extra)
 
 
-def vllm_v1_default_max_num_seqs(gpu: GpuSpec) -> int:
-    """V1's default ``max_num_seqs`` on ``gpu``: 1024 on GPUs with >= 70 GiB that are not A100s, else 256.
+def vllm_v1_large_gpu_defaults(gpu: GpuSpec, *, engine_version: str | None = None) -> tuple[bool, bool]:
+    """Whether V1 gives ``gpu`` its large-GPU batch defaults: ``(tokens, sequences)``, per release.
+
+    The rule in ``EngineArgs`` (``vllm/engine/arg_utils.py``), read in the PyPI source distributions:
+
+    - 0.8.2 and 0.8.3: 8192 batched tokens when "h100" or "h200" is in the device name, else 2048; 1024 sequences
+      on every GPU (``default_max_num_seqs = 1024`` outside the device test).
+    - 0.8.4 (PR #16158, "revert the default max_num_seqs to V0 values for most hardware"): the device-name test
+      for both, 1024 sequences on H100 / H200 only, else 256.
+    - 0.8.5: ``device_memory >= 70 * GiB_bytes`` (the torch-visible total) for both, A100 80GB included.
+    - 0.9.0 on (PR #17885): ``device_memory >= 70 * GiB_bytes and "a100" not in device_name``.
+
+    ``engine_version`` None: the 0.9+ rule (the pinned default is 0.11.0). ***0.8.0 and 0.8.1 were not read***
+    (taken as 0.8.2); ***a later >= 160 GiB tier (PR #51726, reported in vLLM #53961) is not modelled***.
+
+    >>> from planner.catalog import get_gpu
+    >>> a100 = get_gpu("a100-80gb-sxm")
+    >>> [vllm_v1_large_gpu_defaults(a100, engine_version=v) for v in ("0.8.3", "0.8.4", "0.8.5", "0.9.0")]
+    [(False, True), (False, False), (True, True), (False, False)]
+    """
+    version = version_tuple(engine_version) if engine_version else (0, 9, 0)
+    name = f"{gpu.name} {gpu.display_name}".lower()
+    by_name = "h100" in name or "h200" in name
+    big = gpu.engine_total_bytes >= 70 * GIB
+    if version < (0, 8, 4):
+        return by_name, True
+    if version < (0, 8, 5):
+        return by_name, by_name
+    if version < (0, 9, 0):
+        return big, big
+    big = big and "a100" not in name
+    return big, big
+
+
+def vllm_v1_default_max_num_seqs(gpu: GpuSpec, *, engine_version: str | None = None) -> int:
+    """V1's default ``max_num_seqs`` on ``gpu``: 1024 on GPUs with >= 70 GiB that are not A100s, else 256 (0.9+;
+    earlier releases: :func:`vllm_v1_large_gpu_defaults`).
 
     ``EngineArgs.get_batch_defaults`` (``vllm/engine/arg_utils.py``, 0.9+): "if device_memory >= 70 * GiB_bytes and
     'a100' not in device_name" the defaults are 1024 sequences (``LLM`` and ``vllm serve``; 16384 / 8192 batched
@@ -278,9 +313,10 @@ def vllm_v1_default_max_num_seqs(gpu: GpuSpec) -> int:
     >>> from planner.catalog import get_gpu
     >>> vllm_v1_default_max_num_seqs(get_gpu("h100-sxm")), vllm_v1_default_max_num_seqs(get_gpu("a100-80gb-sxm"))
     (1024, 256)
+    >>> vllm_v1_default_max_num_seqs(get_gpu("l40s"), engine_version="0.8.3")
+    1024
     """
-    big = gpu.engine_total_bytes >= 70 * GIB and "a100" not in f"{gpu.name} {gpu.display_name}".lower()
-    return 1024 if big else 256
+    return 1024 if vllm_v1_large_gpu_defaults(gpu, engine_version=engine_version)[1] else 256
 
 
 def vllm_v1_forward_bytes_per_token(model: ModelSpec, *, tp: int = 1, act_bytes: float = 2.0) -> float | None:
@@ -312,18 +348,19 @@ def vllm_v1_forward_bytes_per_token(model: ModelSpec, *, tp: int = 1, act_bytes:
     return act_bytes * (k * (3 * inter + model.hidden_size) + (3 + (1 if tp > 1 else 0)) * model.hidden_size)
 
 
-def vllm_v1_default_max_num_batched_tokens(gpu: GpuSpec) -> int:
+def vllm_v1_default_max_num_batched_tokens(gpu: GpuSpec, *, engine_version: str | None = None) -> int:
     """V1's default ``max_num_batched_tokens`` for ``vllm serve`` on ``gpu``: 8192 on GPUs with >= 70 GiB that are
     not A100s, else 2048 (the same ``EngineArgs.get_batch_defaults`` rule as :func:`vllm_v1_default_max_num_seqs`;
-    the ``LLM`` class defaults are 16384 / 8192). The engine logs it: "Chunked prefill is enabled with
-    max_num_batched_tokens=2048" (dennislee22/vLLM-benchmarking, 0.10.1.1 on A100 80GB).
+    the ``LLM`` class defaults are 16384 / 8192; before 0.9 :func:`vllm_v1_large_gpu_defaults`). The engine logs
+    it: "Chunked prefill is enabled with max_num_batched_tokens=2048" (dennislee22/vLLM-benchmarking, 0.10.1.1 on
+    A100 80GB).
 
     >>> from planner.catalog import get_gpu
     >>> vllm_v1_default_max_num_batched_tokens(get_gpu("h100-sxm")), vllm_v1_default_max_num_batched_tokens(
     ...     get_gpu("a100-80gb-sxm"))
     (8192, 2048)
     """
-    return 8192 if vllm_v1_default_max_num_seqs(gpu) == 1024 else 2048
+    return 8192 if vllm_v1_large_gpu_defaults(gpu, engine_version=engine_version)[0] else 2048
 
 
 def vllm_v1_activation_bytes(

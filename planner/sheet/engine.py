@@ -47,7 +47,7 @@ def _capacity(model, gpu, tp, gpu_memory_utilization, kv_cache_dtype, engine, ma
     args=ENGINE_ARGS,
     returns="tokens",
     category="Engine",
-    example='=KV_CACHE_TOKENS("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", "vllm", 8192) -> 420688',
+    example='=KV_CACHE_TOKENS("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", "vllm", 8192) -> 420432',
     formula_ids=("M9", "M2", "M7"),
 )
 def KV_CACHE_TOKENS(model, gpu, tp=1, gpu_memory_utilization=None, kv_cache_dtype="auto", engine="vllm",
@@ -62,7 +62,7 @@ def KV_CACHE_TOKENS(model, gpu, tp=1, gpu_memory_utilization=None, kv_cache_dtyp
     args=ENGINE_ARGS,
     returns="GiB",
     category="Engine",
-    example='=KV_AVAILABLE_GIB("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", "vllm", 8192) -> 51.35',
+    example='=KV_AVAILABLE_GIB("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", "vllm", 8192) -> 51.32',
     formula_ids=("M9",),
 )
 def KV_AVAILABLE_GIB(model, gpu, tp=1, gpu_memory_utilization=None, kv_cache_dtype="auto", engine="vllm",
@@ -77,7 +77,7 @@ def KV_AVAILABLE_GIB(model, gpu, tp=1, gpu_memory_utilization=None, kv_cache_dty
     args=ENGINE_ARGS,
     returns="requests",
     category="Engine",
-    example='=KV_MAX_CONCURRENCY("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", "vllm", 8192) -> 51.35',
+    example='=KV_MAX_CONCURRENCY("llama-3.1-8b", "h100-sxm", 1, 0.9, "auto", "vllm", 8192) -> 51.32',
     formula_ids=("M11", "M7", "M4"),
 )
 def KV_MAX_CONCURRENCY(model, gpu, tp=1, gpu_memory_utilization=None, kv_cache_dtype="auto", engine="vllm",

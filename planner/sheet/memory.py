@@ -90,7 +90,7 @@ def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype="auto", tp=1, block_siz
     args=(MODEL, GPU, TP_OPT, UTIL_OPT, KV_DTYPE, ENGINE, WEIGHT_DTYPE, PP_OPT),
     returns="GiB per GPU",
     category="Memory",
-    example='=KV_BUDGET_GIB("llama-3.1-8b", "h100-sxm") -> 51.35',
+    example='=KV_BUDGET_GIB("llama-3.1-8b", "h100-sxm") -> 51.32',
     formula_ids=("M9",),
 )
 def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, kv_dtype="auto",
@@ -134,7 +134,7 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
     ),
     returns="fraction (<= 1 fits)",
     category="Memory",
-    example='=KV_FIT("llama-3.1-8b", "h100-sxm", 100, 2, 4096, 2) -> 0.9736',
+    example='=KV_FIT("llama-3.1-8b", "h100-sxm", 100, 2, 4096, 2) -> 0.9742',
     formula_ids=("P7", "M11"),
 )
 def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1,

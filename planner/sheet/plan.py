@@ -214,7 +214,7 @@ _FLEET_EXAMPLE = ('{"Backend [name]","TP [GPUs]","Replicas [count]","GPU mem uti
           Arg(name="distinct_prefixes", unit="count", help="Distinct prefixes kept warm at once", default=1)),
     returns="fraction (<= 1 fits)",
     category="Plan",
-    example=f'=FLEET_KV_FIT("f8b", {_FLEET_EXAMPLE}, 100, 2, 4096) -> 0.9736',
+    example=f'=FLEET_KV_FIT("f8b", {_FLEET_EXAMPLE}, 100, 2, 4096) -> 0.9742',
     formula_ids=("P7", "M11"),
 )
 def FLEET_KV_FIT(fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, prefix_tokens=0, distinct_prefixes=1):

@@ -617,7 +617,104 @@ INFO 04-24 16:33:13 [kv_cache_utils.py:637] Maximum concurrency for 32,768 token
       notes="AsyncEngineArgs(model=meta-llama/Llama-3.1-8B, max_model_len=40000, max_num_seqs=512, tensor_parallel_size=4, enable_chunked_prefill=True) on 4 x 'NVIDIA A100 80GB PCIe' (the issue's collect_env); default utilization 0.9. V0 (Oct 2024; collect_env: torch 2.4.0, which vLLM 0.6.0-0.6.3 pin): 0.6.3 assumed; its chunked-prefill default budget is 512 tokens. Only the concurrency line is quoted: KV tokens = 52.89 x 40000 = 2,115,600 (to +-200). The issue also ran one A100, but the quoted line is the TP 4 run's (one A100 would hold about 11x). Found while looking up vLLM #12330 (item 1), not by the search's queries (Q1-Q12, docs/accuracy.md)."),
 ]
 
-cases += LLMD_SWEEP + HELD_OUT_EXTRA + DENNISLEE_CASES + SGLANG_L4 + L40S_CASES + SEARCH_230
+
+# Session 7, search round five (find_string "Load weight end. type=LlamaForCausalLM", then the repository it pointed
+# to): AUGMXNT/MI300-testing, an 8 x MI300X node (Hot Aisle) tested with vLLM built from source (V0, 0.6.4.dev) on
+# ROCm 6.2. One case per engine configuration as the planner's inputs see it (model, TP, max_model_len, batched
+# tokens); runs that differ only in environment variables (attention backend, NCCL channels, GEMM tuning files),
+# multi-step scheduling or the benchmark's workload are the same case, and the first such run in the notebook is
+# taken (the others' block counts are in the notes); runs in a GEMM-tuning mode (PYTORCH_TUNABLEOP_ENABLED=1,
+# VLLM_TUNE_GEMM=1) are not used: the tuner allocates during the profile. ANSI colour codes are stripped.
+AUG = "AUGMXNT/MI300-testing"
+AUG_COMMIT = "032bd4da1080662667b9d5f77bacd6a579128c5f"
+def aug(path, cell):
+    return {"repo": AUG, "path": path, "commit": AUG_COMMIT, "cell": cell,
+            "url": f"https://github.com/{AUG}/blob/{AUG_COMMIT}/{path}"}
+AUG_BENCH = ("benchmark_throughput.py (the LLM class: enable_chunked_prefill=False is passed, so V0 profiles "
+             "max(max_model_len, 2048) tokens; vllm 0.6.4 EngineArgs/SchedulerConfig), --gpu-memory-utilization 0.9 "
+             "(the Namespace line), max_num_seqs 256 (default)")
+MI300X_CASES = [
+ dict(id="aug-mi300x-llama31-8b-tp8", source=aug("inference-vllm-vs-vllm-rocm.ipynb", 19),
+      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="mi300x", tp=8,
+      gpu_memory_utilization=0.90, max_model_len=131072, max_num_batched_tokens=131072,
+      log="""INFO 10-30 14:11:10 model_runner.py:1066] Loading model weights took 1.9028 GB
+INFO 10-30 14:11:48 worker.py:288] Memory profiling results: total_gpu_memory=191.98GiB initial_memory_usage=5.55GiB peak_torch_memory=7.24GiB memory_usage_post_profile=9.94Gib non_torch_memory=8.02GiB kv_cache_size=157.53GiB gpu_memory_utilization=0.90
+INFO 10-30 14:11:48 distributed_gpu_executor.py:57] # GPU blocks: 645227, # CPU blocks: 16384
+INFO 10-30 14:11:48 distributed_gpu_executor.py:61] Maximum concurrency for 131072 tokens per request: 78.76x""",
+      notes="benchmark_throughput.py --model meta-llama/Llama-3.1-8B-Instruct -tp 8 on 8 x MI300X (cell 19, 'Default'), vLLM v0.6.4.dev5+g4bba0922 (V0). " + AUG_BENCH + ". The memory line is the driver's (the other 7 ranks print kv_cache_size 158.55-158.75 GiB and non_torch_memory 6.79-7.00 GiB). Same configuration, other environment: CK flash attention 645,291 blocks (cell 20), NCCL_MIN_NCHANNELS=112 639,907 (cells 21, 25), v0.6.4.dev9 647,379 (inference-vllm-gemm-tuning.ipynb cells 14, 27, 29)."),
+ dict(id="aug-mi300x-llama31-8b-tp8-chunked", source=aug("inference-vllm-vs-vllm-rocm.ipynb", 22),
+      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="mi300x", tp=8,
+      gpu_memory_utilization=0.90, max_model_len=131072, max_num_batched_tokens=512,
+      log="""INFO 10-30 14:15:59 model_runner.py:1066] Loading model weights took 1.9028 GB
+INFO 10-30 14:16:13 worker.py:288] Memory profiling results: total_gpu_memory=191.98GiB initial_memory_usage=6.21GiB peak_torch_memory=3.09GiB memory_usage_post_profile=11.24Gib non_torch_memory=9.32GiB kv_cache_size=160.37GiB gpu_memory_utilization=0.90
+INFO 10-30 14:16:13 distributed_gpu_executor.py:57] # GPU blocks: 656892, # CPU blocks: 16384
+INFO 10-30 14:16:13 distributed_gpu_executor.py:61] Maximum concurrency for 131072 tokens per request: 80.19x""",
+      notes="As aug-mi300x-llama31-8b-tp8 with --enable-chunked-prefill (and NCCL_MIN_NCHANNELS=112, CK attention), cell 22: vllm 0.6.4 SchedulerConfig gives chunked prefill 512 batched tokens when none is set. Driver's memory line."),
+ dict(id="aug-mi300x-llama31-8b-tp1", source=aug("inference-vllm-gemm-tuning.ipynb", 28),
+      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="mi300x", tp=1,
+      gpu_memory_utilization=0.90, max_model_len=131072, max_num_batched_tokens=131072,
+      log="""INFO 10-30 19:10:33 model_runner.py:1071] Loading model weights took 14.9888 GB
+INFO 10-30 19:10:49 gpu_executor.py:122] # GPU blocks: 71538, # CPU blocks: 2048
+INFO 10-30 19:10:49 gpu_executor.py:126] Maximum concurrency for 131072 tokens per request: 8.73x""",
+      notes="benchmark_throughput.py --num-scheduler-steps 15 --model meta-llama/Llama-3.1-8B-Instruct (TP 1) on one MI300X, vLLM v0.6.4.dev9+g5d264f4a (V0), with a tuned-GEMM file (VLLM_TUNE_GEMM=0: no tuning during the run). " + AUG_BENCH + "."),
+ dict(id="aug-mi300x-llama3-8b-tp1-8k", source=aug("inference-vllm-gemm-tuning.ipynb", 10),
+      engine="vllm-v0", engine_version="0.6.4", model="llama-3.1-8b", gpu="mi300x", tp=1,
+      gpu_memory_utilization=0.90, max_model_len=8192, max_num_batched_tokens=8192,
+      log="""INFO 10-28 17:36:04 model_runner.py:1071] Loading model weights took 14.9595 GB
+INFO 10-28 17:36:17 gpu_executor.py:122] # GPU blocks: 78921, # CPU blocks: 2048
+INFO 10-28 17:36:17 gpu_executor.py:126] Maximum concurrency for 8192 tokens per request: 154.14x""",
+      notes="benchmark_latency.py --model meta-llama/Meta-Llama-3-8B-Instruct (the shapes of the catalog's llama-3.1-8b; 8,192 positions, so a 2 MiB rope cache where the catalog model has 32 MiB) on one MI300X, PYTORCH_TUNABLEOP_ENABLED=0 (cell 10), vLLM v0.6.4.dev9 (V0); the LLM class with enable_chunked_prefill=False: 8192 profiled tokens, 256 sequences; util 0.9. The two runs before it with PyTorch's tunable GEMMs enabled (cells 8, 9: 10,207 and 78,839 blocks) are not used."),
+ dict(id="aug-mi300x-mixtral-8x7b-tp2", source=aug("inference-vllm-mixtral-runpod.ipynb", 2),
+      engine="vllm-v0", engine_version="0.6.4", model="mixtral-8x7b", gpu="mi300x", tp=2,
+      gpu_memory_utilization=0.90, max_model_len=32768, max_num_batched_tokens=32768,
+      log="""INFO 10-23 03:31:41 model_runner.py:1071] Loading model weights took 43.5064 GB
+INFO 10-23 03:31:59 distributed_gpu_executor.py:57] # GPU blocks: 124518, # CPU blocks: 4096
+INFO 10-23 03:31:59 distributed_gpu_executor.py:61] Maximum concurrency for 32768 tokens per request: 60.80x""",
+      notes="benchmark_throughput.py --model mistralai/Mixtral-8x7B-Instruct-v0.1 --tensor-parallel-size 2 on MI300X (cell 2; the notebook reproduces RunPod's Mixtral benchmark on the Hot Aisle node), VLLM_USE_TRITON_FLASH_ATTN=0, vLLM v0.6.4.dev9 (V0). " + AUG_BENCH + "; the later runs of the same command (cell 4, 1-1024 prompts) print the same 124,518 blocks."),
+ dict(id="aug-mi300x-mixtral-8x7b-tp1", source=aug("inference-vllm-mixtral-runpod.ipynb", 3),
+      engine="vllm-v0", engine_version="0.6.4", model="mixtral-8x7b", gpu="mi300x", tp=1,
+      gpu_memory_utilization=0.90, max_model_len=32768, max_num_batched_tokens=32768,
+      log="""INFO 10-23 03:35:45 model_runner.py:1071] Loading model weights took 86.9985 GB
+INFO 10-23 03:36:00 gpu_executor.py:122] # GPU blocks: 39212, # CPU blocks: 2048
+INFO 10-23 03:36:00 gpu_executor.py:126] Maximum concurrency for 32768 tokens per request: 19.15x""",
+      notes="As aug-mi300x-mixtral-8x7b-tp2 at TP 1 (cell 3); the later runs (cell 5) print the same 39,212 blocks."),
+]
+
+# Round five, continued: cmontemuino/amd-mi300x-ml-benchmarks (MI300X on a Dell PowerEdge XE9680; the README's words),
+# vLLM built for ROCm (v0.9.2.dev364, the V0 engine), benchmark_latency with Llama-3.1-8B-Instruct in float16 at
+# memory fractions 0.8 and 0.9. The runs at batch 1 and batch 8 print the same lines (the batch is the benchmark's, not
+# the engine's): one case per fraction, the batch-1 run's file.
+CMON = "cmontemuino/amd-mi300x-ml-benchmarks"
+CMON_COMMIT = "40ecc2fb773c9b92ca56d8a7983cc82bd164f4d3"
+def cmon(name):
+    path = f"datasets/sample-results/logs/{name}"
+    return {"repo": CMON, "path": path, "commit": CMON_COMMIT, "url": f"https://github.com/{CMON}/blob/{CMON_COMMIT}/{path}"}
+CMON_NOTE = ("benchmark_latency with /models/.../Llama-3.1-8B-Instruct, dtype float16, TP 1, on one MI300X, vLLM "
+             "v0.9.2.dev364+gb432b7a28 run as the V0 engine ('Initializing a V0 LLM engine'); the engine config line "
+             "says chunked_prefill_enabled=False with max_seq_len 131072, so V0 profiles 131,072 tokens (its 14.63 GiB "
+             "activation line); 256 sequences (default). Weights 15.30 GiB logged against 14.99 predicted")
+MI300X_CASES += [
+ dict(id="cmon-mi300x-llama31-8b-08", source=cmon("Llama-3.1-8B_latency_bs1_in128_out128_float16_mem0.8_20250807_185823.log"),
+      engine="vllm-v0", engine_version="0.9.2", model="llama-3.1-8b", gpu="mi300x", tp=1,
+      gpu_memory_utilization=0.80, max_model_len=131072, max_num_batched_tokens=131072,
+      log="""INFO 08-07 16:59:02 [model_runner.py:1203] Model loading took 15.3047 GiB and 6.373265 seconds
+INFO 08-07 16:59:28 [worker.py:294] Memory profiling takes 26.29 seconds
+INFO 08-07 16:59:28 [worker.py:294] the current vLLM instance can use total_gpu_memory (191.98GiB) x gpu_memory_utilization (0.80) = 153.59GiB
+INFO 08-07 16:59:28 [worker.py:294] model weights take 15.30GiB; non_torch_memory takes 0.66GiB; PyTorch activation peak memory takes 14.63GiB; the rest of the memory reserved for KV Cache is 122.99GiB.
+INFO 08-07 16:59:28 [executor_base.py:118] Maximum concurrency for 131072 tokens per request: 7.69x""",
+      notes=CMON_NOTE + ". --gpu-memory-utilization 0.8 (the file name and the log)."),
+ dict(id="cmon-mi300x-llama31-8b-09", source=cmon("Llama-3.1-8B_latency_bs1_in128_out128_float16_mem0.9_20250807_190056.log"),
+      engine="vllm-v0", engine_version="0.9.2", model="llama-3.1-8b", gpu="mi300x", tp=1,
+      gpu_memory_utilization=0.90, max_model_len=131072, max_num_batched_tokens=131072,
+      log="""INFO 08-07 17:01:31 [model_runner.py:1203] Model loading took 15.3047 GiB and 1.575664 seconds
+INFO 08-07 17:01:57 [worker.py:294] Memory profiling takes 26.25 seconds
+INFO 08-07 17:01:57 [worker.py:294] the current vLLM instance can use total_gpu_memory (191.98GiB) x gpu_memory_utilization (0.90) = 172.79GiB
+INFO 08-07 17:01:57 [worker.py:294] model weights take 15.30GiB; non_torch_memory takes 0.66GiB; PyTorch activation peak memory takes 14.63GiB; the rest of the memory reserved for KV Cache is 142.19GiB.
+INFO 08-07 17:01:57 [executor_base.py:118] Maximum concurrency for 131072 tokens per request: 8.89x""",
+      notes=CMON_NOTE + ". --gpu-memory-utilization 0.9."),
+]
+
+cases += LLMD_SWEEP + HELD_OUT_EXTRA + DENNISLEE_CASES + SGLANG_L4 + L40S_CASES + SEARCH_230 + MI300X_CASES
 PP_RANKS = ("the 'Available KV cache memory' line is the first pipeline stage's (1.1 GiB activation, no sampler); the "
             "last stage also samples (2.01 GiB in the same log) and the token count is the minimum over the stages")
 EXPECT = {  # documented misses: what the case shows and why (the tests fail when one starts to match)
@@ -625,21 +722,16 @@ EXPECT = {  # documented misses: what the case shows and why (the tests fail whe
         "kv_cache_tokens": "the log leaves 44.99 x 0.9 - 14.99 - 19.37 = 6.1 GiB (5.6 GiB if the L40S's torch-visible "
         "total is 0.6 GiB below nvidia-smi's, which the catalog does not record) for activation and non-torch memory; "
         "the model gives 1.35 GiB (256 dummy sequences, 2048 tokens, native sampler, 0.15 GiB non-torch). 0.8.4's V1 "
-        "profiler (gpu_worker.determine_available_memory before PR #19312) adds all non-torch memory in use, the CUDA "
-        "context included (~0.5 GiB), which closes 0.4 GiB of the gap. 1024 dummy sequences would close it (+6.5%): V1 "
-        "launched with max_num_seqs 1024 on every GPU (vLLM #15357: 'raised from 256 to 1024 by default') until PR #16158 "
-        "(opened 2025-04-07, merged before 04-23) reverted it to 256 on GPUs other than H100/H200; this run is from a "
-        "branch of 2025-04-24 and states no command line, so 256 stays the assumption. Not explained",
+        "profiler (gpu_worker.determine_available_memory before PR #19312) adds all non-torch memory in use on the "
+        "device (total - free - torch allocated: the CUDA context, ~0.5 GiB, and anything else resident), which closes "
+        "0.4 GiB of the gap. 1024 dummy sequences would close it (+6.5%), but the source rules that out: the log's "
+        "'gpu_model_runner.py:1316' lies between 0.8.4 (the line at 1291) and 0.8.5 (1347), a main of April 2025 as "
+        "the PR's branch date says; both PyPI sdists have the same profile_run, _dummy_run (256 logit rows) and "
+        "determine_available_memory, and both give an L40S 256 sequences (0.8.4: 'h100'/'h200' not in the name, "
+        "PR #16158 included; 0.8.5: 44.99 < 70 GiB). No command line is stated. Not explained",
         "capacity": "as kv_cache_tokens"},
     "llmd-meta-llama-llama-3-1-8b--h100-tp1pp2dp1--8192": {"kv_bytes_per_token": PP_RANKS, "calibrated": PP_RANKS},
     "llmd-meta-llama-llama-3-1-8b--h100-tp1pp4dp1--8192": {"kv_bytes_per_token": PP_RANKS, "calibrated": PP_RANKS},
-    "llmd-meta-llama-llama-4-scout-h100-tp4pp1dp1--8192": {
-        "kv_cache_tokens": "the engine loads 53.12 GiB per GPU where the 109B parameters split over 4 GPUs are 50.76 "
-        "GiB (+2.36 GiB). Not the vision tower: the 109B includes it and vLLM shards it over TP by default "
-        "(model_executor/models/mllama4.py: ColumnParallel/RowParallel layers unless use_data_parallel); not chunked "
-        "local attention either (attention_chunk_size 8192 = this max_model_len, so every layer holds the whole "
-        "context, as modelled). Where the 2.36 GiB goes is not located; with the logged weights the prediction is +3.3%",
-        "capacity": "as kv_cache_tokens"},
     "vllm27508-gpt-oss-120b-h100-095": {
         "capacity": "1.71 GiB of KV is left of 75.2 GiB (0.95 x 79.2). The MXFP4 backend is now read from the source: vLLM 0.11.0 on Hopper picks FlashInfer only with VLLM_USE_FLASHINFER_MOE_MXFP4_BF16=1 (default 0) and Triton only when the optional triton_kernels package is installed, which vLLM makes a dependency only from 0.11.1 (PR #27370), so this pip install (a conda env) ran Marlin, whose padding (2880 -> 3072 hidden, 2880 -> 2944 intermediate) gives 65.93 GiB of weights (0.10.1 logs 65.97 GiB with Marlin on an H100, #23278); that moved the case from +269% to -31%. What is left is the activation: the log leaves 7.58 GiB for activation and non-torch memory, the MoE constant scaled to 1024 tokens and 1024 dummy sequences gives 7.96 + 0.15 GiB; the shape-derived peak alone (1024 x 201,088 logits x 38 B on the native sampler = 7.29 GiB) would give +8%. Within 10% needs the reserve right to 0.17 GiB (0.2% of the budget): not changed for one case"},
 }
