@@ -21,7 +21,8 @@ BACKEND_KEYS = (
     "backend", "type", "top_route", "linear_util", "binding", "units", "scope", "multiplied_by", "raise_by",
     "step_usd", "fleet_qps", "mix_input_tokens", "mix_output_tokens", "mix_cache_hit_rate", "model_spec", "gpu_spec",
     "tp", "pp", "engine", "weight_dtype", "kv_dtype", "ttft_slo_s", "tpot_slo_s", "load_util",
-    "limit_util", "limit_binding", "burst_util", "burst_rpm", "window_s",
+    "limit_util", "limit_binding", "burst_util", "burst_rpm", "window_s", "compute_util", "kv_prefix_util",
+    "kv_rate_s", "kv_tpot_rate_s", "kv_slo_util",
 )
 """The Forecast sheet's backend table, column by column (FORECAST_MONTH reads it by position)."""
 
@@ -201,7 +202,9 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
             load_util=_num(r["load_util"], 0.0) or 0.0, limit_util=_num(r["limit_util"], 0.0) or 0.0,
             limit_binding="" if _blank(r["limit_binding"]) else str(r["limit_binding"]),
             burst_util=_num(r["burst_util"], 0.0) or 0.0, burst_rpm=_num(r["burst_rpm"], 0.0) or 0.0,
-            window_s=_num(r["window_s"], 0.0) or 0.0)
+            window_s=_num(r["window_s"], 0.0) or 0.0, compute_util=_num(r["compute_util"], 0.0) or 0.0,
+            kv_prefix_util=_num(r["kv_prefix_util"], 0.0) or 0.0, kv_rate_s=_num(r["kv_rate_s"], -1.0) or 0.0,
+            kv_tpot_rate_s=_num(r["kv_tpot_rate_s"], 0.0) or 0.0, kv_slo_util=_num(r["kv_slo_util"], 0.0) or 0.0)
         out.append(b)
         if b.kind == "fleet":
             specs[b.name] = (r["model_spec"], r["gpu_spec"], _num(r["tp"], 1), _num(r["mix_input_tokens"], 0),
@@ -213,8 +216,9 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
 @sheet_function(
     summary="One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding "
     "(backend and constraint), route, action (the steps to get back under the threshold), action_usd (their "
-    "monthly cost), util_after, or headroom_util (the highest utilization linear in demand, RPM ... LOAD: 1 / C7's "
-    "headroom, what months to breach reads). A Poisson burst factor is recomputed at the scaled rate.",
+    "monthly cost), util_after, or headroom_util (the highest of RPM ... LOAD: 1 / C7's headroom, what months to "
+    "breach reads). A Poisson burst factor is recomputed at the scaled rate, a fleet's KV in flight from the "
+    "serving model's E2E at the month's load (Little's law).",
     args=(
         Arg(name="field", unit="name", kind="text", help="max_util, binding, route, action, action_usd, util_after or "
             "headroom_util"),
@@ -228,8 +232,9 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
     example=(
         '=FORECAST_MONTH("max_util", 1.36, 0.8, {"backend","type","route","util","binds","units","scope",'
         '"more","raise","usd","qps","in","out","hit","model","gpu","tp","pp","engine","wd","kv","ttft",'
-        '"tpot","load","limit","limit_binds","burst","burst_rpm","window";"gemini-flash","provider","chat",0.75,'
-        '"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","","","","","",0,0.75,"ITPM",0,0,0}) '
+        '"tpot","load","limit","limit_binds","burst","burst_rpm","window","compute","kvp","kvr","kvt","kvs";'
+        '"gemini-flash","provider","chat",0.75,"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","",'
+        '"","","","",0,0.75,"ITPM",0,0,0,0,"","","",""}) '
         '-> 1.02'
     ),
     formula_ids=("C7",),
@@ -271,8 +276,9 @@ ROUTE_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
     example=(
         '=FORECAST_BACKEND_MONTH("max_util", 1.36, 0.8, {"backend","type","route","util","binds","units","scope",'
         '"more","raise","usd","qps","in","out","hit","model","gpu","tp","pp","engine","wd","kv","ttft",'
-        '"tpot","load","limit","limit_binds","burst","burst_rpm","window";"gemini-flash","provider","chat",0.75,'
-        '"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","","","","","",0,0.75,"ITPM",0,0,0}, '
+        '"tpot","load","limit","limit_binds","burst","burst_rpm","window","compute","kvp","kvr","kvt","kvs";'
+        '"gemini-flash","provider","chat",0.75,"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","",'
+        '"","","","",0,0.75,"ITPM",0,0,0,0,"","","",""}, '
         '"gemini-flash") -> 1.02'
     ),
     formula_ids=("C7",),
