@@ -159,6 +159,12 @@ def _fleet_linear(b: Backend, x: float, replicas: int, kv: tuple[float, str] | N
     return best
 
 
+def _fleet_max(b: Backend, x: float, replicas: int, latency: LatencyFn) -> float:
+    """A fleet's highest utilization (KV, COMPUTE, LOAD, TTFT, TPOT) at demand multiple ``x`` on ``replicas``."""
+    kv, (lat, _) = _fleet_at(b, x, replicas, latency)
+    return max(_fleet_linear(b, x, replicas, kv)[0], lat)
+
+
 def kv_util(b: Backend, x: float, replicas: int, latency: tuple[float, float] | None) -> float:
     """A fleet's KV utilization at demand multiple ``x`` on ``replicas``: the prefixes kept warm, plus the KV in
     flight, which is requests/s x E2E (Little's law, P7) with E2E = TTFT + (O - 1) TPOT at the month's load
@@ -225,14 +231,10 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
             flat = lin if kv is None else max(b.compute_util, b.load_util) * multiplier
             n = max(units_needed(b.units, utilization=flat, threshold=threshold), b.units)
             limit = b.units * MAX_REPLICA_FACTOR
-
-            def at(n: int) -> float:
-                kv_n, (lat_n, _) = _fleet_at(b, multiplier, n, latency)
-                return max(_fleet_linear(b, multiplier, n, kv_n)[0], lat_n)
-            after = at(n)
+            after = _fleet_max(b, multiplier, n, latency)
             while after > threshold and n < limit:
                 n += 1
-                after = at(n)
+                after = _fleet_max(b, multiplier, n, latency)
             steps.append(f"{b.name}: replicas {b.units} -> {n} ({label} {u:.0%} -> {after:.0%})"
                          + (" (search stopped at 8x)" if after > threshold else ""))
             cost += (n - b.units) * b.step_usd
