@@ -95,7 +95,12 @@ def option_token(c: opt.FleetChoice) -> str:
               "decode_replicas": c.decode_replicas, "disaggregated_gpus": c.disaggregated_gpus,
               "kv_transfer_gb_s": c.kv_transfer_bytes_per_s / 1e9, "kv_bytes_per_token": c.kv_bytes_per_token}
     assert tuple(values) == tuple(FIELDS)
-    return "|".join(f"{k}={v if isinstance(v, str) else format(float(v), '.15g')}" for k, v in values.items())
+    return "|".join(f"{k}={v if isinstance(v, str) else format(_number(v), '.15g')}" for k, v in values.items())
+
+
+def _number(v: object) -> float:
+    assert isinstance(v, (int, float)), v  # every field above is text or a number
+    return float(v)
 
 
 @sheet_function(
