@@ -393,7 +393,8 @@ def test_fleet_kv_in_a_month_is_the_plan_reevaluated_at_that_demand(x: float, re
     b = ts.FORECAST_BACKENDS
     table = [list(sf.BACKEND_KEYS)] + [[values.get((b.sheet, b.cell(k, i)), "") for k in sf.BACKEND_KEYS]
                                        for i in range(b.rows)]
-    backends, specs = sf._backends(table)
+    backends, specs, broken = sf._backends(table)
+    assert not broken
     fleet = next(f for f in backends if f.name == "llama70b-h100")
     assert fleet.units == 7 and fleet.kv_rate_s > 0
     latency = sf._latency(specs)
