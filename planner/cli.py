@@ -415,16 +415,16 @@ def explain_cmd(code: str | None, list_all: bool) -> None:
     if list_all or not code:
         for family, about in FAMILIES.items():
             click.echo(f"{family}: {about}")
-            for spec in CODES.values():
-                if spec.family == family:
-                    click.echo(f"  {spec.code:<30} {spec.severity:<8} {spec.title}")
+            for each in CODES.values():
+                if each.family == family:
+                    click.echo(f"  {each.code:<30} {each.severity:<8} {each.title}")
         return
     name = code.strip().lower()
     if name in FAMILIES:
         click.echo(f"{name}: {FAMILIES[name]}")
-        for spec in CODES.values():
-            if spec.family == name:
-                click.echo(f"  {spec.code:<30} {spec.severity:<8} {spec.title}")
+        for each in CODES.values():
+            if each.family == name:
+                click.echo(f"  {each.code:<30} {each.severity:<8} {each.title}")
         return
     spec = CODES.get(name)
     if spec is None:

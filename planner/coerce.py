@@ -124,10 +124,19 @@ def coerce_scalar(kind: str, name: str, value: Any) -> Any:
     raise AssertionError(kind)
 
 
-def coerce_sequence(kind: str, name: str, value: Any) -> list[Any]:
-    """A whole range as a flat list; empty cells stay ``None`` (see :func:`prepare_args` for trailing blanks)."""
+def coerce_sequence(kind: str, name: str, value: Any, *, row_errors: bool = False) -> list[Any]:
+    """A whole range as a flat list; empty cells stay ``None`` (see :func:`prepare_args` for trailing blanks). With
+    ``row_errors`` an error or refusal in a cell stays in place as a :class:`Refusal` (``Arg.row_errors``)."""
     scalar_kind = "number" if kind == "numbers" else "text"
-    return [coerce_scalar(scalar_kind, name, v) for v in flatten(value)]
+    if not row_errors:
+        return [coerce_scalar(scalar_kind, name, v) for v in flatten(value)]
+    out: list[Any] = []
+    for v in flatten(value):
+        try:
+            out.append(coerce_scalar(scalar_kind, name, v))
+        except Refusal as refusal:
+            out.append(refusal)
+    return out
 
 
 def coerce_table(value: Any) -> list[list[Any]]:
@@ -152,7 +161,7 @@ def _table(value: tuple[Any, ...]) -> tuple[str | None, list[list[Any]]]:
     the rows."""
     for cell in flatten(value):
         if isinstance(cell, str) and cell.strip() in ERROR_VALUES:
-            return cell.strip(), []
+            return cell.strip(), coerce_table(value)  # the rows too: an Arg.row_errors table reads them
     return None, coerce_table(value)
 
 
@@ -177,19 +186,21 @@ def _column_length(spec: SheetFunction, raw: Sequence[Any]) -> int | None:
     return lengths.pop()
 
 
-_ArgPlan = tuple[int, str, str, bool, bool, str, Any]
+_ArgPlan = tuple[int, str, str, bool, bool, str, Any, bool]
 _PLANS: dict[str, tuple[SheetFunction, tuple[_ArgPlan, ...], bool]] = {}
 
 
 def _arg_plan(spec: SheetFunction) -> tuple[tuple[_ArgPlan, ...], bool]:
-    """Per function, once: each argument as ``(index, kind, name, elementwise, optional, blank, default)``, and
+    """Per function, once: each argument as ``(index, kind, name, elementwise, optional, blank, default,
+    row_errors)``, and
     whether any argument is a whole range (``numbers``/``texts``): what :func:`prepare_args` reads on every call,
     without the per-call attribute and property look-ups. Keyed by name, with the spec held (a redefined function
     gets its own plan)."""
     hit = _PLANS.get(spec.name)
     if hit is not None and hit[0] is spec:
         return hit[1], hit[2]
-    plan = tuple((i, a.kind, a.name, a.elementwise, a.optional, a.blank, a.default) for i, a in enumerate(spec.args))
+    plan = tuple((i, a.kind, a.name, a.elementwise, a.optional, a.blank, a.default, a.row_errors)
+                 for i, a in enumerate(spec.args))
     ranges = any(kind in ("numbers", "texts") for _i, kind, *_rest in plan)
     _PLANS[spec.name] = (spec, plan, ranges)
     return plan, ranges
@@ -205,6 +216,8 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
         t = type(value)
         if t is float or t is int or value is None:
             continue  # not an error text
+        if plan[i][7]:
+            continue  # Arg.row_errors: the implementation reads the rows it needs (coerce_sequence keeps errors)
         if isinstance(value, tuple) and plan[i][1] == "table":
             error = _table(value)[0]  # a plan's table block, read once per plan (hashable, so checked once)
             if error is not None:
@@ -220,12 +233,12 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     used = 0
     if has_ranges:
         sequences = {
-            i: coerce_sequence(kind, name, raw[i])
-            for i, kind, name, *_rest in plan
+            i: coerce_sequence(kind, name, raw[i], row_errors=rest[-1])
+            for i, kind, name, *rest in plan
             if kind in ("numbers", "texts") and i < n_raw and raw[i] is not None
         }
         used = max((_used_length(cells) for cells in sequences.values()), default=0)
-    for i, kind, name, elementwise, optional, blank, default in plan:
+    for i, kind, name, elementwise, optional, blank, default, _row_errors in plan:
         value = raw[i] if i < n_raw else None
         if elementwise:
             t = type(value)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from planner.errors import ArgumentError, check_number
+from planner.errors import ArgumentError, check_number, read_row
 
 MONTHS_NEVER = 9999.0
 """What :func:`months_to_breach` returns when the ceiling is never reached (no growth, or nothing in use).
@@ -189,7 +189,7 @@ def backend_sum(backend: str, *, backends: Sequence[str | None], values: Sequenc
     total = 0.0
     for b, v in zip(backends, values):
         if b is not None and str(b).strip().lower() == key and v is not None:
-            total += float(v)
+            total += float(read_row(v))
     return total
 
 
@@ -220,7 +220,7 @@ def outage_sum(
     for b, fo, v in zip(backends, failovers, values):
         if v is not None and b is not None and fo is not None and str(b).strip().lower() == f \
                 and str(fo).strip().lower() == r:
-            total += float(v)
+            total += float(read_row(v))
     return total
 
 
@@ -232,7 +232,7 @@ def backend_max(backend: str, *, backends: Sequence[str | None], values: Sequenc
     1.2
     """
     key = (backend or "").strip().lower()
-    found = [float(v) for b, v in zip(backends, values)
+    found = [float(read_row(v)) for b, v in zip(backends, values)
              if b is not None and v is not None and str(b).strip().lower() == key]
     return max(found, default=0.0)
 
@@ -248,8 +248,11 @@ def backend_argmax(
     key = (backend or "").strip().lower()
     best, label = None, ""
     for b, v, lab in zip(backends, values, labels):
-        if b is not None and v is not None and str(b).strip().lower() == key and (best is None or float(v) > best):
-            best, label = float(v), "" if lab is None else str(lab)
+        if b is None or v is None or str(b).strip().lower() != key:
+            continue
+        x = float(read_row(v))
+        if best is None or x > best:
+            best, label = x, "" if lab is None else str(read_row(lab))
     return label
 
 

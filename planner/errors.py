@@ -7,6 +7,7 @@ message is exactly what the cell shows, so it must name the argument, what was g
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 
 class PlannerError(ValueError):
@@ -44,6 +45,22 @@ class Refusal(PlannerError):
 
     def __reduce__(self) -> tuple[type, tuple[str]]:
         return (Refusal, (self.message,))
+
+
+def read_row(value: Any) -> Any:
+    """A cell of a keyed column (``Arg(row_errors=True)``) in a row the function reads: a refusal held in place
+    there is the function's result; in a row it skips, it is not (another backend's error is not this one's).
+
+        >>> read_row(0.5)
+        0.5
+        >>> read_row(Refusal("kv_budget: got '-91 GiB', expected a positive KV budget"))
+        Traceback (most recent call last):
+        ...
+        planner.errors.Refusal: kv_budget: got '-91 GiB', expected a positive KV budget
+    """
+    if isinstance(value, Refusal):
+        raise value
+    return value
 
 
 def is_refusal_text(value: object) -> bool:

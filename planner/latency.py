@@ -174,7 +174,9 @@ def attention_flops(model: ModelSpec, *, new_tokens: float, cached_tokens: float
     if model.sliding_window and not model.layer_types:
         full, swa = 0, model.num_hidden_layers
     keys_full = _keys_attended(c + 1, c + n, None)
-    keys_swa = _keys_attended(c + 1, c + n, float(model.sliding_window)) if swa else 0.0
+    if swa and model.sliding_window is None:
+        raise ValueError(f"{model.name}: sliding-window layers without a sliding_window")  # a catalog fault
+    keys_swa = _keys_attended(c + 1, c + n, float(model.sliding_window or 0)) if swa else 0.0
     return per_key * (full * keys_full + swa * keys_swa)
 
 

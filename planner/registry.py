@@ -40,6 +40,11 @@ class Arg:
     ``blank`` says what an empty cell means for an argument that has no default (it keeps its position): when set,
     an empty cell is passed to the implementation as ``None`` instead of being refused (e.g. a blank cache-write
     price, "no separate write price").
+
+    ``row_errors`` (a range read row by row through a key column, as SUMIFS reads its sum range): an Excel error or
+    refusal in a cell reaches the implementation in place, as a :class:`planner.errors.Refusal` (in a ``table``, as
+    its text), and is the result only where the function reads that row (:func:`planner.errors.read_row`). Without
+    it, an error anywhere in an argument is the result: one route's refusal would become every backend's.
     """
 
     name: str
@@ -48,12 +53,16 @@ class Arg:
     kind: str = "number"
     default: Any = REQUIRED
     blank: str = ""
+    row_errors: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in ARG_KINDS:
             raise ValueError(f"Arg {self.name}: kind {self.kind!r} is not one of {ARG_KINDS}")
         if not self.help.strip():
             raise ValueError(f"Arg {self.name}: help text is required")
+        if self.row_errors and self.kind not in ("numbers", "texts", "table"):
+            raise ValueError(f"Arg {self.name}: row_errors is for a range (numbers, texts or table), not "
+                             f"{self.kind!r}")
 
     @property
     def optional(self) -> bool:

@@ -138,7 +138,8 @@ class Scenario:
     path: str = ""
 
     def backend(self, name: str) -> ProviderBackend | Fleet:
-        for b in (*self.providers, *self.fleets):
+        backends: tuple[ProviderBackend | Fleet, ...] = (*self.providers, *self.fleets)
+        for b in backends:
             if b.name.lower() == name.lower():
                 return b
         raise ArgumentError("backend", name, "the name of a [[providers]] or [[fleets]] entry")

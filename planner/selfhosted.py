@@ -32,12 +32,16 @@ FIXED_POINT_ITERATIONS = 30
 """Iterations of the batch ↔ TPOT fixed point when a route gives no TPOT SLO."""
 
 
-def _specs(model: ModelSpec | str, gpu: GpuSpec | str | None = None) -> tuple[ModelSpec, GpuSpec | None]:
-    from planner.catalog import get_gpu, get_model
+def _model(model: ModelSpec | str) -> ModelSpec:
+    from planner.catalog import get_model
 
-    spec = model if isinstance(model, ModelSpec) else get_model(model)
-    card = None if gpu is None else (gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu))
-    return spec, card
+    return model if isinstance(model, ModelSpec) else get_model(model)
+
+
+def _specs(model: ModelSpec | str, gpu: GpuSpec | str) -> tuple[ModelSpec, GpuSpec]:
+    from planner.catalog import get_gpu
+
+    return _model(model), gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -235,7 +239,7 @@ def flops_per_request(
     >>> round(flops_per_request("llama-3.1-70b", input_tokens=1500, output_tokens=40, cache_hit_rate=0.6) / 1e12, 1)
     92.4
     """
-    spec = _specs(model)[0]
+    spec = _model(model)
     i = check_number("input_tokens", input_tokens, minimum=0)
     o = check_number("output_tokens", output_tokens, minimum=0)
     h = check_fraction("cache_hit_rate", cache_hit_rate)

@@ -319,7 +319,9 @@ def exclude_cells_from_subtotal(formula: str, *, excluded: set[tuple[int, int]])
 
 
 def _split_args(text: str) -> list[str]:
-    args, depth, cur = [], 0, []
+    args: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "," and depth == 0:
             args.append("".join(cur))

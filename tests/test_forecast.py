@@ -373,3 +373,41 @@ def test_size_months_json_has_the_commitments(seed_forecast) -> None:
     assert c["provisioned_throughput"][2]["units"] == 85  # the Vertex GSU row (test above)
     assert [(r["gpu"], r["reserved_usd_per_gpu_hour"]) for r in c["reserved_quotes"]] == [
         (q["gpu"], q["reserved_usd_per_gpu_hour"]) for q in data.reserved_quotes()]
+
+
+# ---- KV through the serving model (Little's law at the month's load) -------------------------------------------
+
+@pytest.mark.parametrize(("x", "replicas"), [(1.0, 7), (2.0, 7), (2.0, 10), (0.5, 7)])
+def test_fleet_kv_in_a_month_is_the_plan_reevaluated_at_that_demand(x: float, replicas: int) -> None:
+    """samples/selfhost-kv: the month's KV utilization of the 70B fleet equals Results' KV util of the plan
+    re-evaluated with every peak QPS times ``x`` and the fleet at ``replicas`` (THE plan method run again, a
+    different path from the forecast's split). Linear scaling would say 0.28 x 2 = 56 % at twice the demand; the
+    re-evaluated plan holds each request longer (TPOT grows with the load), so KV grows faster."""
+    from planner.forecast import month as fmonth
+    from planner.sheet import forecast as sf
+    from planner.whatif import levers
+    from planner.whatif.source import load_inputs
+
+    inputs = load_inputs(ROOT / "samples" / "selfhost-kv.toml")
+    values = ts.evaluate_plan(inputs)
+    b = ts.FORECAST_BACKENDS
+    table = [list(sf.BACKEND_KEYS)] + [[values.get((b.sheet, b.cell(k, i)), "") for k in sf.BACKEND_KEYS]
+                                       for i in range(b.rows)]
+    backends, specs, broken = sf._backends(table)
+    assert not broken
+    fleet = next(f for f in backends if f.name == "llama70b-h100")
+    assert fleet.units == 7 and fleet.kv_rate_s > 0
+    latency = sf._latency(specs)
+    got = fmonth.kv_util(fleet, x, replicas, latency(fleet, fleet.fleet_qps * x / replicas))
+
+    edited = dict(levers.scaled(inputs, levers.group("peak_qps"), x))
+    f = ts.FLEET
+    row = next(i for i in range(f.rows) if inputs.get((f.sheet, f.cell("name", i))) == "llama70b-h100")
+    edited[(f.sheet, f.cell("replicas", row))] = replicas
+    again = ts.evaluate_plan(edited)
+    r = ts.RESULTS
+    route = next(i for i in range(r.rows) if again.get((r.sheet, r.cell("route", i))) == "assistant")
+    expected = again[(r.sheet, r.cell("kv_util", route))]
+    assert got == pytest.approx(expected, rel=1e-9)
+    if (x, replicas) == (2.0, 7):
+        assert expected > 1.4 * 2 * values[(r.sheet, r.cell("kv_util", route))]  # not linear

@@ -143,7 +143,7 @@ def BACKEND_MAX(backend, backends, values):
 @arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes!L4:L23) [names]')
 @arg('values', ndim=2, err_to_str=True, doc='A column with one value per route, aligned [per route]')
 def BACKEND_SUM(backend, backends, values):
-    """The sum of a per-route column over the routes on one backend (routes on a backend share its limits, KV and FLOP/s); a refusal in a summed cell is the result, so no cause is summed away. Returns the values' unit."""
+    """The sum of a per-route column over the routes on one backend (routes on a backend share its limits, KV and FLOP/s); a refusal in a summed cell is the result, so no cause is summed away; one in another backend's row is not. Returns the values' unit."""
     return excel_call(_REGISTRY['BACKEND_SUM'], backend, backends, values)
 
 
@@ -547,7 +547,7 @@ def FLEET_TTFT_S(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, requ
 @arg('compute_utils', ndim=2, err_to_str=True, doc='The compute util column [per route]')
 @arg('load_utils', ndim=2, err_to_str=True, doc='The load util column [per route]')
 def FLEET_UTILIZATION(backend, backends, kv_utils, compute_utils, load_utils):
-    """A fleet's utilization with every replica up: the highest of the KV, compute and load utilizations of the routes on it (the Outages table's fleet util; an Excel error or refusal in the columns is the result). Returns fraction."""
+    """A fleet's utilization with every replica up: the highest of the KV, compute and load utilizations of the routes on it (the Outages table's fleet util; an Excel error or refusal in one of its routes' rows is the result). Returns fraction."""
     return excel_call(_REGISTRY['FLEET_UTILIZATION'], backend, backends, kv_utils, compute_utils, load_utils)
 
 

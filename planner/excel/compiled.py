@@ -33,6 +33,7 @@ from planner.excel.expr import (
     _scalar_args,
     aggregate,
     block_error,
+    row_errors,
 )
 from planner.excel.values import DIV0, NAME, XlError, compare, equal_key, to_number, to_text, truthy
 
@@ -304,20 +305,20 @@ def _udf(e: Udf, row: int) -> Compiled:
             return NAME
         raw = []
         parts: list[Any] = [name]  # the memo key, as Udf.evaluate builds it
-        for a in args:
+        for i, a in enumerate(args):
             v = a(ev)
             if isinstance(v, XlError):
                 return v
             if isinstance(v, list):
                 for x in v:
-                    if isinstance(x, XlError):  # formulas' wrap_func: an error inside a range is the result
+                    if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
                         return x
                 parts.append((list, tuple(zip(map(type, v), v))))
                 v = [[x] for x in v]
             else:
                 if isinstance(v, tuple):  # a Block: rows of cells
                     err = block_error(ev, v)
-                    if err is not None:
+                    if err is not None and not row_errors(spec, i):
                         return err
                 parts.append((type(v), v))
             raw.append(v)

@@ -439,6 +439,13 @@ def fn(name: str, *args: Any) -> Fn:
     return Fn(name, tuple(lit(a) for a in args))
 
 
+def row_errors(spec: Any, i: int) -> bool:
+    """Whether argument ``i`` of registry function ``spec`` reads its range row by row (``Arg.row_errors``): an
+    error in a row the function skips is then not the result, so the error reaches the function in place."""
+    args = spec.args
+    return i < len(args) and args[i].row_errors
+
+
 def block_error(ev: Evaluator, block: tuple[tuple[Any, ...], ...]) -> XlError | None:
     """The first Excel error in a block's cells, row by row (None: no error): the result of a registry call that
     receives the block. Scanned once per block per evaluator: a plan's blocks are read once (:meth:`Block.evaluate`)
@@ -479,18 +486,18 @@ class Udf(Expr):
         if spec is None:
             return NAME
         raw = []
-        for a in self.args:
+        for i, a in enumerate(self.args):
             v = a.evaluate(ev, row)
             if isinstance(v, XlError):
                 return v
             if isinstance(v, list):
                 err = next((x for x in v if isinstance(x, XlError)), None)
-                if err is not None:  # formulas' wrap_func: an error inside a range is the result
+                if err is not None and not row_errors(spec, i):  # an error inside a range is the result
                     return err
                 v = [[x] for x in v]
             elif isinstance(v, tuple):  # a Block: rows of cells
                 err = block_error(ev, v)
-                if err is not None:
+                if err is not None and not row_errors(spec, i):
                     return err
             raw.append(v)
         memo = ev.memo

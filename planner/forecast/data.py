@@ -10,7 +10,7 @@ from typing import Any
 
 @cache
 def _load(filename: str) -> dict[str, Any]:
-    with resources.files("planner").joinpath("data", filename).open("r", encoding="utf-8") as handle:
+    with resources.files("planner").joinpath("data").joinpath(filename).open("r", encoding="utf-8") as handle:
         return json.load(handle)
 
 

@@ -11,6 +11,8 @@ In month ``m`` with demand multiple ``x``:
   (:func:`linear_util`);
 - a fleet's TTFT / TPOT utilization is the serving model's TTFT / TPOT at ``fleet_qps * x / replicas`` over the
   tightest SLO of its routes (a saturated replica counts as its load utilization, at least 1, as on Results);
+- a fleet's KV utilization is not linear in demand: the KV in flight is Little's law, requests/s x E2E, and E2E
+  grows with the load (:func:`kv_util`); the prefixes kept warm on every replica do not move;
 - the month's utilization is the highest of these (the plan as it stands); above the policy threshold the relieving
   step is sized: ``units_needed`` keys where the provider's scope multiplies the limit by keys, else the ways to
   raise the limit (a higher tier, another region, provisioned throughput: not priced); for a fleet the replicas that
@@ -53,6 +55,12 @@ class Backend:
     burst_util: float = 0.0  # provider: the limit in its enforcement window (BURST)
     burst_rpm: float = 0.0  # > 0: the burst factor is Poisson at this RPM (it changes with demand); 0: a fixed factor
     window_s: float = 0.0
+    # fleet, KV through the serving model (kv_util); kv_rate_s < 0: not given (a 2.3.0 table), KV scales linearly
+    compute_util: float = 0.0
+    kv_prefix_util: float = 0.0  # the prefixes kept warm on every replica / the KV budget
+    kv_rate_s: float = -1.0  # sum over routes of in-flight KV share / E2E: the in-flight share per second of E2E
+    kv_tpot_rate_s: float = 0.0  # the same, each route's weighted by its output tokens - 1
+    kv_slo_util: float = 0.0  # the in-flight share with each route's E2E at its SLOs (a saturated replica)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,15 +125,70 @@ def linear_util(b: Backend, x: float) -> tuple[float, str]:
 
 
 def _latency_util(b: Backend, x: float, replicas: int, latency: LatencyFn) -> tuple[float, str]:
-    if b.kind != "fleet" or (b.ttft_slo_s is None and b.tpot_slo_s is None) or b.fleet_qps <= 0:
-        return 0.0, ""
-    got = latency(b, b.fleet_qps * x / replicas)
+    return _fleet_at(b, x, replicas, latency)[1]
+
+
+def _fleet_at(b: Backend, x: float, replicas: int,
+              latency: LatencyFn) -> tuple[tuple[float, str] | None, tuple[float, str]]:
+    """A fleet at demand multiple ``x`` on ``replicas``: its KV utilization (None where no KV split is given) and its
+    latency utilization with label, from one serving-model call."""
+    if b.kind != "fleet" or b.fleet_qps <= 0:
+        return None, (0.0, "")
+    slo = b.ttft_slo_s is not None or b.tpot_slo_s is not None
+    got = latency(b, b.fleet_qps * x / replicas) if (slo or b.kv_rate_s >= 0) else None
+    kv = (kv_util(b, x, replicas, got), "KV") if b.kv_rate_s >= 0 else None
+    if not slo:
+        return kv, (0.0, "")
     if got is None:  # saturated: the load utilization, at least 1 (Results' rule)
-        return max(b.load_util * x * b.units / replicas, 1.0), "TTFT"
+        return kv, (max(b.load_util * x * b.units / replicas, 1.0), "TTFT")
     ttft, tpot = got
     u_ttft = ttft / b.ttft_slo_s if b.ttft_slo_s else 0.0
     u_tpot = tpot / b.tpot_slo_s if b.tpot_slo_s else 0.0
-    return (u_ttft, "TTFT") if u_ttft >= u_tpot else (u_tpot, "TPOT")
+    return kv, ((u_ttft, "TTFT") if u_ttft >= u_tpot else (u_tpot, "TPOT"))
+
+
+def _fleet_linear(b: Backend, x: float, replicas: int, kv: tuple[float, str] | None) -> tuple[float, str]:
+    """A fleet's highest utilization of KV, COMPUTE and LOAD (Results' order): KV through :func:`kv_util`, the
+    others linear in demand and in 1 / replicas. Without a KV split: the month-1 highest, linear."""
+    if kv is None:
+        return b.linear_util * x * b.units / replicas, b.binding
+    best = kv
+    for u, label in ((b.compute_util, "COMPUTE"), (b.load_util, "LOAD")):
+        if u * x * b.units / replicas > best[0]:
+            best = (u * x * b.units / replicas, label)
+    return best
+
+
+def _fleet_max(b: Backend, x: float, replicas: int, latency: LatencyFn) -> float:
+    """A fleet's highest utilization (KV, COMPUTE, LOAD, TTFT, TPOT) at demand multiple ``x`` on ``replicas``."""
+    kv, (lat, _) = _fleet_at(b, x, replicas, latency)
+    return max(_fleet_linear(b, x, replicas, kv)[0], lat)
+
+
+def kv_util(b: Backend, x: float, replicas: int, latency: tuple[float, float] | None) -> float:
+    """A fleet's KV utilization at demand multiple ``x`` on ``replicas``: the prefixes kept warm, plus the KV in
+    flight, which is requests/s x E2E (Little's law, P7) with E2E = TTFT + (O - 1) TPOT at the month's load
+    (M10/M11 as Results computes it, route by route):
+
+    ``kv = prefix + (units / replicas) x (R_ttft TTFT_x + R_tpot TPOT_x)``, with ``R_ttft = sum k_r``,
+    ``R_tpot = sum k_r (O_r - 1)`` and ``k_r`` route r's in-flight KV share over its E2E at month 1 (KV per second
+    of E2E). Where the serving model saturates, Results holds a request for the E2E at its SLOs:
+    ``prefix + (units / replicas) x kv_slo_util``. Reference: Little's law (P7), M10, M11.
+
+    A fleet with 10 % of its KV budget in warm prefixes and 20 % in flight (one route, 400 output tokens, TTFT
+    0.5 s, TPOT 25 ms: E2E 10.475 s, so k = 0.2 / 10.475); demand doubled on the same replicas, TPOT 40 ms and
+    TTFT 0.6 s: E2E 16.56 s, KV 0.1 + 2 x 0.2 x 16.56 / 10.475 = 73.2 %, not 50 %:
+
+    >>> k = 0.2 / 10.475
+    >>> b = Backend(name="f", kind="fleet", top_route="r", linear_util=0.3, binding="KV", units=2,
+    ...             kv_prefix_util=0.1, kv_rate_s=k, kv_tpot_rate_s=k * 399, kv_slo_util=0.2)
+    >>> round(kv_util(b, 2.0, 2, (0.6, 0.04)), 4)
+    0.7324
+    """
+    if b.kv_rate_s < 0:  # no KV split given: linear (the 2.3.0 forecast)
+        return 0.0
+    flight = b.kv_slo_util if latency is None else b.kv_rate_s * latency[0] + b.kv_tpot_rate_s * latency[1]
+    return b.kv_prefix_util + b.units / replicas * x * flight
 
 
 def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold: float,
@@ -151,9 +214,10 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
     per_backend: list[BackendMonth] = []
     for b in backends:
         before = (len(steps), cost)
-        lin, lin_label = linear_util(b, multiplier)
+        kv, (lat, lat_label) = _fleet_at(b, multiplier, b.units, latency)
+        lin, lin_label = (_fleet_linear(b, multiplier, b.units, kv) if b.kind == "fleet"
+                          else linear_util(b, multiplier))
         headroom = max(headroom, lin)
-        lat, lat_label = _latency_util(b, multiplier, b.units, latency)
         u, label = (lin, lin_label) if lin >= lat else (lat, lat_label)
         if u > worst[0]:
             worst = (u, f"{b.name} {label}", b.top_route)
@@ -162,13 +226,15 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
             per_backend.append(BackendMonth(name=b.name, max_util=u, binding=label, action="none", action_usd=0.0))
             continue
         if b.kind == "fleet":
-            n = units_needed(b.units, utilization=lin, threshold=threshold)
+            # linear in 1 / replicas first (COMPUTE, LOAD; KV too without a split), then one replica at a time
+            # while KV or a latency SLO is still above the threshold
+            flat = lin if kv is None else max(b.compute_util, b.load_util) * multiplier
+            n = max(units_needed(b.units, utilization=flat, threshold=threshold), b.units)
             limit = b.units * MAX_REPLICA_FACTOR
-            lat_n, _ = _latency_util(b, multiplier, n, latency)
-            while lat_n > threshold and n < limit:
+            after = _fleet_max(b, multiplier, n, latency)
+            while after > threshold and n < limit:
                 n += 1
-                lat_n, _ = _latency_util(b, multiplier, n, latency)
-            after = max(lin * b.units / n, lat_n)
+                after = _fleet_max(b, multiplier, n, latency)
             steps.append(f"{b.name}: replicas {b.units} -> {n} ({label} {u:.0%} -> {after:.0%})"
                          + (" (search stopped at 8x)" if after > threshold else ""))
             cost += (n - b.units) * b.step_usd
@@ -192,4 +258,4 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
                  backends=tuple(per_backend))
 
 
-__all__ = ["Backend", "BackendMonth", "Month", "evaluate_month", "linear_util"]
+__all__ = ["Backend", "BackendMonth", "Month", "evaluate_month", "kv_util", "linear_util"]

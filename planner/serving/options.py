@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from planner.errors import PlannerError
+from planner.errors import PlannerError, read_row
 from planner.serving import schedule as sch
 from planner.serving.calibration import Calibration
 from planner.specs import GpuSpec, ModelSpec
@@ -351,7 +351,8 @@ def fleet_sum(fleet: str, *, backends: Sequence[str | None] | None, failovers: S
     406.0
     """
     values = values or ()
-    return float(sum(float(values[i]) for i in fleet_route_rows(fleet, backends=backends, failovers=failovers)
+    return float(sum(float(read_row(values[i])) for i in fleet_route_rows(fleet, backends=backends,
+                                                                           failovers=failovers)
                      if i < len(values) and values[i] is not None))
 
 
@@ -367,6 +368,7 @@ def fleet_slo_s(fleet: str, *, backends: Sequence[str | None] | None, failovers:
     0.0
     """
     kinds, slos = kinds or (), slos or ()
-    found = [float(slos[i]) for i in fleet_route_rows(fleet, backends=backends, failovers=failovers)
-             if i < len(slos) and slos[i] is not None and _name(kinds[i] if i < len(kinds) else None) != "bulk"]
+    found = [float(read_row(slos[i])) for i in fleet_route_rows(fleet, backends=backends, failovers=failovers)
+             if i < len(slos) and slos[i] is not None
+             and _name(read_row(kinds[i]) if i < len(kinds) else None) != "bulk"]
     return min(found, default=0.0)

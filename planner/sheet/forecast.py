@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from planner.errors import ArgumentError, PlannerError, check_number
+from planner.errors import ArgumentError, PlannerError, Refusal, check_number, is_refusal_text
+from planner.excel.values import ERROR_VALUES
 from planner.forecast import bill, commitments, growth, profile
 from planner.forecast import data as forecast_data
 from planner.forecast import month as fmonth
@@ -21,7 +22,8 @@ BACKEND_KEYS = (
     "backend", "type", "top_route", "linear_util", "binding", "units", "scope", "multiplied_by", "raise_by",
     "step_usd", "fleet_qps", "mix_input_tokens", "mix_output_tokens", "mix_cache_hit_rate", "model_spec", "gpu_spec",
     "tp", "pp", "engine", "weight_dtype", "kv_dtype", "ttft_slo_s", "tpot_slo_s", "load_util",
-    "limit_util", "limit_binding", "burst_util", "burst_rpm", "window_s",
+    "limit_util", "limit_binding", "burst_util", "burst_rpm", "window_s", "compute_util", "kv_prefix_util",
+    "kv_rate_s", "kv_tpot_rate_s", "kv_slo_util",
 )
 """The Forecast sheet's backend table, column by column (FORECAST_MONTH reads it by position)."""
 
@@ -183,11 +185,29 @@ def _latency(specs: dict[str, tuple]) -> fmonth.LatencyFn:
     return call
 
 
-def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dict[str, tuple]]:
+def _row_error(row: Sequence[Any]) -> str | None:
+    """The first Excel error or planner refusal in a backend row (its Results carry it), else None."""
+    for v in row:
+        if isinstance(v, str) and (v.strip() in ERROR_VALUES or is_refusal_text(v)):
+            return v.strip()
+    return None
+
+
+def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dict[str, tuple], dict[str, str]]:
+    """The backend table's rows as :class:`~planner.forecast.month.Backend`, the serving arguments of each fleet,
+    and the rows that hold an error or refusal (backend name -> its message): those are left out of the month, so
+    one backend's error is not another's (``Arg.row_errors``)."""
     out: list[fmonth.Backend] = []
     specs: dict[str, tuple] = {}
+    broken: dict[str, str] = {}
     for row in _rows(table, "backends", len(BACKEND_KEYS)):
         r = dict(zip(BACKEND_KEYS, row))
+        error = _row_error(row)
+        if error is not None:
+            name = r["backend"] if isinstance(r["backend"], str) and not _row_error([r["backend"]]) else "?"
+            if name == "?" or not _blank(r["top_route"]):
+                broken.setdefault(name.strip().lower(), error)
+            continue
         if _blank(r["backend"]) or _blank(r["top_route"]):
             continue  # a backend no route uses as primary
         b = fmonth.Backend(
@@ -201,26 +221,30 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
             load_util=_num(r["load_util"], 0.0) or 0.0, limit_util=_num(r["limit_util"], 0.0) or 0.0,
             limit_binding="" if _blank(r["limit_binding"]) else str(r["limit_binding"]),
             burst_util=_num(r["burst_util"], 0.0) or 0.0, burst_rpm=_num(r["burst_rpm"], 0.0) or 0.0,
-            window_s=_num(r["window_s"], 0.0) or 0.0)
+            window_s=_num(r["window_s"], 0.0) or 0.0, compute_util=_num(r["compute_util"], 0.0) or 0.0,
+            kv_prefix_util=_num(r["kv_prefix_util"], 0.0) or 0.0, kv_rate_s=_num(r["kv_rate_s"], -1.0) or 0.0,
+            kv_tpot_rate_s=_num(r["kv_tpot_rate_s"], 0.0) or 0.0, kv_slo_util=_num(r["kv_slo_util"], 0.0) or 0.0)
         out.append(b)
         if b.kind == "fleet":
             specs[b.name] = (r["model_spec"], r["gpu_spec"], _num(r["tp"], 1), _num(r["mix_input_tokens"], 0),
                              _num(r["mix_output_tokens"], 1), 0, r["engine"], r["weight_dtype"], r["kv_dtype"],
                              _num(r["mix_cache_hit_rate"], 0), _num(r["pp"], 1))
-    return out, specs
+    return out, specs, broken
 
 
 @sheet_function(
     summary="One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding "
     "(backend and constraint), route, action (the steps to get back under the threshold), action_usd (their "
-    "monthly cost), util_after, or headroom_util (the highest utilization linear in demand, RPM ... LOAD: 1 / C7's "
-    "headroom, what months to breach reads). A Poisson burst factor is recomputed at the scaled rate.",
+    "monthly cost), util_after, or headroom_util (the highest of RPM ... LOAD: 1 / C7's headroom, what months to "
+    "breach reads). A Poisson burst factor is recomputed at the scaled rate, a fleet's KV in flight from the "
+    "serving model's E2E at the month's load (Little's law).",
     args=(
         Arg(name="field", unit="name", kind="text", help="max_util, binding, route, action, action_usd, util_after or "
             "headroom_util"),
         Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)"),
         Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)"),
-        Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included"),
+        Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included",
+            row_errors=True),
     ),
     returns="the field",
     returns_kind="text",
@@ -228,8 +252,9 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
     example=(
         '=FORECAST_MONTH("max_util", 1.36, 0.8, {"backend","type","route","util","binds","units","scope",'
         '"more","raise","usd","qps","in","out","hit","model","gpu","tp","pp","engine","wd","kv","ttft",'
-        '"tpot","load","limit","limit_binds","burst","burst_rpm","window";"gemini-flash","provider","chat",0.75,'
-        '"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","","","","","",0,0.75,"ITPM",0,0,0}) '
+        '"tpot","load","limit","limit_binds","burst","burst_rpm","window","compute","kvp","kvr","kvt","kvs";'
+        '"gemini-flash","provider","chat",0.75,"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","",'
+        '"","","","",0,0.75,"ITPM",0,0,0,0,"","","",""}) '
         '-> 1.02'
     ),
     formula_ids=("C7",),
@@ -240,15 +265,18 @@ def FORECAST_MONTH(field, multiplier, threshold, backends):
         raise ArgumentError("field", field, f"one of {', '.join(MONTH_FIELDS)}")
     x = check_number("multiplier", multiplier, minimum=0)
     t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
-    rows = tuple(tuple(r) for r in backends)
-    return getattr(_month(x, t, rows), f)
+    month, broken = _month(x, t, tuple(tuple(r) for r in backends))
+    if broken:  # the plan's month needs every backend: the first one's error is the result
+        raise Refusal(next(iter(broken.values())))
+    return getattr(month, f)
 
 
 @lru_cache(maxsize=256)
-def _month(x: float, t: float, rows: tuple) -> fmonth.Month:
-    """One month, evaluated once for its six fields (the table is a tuple of tuples: hashable)."""
-    items, specs = _backends(rows)
-    return fmonth.evaluate_month(items, multiplier=x, threshold=t, latency=_latency(specs))
+def _month(x: float, t: float, rows: tuple) -> tuple[fmonth.Month, dict[str, str]]:
+    """One month, evaluated once for its six fields (the table is a tuple of tuples: hashable), over the backends
+    without an error, and the backends with one (name -> message)."""
+    items, specs, broken = _backends(rows)
+    return fmonth.evaluate_month(items, multiplier=x, threshold=t, latency=_latency(specs)), broken
 
 
 ROUTE_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
@@ -262,7 +290,8 @@ ROUTE_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
         Arg(name="field", unit="name", kind="text", help="max_util, binding, action or action_usd"),
         Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)"),
         Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)"),
-        Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included"),
+        Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included",
+            row_errors=True),
         Arg(name="backend", unit="name", kind="text", help="The backend (the route's, from Routes)"),
     ),
     returns="the field",
@@ -271,8 +300,9 @@ ROUTE_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
     example=(
         '=FORECAST_BACKEND_MONTH("max_util", 1.36, 0.8, {"backend","type","route","util","binds","units","scope",'
         '"more","raise","usd","qps","in","out","hit","model","gpu","tp","pp","engine","wd","kv","ttft",'
-        '"tpot","load","limit","limit_binds","burst","burst_rpm","window";"gemini-flash","provider","chat",0.75,'
-        '"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","","","","","",0,0.75,"ITPM",0,0,0}, '
+        '"tpot","load","limit","limit_binds","burst","burst_rpm","window","compute","kvp","kvr","kvt","kvs";'
+        '"gemini-flash","provider","chat",0.75,"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","",'
+        '"","","","",0,0.75,"ITPM",0,0,0,0,"","","",""}, '
         '"gemini-flash") -> 1.02'
     ),
     formula_ids=("C7",),
@@ -283,7 +313,10 @@ def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend):
         raise ArgumentError("field", field, f"one of {', '.join(ROUTE_MONTH_FIELDS)}")
     x = check_number("multiplier", multiplier, minimum=0)
     t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
-    month = _month(x, t, tuple(tuple(r) for r in backends))
+    month, broken = _month(x, t, tuple(tuple(r) for r in backends))
+    error = broken.get(str(backend).strip().lower()) or broken.get("?")
+    if error is not None:  # this backend's own error (another backend's is not this one's)
+        raise Refusal(error)
     found = month.backend(str(backend))
     if found is None:
         raise ArgumentError("backend", backend, "a backend of the Forecast sheet's backend table used by a route")

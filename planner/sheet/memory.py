@@ -42,7 +42,7 @@ def _kv_dtype(call, *args, **kwargs):
 
 
 def _model(model):
-    return selfhosted._specs(model)[0]
+    return selfhosted._model(model)
 
 
 @sheet_function(

@@ -58,7 +58,7 @@ def _cards(gpus: tuple[tuple, ...]) -> tuple:
     "for a standby fleet the routes that fail over to it.",
     args=(FLEET, BACKENDS, FAILOVERS,
           Arg(name="values", unit="per route", kind="numbers", help="A column with one value per route, aligned",
-              blank="no values (0)")),
+              blank="no values (0)", row_errors=True)),
     returns="the values' unit",
     category="Options",
     example='=FLEET_SUM("s", {"a","b","c"}, {"s","","s"}, {400,40,6}) -> 406',
@@ -72,9 +72,10 @@ def FLEET_SUM(fleet, backends, failovers, values):
     summary="The strictest SLO over a fleet's latency-critical and interactive routes (as FLEET_SUM chooses them); "
     "0 when all are bulk (sized at throughput).",
     args=(FLEET, BACKENDS, FAILOVERS,
-          Arg(name="kinds", unit="kind", kind="texts", help="The kind column of the routes", blank="no kinds"),
+          Arg(name="kinds", unit="kind", kind="texts", help="The kind column of the routes", blank="no kinds",
+              row_errors=True),
           Arg(name="slos", unit="s", kind="numbers", help="The TTFT or TPOT SLO column of the routes",
-              blank="no SLOs (0)")),
+              blank="no SLOs (0)", row_errors=True)),
     returns="s",
     category="Options",
     example='=FLEET_SLO_S("f", {"f","f"}, {"",""}, {"interactive","bulk"}, {1,0.2}) -> 1',
@@ -95,7 +96,12 @@ def option_token(c: opt.FleetChoice) -> str:
               "decode_replicas": c.decode_replicas, "disaggregated_gpus": c.disaggregated_gpus,
               "kv_transfer_gb_s": c.kv_transfer_bytes_per_s / 1e9, "kv_bytes_per_token": c.kv_bytes_per_token}
     assert tuple(values) == tuple(FIELDS)
-    return "|".join(f"{k}={v if isinstance(v, str) else format(float(v), '.15g')}" for k, v in values.items())
+    return "|".join(f"{k}={v if isinstance(v, str) else format(_number(v), '.15g')}" for k, v in values.items())
+
+
+def _number(v: object) -> float:
+    assert isinstance(v, (int, float)), v  # every field above is text or a number
+    return float(v)
 
 
 @sheet_function(

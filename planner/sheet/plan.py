@@ -16,7 +16,8 @@ from planner.registry import REGISTRY, Arg, sheet_function
 
 BACKEND = Arg(name="backend", unit="name", kind="text", help="Backend name (a row of Providers or Fleet)")
 BACKENDS = Arg(name="backends", unit="names", kind="texts", help="The backend column of the routes (Routes!L4:L23)")
-VALUES = Arg(name="values", unit="per route", kind="numbers", help="A column with one value per route, aligned")
+VALUES = Arg(name="values", unit="per route", kind="numbers", help="A column with one value per route, aligned",
+             row_errors=True)
 
 
 @sheet_function(
@@ -83,7 +84,8 @@ def BUNDLED_FACTS(spec, kind):
 
 @sheet_function(
     summary="The sum of a per-route column over the routes on one backend (routes on a backend share its limits, "
-    "KV and FLOP/s); a refusal in a summed cell is the result, so no cause is summed away.",
+    "KV and FLOP/s); a refusal in a summed cell is the result, so no cause is summed away; one in another "
+    "backend's row is not.",
     args=(BACKEND, BACKENDS, VALUES),
     returns="the values' unit",
     category="Plan",
@@ -128,7 +130,8 @@ def BACKEND_MAX(backend, backends, values):
     summary="The label on the row holding BACKEND_MAX: e.g. which receiver and constraint bind in a backend's "
     "worst outage.",
     args=(BACKEND, BACKENDS, VALUES,
-          Arg(name="labels", unit="text", kind="texts", help="A column of labels, aligned with the values")),
+          Arg(name="labels", unit="text", kind="texts", help="A column of labels, aligned with the values",
+              row_errors=True)),
     returns="label",
     returns_kind="text",
     category="Plan",
@@ -425,10 +428,13 @@ def _blank_or_zero(value: Any) -> bool:
 
 @sheet_function(
     summary="A fleet's utilization with every replica up: the highest of the KV, compute and load utilizations of "
-    "the routes on it (the Outages table's fleet util; an Excel error or refusal in the columns is the result).",
-    args=(BACKEND, BACKENDS, Arg(name="kv_utils", unit="per route", kind="numbers", help="The KV util column"),
-          Arg(name="compute_utils", unit="per route", kind="numbers", help="The compute util column"),
-          Arg(name="load_utils", unit="per route", kind="numbers", help="The load util column")),
+    "the routes on it (the Outages table's fleet util; an Excel error or refusal in one of its routes' rows is the "
+    "result).",
+    args=(BACKEND, BACKENDS,
+          Arg(name="kv_utils", unit="per route", kind="numbers", help="The KV util column", row_errors=True),
+          Arg(name="compute_utils", unit="per route", kind="numbers", help="The compute util column",
+              row_errors=True),
+          Arg(name="load_utils", unit="per route", kind="numbers", help="The load util column", row_errors=True)),
     returns="fraction",
     category="Plan",
     example='=FLEET_UTILIZATION("a", {"a","b"}, {0.2,0.9}, {0.5,0.1}, {0.7,2}) -> 0.7',

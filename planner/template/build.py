@@ -77,13 +77,14 @@ README_LINES: tuple[tuple[str, str], ...] = (
 )
 
 
-def _fmt_validation(col: ts.Column) -> tuple[str, str, str | None, str | None] | None:
+def _fmt_validation(col: ts.Column) -> tuple[str, str, str | None, str] | None:
     """(type, formula1, formula2, operator) for a numeric column."""
     if col.kind != "number" or (col.minimum is None and col.maximum is None):
         return None
     kind = "whole" if col.integer else "decimal"
 
-    def fmt(x: float) -> str:
+    def fmt(x: float | None) -> str:
+        assert x is not None  # each call below is guarded by its bound's test
         return str(int(x)) if float(x).is_integer() else repr(float(x))
 
     if col.minimum is not None and col.maximum is not None:

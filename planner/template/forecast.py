@@ -52,7 +52,7 @@ def _col(first: Expr, key: str, header: str, help: str, body: Expr, fmt: str = U
 # ---- per route: the bill by token class and the highest linear utilization -----------------------------------
 
 _ROUTE_KEYS = ("route", "input_usd", "cache_read_usd", "cache_write_usd", "output_usd", "linear_util",
-               "linear_binding", "limit_util", "limit_binding")
+               "linear_binding", "limit_util", "limit_binding", "kv_rate_s", "kv_tpot_rate_s", "kv_slo_util")
 ROUTES_HEADER_ROW = 4 + FORECAST_MONTHS + 4
 _ROUTES_REF = Table(name="tblForecastRoutes", sheet=SHEET, rows=ROUTE_ROWS, header_row=ROUTES_HEADER_ROW,
                     columns=tuple(C(key=k, header=k, help=k) for k in _ROUTE_KEYS))
@@ -63,6 +63,8 @@ def _route_columns() -> tuple[Column, ...]:
     r = lambda k: Ref(ROUTES, k)  # noqa: E731
     price = lambda k: fn("INDEX", Cells(PROVIDERS, k), res("provider_row"))  # noqa: E731
     first = Ref(_ROUTES_REF, "route")
+    me = lambda k: Ref(_ROUTES_REF, k)  # noqa: E731
+    fleet = lambda body: fn("IF", res("backend_type").eq("fleet"), body, 0)  # noqa: E731
 
     def by_class(cls: str) -> Expr:
         return fn("IF", res("backend_type").eq("provider"), udf(
@@ -88,6 +90,18 @@ def _route_columns() -> tuple[Column, ...]:
              "per day; BURST apart: its Poisson factor changes with demand)", udf("MAX_UTILIZATION", limits), PCT),
         _col(first, "limit_binding", "Limits bind", "Its constraint", udf("LINEAR_BINDING_CONSTRAINT", limits),
              kind="text", width=10),
+        # KV in flight is requests/s x E2E (Little's law): split by what E2E is made of, so a month recomputes it
+        # from the serving model's TTFT and TPOT at its load (planner.forecast.month.kv_util)
+        _col(first, "kv_rate_s", "KV in flight per s of E2E [x/s]", "Fleet: the route's in-flight KV share (KV "
+             "share - prefix retention) / its E2E at load", fleet(res("kv_share") - res("prefix_kv_share")) /
+             res("e2e_s"), "0.0000"),
+        _col(first, "kv_tpot_rate_s", "... x (output - 1) [x/s]", "The same x (output tokens - 1): the part of E2E "
+             "that TPOT multiplies", me("kv_rate_s") * fn("MAX", r("avg_output_tokens") - 1, 0), "0.0000"),
+        _col(first, "kv_slo_util", "KV in flight at the SLOs [x]", "The in-flight KV share with E2E at the route's "
+             "SLOs (what Results holds where the replica saturates; without both SLOs, month 1's)",
+             me("kv_rate_s") * fn("IF", fn("AND", fn("ISNUMBER", r("ttft_slo_s")), fn("ISNUMBER", r("tpot_slo_s"))),
+                                  udf("E2E_LATENCY_S", r("ttft_slo_s"), r("tpot_slo_s"), r("avg_output_tokens")),
+                                  res("e2e_s")), "0.0000"),
     )
 
 
@@ -116,6 +130,7 @@ def _backend_columns() -> tuple[Column, ...]:
     fleet_text = lambda k: fn("IF", is_fleet, _text(lookup(FLEET, "name", backend, k)), "")  # noqa: E731
     spec = lambda k: fn("IF", is_fleet, lookup(SPECS, "fleet", backend, k), "")  # noqa: E731
     lin = Cells(FORECAST_ROUTES, "linear_util")
+    fleet_sum = lambda values: fn("IF", is_fleet, udf("BACKEND_SUM", backend, routes, values), "")  # noqa: E731
     window = fn("IF", is_provider, lookup(PROVIDERS, "name", backend, "window_s"), 0)
 
     def slo(util: str, key: str) -> Expr:
@@ -186,6 +201,16 @@ def _backend_columns() -> tuple[Column, ...]:
                                                             Cells(RESULTS, "rpm_demand"))), 0), "#,##0"),
         col("window_s", "Window [s]", "Provider: the limit's enforcement window", fn("IF", is_provider, window, 0),
             "0"),
+        col("compute_util", "Compute util [x]", "Fleet: Results' compute utilization (linear in demand)",
+            fn("IF", is_fleet, bmax(Cells(RESULTS, "compute_util")), 0), PCT),
+        col("kv_prefix_util", "KV prefixes [x]", "Fleet: the prefixes kept warm on every replica / the KV budget "
+            "(they do not grow with demand)", fleet_sum(Cells(RESULTS, "prefix_kv_share")), PCT),
+        col("kv_rate_s", "KV per s of E2E [x/s]", "Fleet: its routes' in-flight KV share per second of E2E",
+            fleet_sum(Cells(FORECAST_ROUTES, "kv_rate_s")), "0.0000"),
+        col("kv_tpot_rate_s", "... x (output - 1) [x/s]", "Fleet: the same, weighted by output tokens - 1",
+            fleet_sum(Cells(FORECAST_ROUTES, "kv_tpot_rate_s")), "0.0000"),
+        col("kv_slo_util", "KV in flight at the SLOs [x]", "Fleet: its routes' in-flight KV share at E2E at their "
+            "SLOs (a saturated replica)", fleet_sum(Cells(FORECAST_ROUTES, "kv_slo_util")), PCT),
     )
 
 

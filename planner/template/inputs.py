@@ -21,7 +21,9 @@ def catalog_inputs() -> dict[tuple[str, str], Any]:
     from planner import catalog, catalog_sheet
 
     out: dict[tuple[str, str], Any] = {}
-    for table, specs in ((ts.GPUS, catalog.gpus()[: ts.GPU_ROWS]), (ts.MODELS, catalog.models()[: ts.MODEL_ROWS])):
+    sheets: tuple[tuple[ts.Table, tuple[catalog.GpuSpec | catalog.ModelSpec, ...]], ...] = (
+        (ts.GPUS, catalog.gpus()[: ts.GPU_ROWS]), (ts.MODELS, catalog.models()[: ts.MODEL_ROWS]))
+    for table, specs in sheets:
         for i, spec in enumerate(specs):
             for k, v in catalog_sheet.catalog_row(spec).items():
                 if v is not None:
