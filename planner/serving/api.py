@@ -159,7 +159,8 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
                                 max_position=max_model_len or spec.max_position_embeddings,
                                 max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
                                 chunked_prefill=chunked_prefill)
-    seqs_for_kv = max_num_seqs or (vllm_v1_default_max_num_seqs(card) if key == "vllm" else None)
+    seqs_for_kv = max_num_seqs or (vllm_v1_default_max_num_seqs(card, engine_version=engine_version)
+                                   if key == "vllm" else None)
     kv_tokens, block = _kv_tokens(spec, card, tp, pp, kd, wd, key, engine_version, seqs_for_kv)
     if kv_tokens <= 0:
         raise ArgumentError("gpu", f"{card.name} x{tp * pp}", f"room for {spec.name}'s weights and a KV cache "
