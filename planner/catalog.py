@@ -348,7 +348,7 @@ def model_from_config(config: Mapping[str, Any], *, name: str, source: str, as_o
 
 
 def _read_data(filename: str) -> dict[str, Any]:
-    with resources.files("planner").joinpath("data", filename).open("r", encoding="utf-8") as handle:
+    with resources.files("planner").joinpath("data").joinpath(filename).open("r", encoding="utf-8") as handle:
         return json.load(handle)
 
 
@@ -564,8 +564,8 @@ def _providers() -> tuple[tuple[ProviderLimits, ...], dict[str, str], dict[tuple
     specs: list[ProviderLimits] = []
     index: dict[tuple[str, str, str], ProviderLimits] = {}
     for entry in data["limits"]:
-        fields = {k: _opt_float(entry.get(k)) for k in ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd")}
-        prices = {
+        fields: dict[str, Any] = {k: _opt_float(entry.get(k)) for k in ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd")}
+        prices: dict[str, Any] = {
             k: _opt_float(entry.get(k))
             for k in (
                 "usd_per_mtok_input",

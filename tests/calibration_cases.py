@@ -54,7 +54,8 @@ CLUSTERS = (
      and _version(c) >= (0, 17)),
     ("vLLM V1 0.8-0.16", lambda c: normalize_engine(c["engine"], engine_version=c.get("engine_version")) == "vllm"
      and _version(c) < (0, 17)),
-    ("vLLM V0 engine (0.5-0.9)", lambda c: normalize_engine(c["engine"], engine_version=c.get("engine_version")) == "vllm-v0"),
+    ("vLLM V0 engine (0.5-0.9)",
+     lambda c: normalize_engine(c["engine"], engine_version=c.get("engine_version")) == "vllm-v0"),
     ("SGLang", lambda c: c["engine"] == "sglang"),
     ("TP or PP > 1", lambda c: (c.get("tp") or 1) > 1 or (c.get("pp") or 1) > 1),
     ("70B-class dense at TP 2", lambda c: c["model"] in ("llama-3.3-70b", "qwen2.5-72b-instruct") and c.get("tp") == 2),

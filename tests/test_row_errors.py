@@ -7,14 +7,12 @@ its route, never from the code under test."""
 
 from __future__ import annotations
 
-import tomllib
-
 import pytest
 
 from planner import decision
 from planner import template as ts
 from planner.errors import Refusal
-from planner.scenario import parse_scenario
+from planner.scenario import parse_scenario, tomllib
 from planner.sizing import evaluate_scenario
 
 HEALTHY = """

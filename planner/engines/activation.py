@@ -473,6 +473,7 @@ def vllm_v1_scaled_activation_bytes(
         model, tp=tp, max_num_batched_tokens=VLLM_DEFAULT_BATCHED_TOKENS, max_num_seqs=VLLM_V1_ANCHOR_SEQS,
         engine_version=engine_version, act_bytes=act_bytes,
     )
+    assert at_anchor is not None  # the anchor is the shape derived above: it exists where ``derived`` does
     return base * derived / at_anchor
 
 

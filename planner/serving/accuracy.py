@@ -300,14 +300,15 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
     attn_dp = _int(settings.get("dp")) or attn_dp
     i, o = float(point["input_tokens"]), float(point["output_tokens"])
     mode = point["mode"]
-    conc = point.get("concurrency")
-    rate = point.get("request_rate_per_s")
+    conc: Any = point.get("concurrency")
+    rate: Any = point.get("request_rate_per_s")
     source = str(point["id"]).split("/")[0]
     n_prompts = point.get("num_prompts")
     note = ""
     if mode == "offline" and n_prompts:
         note = f"offline run of {n_prompts} prompts"
-    kwargs = dict(tp=tp, pp=pp, engine=engine, engine_version=version, weight_dtype=wd, kv_cache_dtype=kd,
+    kwargs: dict[str, Any] = dict(
+                  tp=tp, pp=pp, engine=engine, engine_version=version, weight_dtype=wd, kv_cache_dtype=kd,
                   input_tokens=i, output_tokens=o, calibration=calibration,
                   max_num_batched_tokens=_int(settings.get("max_num_batched_tokens", settings.get("max_num_tokens"))),
                   max_num_seqs=_int(settings.get("max_num_seqs", settings.get("max_batch_size"))),

@@ -273,13 +273,14 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
         lam = check_number("request_rate", request_rate, minimum=0, exclusive_minimum=True)
         if trace:
             return _traced(s, trace, latency_stat)
-        st = sch.open_loop(s.load, rate=lam / pp)
+        steady = sch.open_loop(s.load, rate=lam / pp)
         mode = "open"
-        if st is None:
+        if steady is None:
             peak = sch.max_throughput(s.load)
             if num_prompts:  # a finite run past capacity: what the client measures (Q8)
                 return _finite(s, lam, int(num_prompts), latency_stat, "open-finite", peak)
             return _result(s, peak, mode="open", saturated=True, wait=0.0, peak=peak)
+        st = steady
     elif num_prompts and (OFFLINE_REPLAY or num_prompts / pp <= s.load.max_running):
         if OFFLINE_REPLAY:  # all prompts at once: a finite run at an unbounded rate (Q8), waves past the cap
             return _finite(s, math.inf, int(num_prompts), latency_stat, "offline-finite", None)
@@ -596,7 +597,8 @@ def cheapest_fleets(
                             top=top)
     options: list[FleetOption] = []
     for c in choices:  # each candidate in both modes, as separate options
-        common = dict(gpu=c.gpu, tp=c.tp, pp=c.pp, weight_dtype=c.weight_dtype, kv_cache_dtype=c.kv_cache_dtype)
+        common: dict[str, Any] = dict(gpu=c.gpu, tp=c.tp, pp=c.pp, weight_dtype=c.weight_dtype,
+                                      kv_cache_dtype=c.kv_cache_dtype)
         if c.aggregated_gpus > 0:
             n = c.aggregated_gpus // (c.tp * c.pp)
             options.append(FleetOption(**common, disaggregated=False, replicas=n, prefill_replicas=0,

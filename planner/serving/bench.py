@@ -183,8 +183,8 @@ def get_constant(cal: Calibration, *, name: str) -> float:
     """A constant by name; ``table:engine`` for a per-engine entry."""
     if ":" in name:
         key, engine = name.split(":")
-        table = dict(getattr(cal, key))
-        return table.get(engine, table.get("vllm", 0.0))
+        table: dict[str, float] = dict(getattr(cal, key))
+        return float(table.get(engine, table.get("vllm", 0.0)))
     return float(getattr(cal, name))
 
 

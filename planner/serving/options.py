@@ -212,14 +212,14 @@ def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: floa
     out: list[FleetChoice] = []
     seen: set[tuple] = set()
     shapes = [(tp, pp, wd, kd) for tp, pp in _candidates(spec, tps, pps) for wd in wds for kd in kds]
-    order = sorted((_lower_bound_gpus(spec, card, tp, pp, rate, i, o, hit) * float(card.usd_per_gpu_hour), n, m)
+    order = sorted((_lower_bound_gpus(spec, card, tp, pp, rate, i, o, hit) * (card.usd_per_gpu_hour or 0.0), n, m)
                    for n, card in enumerate(cards) if (card.usd_per_gpu_hour or 0) > 0
                    for m, (tp, pp, wd, kd) in enumerate(shapes))
     found: list[float] = []
     kept = math.inf
     for bound, gi, si in order:
         card, (tp, pp, wd, kd) = cards[gi], shapes[si]
-        price = float(card.usd_per_gpu_hour)
+        price = card.usd_per_gpu_hour or 0.0  # priced cards only (the order above)
         if top is not None and len(found) >= top and bound > found[top - 1]:
             if not keep or bound > kept:
                 break  # every remaining candidate costs more than the top cheapest (and the cheapest on keep)
