@@ -199,6 +199,31 @@ def test_the_function_layer_needs_no_outside_library() -> None:
     assert result.stdout.split() == [str(len(REGISTRY)), repr(60 * 10 * (2000 + 500.0)), "True"]
 
 
+def _imported_roots(path) -> set[str]:
+    import ast
+
+    roots = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            roots.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_each_outside_library_lives_in_one_module() -> None:
+    """DEVELOPERS.md: each outside library is imported by one module of the package (import statements, not the
+    generated code the add-in module holds as text)."""
+    where: dict[str, list[str]] = {}
+    for path in sorted((addin.REPO_ROOT / "planner").rglob("*.py")):
+        for root in _imported_roots(path) & {*HEAVY, "oletools", "olefile", "python_calamine"}:
+            where.setdefault(root, []).append(str(path.relative_to(addin.REPO_ROOT)))
+    assert {k: v for k, v in where.items() if len(v) > 1 and k not in ("formulas", "schedula", "numpy")} == {}
+    # formulas needs schedula and numpy for its arrays: the three live in the one adapter module
+    assert where["formulas"] == where["schedula"] == where["numpy"] == ["planner/formulas_engine.py"]
+    assert where["xlwings"] == ["planner/udfs.py"] and where["click"] == ["planner/cli.py"]
+
+
 def test_the_base_install_requires_nothing() -> None:
     project = tomllib.loads((addin.REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["dependencies"] == []

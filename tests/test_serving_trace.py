@@ -191,15 +191,26 @@ def test_bench_serving_random_lengths_reproduce_the_published_totals(input_len, 
                                                                      total_out):
     """Totals as published in the SGLang cookbook's 'Serving Benchmark Result' blocks ('Total input tokens',
     'Total generated tokens'; tests/data/serving/sglang-cookbook.json records them in its notes)."""
-    pytest.importorskip("numpy")
-    ins, outs = accuracy.random_lengths(input_len, output_len, n)
+    ins, outs = accuracy.random_lengths(n, input_len=input_len, output_len=output_len)
     assert (sum(ins), sum(outs)) == (total_in, total_out)
+
+
+@pytest.mark.parametrize(("input_len", "output_len", "n", "ratio", "seed"),
+                         [(1000, 1000, 10, 0.0, 1), (8000, 1000, 320, 0.0, 1), (3, 7, 50, 0.5, 2), (1, 1, 5, 0.0, 1),
+                          (131072, 4096, 1000, 0.3, 7)])
+def test_random_lengths_are_numpys_legacy_stream(input_len, output_len, n, ratio, seed):
+    """The pure-Python generator draws exactly what numpy's legacy RandomState draws (the library sglang uses)."""
+    np = pytest.importorskip("numpy")
+    rs = np.random.RandomState(seed)
+    ins = [int(x) for x in rs.randint(max(int(input_len * ratio), 1), input_len + 1, size=n)]
+    outs = [int(x) for x in rs.randint(int(output_len * ratio), output_len + 1, size=n)]
+    assert accuracy.random_lengths(n, input_len=input_len, output_len=output_len, range_ratio=ratio,
+                                   seed=seed) == (ins, outs)
 
 
 def test_cookbook_run_lengths_and_cached_prompts():
     """A 'High Concurrency' run (64 clients, 320 prompts) follows the 80-prompt 'Medium' run of the same workload:
     its first 80 prompts are cached (one token left to compute); a 'Low' run only has its warmup prompt cached."""
-    pytest.importorskip("numpy")
     data = json.loads((ROOT / "tests" / "data" / "serving" / "sglang-cookbook.json").read_text())
     by_id = {p["id"]: p for p in data["points"]}
     high = accuracy.bench_serving_lengths(by_id["sglang-cookbook/qwen3-235b-a22b/b200-hgxx8/3981-530/c64"])

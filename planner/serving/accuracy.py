@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import random
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -138,7 +139,36 @@ COOKBOOK_PREVIOUS_RUN = {16: 10, 64: 80, 100: 80}
 10 prompts), Medium (16, 80), High (64 or 100), in the order the pages list them."""
 
 
-def random_lengths(input_len: int, output_len: int, n: int, *, range_ratio: float = 0.0,
+def _numpy_legacy_generator(seed: int) -> random.Random:
+    """Python's Mersenne Twister in the state numpy's legacy ``np.random.seed(seed)`` / ``RandomState(seed)`` gives
+    it (``init_genrand(seed & 0xffffffff)``, the MT19937 reference seeding): ``getrandbits(32)`` then yields
+    numpy's ``genrand_int32`` stream, with no numpy (the core imports no outside library)."""
+    mt = [seed & 0xFFFFFFFF]
+    for i in range(1, 624):
+        mt.append((1812433253 * (mt[-1] ^ (mt[-1] >> 30)) + i) & 0xFFFFFFFF)
+    gen = random.Random()
+    gen.setstate((3, (*mt, 624), None))
+    return gen
+
+
+def _numpy_randint(gen: random.Random, low: int, high: int, n: int) -> list[int]:
+    """numpy's legacy ``RandomState.randint(low, high, size=n)`` (int64, ``high`` exclusive) for ranges below 2**32:
+    masked rejection sampling on 32-bit draws (``_bounded_integers._rand_int64``, ``use_masked=True``; a range of
+    one value draws nothing)."""
+    span = high - 1 - low
+    if span == 0:
+        return [low] * n
+    mask = (1 << span.bit_length()) - 1
+    out = []
+    for _ in range(n):
+        value = gen.getrandbits(32) & mask
+        while value > span:
+            value = gen.getrandbits(32) & mask
+        out.append(low + value)
+    return out
+
+
+def random_lengths(n: int, *, input_len: int, output_len: int, range_ratio: float = 0.0,
                    seed: int = 1) -> tuple[list[int], list[int]]:
     """The per-request prompt and output lengths of ``sglang.bench_serving --dataset-name random``
     (``sample_random_requests`` in ``python/sglang/bench_serving.py``; ``run_benchmark`` seeds
@@ -147,19 +177,19 @@ def random_lengths(input_len: int, output_len: int, n: int, *, range_ratio: floa
         input_i  ~ np.random.randint(max(int(I·r), 1), I + 1, size=n)
         output_i ~ np.random.randint(int(O·r), O + 1, size=n)        (drawn after all inputs)
 
-    Needs numpy (the ``cli`` extra). The totals reproduce the published ones, e.g. ``--random-input-len 8000``
-    over 320 prompts: 1,273,893 input tokens (SGLang cookbook, Llama 3.1 'High Concurrency').
+    numpy's legacy generator reproduced in pure Python (:func:`_numpy_legacy_generator`, :func:`_numpy_randint`;
+    tests/test_serving_trace.py checks it against numpy itself). The totals reproduce the published ones, e.g.
+    ``--random-input-len 8000`` over 320 prompts: 1,273,893 input tokens (SGLang cookbook, Llama 3.1 'High
+    Concurrency').
 
-    >>> ins, outs = random_lengths(1000, 1000, 10)
+    >>> ins, outs = random_lengths(10, input_len=1000, output_len=1000)
     >>> sum(ins), len(outs)
     (6101, 10)
     """
-    import numpy as np
-
-    rs = np.random.RandomState(seed)
-    ins = rs.randint(max(int(input_len * range_ratio), 1), input_len + 1, size=n)
-    outs = rs.randint(int(output_len * range_ratio), output_len + 1, size=n)
-    return [int(x) for x in ins], [int(x) for x in outs]
+    gen = _numpy_legacy_generator(seed)
+    ins = _numpy_randint(gen, max(int(input_len * range_ratio), 1), input_len + 1, n)
+    outs = _numpy_randint(gen, int(output_len * range_ratio), output_len + 1, n)
+    return ins, outs
 
 
 def bench_serving_lengths(point: Mapping[str, Any]) -> tuple[list[int], list[int]] | None:
@@ -186,7 +216,7 @@ def bench_serving_lengths(point: Mapping[str, Any]) -> tuple[list[int], list[int
     if not m:
         return None
     n = int(point["num_prompts"])
-    ins, outs = random_lengths(int(m.group(1)), int(m.group(2)), n)
+    ins, outs = random_lengths(n, input_len=int(m.group(1)), output_len=int(m.group(2)))
     if round(sum(ins) / n) != round(float(point["input_tokens"])) or \
             abs(sum(outs) / n - float(point["output_tokens"])) > 1.0:
         return None

@@ -66,14 +66,8 @@ def parse_severity_overrides(items: Iterable[str] | Mapping[str, str]) -> dict[s
 
 def load_config(path: str) -> dict[str, str]:
     """Severity overrides from a TOML file with a ``[severity]`` table (``stale-value = "warning"``)."""
-    import sys
-
     from planner.errors import ArgumentError
-
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
+    from planner.scenario import tomllib  # the one module that picks tomllib or tomli (Python 3.10)
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
