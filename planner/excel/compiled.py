@@ -304,16 +304,24 @@ def _udf(e: Udf, row: int) -> Compiled:
             return NAME
         raw = []
         parts: list[Any] = [name]  # the memo key, as Udf.evaluate builds it
+        known = ev.__dict__.get("column_args")
         for a in args:
             v = a(ev)
             if isinstance(v, XlError):
                 return v
             if isinstance(v, list):
-                for x in v:
-                    if isinstance(x, XlError):  # formulas' wrap_func: an error inside a range is the result
-                        return x
-                parts.append((list, tuple(zip(map(type, v), v))))
-                v = [[x] for x in v]
+                hit = known.get(id(v)) if known is not None else None
+                if hit is not None and hit[0] is v:  # an input column prepared once per plan (column_arg)
+                    if hit[1] is not None:
+                        return hit[1]
+                    parts.append(hit[2])
+                    v = hit[3]
+                else:
+                    for x in v:
+                        if isinstance(x, XlError):  # formulas' wrap_func: an error inside a range is the result
+                            return x
+                    parts.append((list, tuple(zip(map(type, v), v))))
+                    v = [[x] for x in v]
             else:
                 if isinstance(v, tuple):  # a Block: rows of cells
                     err = block_error(ev, v)
@@ -339,6 +347,25 @@ def _udf(e: Udf, row: int) -> Compiled:
         return result
 
     return f
+
+
+def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[list[Any]] | None]:
+    """What a registry call makes of a column argument ``cells``, computed once: ``(cells, first error or None, its
+    part of the memo key, the column as one-cell rows)``, as the loop in :func:`_udf` computes it per call. An
+    evaluator that returns the same list for a column on every call (:class:`planner.validate.fastpath`'s, for the
+    columns of input sheets) keeps these in ``ev.column_args[id(cells)]`` (the list held, so its ``id`` is not
+    reused) and every call reading that column skips the scan, the key and the copy: a plan's per-route
+    ``BACKEND_SUM`` and ``OUTAGE_SUM`` cells read the same 20-cell columns hundreds of times.
+
+    >>> column_arg([1.0, "x"])
+    ([1.0, 'x'], None, (<class 'list'>, ((<class 'float'>, 1.0), (<class 'str'>, 'x'))), [[1.0], ['x']])
+    >>> column_arg([1.0, DIV0])[1]
+    '#DIV/0!'
+    """
+    for x in cells:
+        if isinstance(x, XlError):
+            return cells, x, None, None
+    return cells, None, (list, tuple(zip(map(type, cells), cells))), [[x] for x in cells]
 
 
 _COMPILERS: dict[type, Callable[[Any, int], Compiled]] = {

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from planner import template as ts
+from planner.excel.compiled import column_arg
 from planner.excel.values import ERROR_VALUES, NAME
 from planner.validate.report import Finding, finding
 
@@ -119,6 +120,8 @@ class _FastEvaluator(ts.Evaluator):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._inputs: dict[tuple[str, str], list[Any]] = {}
+        self.column_args: dict[int, tuple[Any, ...]] = {}
+        """Input columns as registry calls take them (:func:`planner.excel.compiled.column_arg`), by ``id``."""
 
     def get(self, sheet: str, cell: str) -> Any:  # the base class's, without its no-op "" normalisation
         return self.values.get((sheet, cell))
@@ -135,6 +138,7 @@ class _FastEvaluator(ts.Evaluator):
         values = [("" if (v := get(k)) == "" else v) for k in cells]
         if table.sheet not in _COMPUTED_SHEETS:  # callers only read the list
             self._inputs[(table.name, key)] = values
+            self.column_args[id(values)] = column_arg(values)
         return values
 
 
