@@ -34,7 +34,17 @@ from planner.excel.expr import (
     aggregate,
     block_error,
 )
-from planner.excel.values import DIV0, NAME, XlError, compare, equal_key, to_number, to_text, truthy
+from planner.excel.values import (
+    _COMPARISONS,
+    DIV0,
+    NAME,
+    XlError,
+    compare,
+    equal_key,
+    to_number,
+    to_text,
+    truthy,
+)
 
 Compiled = Callable[[Evaluator], Any]
 
@@ -93,7 +103,18 @@ def _bin(e: Bin, row: int) -> Compiled:
     fa, fb = compile_expr(e.a, row), compile_expr(e.b, row)
     op = e.op
     if op in ("=", "<>", "<", ">", "<=", ">="):
-        return lambda ev: compare(op, fa(ev), fb(ev))
+        opf = _COMPARISONS[op]
+
+        def cmp(ev: Evaluator) -> Any:
+            a, b = fa(ev), fb(ev)
+            ta, tb = type(a), type(b)
+            if ta is float and tb is float:  # compare's own result for two numbers (the commonest operands)
+                return opf(a, b)
+            if ta is str and tb is str:  # two plain texts (an XlError is a str subclass: not here)
+                return opf(a.lower(), b.lower())
+            return compare(op, a, b)
+
+        return cmp
     if op == "&":
         def concat(ev: Evaluator) -> Any:
             a, b = fa(ev), fb(ev)
@@ -107,7 +128,10 @@ def _bin(e: Bin, row: int) -> Compiled:
 
     if op == "+":
         def add(ev: Evaluator) -> Any:
-            x, y = to_number(fa(ev)), to_number(fb(ev))
+            x, y = fa(ev), fb(ev)
+            if type(x) is float and type(y) is float:  # to_number's result for floats: themselves
+                return x + y
+            x, y = to_number(x), to_number(y)
             if isinstance(x, XlError):
                 return x
             if isinstance(y, XlError):
@@ -117,7 +141,10 @@ def _bin(e: Bin, row: int) -> Compiled:
         return add
     if op == "-":
         def sub(ev: Evaluator) -> Any:
-            x, y = to_number(fa(ev)), to_number(fb(ev))
+            x, y = fa(ev), fb(ev)
+            if type(x) is float and type(y) is float:  # to_number's result for floats: themselves
+                return x - y
+            x, y = to_number(x), to_number(y)
             if isinstance(x, XlError):
                 return x
             if isinstance(y, XlError):
@@ -127,7 +154,10 @@ def _bin(e: Bin, row: int) -> Compiled:
         return sub
     if op == "*":
         def mul(ev: Evaluator) -> Any:
-            x, y = to_number(fa(ev)), to_number(fb(ev))
+            x, y = fa(ev), fb(ev)
+            if type(x) is float and type(y) is float:  # to_number's result for floats: themselves
+                return x * y
+            x, y = to_number(x), to_number(y)
             if isinstance(x, XlError):
                 return x
             if isinstance(y, XlError):
@@ -137,7 +167,10 @@ def _bin(e: Bin, row: int) -> Compiled:
         return mul
     if op == "/":
         def div(ev: Evaluator) -> Any:
-            x, y = to_number(fa(ev)), to_number(fb(ev))
+            x, y = fa(ev), fb(ev)
+            if type(x) is float and type(y) is float:
+                return DIV0 if y == 0 else x / y
+            x, y = to_number(x), to_number(y)
             if isinstance(x, XlError):
                 return x
             if isinstance(y, XlError):
@@ -162,7 +195,12 @@ def _c_if(args: Sequence[Compiled]) -> Compiled:
     other = args[2] if len(args) > 2 else None
 
     def f(ev: Evaluator) -> Any:
-        c = truthy(cond(ev))
+        c = cond(ev)
+        if c is True:  # truthy's result for a boolean: itself
+            return then(ev)
+        if c is False:
+            return other(ev) if other is not None else False
+        c = truthy(c)
         if isinstance(c, XlError):
             return c
         if c:
