@@ -1,7 +1,8 @@
 """Benchmark: where the time of one plan's validation goes, against the python-calamine read floor.
 
 One process, same files, every stage timed over all plans and repeated ``--rounds`` times (the median round is
-kept; the machine is shared, so compare the stages within this run, not with other runs):
+kept; the machine is shared, so compare the stages within this run, not with other runs), with the collector set
+up as in a batch worker (:func:`planner.validate.fastpath.settle_gc`, where it exists):
 
 - **calamine floor**: ``python_calamine.CalamineWorkbook.from_path`` and every sheet's ``to_python()``: cached
   values only (no formulas, tables or defined names), in Rust;
@@ -72,6 +73,9 @@ def main(argv: list[str] | None = None) -> dict:
     books = {p: read_book(p) for p in paths}  # warm: compiled template, registry
     for p in paths[:3]:
         validate_book(books[p], p)
+    settle = getattr(fastpath, "settle_gc", None)  # absent before 2026-12-04: run on older code for a baseline
+    if settle is not None:
+        settle()  # as planner's batch workers and recalc child do
     if CalamineWorkbook is not None:
         res["calamine_floor_ms"] = round(1000 * _timed(calamine, paths, args.rounds, "calamine_floor"), 2)
     res["read_ms"] = round(1000 * _timed(read_book, paths, args.rounds, "read"), 2)

@@ -5,7 +5,8 @@ back to back in one warm process (each read, recomputed and written whole by ``p
 one warm-up plan. Per stage, CPU time of this process beside wall time (the machine is shared): ``compute`` (read
 and the fast-path recompute, :func:`planner.recalc.compute`), ``write`` (the XML-aware writer of the cached
 values, :func:`planner.ooxml.write_cached_values`), and ``recalc_file`` (both, with the atomic rename).
-Optionally (``--cli``) one plan through the CLI in a fresh process (isolated child included).
+The collector is set up as in ``planner recalc``'s child process (:func:`planner.validate.fastpath.settle_gc`,
+where it exists). Optionally (``--cli``) one plan through the CLI in a fresh process (isolated child included).
 
     .venv/bin/python benchmarks/bench_recalc.py --dir /tmp/bench-plans --json benchmarks/results_recalc.json
 """
@@ -43,11 +44,15 @@ def main(argv: list[str] | None = None) -> dict:
 
     from planner.ooxml import write_cached_values
     from planner.recalc import compute, recalc_file
+    from planner.validate import fastpath
 
     paths = generate(a.dir, a.n + 1)
     warm, plans = paths[0], paths[1:]
     out = Path(tempfile.mkdtemp(prefix="bench-recalc-"))
     recalc_file(warm, out / "warm.xlsm")
+    settle = getattr(fastpath, "settle_gc", None)  # absent before 2026-12-04: run on older code for a baseline
+    if settle is not None:
+        settle()  # as planner's batch workers and recalc child do
     res: dict = {"plans": len(plans), "routes": 20 * len(plans), "rounds": a.rounds}
     best: dict[str, tuple[float, float]] = {}
     for _ in range(a.rounds):

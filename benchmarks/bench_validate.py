@@ -120,8 +120,11 @@ def peak_rss_mib(paths: list[Path]) -> float:
 
 def peak_rss_checkpoints(paths: list[Path], marks: list[int]) -> dict[str, float]:
     """Peak RSS (MiB) of one fresh process validating ``paths`` one by one in-process (no workers), read after the
-    first ``m`` plans for each ``m`` in ``marks``: flat memory means the figures stay put as plans go by."""
+    first ``m`` plans for each ``m`` in ``marks``: flat memory means the figures stay put as plans go by. The
+    collector is set up as in a batch worker (``fastpath.settle_gc``, where it exists)."""
     code = ("import sys, resource; from planner.validate.batch import validate_paths\n"
+            "from planner.validate import fastpath\n"
+            "getattr(fastpath, 'settle_gc', lambda: None)()  # as a batch worker does (where it exists)\n"
             "marks = set(int(m) for m in sys.argv[1].split(','))\n"
             "for i, p in enumerate(sys.argv[2:], 1):\n"
             "    validate_paths([p], isolate=False)\n"

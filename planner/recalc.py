@@ -325,6 +325,9 @@ def recalc_file_isolated(src: str | Path, dst: str | Path | None, *, limits: Lim
 def _child() -> None:
     req = json.loads(sys.stdin.read())
     limits = Limits(**req["limits"])
+    from planner.validate.fastpath import settle_gc
+
+    settle_gc()  # this process only recomputes: the template state built once, out of the collector's way
     try:
         if req["dst"]:
             res = recalc_file(req["src"], req["dst"], limits=limits, tmp=req["tmp"], replace=False,

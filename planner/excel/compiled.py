@@ -35,7 +35,17 @@ from planner.excel.expr import (
     block_error,
     row_errors,
 )
-from planner.excel.values import DIV0, NAME, XlError, compare, equal_key, to_number, to_text, truthy
+from planner.excel.values import (
+    _COMPARISONS,
+    DIV0,
+    NAME,
+    XlError,
+    compare,
+    equal_key,
+    to_number,
+    to_text,
+    truthy,
+)
 
 Compiled = Callable[[Evaluator], Any]
 
@@ -94,7 +104,18 @@ def _bin(e: Bin, row: int) -> Compiled:
     fa, fb = compile_expr(e.a, row), compile_expr(e.b, row)
     op = e.op
     if op in ("=", "<>", "<", ">", "<=", ">="):
-        return lambda ev: compare(op, fa(ev), fb(ev))
+        opf = _COMPARISONS[op]
+
+        def cmp(ev: Evaluator) -> Any:
+            a, b = fa(ev), fb(ev)
+            ta, tb = type(a), type(b)
+            if ta is float and tb is float:  # compare's own result for two numbers (the commonest operands)
+                return opf(a, b)
+            if ta is str and tb is str:  # two plain texts (an XlError is a str subclass: not here)
+                return opf(a.lower(), b.lower())
+            return compare(op, a, b)
+
+        return cmp
     if op == "&":
         def concat(ev: Evaluator) -> Any:
             a, b = fa(ev), fb(ev)
@@ -108,7 +129,10 @@ def _bin(e: Bin, row: int) -> Compiled:
 
     if op == "+":
         def add(ev: Evaluator) -> Any:
-            x, y = to_number(fa(ev)), to_number(fb(ev))
+            x, y = fa(ev), fb(ev)
+            if type(x) is float and type(y) is float:  # to_number's result for floats: themselves
+                return x + y
+            x, y = to_number(x), to_number(y)
             if isinstance(x, XlError):
                 return x
             if isinstance(y, XlError):
@@ -118,7 +142,10 @@ def _bin(e: Bin, row: int) -> Compiled:
         return add
     if op == "-":
         def sub(ev: Evaluator) -> Any:
-            x, y = to_number(fa(ev)), to_number(fb(ev))
+            x, y = fa(ev), fb(ev)
+            if type(x) is float and type(y) is float:  # to_number's result for floats: themselves
+                return x - y
+            x, y = to_number(x), to_number(y)
             if isinstance(x, XlError):
                 return x
             if isinstance(y, XlError):
@@ -128,7 +155,10 @@ def _bin(e: Bin, row: int) -> Compiled:
         return sub
     if op == "*":
         def mul(ev: Evaluator) -> Any:
-            x, y = to_number(fa(ev)), to_number(fb(ev))
+            x, y = fa(ev), fb(ev)
+            if type(x) is float and type(y) is float:  # to_number's result for floats: themselves
+                return x * y
+            x, y = to_number(x), to_number(y)
             if isinstance(x, XlError):
                 return x
             if isinstance(y, XlError):
@@ -138,7 +168,10 @@ def _bin(e: Bin, row: int) -> Compiled:
         return mul
     if op == "/":
         def div(ev: Evaluator) -> Any:
-            x, y = to_number(fa(ev)), to_number(fb(ev))
+            x, y = fa(ev), fb(ev)
+            if type(x) is float and type(y) is float:
+                return DIV0 if y == 0 else x / y
+            x, y = to_number(x), to_number(y)
             if isinstance(x, XlError):
                 return x
             if isinstance(y, XlError):
@@ -163,7 +196,12 @@ def _c_if(args: Sequence[Compiled]) -> Compiled:
     other = args[2] if len(args) > 2 else None
 
     def f(ev: Evaluator) -> Any:
-        c = truthy(cond(ev))
+        c = cond(ev)
+        if c is True:  # truthy's result for a boolean: itself
+            return then(ev)
+        if c is False:
+            return other(ev) if other is not None else False
+        c = truthy(c)
         if isinstance(c, XlError):
             return c
         if c:
@@ -305,16 +343,24 @@ def _udf(e: Udf, row: int) -> Compiled:
             return NAME
         raw = []
         parts: list[Any] = [name]  # the memo key, as Udf.evaluate builds it
+        known = ev.__dict__.get("column_args")
         for i, a in enumerate(args):
             v = a(ev)
             if isinstance(v, XlError):
                 return v
             if isinstance(v, list):
-                for x in v:
-                    if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
-                        return x
-                parts.append((list, tuple(zip(map(type, v), v))))
-                v = [[x] for x in v]
+                hit = known.get(id(v)) if known is not None else None
+                if hit is not None and hit[0] is v:  # an input column prepared once per plan (column_arg)
+                    if hit[1] is not None and not row_errors(spec, i):
+                        return hit[1]
+                    parts.append(hit[2])
+                    v = hit[3]
+                else:
+                    for x in v:
+                        if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
+                            return x
+                    parts.append((list, tuple(zip(map(type, v), v))))
+                    v = [[x] for x in v]
             else:
                 if isinstance(v, tuple):  # a Block: rows of cells
                     err = block_error(ev, v)
@@ -340,6 +386,24 @@ def _udf(e: Udf, row: int) -> Compiled:
         return result
 
     return f
+
+
+def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[list[Any]]]:
+    """What a registry call makes of a column argument ``cells``, computed once: ``(cells, first error or None, its
+    part of the memo key, the column as one-cell rows)``, as the loop in :func:`_udf` computes it per call. An
+    evaluator that returns the same list for a column on every call (:class:`planner.validate.fastpath`'s, for the
+    columns of input sheets) keeps these in ``ev.column_args[id(cells)]`` (the list held, so its ``id`` is not
+    reused) and every call reading that column skips the scan, the key and the copy: a plan's per-route
+    ``BACKEND_SUM`` and ``OUTAGE_SUM`` cells read the same 20-cell columns hundreds of times.
+
+    >>> column_arg([1.0, "x"])
+    ([1.0, 'x'], None, (<class 'list'>, ((<class 'float'>, 1.0), (<class 'str'>, 'x'))), [[1.0], ['x']])
+    >>> column_arg([1.0, DIV0])[1]
+    '#DIV/0!'
+    """
+    error = next((x for x in cells if isinstance(x, XlError)), None)
+    # the key part and the rows even with an error: an Arg.row_errors argument reads the column past it
+    return cells, error, (list, tuple(zip(map(type, cells), cells))), [[x] for x in cells]
 
 
 _COMPILERS: dict[type, Callable[[Any, int], Compiled]] = {

@@ -261,6 +261,9 @@ def _worker(conn: Connection, memory_mib: int) -> None:
     except (OSError, ValueError, ImportError):  # not Linux: the time limit still applies
         pass
     _RESERVE.append(bytearray(RESERVE_BYTES))
+    from planner.validate.fastpath import settle_gc
+
+    settle_gc()  # the inherited template state out of the collector's way (built here if the parent had not)
     while True:
         try:
             path = conn.recv()
