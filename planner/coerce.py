@@ -240,6 +240,7 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
         used = max((_used_length(cells) for cells in sequences.values()), default=0)
     for i, kind, name, elementwise, optional, blank, default, _row_errors in plan:
         value = raw[i] if i < n_raw else None
+        v: Any
         if elementwise:
             t = type(value)
             if kind == "number" and (t is float or t is int):  # coerce_scalar's first case, without the call

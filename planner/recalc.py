@@ -132,7 +132,7 @@ def _general_cells(book: Any, cells: dict[tuple[str, str], str], computed: dict[
     needed: set[tuple[str, str]] | None = set()
     for (sheet, _cell), text in cells.items():
         p = fastpath.precedents(text, sheet, sheets)
-        if p is None:
+        if p is None or needed is None:
             needed = None
             break
         needed |= p

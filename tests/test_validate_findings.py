@@ -149,6 +149,18 @@ def test_input_wrong_type(tmp_path: Path) -> None:
     assert (kind[0], kind[1], "input-wrong-type") in rows(write(tmp_path, "k.xlsm", plan_bytes({kind: "urgent"})))
 
 
+def test_a_flag_holding_other_text_is_a_wrong_type_not_a_crash(tmp_path: Path) -> None:
+    """A TRUE/FALSE input holding text (a script wrote "yes"): input-wrong-type at the cell. The check read a name
+    the template package does not export and crashed (validator-crash: AttributeError), found by mypy."""
+    from planner import template as ts
+
+    key = (ts.PROVIDERS.sheet, ts.PROVIDERS.cell("cached_reads_count_itpm", 0))
+    found = rows(write(tmp_path, "f.xlsm", plan_bytes({key: "yes"})))
+    assert (key[0], key[1], "input-wrong-type") in found
+    assert not any(code == "validator-crash" for _s, _c, code in found)
+    assert (key[0], key[1], "input-wrong-type") not in rows(write(tmp_path, "t.xlsm", plan_bytes({key: "TRUE"})))
+
+
 def test_input_out_of_range_and_excel_error_value(tmp_path: Path) -> None:
     key = (ROUTE.sheet, ROUTE.cell("cache_hit_rate", 0))
     found = rows(write(tmp_path, "r.xlsm", plan_bytes({key: 1.5})))

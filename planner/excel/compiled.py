@@ -379,7 +379,7 @@ def _udf(e: Udf, row: int) -> Compiled:
             if hit is not _MISSING:
                 return hit
         result = Udf._call(spec, raw)
-        if key is not None and not isinstance(result, list):
+        if key is not None and memo is not None and not isinstance(result, list):
             if len(memo) > MEMO_LIMIT:
                 memo.clear()
             memo[key] = result

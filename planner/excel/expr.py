@@ -514,7 +514,8 @@ class Udf(Expr):
             if hit is not _MISSING:
                 return hit
         result = self._call(spec, raw)
-        if key is not None and not isinstance(result, list):  # a spilled column is not shared between cells
+        # a spilled column is not shared between cells
+        if key is not None and memo is not None and not isinstance(result, list):
             if len(memo) > MEMO_LIMIT:
                 memo.clear()
             memo[key] = result

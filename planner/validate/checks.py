@@ -17,6 +17,7 @@ from planner import template as ts
 from planner.excel.values import XlError
 from planner.formula_scan import scan, strip_strings
 from planner.ooxml import Limits, WorkbookError, WorkbookView, open_package, read_workbook
+from planner.template.layout import FLAGS
 from planner.validate.findings import STALE_ABS_TOL, STALE_REL_TOL
 from planner.validate.report import Finding, Report, sort_findings
 
@@ -321,7 +322,7 @@ def _check_value(book: Book, sheet: str, cell: str, label: str, v: Any, *, kind:
                           expected=f"{lo} <= x <= {hi}", actual=v)
         return
     if kind == "flag":
-        if not (isinstance(v, bool) or (isinstance(v, str) and v.strip().upper() in ts.FLAGS)):
+        if not (isinstance(v, bool) or (isinstance(v, str) and v.strip().upper() in FLAGS)):
             yield Finding.of("input-wrong-type", note=label, sheet=sheet, cell=cell,
                           expected="TRUE or FALSE", actual=v)
         return

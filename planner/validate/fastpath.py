@@ -209,9 +209,9 @@ def template_graph() -> tuple[dict[Key, frozenset[Key]], dict[Key, frozenset[Key
     (cell level: a whole-column range reads every cell of it)."""
     prec: dict[Key, frozenset[Key]] = {}
     for (sheet, cell), text in compiled()[1].items():
-        p = precedents(text, sheet)
-        assert p is not None, f"template formula at {sheet}!{cell} has references the graph cannot follow"
-        prec[(sheet, cell)] = p
+        reads = precedents(text, sheet)
+        assert reads is not None, f"template formula at {sheet}!{cell} has references the graph cannot follow"
+        prec[(sheet, cell)] = reads
     deps: dict[Key, set[Key]] = {}
     for k, ps in prec.items():
         for p in ps:
@@ -555,8 +555,8 @@ def stale_roots(book: Book, stale: dict[Key, Finding], edited: dict[Key, str]) -
     sheets = {s.name.lower(): s.name for s in book.view.sheets}
     own: dict[Key, frozenset[Key]] = {}
     for k, text in edited.items():
-        p = precedents(text, k[0], sheets)
-        own[k] = p if p is not None else prec.get(k, frozenset())
+        reads = precedents(text, k[0], sheets)
+        own[k] = reads if reads is not None else prec.get(k, frozenset())
     formula_keys = prec.keys()
     dependents: dict[Key, set[Key]] = {k: set(v) for k, v in deps.items()}
     for k, ps in own.items():  # an edited cell reads what its own formula reads
