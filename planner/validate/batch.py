@@ -249,6 +249,12 @@ def _limit_report(path: str, note: str) -> Report:
 
 
 def _worker(conn: Connection, memory_mib: int) -> None:
+    from planner.validate.fastpath import settle_gc
+
+    # The inherited template state out of the collector's way, before the cap is measured and set: a worker whose
+    # parent had not built it (a spawned one) builds it here, outside the per-workbook budget, as a forked one
+    # inherits it.
+    settle_gc()
     try:
         import resource
 
@@ -261,9 +267,6 @@ def _worker(conn: Connection, memory_mib: int) -> None:
     except (OSError, ValueError, ImportError):  # not Linux: the time limit still applies
         pass
     _RESERVE.append(bytearray(RESERVE_BYTES))
-    from planner.validate.fastpath import settle_gc
-
-    settle_gc()  # the inherited template state out of the collector's way (built here if the parent had not)
     while True:
         try:
             path = conn.recv()
