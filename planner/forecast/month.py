@@ -55,10 +55,10 @@ class Backend:
     burst_util: float = 0.0  # provider: the limit in its enforcement window (BURST)
     burst_rpm: float = 0.0  # > 0: the burst factor is Poisson at this RPM (it changes with demand); 0: a fixed factor
     window_s: float = 0.0
-    # fleet, KV through the serving model (kv_util); kv_rate_s < 0: not given (a 2.3.0 table), KV scales linearly
+    # fleet, KV through the serving model (kv_util); kv_rate_s None: no KV split given, KV scales linearly
     compute_util: float = 0.0
     kv_prefix_util: float = 0.0  # the prefixes kept warm on every replica / the KV budget
-    kv_rate_s: float = -1.0  # sum over routes of in-flight KV share / E2E: the in-flight share per second of E2E
+    kv_rate_s: float | None = None  # sum over routes of in-flight KV share / E2E: the in-flight share per second of E2E
     kv_tpot_rate_s: float = 0.0  # the same, each route's weighted by its output tokens - 1
     kv_slo_util: float = 0.0  # the in-flight share with each route's E2E at its SLOs (a saturated replica)
 
@@ -135,8 +135,8 @@ def _fleet_at(b: Backend, x: float, replicas: int,
     if b.kind != "fleet" or b.fleet_qps <= 0:
         return None, (0.0, "")
     slo = b.ttft_slo_s is not None or b.tpot_slo_s is not None
-    got = latency(b, b.fleet_qps * x / replicas) if (slo or b.kv_rate_s >= 0) else None
-    kv = (kv_util(b, x, replicas, got), "KV") if b.kv_rate_s >= 0 else None
+    got = latency(b, b.fleet_qps * x / replicas) if (slo or b.kv_rate_s is not None) else None
+    kv = (kv_util(b, x, replicas, got), "KV") if b.kv_rate_s is not None else None
     if not slo:
         return kv, (0.0, "")
     if got is None:  # saturated: the load utilization, at least 1 (Results' rule)
@@ -185,7 +185,7 @@ def kv_util(b: Backend, x: float, replicas: int, latency: tuple[float, float] | 
     >>> round(kv_util(b, 2.0, 2, (0.6, 0.04)), 4)
     0.7324
     """
-    if b.kv_rate_s < 0:  # no KV split given: linear (the 2.3.0 forecast)
+    if b.kv_rate_s is None:  # no KV split given: the caller scales month 1's KV linearly
         return 0.0
     flight = b.kv_slo_util if latency is None else b.kv_rate_s * latency[0] + b.kv_tpot_rate_s * latency[1]
     return b.kv_prefix_util + b.units / replicas * x * flight

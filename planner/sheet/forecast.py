@@ -222,7 +222,7 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
             limit_binding="" if _blank(r["limit_binding"]) else str(r["limit_binding"]),
             burst_util=_num(r["burst_util"], 0.0) or 0.0, burst_rpm=_num(r["burst_rpm"], 0.0) or 0.0,
             window_s=_num(r["window_s"], 0.0) or 0.0, compute_util=_num(r["compute_util"], 0.0) or 0.0,
-            kv_prefix_util=_num(r["kv_prefix_util"], 0.0) or 0.0, kv_rate_s=_num(r["kv_rate_s"], -1.0) or 0.0,
+            kv_prefix_util=_num(r["kv_prefix_util"], 0.0) or 0.0, kv_rate_s=_num(r["kv_rate_s"]),
             kv_tpot_rate_s=_num(r["kv_tpot_rate_s"], 0.0) or 0.0, kv_slo_util=_num(r["kv_slo_util"], 0.0) or 0.0)
         out.append(b)
         if b.kind == "fleet":
