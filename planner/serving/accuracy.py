@@ -696,22 +696,16 @@ def markdown(rows: list[Row], *, calibration: Calibration, anchors: str | None =
             s = summary(subset, baseline=base)
             lines.append(f"| {name} | {label} | {_cell(s['tpot'])} | {_cell(s['ttft'])} | {_cell(s['otps'])} | "
                          f"{_pct(s['within25'])} | {s['saturated']} |")
-    lines += ["", "### Held-out error by regime", "",
-              "| regime | TPOT (n) | TTFT (n) | output tok/s (n) | within ±25% | roofline TPOT | roofline tok/s |",
-              "|---|---|---|---|---|---|---|"]
-    for name, pred in REGIMES:
-        subset = [r for r in held if pred(r)]
-        s, b = summary(subset), summary(subset, baseline=True)
-        lines.append(f"| {name} | {_cell(s['tpot'])} | {_cell(s['ttft'])} | {_cell(s['otps'])} | "
-                     f"{_pct(s['within25'])} | {_cell(b['tpot'])} | {_cell(b['otps'])} |")
-    lines += ["", "### Full-set error by regime (training and held out)", "",
-              "| regime | TPOT (n) | TTFT (n) | output tok/s (n) | within ±25% | roofline TPOT | roofline tok/s |",
-              "|---|---|---|---|---|---|---|"]
-    for name, pred in REGIMES:
-        subset = [r for r in rows if pred(r)]
-        s, b = summary(subset), summary(subset, baseline=True)
-        lines.append(f"| {name} | {_cell(s['tpot'])} | {_cell(s['ttft'])} | {_cell(s['otps'])} | "
-                     f"{_pct(s['within25'])} | {_cell(b['tpot'])} | {_cell(b['otps'])} |")
+    for title, points in (("Held-out error by regime", held),
+                          ("Full-set error by regime (training and held out)", rows)):
+        lines += ["", f"### {title}", "",
+                  "| regime | TPOT (n) | TTFT (n) | output tok/s (n) | within ±25% | roofline TPOT | roofline tok/s |",
+                  "|---|---|---|---|---|---|---|"]
+        for name, pred in REGIMES:
+            subset = [r for r in points if pred(r)]
+            s, b = summary(subset), summary(subset, baseline=True)
+            lines.append(f"| {name} | {_cell(s['tpot'])} | {_cell(s['ttft'])} | {_cell(s['otps'])} | "
+                         f"{_pct(s['within25'])} | {_cell(b['tpot'])} | {_cell(b['otps'])} |")
     lines += ["", "### Anchors", "", (anchors or anchors_markdown(rows)).strip(), ""]
     lines += ["### What changed after 2.2.0", "", *CHANGES_NEXT, ""]
     lines += ["### What changed in 2.2.0", "", *CHANGES, ""]
