@@ -185,8 +185,7 @@ def kv_util(b: Backend, x: float, replicas: int, latency: tuple[float, float] | 
     >>> round(kv_util(b, 2.0, 2, (0.6, 0.04)), 4)
     0.7324
     """
-    if b.kv_rate_s is None:  # no KV split given: the caller scales month 1's KV linearly
-        return 0.0
+    assert b.kv_rate_s is not None  # a backend without a KV split scales month 1's KV linearly (_fleet_linear)
     flight = b.kv_slo_util if latency is None else b.kv_rate_s * latency[0] + b.kv_tpot_rate_s * latency[1]
     return b.kv_prefix_util + b.units / replicas * x * flight
 
