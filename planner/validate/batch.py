@@ -249,9 +249,12 @@ def _limit_report(path: str, note: str) -> Report:
 
 
 def _worker(conn: Connection, memory_mib: int) -> None:
-    # No fastpath.settle_gc() here (planner recalc's child keeps it): with it, the clean-clone CI run of 5adb54d saw
-    # tests/test_validate_findings.py::test_timeout_and_memory_limit give 'timeout' where 'memory-limit' was due
-    # (once in the speed branch's own runs too); not explained yet, so the batch worker keeps its earlier set-up.
+    from planner.validate.fastpath import settle_gc
+
+    # The inherited template state out of the collector's way, before the cap is measured and set: a worker whose
+    # parent had not built it (a spawned one) builds it here, outside the per-workbook budget, as a forked one
+    # inherits it.
+    settle_gc()
     try:
         import resource
 
