@@ -379,10 +379,10 @@ def validate_cmd(paths: tuple[str, ...], fmt: str, out: str | None, strict: bool
             with click.progressbar(length=len(files), label="validating", file=sys.stderr) as bar:
                 result = validate_paths(paths, jobs=jobs, limits=limits, severity=overrides, strict=strict,
                                         on_report=lambda _r: bar.update(1), select=keep, ignore=drop,
-                                        max_findings=max_findings)
+                                        max_findings=max_findings, fork_caller=True)
         else:
             result = validate_paths(paths, jobs=jobs, limits=limits, severity=overrides, strict=strict,
-                                    select=keep, ignore=drop, max_findings=max_findings)
+                                    select=keep, ignore=drop, max_findings=max_findings, fork_caller=True)
         text = RENDERERS[fmt](result)
     except OSError as exc:
         fail(f"could not run the validation: {safe_text(str(exc))}")

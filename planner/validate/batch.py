@@ -6,10 +6,15 @@ its time is killed and replaced, and the workbook gets a ``timeout`` finding; on
 ``memory-limit`` (or dies and is replaced). Either way the batch goes on: every path gets a report.
 Workers are started once and validate many workbooks each. The fast path's compiled template is built once, before
 the workers start, in the process they are forked from (:func:`planner.validate.fastpath.warm`): they share it, and
-it does not count against a workbook's memory limit. They are forked from the caller while it runs a single thread
-(the CLI), and otherwise from a clean single-threaded server process (``forkserver``, with the validator and that
-state preloaded, :mod:`planner.validate.preload`): a fork of a threaded process (a library caller, a test runner)
-can inherit a held lock and hang.
+it does not count against a workbook's memory limit. They are forked from the caller when it says it is the
+``planner`` CLI (``fork_caller=True``: a small single-threaded process holding nothing but the validator), and
+otherwise from a clean single-threaded server process (``forkserver``, with the validator and that state preloaded,
+:mod:`planner.validate.preload`). A fork of any other caller (a library user, a test runner) inherits its threads'
+held locks, which can hang the worker, and its heap: the free blocks of a large caller's heap are address space the
+worker already has, so its cap does not count them, and a workbook filling them pays a copy-on-write fault per
+page. Forked from a 1 GiB test-runner process, 4 workbooks under a 40 MiB cap took 12.7 s (a loaded machine)
+where a small caller takes 1.8 s, and 2 of 5 full test runs saw a ``timeout`` (60 s) where ``memory-limit`` was
+due; never with workers from the server.
 
 Running out of memory is recognised however it surfaces: a ``MemoryError``; a C extension's allocation failure
 reported as ``SystemError`` (``error return without exception set``; the crash finding carries the exception's
@@ -323,11 +328,12 @@ def _main_reloadable() -> bool:
     return bool(path) and os.path.isfile(str(path))
 
 
-def _context() -> Any:
-    """Workers are forked from this process while it runs one thread (the CLI: fast, nothing imported twice), and
-    from a clean server process when it runs several (a library caller, a test runner; see the module docstring)."""
+def _context(fork_caller: bool = False) -> Any:
+    """Workers are forked from this process when it is the CLI and runs one thread (fast, nothing imported twice),
+    and otherwise from a clean server process (a library caller, a test runner; see the module docstring)."""
     methods = mp.get_all_start_methods()
-    if threading.active_count() > 1 and "forkserver" in methods and _main_reloadable():
+    caller_fits = fork_caller and threading.active_count() == 1
+    if not caller_fits and "forkserver" in methods and _main_reloadable():
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["planner.validate.preload"])
         return ctx
@@ -346,11 +352,13 @@ def validate_paths(
     select: set[str] | None = None,
     ignore: set[str] | None = None,
     max_findings: int | None = None,
+    fork_caller: bool = False,
 ) -> BatchResult:
     """Validate every workbook under ``paths`` and return their reports in path order (never raises on a file).
 
     ``isolate=False`` validates in this process, without the time and memory limits (for library use on trusted
-    files); ``jobs`` is then ignored.
+    files); ``jobs`` is then ignored. ``fork_caller=True`` (the CLI only) forks the workers from this process
+    instead of a clean server process (see the module docstring).
     """
     planned = plan_paths(paths)
     files = [e.open_path or e.path for e in planned]
@@ -378,7 +386,7 @@ def validate_paths(
             done(i, validate_file(f))
         return BatchResult(reports=tuple(r for r in reports if r is not None), strict=strict)
 
-    ctx = _context()
+    ctx = _context(fork_caller)
     if ctx.get_start_method() == "fork":
         from planner.validate.fastpath import warm
 
