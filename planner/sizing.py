@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from planner import template as ts
-from planner.decision import MONTHS_NEVER
+from planner.decision import MONTHS_NEVER, SLO_UNREACHABLE, UNREACHABLE_TEXT, utilization_text
 from planner.excel.values import XlError
 from planner.scenario import Scenario
 from planner.template.inputs import catalog_inputs, scenario_inputs
@@ -284,7 +284,7 @@ def _fmt(x: CellValue, pct: bool = False) -> str:
     if isinstance(x, bool):
         return "TRUE" if x else "FALSE"
     if pct:
-        return f"{x:.1%}"
+        return utilization_text(x)
     for scale, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M")):
         if abs(x) >= scale:
             return f"{x / scale:,.2f}{suffix}"
@@ -322,8 +322,12 @@ def render_text(report: SizingReport) -> str:
                          f"sustainable {_fmt(res['sustainable_rate'])} req/s per replica")
         lines.append(f"  monthly cost ${_fmt(r.monthly_cost_usd)} "
                      f"(without caching ${_fmt(r.monthly_cost_no_cache_usd)})")
-        lines.append(f"  binding: {_fmt(r.binding)} at {_fmt(r.max_utilization, pct=True)}; headroom "
-                     f"{_fmt(r.headroom_multiple)}x demand; breach in {_months(r.months_to_breach)}")
+        if isinstance(r.max_utilization, float) and r.max_utilization >= SLO_UNREACHABLE:
+            lines.append(f"  binding: {_fmt(r.binding)} {UNREACHABLE_TEXT}: the latency SLOs are missed even at "
+                         "light load on this fleet, so no replica count meets them (see Fleet options)")
+        else:
+            lines.append(f"  binding: {_fmt(r.binding)} at {_fmt(r.max_utilization, pct=True)}; headroom "
+                         f"{_fmt(r.headroom_multiple)}x demand; breach in {_months(r.months_to_breach)}")
         if r.failover_backend:
             lines.append(f"  failover to {r.failover_backend}: {_fmt(r.failover_utilization, pct=True)} "
                          f"({_fmt(r.failover_check)})")

@@ -96,6 +96,7 @@ class ChartSpec:
     series_colors: tuple[str, ...] = ()  # RGB hex per series
     lines: tuple[tuple[int, int, int, str, str], ...] = ()  # (column, first row, last row, name, RGB): line series
     y_number_format: str | None = None  # value axis and data labels, e.g. "0%"
+    label_number_format: str | None = None  # data labels, where they differ from the axis
     y_min: float | None = None
     y_major_unit: float | None = None
     data_labels: bool = False
@@ -286,7 +287,7 @@ def _chart(ch: ChartSpec, data_ws: Any) -> Any:
         chart.series.append(series)
     _text_categories(chart, cats)
     if ch.data_labels:
-        chart.dataLabels = DataLabelList(showVal=True, numFmt=ch.y_number_format)
+        chart.dataLabels = DataLabelList(showVal=True, numFmt=ch.label_number_format or ch.y_number_format)
         for flag in ("showSerName", "showCatName", "showLegendKey", "showPercent", "showBubbleSize"):
             setattr(chart.dataLabels, flag, False)
     if ch.kind != "line":

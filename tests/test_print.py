@@ -16,6 +16,8 @@ from planner import template as ts
 from planner.template import styling
 from planner.validate.checks import validate_file
 
+UTIL = '[>=1000000000]"\u221e";0%'  # a utilization: infinity at SLO_UNREACHABLE (10^9), a percentage below
+
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "samples" / "seed.xlsm"
 TEMPLATE = ROOT / "templates" / "capacity-plan.xlsm"
@@ -47,7 +49,9 @@ def test_every_computed_utilization_shows_as_a_percentage(seed: openpyxl.Workboo
         for col in t.columns:
             if col.formula is not None and col.key.endswith(("_util", "_share")):
                 cell = seed[t.sheet][t.cell(col.key, 0)]
-                assert cell.number_format == "0%", (t.name, col.key, cell.number_format)
+                # a utilization can hold SLO_UNREACHABLE (10^9, a fleet whose SLOs no load meets): shown as infinity
+                want = UTIL if col.key.endswith("_util") else "0%"
+                assert cell.number_format == want, (t.name, col.key, cell.number_format)
                 seen += 1
     assert seen >= 12 + 9 + 2  # Results' constraints, Failover's outage ones, Outages' worst and N+1
 
@@ -68,8 +72,8 @@ def test_plan_totals_and_settings_by_their_units(seed: openpyxl.Workbook) -> Non
     formats = {s[f"{ts.TOTALS_COL_LABEL}{ts.TOTALS_FIRST_ROW + i}"].value:
                s[f"{ts.TOTALS_COL_VALUE}{ts.TOTALS_FIRST_ROW + i}"].number_format for i in range(len(ts.TOTALS))}
     assert formats["Total cost with cache [USD/month]"] == "$#,##0"
-    assert formats["Highest utilization [x]"] == "0%"
-    assert formats["Worst outage [x]"] == "0%"
+    assert formats["Highest utilization [x]"] == UTIL
+    assert formats["Worst outage [x]"] == UTIL
     assert formats["Routes in breach [count]"] == "0"
     plan = seed["Plan"]
     assert plan[ts.plan_value_cell("utilization_threshold")].number_format == "0%"
@@ -141,7 +145,8 @@ def test_summary_chart_is_one_series_set_per_route_with_the_limit_line() -> None
     assert f"<val><numRef><f>'Results'!${max_util}${ts.RESULTS.first_row}:${max_util}${ts.RESULTS.last_row}</f>" in xml
     # route names as text categories on every series, percentages on the axis
     assert xml.count(f"<cat><strRef><f>'Results'!$A${ts.RESULTS.first_row}:$A${ts.RESULTS.last_row}</f>") == 3
-    assert re.search(r'<valAx>.*<numFmt formatCode="0%" sourceLinked="0" />', xml)
+    axis = '[&gt;=1000000000]&quot;\u221e&quot;;[&gt;=100]&quot;&quot;;0%'  # infinity at 10^9, no label from 10,000%
+    assert re.search(r'<valAx>.*<numFmt formatCode="' + re.escape(axis) + '" sourceLinked="0" />', xml), xml[-3000:]
     assert '<plotVisOnly val="1" />' in xml  # hidden (empty) route rows are not plotted
 
 
@@ -180,7 +185,7 @@ def test_a_table_declared_later_is_formatted_by_its_columns_alone() -> None:
     _add_table(sheet, t, {}, cached)
     _hide_empty_rows(sheet, [t], cached, set())
     assert sheet.cells["B4"].number_format == "$#,##0"
-    assert sheet.cells["C7"].number_format == "0%"
+    assert sheet.cells["C7"].number_format == UTIL
     assert {cf.formula for cf in sheet.cond_formats} >= {'D4="BREACH"', 'D4="WARN"', 'D4="OK"',
                                                           "AND(ISNUMBER(C4),C4>1)"}
     assert sheet.hidden_rows == {6, 7}

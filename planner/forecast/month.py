@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from planner.decision import SLO_UNREACHABLE, scale_utilization
 from planner.forecast.growth import units_needed
 from planner.limits import MULTIPLYING_SCOPES, poisson_burst_factor
 
@@ -118,7 +119,7 @@ def linear_util(b: Backend, x: float) -> tuple[float, str]:
     (1.2, 'BURST')
     """
     if b.burst_rpm <= 0 or b.burst_util <= 0:
-        return b.linear_util * x, b.binding
+        return scale_utilization(b.linear_util, x), b.binding
     burst = _burst(b, x)
     rest = b.limit_util * x
     return (burst, "BURST") if burst > rest else (rest, b.limit_binding or b.binding)
@@ -140,7 +141,7 @@ def _fleet_at(b: Backend, x: float, replicas: int,
     if not slo:
         return kv, (0.0, "")
     if got is None:  # saturated: the load utilization, at least 1 (Results' rule)
-        return kv, (max(b.load_util * x * b.units / replicas, 1.0), "TTFT")
+        return kv, (max(scale_utilization(b.load_util, x * b.units / replicas), 1.0), "TTFT")
     ttft, tpot = got
     u_ttft = ttft / b.ttft_slo_s if b.ttft_slo_s else 0.0
     u_tpot = tpot / b.tpot_slo_s if b.tpot_slo_s else 0.0
@@ -151,11 +152,11 @@ def _fleet_linear(b: Backend, x: float, replicas: int, kv: tuple[float, str] | N
     """A fleet's highest utilization of KV, COMPUTE and LOAD (Results' order): KV through :func:`kv_util`, the
     others linear in demand and in 1 / replicas. Without a KV split: the month-1 highest, linear."""
     if kv is None:
-        return b.linear_util * x * b.units / replicas, b.binding
+        return scale_utilization(b.linear_util, x * b.units / replicas), b.binding
     best = kv
     for u, label in ((b.compute_util, "COMPUTE"), (b.load_util, "LOAD")):
-        if u * x * b.units / replicas > best[0]:
-            best = (u * x * b.units / replicas, label)
+        if scale_utilization(u, x * b.units / replicas) > best[0]:
+            best = (scale_utilization(u, x * b.units / replicas), label)
     return best
 
 
@@ -204,6 +205,14 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
     >>> m = evaluate_month([b], multiplier=2.0, threshold=0.8, latency=lambda b, r: None)
     >>> m.max_util, m.binding, m.action, round(m.util_after, 6)
     (1.2, 'api ITPM', 'api: keys 2 -> 3 (ITPM 120% -> 80%)', 0.8)
+
+    A fleet whose SLOs no load meets (LOAD at :data:`planner.decision.SLO_UNREACHABLE`): no step sizes replicas.
+
+    >>> f = Backend(name="gpu", kind="fleet", top_route="chat", linear_util=1e9, binding="LOAD", units=4,
+    ...             load_util=1e9, step_usd=9000.0)
+    >>> m = evaluate_month([f], multiplier=1.0, threshold=0.8, latency=lambda b, r: None)
+    >>> m.binding, m.action_usd, m.action.startswith("gpu: its latency SLOs are missed at any load")
+    ('gpu LOAD', 0.0, True)
     """
     worst = (-1.0, "none", "none")
     after_worst = 0.0
@@ -224,7 +233,12 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
             after_worst = max(after_worst, u)
             per_backend.append(BackendMonth(name=b.name, max_util=u, binding=label, action="none", action_usd=0.0))
             continue
-        if b.kind == "fleet":
+        if b.kind == "fleet" and b.load_util >= SLO_UNREACHABLE:
+            # the SLOs are missed even at light load: replicas lower the load, never the latency of a lone request
+            steps.append(f"{b.name}: its latency SLOs are missed at any load (LOAD unreachable), so no replica "
+                         "count relieves it: another fleet (Options) or looser SLOs")
+            after_worst = max(after_worst, u)
+        elif b.kind == "fleet":
             # linear in 1 / replicas first (COMPUTE, LOAD; KV too without a split), then one replica at a time
             # while KV or a latency SLO is still above the threshold
             flat = lin if kv is None else max(b.compute_util, b.load_util) * multiplier

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.decision import utilization_text
 from planner.excel.expr import At, Bin, Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
 from planner.excel.tables import Column, Table
 from planner.forecast import data as forecast_data
@@ -401,7 +402,8 @@ def render_forecast(rows: tuple[dict[str, Any], ...]) -> str:
         return f"{x:>12,.0f}" if isinstance(x, (int, float)) else f"{x!s:>12}"
 
     def pct(x: Any) -> str:
-        return f"{x:>6.0%}" if isinstance(x, (int, float)) else f"{x!s:>6}"
+        text = utilization_text(x, decimals=0) if isinstance(x, (int, float)) else str(x)
+        return f"{text:>6}" if len(text) < 7 else f" {text}"
 
     lines = ["forecast (Forecast sheet): month, demand x, bill USD/month (API input, cache reads, cache writes, "
              "output, GPUs, total), max util, binds, step", ""]

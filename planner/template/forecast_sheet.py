@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from planner.template import styling
 from planner.template.forecast import BY_ROUTE_FIELDS, FORECAST, FORECAST_BY_ROUTE, SHEET, TITLES
 from planner.template.profiles import ROUTE_PROFILE, ROUTE_PROFILE_TITLE
 from planner.template.sensitivity import TITLES as SENSITIVITY_TITLES
@@ -42,10 +43,10 @@ def add_forecast_extras(sheets: Mapping[str, SheetSpec], cached: Mapping[tuple[s
         series=tuple((col(k), f.header_row, last) for k in BILL_KEYS), y_title="USD/month", x_title="month",
         width_cm=20.0, height_cm=9.0))
     s.charts.append(ChartSpec(
-        title="Highest utilization before and after the step (1.0 = at the limit)", kind="line",
+        title="Highest utilization before and after the step (100% = at the limit)", kind="line",
         anchor=f"{chr(ord(anchor_col) + 2)}24", categories=(col("month"), f.first_row, last),
         series=((col("max_util"), f.header_row, last), (col("util_after"), f.header_row, last)),
-        y_title="utilization [x]", x_title="month", width_cm=20.0, height_cm=9.0))
+        y_title="utilization", x_title="month", y_number_format=styling.UTIL_AXIS, width_cm=20.0, height_cm=9.0))
     sheets["Profiles"].tab_color = "FFC000"
     _tornado_chart(sheets[TORNADO.sheet])
 

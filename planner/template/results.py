@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner.decision import SLO_UNREACHABLE
 from planner.defaults import DEFAULT_BLOCK_SIZE
 from planner.demand import MINUTES_PER_DAY
 from planner.excel.expr import Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
@@ -187,9 +188,10 @@ FAILOVER_REF = Table(name="tblFailover", sheet="Failover", rows=ROUTE_ROWS,
                      columns=tuple(C(key=k, header=k, help=k) for k in FAILOVER_KEYS))
 
 UTIL_FMT = "0.00"
-UNREACHABLE = "sustainable_rate: got 0, expected > 0 (the SLOs are missed even at light load)"
-"""What LOAD shows when no load meets the route's SLOs: a refusal, so MAX_UTILIZATION, BINDING_CONSTRAINT and the
-status pass it on (a number would understate it, and Excel's MAX would skip it)."""
+UNREACHABLE = SLO_UNREACHABLE
+"""What LOAD holds when no load meets the route's SLOs (the sustainable rate is 0):
+:data:`planner.decision.SLO_UNREACHABLE`, shown as ``unreachable``; LOAD then binds, the headroom is 0 and the status
+BREACH."""
 
 
 def _col(route: Expr, key: str, header: str, help: str, body: Expr, fmt: str = "#,##0", kind: str = "number",
@@ -447,7 +449,8 @@ def _failover_columns() -> tuple[Column, ...]:
             fleet_there(moved("compute_share")), UTIL_FMT),
         col("outage_load_util", "Outage load util [x]", "The failover fleet's requests per replica in the outage / "
             "the sustainable rate there (for the mix of all the routes it then serves)",
-            fleet_there(qps / _at(FLEET, "replicas", frow) / _fo("sustainable_rate")), UTIL_FMT),
+            fleet_there(fn("IF", _fo("sustainable_rate").gt(0), qps / _at(FLEET, "replicas", frow)
+                           / _fo("sustainable_rate"), UNREACHABLE)), UTIL_FMT),
         col("outage_util", "Outage util [x]", "C8: the highest of the outage utilizations",
             fn("MAX", Cells(FAILOVER_REF, "outage_rpm_util", "outage_load_util")), UTIL_FMT),
         col("outage_binding", "Outage binds", "The constraint at that utilization",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from planner.decision import SLO_UNREACHABLE, UNREACHABLE_CELL
 from planner.excel.tables import Column, Table
 
 PERCENT = "0%"
@@ -36,6 +37,32 @@ def is_percent(col: Column) -> bool:
     if col.kind != "number":
         return False
     return col.key.endswith(("_util", "_share")) or "[fraction" in col.header or col.number_format.endswith("%")
+
+
+def holds_utilization(col: Column) -> bool:
+    """A utilization (``util`` is one of the key's words): it can hold :data:`planner.decision.SLO_UNREACHABLE`.
+
+    >>> from planner.excel.tables import Column
+    >>> [holds_utilization(Column(key=k, header="", help="")) for k in ("load_util", "util_after", "kv_share")]
+    [True, True, False]
+    """
+    return "util" in col.key.split("_")
+
+
+def util_format(percent: str) -> str:
+    """A utilization's format: the infinity sign for :data:`planner.decision.SLO_UNREACHABLE` (a fleet whose latency
+    SLOs are missed at any load) and above, ``percent`` below (Excel and LibreOffice number-format conditions).
+
+    >>> util_format("0%") == '[>=1000000000]"\u221e";0%'
+    True
+    """
+    return f'[>={SLO_UNREACHABLE:.0f}]"{UNREACHABLE_CELL}";{percent}'
+
+
+
+UTIL_AXIS = f'[>={SLO_UNREACHABLE:.0f}]"{UNREACHABLE_CELL}";[>=100]"";0%'
+"""A chart's utilization axis: the infinity sign at :data:`planner.decision.SLO_UNREACHABLE`, no label between 100
+(10,000%) and it (one unreachable fleet would otherwise label the axis in billions of percent), a percentage below."""
 
 
 def is_money(header: str) -> bool:
@@ -71,7 +98,8 @@ def display_format(col: Column) -> str:
     if col.kind != "number":
         return col.number_format
     if is_percent(col):
-        return col.number_format if col.number_format.endswith("%") else PERCENT
+        percent = col.number_format if col.number_format.endswith("%") else PERCENT
+        return util_format(percent) if holds_utilization(col) else percent
     if is_money(col.header):
         return money_format(col.number_format)
     return col.number_format
@@ -92,12 +120,12 @@ def display_width(col: Column) -> float:
 def total_format(label: str, declared: str) -> str:
     """The format of a plan total by its label's unit (the totals are label, formula, declared format).
 
-    >>> total_format("Highest utilization [x]", "0.00"), total_format("Total cost [USD/month]", "#,##0")
-    ('0%', '$#,##0')
+    >>> total_format("Total cost [USD/month]", "#,##0"), total_format("Highest utilization [x]", "0.00")[-3:]
+    ('$#,##0', ';0%')
     """
     low = label.lower()
     if "utilization" in low or "outage [x]" in low:
-        return PERCENT
+        return util_format(PERCENT)
     if is_money(label):
         return money_format(declared)
     return declared

@@ -8,6 +8,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from planner.decision import utilization_text
 from planner.whatif.levers import PlanDiff, SweepStep
 
 
@@ -17,7 +18,7 @@ def _cell(v: Any) -> Any:
 
 def _num_text(v: Any, pct: bool = False) -> str:
     if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return f"{v:.1%}" if pct else f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
+        return utilization_text(v) if pct else f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
     return "-" if v in (None, "") else str(v)
 
 
