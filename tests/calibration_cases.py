@@ -74,7 +74,7 @@ def _row(label: str, errors: list[float]) -> str:
     within = sum(1 for e in errors if e <= 0.10)
     v = sorted(errors)
     median = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-    return f"| {label} | {n} | {within} ({within / n:.0%}) | {median * 100:.1f}% |"
+    return f"| {label} | {n} | {within} ({within / n:.1%}) | {median * 100:.1f}% |"
 
 
 def render_summary(results: list[CaseResult], cases: list[dict]) -> str:

@@ -394,8 +394,9 @@ def test_engines_budget_from_the_torch_visible_total():
 def test_marlin_pads_mxfp4_experts_before_hopper():
     """Marlin rounds the expert intermediate size per rank up to 128 and the hidden size up to 256 (vLLM
     Mxfp4MoEMethod): gpt-oss-120b's 56.73 GiB of experts grow by (2944/2880)(3072/2880) at TP 1 and by
-    (768/720)(3072/2880) at TP 4; on NVIDIA GPUs before Hopper, and on Hopper before vLLM 0.11.1 (no
-    triton_kernels until PR #27370), only for vLLM's default weights."""
+    (768/720)(3072/2880) at TP 4; on NVIDIA GPUs before Hopper, and on Hopper before vLLM 0.12.0 (no
+    triton_kernels in the wheel until PR #27370, which the 0.12.0 sdist carries and 0.11.1 / 0.11.2 do not), only
+    for vLLM's default weights."""
     from planner.engines import vllm
 
     oss = get_model("gpt-oss-120b")
@@ -410,11 +411,37 @@ def test_marlin_pads_mxfp4_experts_before_hopper():
         oss.checkpoint_bytes / 4 + vllm.mxfp4_marlin_extra_bytes(oss, tp=4) + rope)
     assert h100.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4 + rope)
     assert h100_011.weights_gib == pytest.approx(a100.weights_gib)
+    h100_0112 = planner.kv_capacity(oss, "h100-sxm", tp=4, max_model_len=16384, engine_version="0.11.2")
+    h100_012 = planner.kv_capacity(oss, "h100-sxm", tp=4, max_model_len=16384, engine_version="0.12.0")
+    assert h100_0112.weights_gib == pytest.approx(a100.weights_gib)
+    assert h100_012.weights_gib == pytest.approx(h100.weights_gib)
     # vLLM 0.10.1 on one H100 logs 65.9651 GiB with the Marlin fallback (#23278)
     h100_tp1 = planner.kv_capacity(oss, "h100-sxm", max_model_len=131072, engine_version="0.10.1")
     assert h100_tp1.weights_gib == pytest.approx(65.9651, rel=0.002)
     sg = planner.kv_capacity(oss, "a100-80gb", tp=4, engine="sglang", max_model_len=16384)
     assert sg.weights_gib * GIB == pytest.approx(oss.checkpoint_bytes / 4)
+
+
+def test_vllm_v1_before_0_9_1_reserves_the_start_up_memory():
+    """vLLM V1 0.8.x / 0.9.0 add every non-torch byte on the device to the profiled peak (gpu_worker, read in the
+    0.8.4 and 0.9.0 sdists), so the CUDA context of the init snapshot (0.51 GiB; 1.53 GiB with NCCL at TP >= 2 on
+    NVLS GPUs, the training logs' figures) joins the reserve; 0.9.1 profiles against the init snapshot (0 more), and
+    V0 subtracts its baseline."""
+    llama = get_model("llama-3.1-8b")
+    l40s, h100 = get_gpu("l40s"), get_gpu("h100-sxm")
+    for version, extra in (("0.8.4", 0.51), ("0.9.0", 0.51), ("0.9.1", 0.0), ("0.11.0", 0.0)):
+        assert activation.vllm_v1_device_non_torch_bytes(tp=1, engine_version=version, gpu=l40s) == pytest.approx(
+            extra * GIB)
+    assert activation.vllm_v1_device_non_torch_bytes(tp=4, engine_version="0.8.5", gpu=h100) == pytest.approx(
+        1.53 * GIB)
+    assert activation.vllm_v1_device_non_torch_bytes(tp=4, engine_version="0.8.5", gpu=l40s) == pytest.approx(
+        0.51 * GIB)
+    old = planner.kv_capacity(llama, "l40s", engine_version="0.8.4", max_model_len=32768)
+    new = planner.kv_capacity(llama, "l40s", engine_version="0.9.1", max_model_len=32768)
+    assert (old.reserve_gib - new.reserve_gib) * GIB == pytest.approx(0.51 * GIB)
+    v0 = activation.default_reserve_bytes(llama, tp=1, engine="vllm-v0", engine_version="0.6.6",
+                                          max_num_batched_tokens=8192)
+    assert v0 == pytest.approx(256 * 128_256 * 38 + 8192 * 4096 * 2 + 0.15 * GIB)
 
 
 def test_vllm_v0_profiles_the_given_max_num_seqs():

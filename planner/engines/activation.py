@@ -8,7 +8,7 @@ non-KV constants).
 from __future__ import annotations
 
 from planner.defaults import DEFAULT_MAX_NUM_BATCHED_TOKENS
-from planner.engines.common import has_nvls, normalize_engine, version_tuple
+from planner.engines.common import INIT_SNAPSHOT_GIB, has_nvls, normalize_engine, version_tuple
 from planner.errors import ArgumentError, check_number
 from planner.specs import GIB, GpuSpec, ModelSpec
 
@@ -495,6 +495,40 @@ def non_torch_bytes(*, tp: int, engine_version: str | None = None, gpu: GpuSpec 
     return table[2 if tp > 1 and has_nvls(gpu) else 1] * GIB
 
 
+VLLM_V1_BASELINE_PROFILER = (0, 9, 1)
+"""First vLLM release whose V1 worker subtracts the memory in use at start-up from its non-torch figure
+(``Worker.determine_available_memory`` profiles inside ``memory_profiling(self.init_snapshot, ...)``, so only the
+*increase* of non-torch memory is reserved). Read in the PyPI sdists (downloaded 2026-12-04): 0.8.4 and 0.9.0 take
+``peak_memory = allocated_bytes.all.peak`` and add ``non_torch_allocations = (total − free) −
+allocated_bytes.all.current`` after ``empty_cache()``, i.e. every byte on the device that torch did not allocate;
+0.9.1 and 0.9.2 use the snapshot. ***0.8.0-0.8.3 and 0.8.5 were not read here***; every V1 release before 0.9.1 is
+taken to have the 0.8.4 / 0.9.0 code."""
+
+
+def vllm_v1_device_non_torch_bytes(*, tp: int, engine_version: str | None = None, gpu: GpuSpec | None = None) -> float:
+    """Memory in use before the weights that vLLM V1 releases before 0.9.1 (:data:`VLLM_V1_BASELINE_PROFILER`)
+    reserve on top of the non-torch increase (bytes): :data:`planner.engines.common.INIT_SNAPSHOT_GIB` (the CUDA
+    context, 0.51 GiB; 1.53 GiB with NCCL's communicator at TP >= 2 on NVLS GPUs); 0 from 0.9.1 and for V0
+    (``vllm/worker/worker.py`` subtracts its ``baseline_memory`` since 0.6.5, PR #10511).
+
+    ``avail = HBM·util − peak_torch − ((total − free) − torch_allocated)`` in 0.8.x / 0.9.0
+    (``vllm/v1/worker/gpu_worker.py``): the second term is the CUDA context and every other non-torch allocation
+    on the device, including another process's memory (not modelled: a plan runs the engine alone on its GPUs).
+    The 0.51 / 1.53 GiB are the H100 training logs' init snapshots; ***on other GPUs the context size is not
+    measured here*** (the same figure is used, as for SGLang).
+
+    >>> vllm_v1_device_non_torch_bytes(tp=1, engine_version="0.8.4") / 2**30
+    0.51
+    >>> vllm_v1_device_non_torch_bytes(tp=1, engine_version="0.9.1"), vllm_v1_device_non_torch_bytes(tp=1)
+    (0.0, 0.0)
+    """
+    version = version_tuple(engine_version) if engine_version else None
+    if version is None or not (0, 8) <= version < VLLM_V1_BASELINE_PROFILER:
+        return 0.0
+    tp = int(check_number("tp", tp, minimum=1, integer=True))
+    return INIT_SNAPSHOT_GIB[2 if tp > 1 and has_nvls(gpu) else 1] * GIB
+
+
 def default_reserve_bytes(
     model: ModelSpec,
     *,
@@ -510,7 +544,8 @@ def default_reserve_bytes(
     """Non-KV, non-weight memory one GPU reserves (bytes): activation peak + non-torch memory (M9, §2.2).
 
     ``reserve = act + non_torch(TP)``. vLLM V1: the family constant scaled by the shape-derived peak
-    (:func:`vllm_v1_scaled_activation_bytes`, ``max_num_seqs`` default 1024, the constants' setup); vLLM V0: the
+    (:func:`vllm_v1_scaled_activation_bytes`, ``max_num_seqs`` default 1024, the constants' setup), plus, before
+    0.9.1, the memory in use at start-up (:func:`vllm_v1_device_non_torch_bytes`); vLLM V0: the
     activation derived from the model's shapes (:func:`vllm_v0_activation_bytes`, profile batch
     ``max_num_batched_tokens``, default 2048); TensorRT-LLM: the constant scaled by ``max(1, T / 8192)``.
     ``engine_version`` >= 0.17 selects the v0.17+ constants
@@ -534,7 +569,8 @@ def default_reserve_bytes(
         return vllm_v1_scaled_activation_bytes(
             model, tp=tp, max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
             engine_version=engine_version, act_bytes=act_bytes, sampler=sampler,
-        ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu)
+        ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu) + vllm_v1_device_non_torch_bytes(
+            tp=tp, engine_version=engine_version, gpu=gpu)
     return activation_peak_bytes(
         model, max_num_batched_tokens=max_num_batched_tokens, engine_version=engine_version
     ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu)

@@ -13,6 +13,13 @@ from planner.errors import ArgumentError
 
 ENGINES = ("vllm", "vllm-v0", "sglang", "trtllm")
 
+INIT_SNAPSHOT_GIB = {1: 0.51, 2: 1.53}
+"""Device memory in use before any weights are loaded (GiB): the CUDA context at TP 1, and with NCCL's communicator
+set up at TP >= 2 on NVSwitch (NVLS) GPUs. Measured by the training logs: every llm-d v0.19 H100 run prints
+``worker init memory snapshot: ... cuda_memory=0.51GiB`` at TP 1 and 1.53-1.55 GiB at TP 2 and 4. SGLang loses it
+from its total (:data:`planner.engines.sglang.SGLANG_INIT_GIB`); vLLM V1 before 0.9.1 counts it in its reserve
+(:func:`planner.engines.activation.vllm_v1_device_non_torch_bytes`)."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class EngineDefaults:

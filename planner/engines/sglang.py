@@ -5,7 +5,7 @@ Pure functions, no I/O.
 
 from __future__ import annotations
 
-from planner.engines.common import EngineDefaults, KvBudget, KvLayout, has_nvls, version_tuple
+from planner.engines.common import INIT_SNAPSHOT_GIB, EngineDefaults, KvBudget, KvLayout, has_nvls, version_tuple
 from planner.specs import GIB, MIB
 
 DEFAULTS = EngineDefaults(
@@ -69,7 +69,7 @@ def sglang_default_mem_fraction(
     return (gpu_mb - reserved) / gpu_mb
 
 
-SGLANG_INIT_GIB = {1: 0.51, 2: 1.53}
+SGLANG_INIT_GIB = INIT_SNAPSHOT_GIB
 """Device memory in use when SGLang measures its "total" (after ``init_torch_distributed``): the CUDA context
 (0.51 GiB) and, at TP >= 2 on NVSwitch GPUs, NCCL's communicator setup (1.53 GiB in all). Measured on the same
 CUDA/NCCL stack by the training logs: the llm-d v0.19 H100 runs print ``worker init memory snapshot: ...

@@ -130,22 +130,26 @@ support for FP4 computation but FP4 quantization is being used", dennislee22/vLL
 MXFP4_HOPPER_GPUS = ("h100", "h200", "gh200")
 """Catalog-id prefixes of the NVIDIA Hopper GPUs (compute capability 9.0)."""
 
-VLLM_TRITON_KERNELS_DEPENDENCY = (0, 11, 1)
-"""First vLLM release that installs ``triton_kernels`` (vllm-project/vllm PR #27370, merged 2025-10-22: "users
-have to install triton_kernels manually to access this code-path"). Before it, ``has_triton_kernels()`` is false in
-a plain install, so ``get_mxfp4_backend`` on Hopper falls through to Marlin. ***0.11.1 is the first release after
-the merge; that its tag contains the PR is not checked here.***"""
+VLLM_TRITON_KERNELS_DEPENDENCY = (0, 12, 0)
+"""First vLLM release whose wheel carries ``triton_kernels`` (vllm-project/vllm PR #27370, merged 2025-10-22: "users
+have to install triton_kernels manually to access this code-path"). Read in the PyPI sdists (downloaded 2026-12-04):
+0.12.0 and 0.13.0 build it into the wheel (``cmake/external_projects/triton_kernels.cmake``, triton tag v3.5.0,
+copied to ``vllm/third_party/triton_kernels``) and ``has_triton_kernels()`` also finds
+``vllm.third_party.triton_kernels``; 0.11.0, 0.11.1 and 0.11.2 have neither (no such CMake file, no requirement:
+``requirements/cuda.txt`` of 0.11.1 adds ``flashinfer-python`` only), so ``has_triton_kernels()`` is false in a
+plain install and ``get_mxfp4_backend`` on Hopper falls through to Marlin. (Session 7 took 0.11.1, the first release
+after the merge; the sdists put the boundary at 0.12.0.)"""
 
 
 def uses_marlin_mxfp4(gpu, *, engine_version: str | None = None) -> bool:
     """Whether vLLM runs MXFP4 experts on Marlin on ``gpu``: NVIDIA before Hopper (:data:`MXFP4_MARLIN_GPUS`)
-    always; Hopper (:data:`MXFP4_HOPPER_GPUS`) before vLLM 0.11.1.
+    always; Hopper (:data:`MXFP4_HOPPER_GPUS`) before vLLM 0.12.0.
 
     Ref: vllm-project/vllm ``model_executor/layers/quantization/mxfp4.py`` ``get_mxfp4_backend`` (read at main
-    007d500; ***the v0.11.0 tag itself was not read***, the 0.10.1 and 0.14.1 logs below agree):
+    007d500 and in the 0.11.0, 0.11.1 and 0.12.0 PyPI sdists; the 0.10.1 and 0.14.1 logs below agree):
     on SM90 FlashInfer's MXFP4 x BF16 path is opt-in (``VLLM_USE_FLASHINFER_MOE_MXFP4_BF16``, default ``"0"``,
-    ``vllm/envs.py``), and the Triton path needs the optional ``triton_kernels`` package, which vLLM installs only
-    from 0.11.1 (:data:`VLLM_TRITON_KERNELS_DEPENDENCY`); otherwise "Using Marlin backend". Evidence: 0.10.1 on one
+    ``vllm/envs.py``), and the Triton path needs ``triton_kernels``, which vLLM ships only from 0.12.0
+    (:data:`VLLM_TRITON_KERNELS_DEPENDENCY`); otherwise "Using Marlin backend". Evidence: 0.10.1 on one
     H100 logs Marlin's FP4 warning and 65.97 GiB (#23278); 0.14.1 logs "Using Triton backend" and 64.38 GiB
     (#33155). An install with ``triton_kernels`` added by hand, or the FlashInfer variable set, differs: a plan
     cannot see that. ``engine_version`` None: the pinned default (:data:`DEFAULTS`, 0.11.0).
@@ -156,6 +160,8 @@ def uses_marlin_mxfp4(gpu, *, engine_version: str | None = None) -> bool:
     (True, True, True)
     >>> uses_marlin_mxfp4(get_gpu("h100-sxm"), engine_version="0.14.1"), uses_marlin_mxfp4(get_gpu("b200"))
     (False, False)
+    >>> uses_marlin_mxfp4(get_gpu("h100-sxm"), engine_version="0.11.2")
+    True
     """
     if gpu is None or str(gpu.vendor).upper() != "NVIDIA":
         return False
