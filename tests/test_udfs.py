@@ -378,3 +378,23 @@ def test_numpy_arrays_are_ranges_too() -> None:
     column = np.array([[10.0], [20.0]])
     assert udfs.CAPACITY_TPM(column, np.array([[2000.0]]), 500) == udfs.CAPACITY_TPM([[10], [20]], [[2000]], [[500]])
     assert udfs.CAPACITY_TPM(column, 2000, 500)[1] == [planner.functions.CAPACITY_TPM(20, 2000, 500)]
+
+
+def test_an_unpriced_gpu_is_named_not_dumped_as_its_token() -> None:
+    """``GPU_PRICE`` of a GPU the GPUs sheet leaves unpriced names the GPU (the L4 has no bundled price); the whole
+    spec token (every fact of the GPU) is not what the planner has to fix."""
+    import json
+
+    from planner.functions import GPU_PRICE, GPU_SPEC
+
+    gpus = json.loads((Path(__file__).resolve().parents[1] / "planner" / "data" / "gpus.json").read_text())
+    l4 = next(g for g in (gpus["gpus"] if isinstance(gpus, dict) else gpus) if g["id"] == "l4")
+    assert l4["usd_per_gpu_hour"] is None
+    from planner.errors import ArgumentError
+
+    token = GPU_SPEC("l4", [["GPU [name]"], ["l4"]])
+    with pytest.raises(ArgumentError) as caught:
+        GPU_PRICE(token)
+    message = str(caught.value)
+    assert message.startswith("gpu: got 'l4', expected a GPU with a price per GPU-hour"), message
+    assert "|" not in message

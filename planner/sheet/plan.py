@@ -59,10 +59,12 @@ def GPU_SPEC(gpu, gpus):
     formula_ids=("C4",),
 )
 def GPU_PRICE(gpu_token):
-    price = catalog_sheet.gpu_from_token(gpu_token).usd_per_gpu_hour
-    if price is None:
-        raise ArgumentError("gpu_token", gpu_token, "a GPU with a price per GPU-hour (the GPUs sheet's price column, "
+    gpu = catalog_sheet.gpu_from_token(gpu_token)
+    if gpu.usd_per_gpu_hour is None:
+        # the GPU's name, not the whole token (its facts are the GPUs sheet's, not what the planner has to fix)
+        raise ArgumentError("gpu", gpu.name, "a GPU with a price per GPU-hour (the GPUs sheet's price column, "
                             "or the Fleet row's own price)")
+    price = gpu.usd_per_gpu_hour
     return float(price)
 
 
