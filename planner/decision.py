@@ -15,35 +15,36 @@ MONTHS_NEVER = 9999.0
 """What :func:`months_to_breach` returns when the ceiling is never reached (no growth, or nothing in use).
 It is also the largest value it returns: 9,999 months is over 800 years, i.e. "not a planning concern"."""
 
-SLO_UNREACHABLE = 1e9
-"""The load utilization of a fleet whose latency SLOs are missed even at light load: its sustainable rate is 0, so
-``rate / sustainable rate`` has no finite value. A number, not a refusal, so that every figure built on it stays a
-figure: MAX and the binding constraint pick it (LOAD binds), the headroom ``1 / u`` is 0 to display precision, the
-breach month is 0 and the route's status is BREACH; the workbook shows it as ``unreachable`` (a number format with a
-condition) and ``planner size`` prints the same word. No real utilization comes near it (a billion times a limit)."""
-UNREACHABLE_TEXT = "unreachable"
-"""How :data:`SLO_UNREACHABLE` reads in ``planner size`` and the other text reports."""
-UNREACHABLE_CELL = "\u221e"
-"""How it reads in a workbook cell: the infinity sign, ``rate / 0`` (the word does not fit a utilization column)."""
+UTIL_INFINITE = 1e9
+"""An infinite utilization: demand on no capacity. A fleet whose latency SLOs are missed even at light load has a
+sustainable rate of 0, so its LOAD, ``rate / sustainable rate``, has no finite value; a fleet of one replica has
+nothing left when it is lost (N+1). A number, not a refusal, so that every figure built on it stays a figure: MAX
+and the binding constraint pick it, the headroom ``1 / u`` is 0 to display precision, the breach month is 0 and
+the status BREACH; a workbook cell shows :data:`INFINITE_CELL` (a number format with a condition) and the text
+reports :data:`INFINITE_TEXT`. No real utilization comes near it (a billion times a limit)."""
+INFINITE_TEXT = "infinite"
+"""How :data:`UTIL_INFINITE` reads in ``planner size`` and the other text reports."""
+INFINITE_CELL = "\u221e"
+"""How it reads in a workbook cell: the infinity sign (the word does not fit a utilization column)."""
 
 
 def utilization_text(utilization: float, *, decimals: int = 1) -> str:
-    """A utilization as a percentage, or :data:`UNREACHABLE_TEXT` at :data:`SLO_UNREACHABLE` and above.
+    """A utilization as a percentage, or :data:`INFINITE_TEXT` at :data:`UTIL_INFINITE` and above.
 
     >>> utilization_text(0.4731), utilization_text(2e9), utilization_text(1.2, decimals=0)
-    ('47.3%', 'unreachable', '120%')
+    ('47.3%', 'infinite', '120%')
     """
-    return UNREACHABLE_TEXT if utilization >= SLO_UNREACHABLE else f"{utilization:.{decimals}%}"
+    return INFINITE_TEXT if utilization >= UTIL_INFINITE else f"{utilization:.{decimals}%}"
 
 
 def scale_utilization(utilization: float, factor: float) -> float:
-    """A utilization with demand (or capacity) scaled by ``factor``; :data:`SLO_UNREACHABLE` stays as it is (no
-    load meets the SLOs, more or less of it included).
+    """A utilization with demand (or capacity) scaled by ``factor``; :data:`UTIL_INFINITE` stays as it is (demand
+    on no capacity, more or less of it).
 
-    >>> scale_utilization(0.5, 2.0), scale_utilization(SLO_UNREACHABLE, 0.5) == SLO_UNREACHABLE
+    >>> scale_utilization(0.5, 2.0), scale_utilization(UTIL_INFINITE, 0.5) == UTIL_INFINITE
     (1.0, True)
     """
-    return utilization if utilization >= SLO_UNREACHABLE else utilization * factor
+    return utilization if utilization >= UTIL_INFINITE else utilization * factor
 
 
 def _utilizations(utilizations: Sequence[float | None], argument: str = "utilizations") -> list[float | None]:
@@ -296,13 +297,18 @@ def n_plus_one_utilization(utilization: float, *, replicas: float) -> float:
     >>> round(n_plus_one_utilization(0.7, replicas=4), 4)
     0.9333
 
-    A fleet whose SLOs no load meets stays at :data:`SLO_UNREACHABLE`:
+    A fleet whose SLOs no load meets stays at :data:`UTIL_INFINITE`:
 
-    >>> n_plus_one_utilization(SLO_UNREACHABLE, replicas=4) == SLO_UNREACHABLE
+    >>> n_plus_one_utilization(UTIL_INFINITE, replicas=4) == UTIL_INFINITE
     True
+
+    One replica: losing it leaves no capacity, an infinite utilization (:data:`UTIL_INFINITE`) unless it is idle.
+
+    >>> n_plus_one_utilization(0.3, replicas=1) == UTIL_INFINITE, n_plus_one_utilization(0.0, replicas=1)
+    (True, 0.0)
     """
     u = check_number("utilization", utilization, minimum=0)
     r = check_number("replicas", replicas, minimum=1, integer=True)
     if r < 2:
-        raise ArgumentError("replicas", replicas, "at least 2 for N+1 (losing the only replica leaves no capacity)")
+        return UTIL_INFINITE if u > 0 else 0.0
     return scale_utilization(u, r / (r - 1))

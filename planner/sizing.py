@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from planner import template as ts
-from planner.decision import MONTHS_NEVER, SLO_UNREACHABLE, UNREACHABLE_TEXT, utilization_text
+from planner.decision import INFINITE_TEXT, MONTHS_NEVER, UTIL_INFINITE, utilization_text
 from planner.excel.values import XlError
 from planner.scenario import Scenario
 from planner.template.inputs import catalog_inputs, scenario_inputs
@@ -322,8 +322,8 @@ def render_text(report: SizingReport) -> str:
                          f"sustainable {_fmt(res['sustainable_rate'])} req/s per replica")
         lines.append(f"  monthly cost ${_fmt(r.monthly_cost_usd)} "
                      f"(without caching ${_fmt(r.monthly_cost_no_cache_usd)})")
-        if isinstance(r.max_utilization, float) and r.max_utilization >= SLO_UNREACHABLE:
-            lines.append(f"  binding: {_fmt(r.binding)} {UNREACHABLE_TEXT}: the latency SLOs are missed even at "
+        if isinstance(r.max_utilization, float) and r.max_utilization >= UTIL_INFINITE:
+            lines.append(f"  binding: {_fmt(r.binding)} {INFINITE_TEXT}: the latency SLOs are missed even at "
                          "light load on this fleet, so no replica count meets them (see Fleet options)")
         else:
             lines.append(f"  binding: {_fmt(r.binding)} at {_fmt(r.max_utilization, pct=True)}; headroom "

@@ -16,7 +16,7 @@ from planner import template as ts
 from planner.template import styling
 from planner.validate.checks import validate_file
 
-UTIL = '[>=1000000000]"\u221e";0%'  # a utilization: infinity at SLO_UNREACHABLE (10^9), a percentage below
+UTIL = '[>=1000000000]"\u221e";0%'  # a utilization: infinity at UTIL_INFINITE (10^9), a percentage below
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "samples" / "seed.xlsm"
@@ -49,7 +49,7 @@ def test_every_computed_utilization_shows_as_a_percentage(seed: openpyxl.Workboo
         for col in t.columns:
             if col.formula is not None and col.key.endswith(("_util", "_share")):
                 cell = seed[t.sheet][t.cell(col.key, 0)]
-                # a utilization can hold SLO_UNREACHABLE (10^9, a fleet whose SLOs no load meets): shown as infinity
+                # a utilization can hold UTIL_INFINITE (10^9, a fleet whose SLOs no load meets): shown as infinity
                 want = UTIL if col.key.endswith("_util") else "0%"
                 assert cell.number_format == want, (t.name, col.key, cell.number_format)
                 seen += 1

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from planner.decision import SLO_UNREACHABLE, scale_utilization
+from planner.decision import UTIL_INFINITE, scale_utilization
 from planner.forecast.growth import units_needed
 from planner.limits import MULTIPLYING_SCOPES, poisson_burst_factor
 
@@ -206,7 +206,7 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
     >>> m.max_util, m.binding, m.action, round(m.util_after, 6)
     (1.2, 'api ITPM', 'api: keys 2 -> 3 (ITPM 120% -> 80%)', 0.8)
 
-    A fleet whose SLOs no load meets (LOAD at :data:`planner.decision.SLO_UNREACHABLE`): no step sizes replicas.
+    A fleet whose SLOs no load meets (LOAD at :data:`planner.decision.UTIL_INFINITE`): no step sizes replicas.
 
     >>> f = Backend(name="gpu", kind="fleet", top_route="chat", linear_util=1e9, binding="LOAD", units=4,
     ...             load_util=1e9, step_usd=9000.0)
@@ -233,9 +233,9 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
             after_worst = max(after_worst, u)
             per_backend.append(BackendMonth(name=b.name, max_util=u, binding=label, action="none", action_usd=0.0))
             continue
-        if b.kind == "fleet" and b.load_util >= SLO_UNREACHABLE:
+        if b.kind == "fleet" and b.load_util >= UTIL_INFINITE:
             # the SLOs are missed even at light load: replicas lower the load, never the latency of a lone request
-            steps.append(f"{b.name}: its latency SLOs are missed at any load (LOAD unreachable), so no replica "
+            steps.append(f"{b.name}: its latency SLOs are missed at any load (LOAD infinite), so no replica "
                          "count relieves it: another fleet (Options) or looser SLOs")
             after_worst = max(after_worst, u)
         elif b.kind == "fleet":

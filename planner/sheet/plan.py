@@ -145,9 +145,10 @@ def BACKEND_ARGMAX(backend, backends, values, labels):
 
 
 @sheet_function(
-    summary="A fleet's utilization with one replica lost (N+1): u x R / (R - 1).",
+    summary="A fleet's utilization with one replica lost (N+1): u x R / (R - 1); one replica: infinite (1E9) "
+    "unless idle.",
     args=(Arg(name="utilization", unit="fraction", help="The fleet's utilization with every replica up"),
-          Arg(name="replicas", unit="count", help="Replicas of the fleet (at least 2)")),
+          Arg(name="replicas", unit="count", help="Replicas of the fleet (at least 1)")),
     returns="fraction",
     category="Plan",
     example="=N_PLUS_ONE_UTILIZATION(0.7, 4) -> 0.9333333333333332",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.decision import SLO_UNREACHABLE
+from planner.decision import UTIL_INFINITE
 from planner.defaults import DEFAULT_BLOCK_SIZE
 from planner.demand import MINUTES_PER_DAY
 from planner.excel.expr import Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
@@ -188,9 +188,9 @@ FAILOVER_REF = Table(name="tblFailover", sheet="Failover", rows=ROUTE_ROWS,
                      columns=tuple(C(key=k, header=k, help=k) for k in FAILOVER_KEYS))
 
 UTIL_FMT = "0.00"
-UNREACHABLE = SLO_UNREACHABLE
+UNREACHABLE = UTIL_INFINITE
 """What LOAD holds when no load meets the route's SLOs (the sustainable rate is 0):
-:data:`planner.decision.SLO_UNREACHABLE`, shown as ``unreachable``; LOAD then binds, the headroom is 0 and the status
+:data:`planner.decision.UTIL_INFINITE`, shown as the infinity sign; LOAD then binds, the headroom is 0 and the status
 BREACH."""
 
 

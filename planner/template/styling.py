@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from planner.decision import SLO_UNREACHABLE, UNREACHABLE_CELL
+from planner.decision import INFINITE_CELL, UTIL_INFINITE
 from planner.excel.tables import Column, Table
 
 PERCENT = "0%"
@@ -40,7 +40,7 @@ def is_percent(col: Column) -> bool:
 
 
 def holds_utilization(col: Column) -> bool:
-    """A utilization (``util`` is one of the key's words): it can hold :data:`planner.decision.SLO_UNREACHABLE`.
+    """A utilization (``util`` is one of the key's words): it can hold :data:`planner.decision.UTIL_INFINITE`.
 
     >>> from planner.excel.tables import Column
     >>> [holds_utilization(Column(key=k, header="", help="")) for k in ("load_util", "util_after", "kv_share")]
@@ -50,19 +50,20 @@ def holds_utilization(col: Column) -> bool:
 
 
 def util_format(percent: str) -> str:
-    """A utilization's format: the infinity sign for :data:`planner.decision.SLO_UNREACHABLE` (a fleet whose latency
+    """A utilization's format: the infinity sign for :data:`planner.decision.UTIL_INFINITE` (a fleet whose latency
     SLOs are missed at any load) and above, ``percent`` below (Excel and LibreOffice number-format conditions).
 
     >>> util_format("0%") == '[>=1000000000]"\u221e";0%'
     True
     """
-    return f'[>={SLO_UNREACHABLE:.0f}]"{UNREACHABLE_CELL}";{percent}'
+    return f'[>={UTIL_INFINITE:.0f}]"{INFINITE_CELL}";{percent}'
 
 
 
-UTIL_AXIS = f'[>={SLO_UNREACHABLE:.0f}]"{UNREACHABLE_CELL}";[>=100]"";0%'
-"""A chart's utilization axis: the infinity sign at :data:`planner.decision.SLO_UNREACHABLE`, no label between 100
-(10,000%) and it (one unreachable fleet would otherwise label the axis in billions of percent), a percentage below."""
+UTIL_AXIS = f'[>={UTIL_INFINITE:.0f}]"{INFINITE_CELL}";[>=100]"";0%'
+"""A chart's utilization axis: the infinity sign at :data:`planner.decision.UTIL_INFINITE`, no label between 100
+(10,000%) and it (one infinite utilization would otherwise label the axis in billions of percent), a percentage
+below."""
 
 
 def is_money(header: str) -> bool:
