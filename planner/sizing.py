@@ -341,7 +341,8 @@ def render_text(report: SizingReport) -> str:
     lines.append("")
     lines += _render_options(report.fleet_options)
     for label, v in report.totals.items():
-        lines.append(f"{label}: {_fmt(v)}")
+        infinite = isinstance(v, float) and v >= UTIL_INFINITE
+        lines.append(f"{label}: {INFINITE_TEXT if infinite else _fmt(v)}")
     lines.extend(render_whatif(report))
     return "\n".join(lines)
 
@@ -360,9 +361,13 @@ def _render_options(options: tuple[FleetOption, ...]) -> list[str]:
     for name in fleets:
         rows = [o for o in options if o.fleet == name]
         now = rows[0].cells
+        ttft, tpot = now["ttft_slo_s"], now["tpot_slo_s"]
+        # 0: no latency SLO on the fleet (bulk routes only), sized at its throughput
+        within = ("at the offline maximum (bulk: no latency SLO)" if ttft == 0 and tpot == 0
+                  else f"within TTFT {_fmt(ttft)} s, TPOT {_fmt(tpot)} s")
         lines.append(f"Fleet options for {name} (now {_count(now['gpus_now'])} GPUs, "
                      f"${_fmt(now['cost_now_monthly_usd'])}/month; sized for {_fmt(now['sized_qps'])} req/s "
-                     f"within TTFT {_fmt(now['ttft_slo_s'])} s, TPOT {_fmt(now['tpot_slo_s'])} s):")
+                     f"{within}):")
         for o in rows:
             label = f"on {o.only_gpu}" if o.only_gpu else f"#{_fmt(o.rank)}"
             if isinstance(o.gpu, str) and o.disaggregated is not None:

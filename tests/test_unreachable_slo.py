@@ -91,7 +91,7 @@ def test_the_forecast_takes_no_replica_step_and_keeps_it_unreachable(tight: tupl
 def test_the_text_report_says_unreachable_and_no_refusal_text(tight: tuple[Path, dict]) -> None:
     text = _planner("size", str(tight[0]), "--months", "12").stdout
     assert "LOAD infinite: the latency SLOs are missed even at light load" in text
-    assert "Highest utilization [x]: 1000000000" in text or "Highest utilization [x]: 1.00G" in text
+    assert "Highest utilization [x]: infinite" in text and "Worst outage [x]: infinite" in text
     for bad in ("got 0, expected > 0", "#DIV/0!", "#VALUE!", "%  llama70b"):
         assert bad not in text, bad
 
