@@ -37,11 +37,11 @@ def utilization_text(utilization: float, *, decimals: int = 1) -> str:
     return INFINITE_TEXT if utilization >= UTIL_INFINITE else f"{utilization:.{decimals}%}"
 
 
-def scale_utilization(utilization: float, factor: float) -> float:
+def scale_utilization(utilization: float, *, factor: float) -> float:
     """A utilization with demand (or capacity) scaled by ``factor``; :data:`UTIL_INFINITE` stays as it is (demand
     on no capacity, more or less of it).
 
-    >>> scale_utilization(0.5, 2.0), scale_utilization(UTIL_INFINITE, 0.5) == UTIL_INFINITE
+    >>> scale_utilization(0.5, factor=2.0), scale_utilization(UTIL_INFINITE, factor=0.5) == UTIL_INFINITE
     (1.0, True)
     """
     return utilization if utilization >= UTIL_INFINITE else utilization * factor
@@ -311,4 +311,4 @@ def n_plus_one_utilization(utilization: float, *, replicas: float) -> float:
     r = check_number("replicas", replicas, minimum=1, integer=True)
     if r < 2:
         return UTIL_INFINITE if u > 0 else 0.0
-    return scale_utilization(u, r / (r - 1))
+    return scale_utilization(u, factor=r / (r - 1))

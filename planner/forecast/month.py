@@ -119,7 +119,7 @@ def linear_util(b: Backend, x: float) -> tuple[float, str]:
     (1.2, 'BURST')
     """
     if b.burst_rpm <= 0 or b.burst_util <= 0:
-        return scale_utilization(b.linear_util, x), b.binding
+        return scale_utilization(b.linear_util, factor=x), b.binding
     burst = _burst(b, x)
     rest = b.limit_util * x
     return (burst, "BURST") if burst > rest else (rest, b.limit_binding or b.binding)
@@ -141,7 +141,7 @@ def _fleet_at(b: Backend, x: float, replicas: int,
     if not slo:
         return kv, (0.0, "")
     if got is None:  # saturated: the load utilization, at least 1 (Results' rule)
-        return kv, (max(scale_utilization(b.load_util, x * b.units / replicas), 1.0), "TTFT")
+        return kv, (max(scale_utilization(b.load_util, factor=x * b.units / replicas), 1.0), "TTFT")
     ttft, tpot = got
     u_ttft = ttft / b.ttft_slo_s if b.ttft_slo_s else 0.0
     u_tpot = tpot / b.tpot_slo_s if b.tpot_slo_s else 0.0
@@ -152,11 +152,11 @@ def _fleet_linear(b: Backend, x: float, replicas: int, kv: tuple[float, str] | N
     """A fleet's highest utilization of KV, COMPUTE and LOAD (Results' order): KV through :func:`kv_util`, the
     others linear in demand and in 1 / replicas. Without a KV split: the month-1 highest, linear."""
     if kv is None:
-        return scale_utilization(b.linear_util, x * b.units / replicas), b.binding
+        return scale_utilization(b.linear_util, factor=x * b.units / replicas), b.binding
     best = kv
     for u, label in ((b.compute_util, "COMPUTE"), (b.load_util, "LOAD")):
-        if scale_utilization(u, x * b.units / replicas) > best[0]:
-            best = (scale_utilization(u, x * b.units / replicas), label)
+        if scale_utilization(u, factor=x * b.units / replicas) > best[0]:
+            best = (scale_utilization(u, factor=x * b.units / replicas), label)
     return best
 
 
