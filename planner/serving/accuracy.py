@@ -130,9 +130,6 @@ BENCH_SERVING_RANDOM = True
 CROSS_RUN_CACHE = True
 """... and with the prompts an earlier run of the same workload sent still in SGLang's radix cache."""
 
-CLOSED_REPLAY = True
-"""Every other finite closed-loop run (``num_prompts`` known) replayed step by step with its published mean lengths
-(Q8'' with uniform lengths) instead of the steady state blended with the first wave's burst."""
 
 COOKBOOK_PREVIOUS_RUN = {16: 10, 64: 80, 100: 80}
 """Prompts of the run before a cookbook run of ``--max-concurrency N``: each workload's sections run Low (1 client,
@@ -351,10 +348,9 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
     if trace:  # the harness's own prompts: the replica is built for their mean length
         kwargs["input_tokens"] = sum(trace[0][1]) / len(trace[0][1])
         kwargs["trace"] = trace
+    # every other finite closed-loop run (num_prompts known) is replayed by the API itself with uniform lengths
+    # (performance(..., concurrency=N, num_prompts=P), Q8''), as the library and calibrate-bench answer it
     lengths = bench_serving_lengths(point) if mode == "closed" and replicas == 1 else None
-    if not lengths and CLOSED_REPLAY and mode == "closed" and replicas == 1 and n_prompts and conc:
-        p_n = int(n_prompts)
-        lengths = ([max(int(round(i)), 1)] * p_n, [max(int(round(o)), 1)] * p_n)
     if lengths:
         kwargs["lengths"] = lengths
     try:

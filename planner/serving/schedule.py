@@ -270,20 +270,6 @@ def closed_loop(load: Load, *, clients: float) -> tuple[State, float]:
     return st, 0.0
 
 
-def burst_ttft_s(load: Load, *, clients: float) -> float:
-    """Mean TTFT of the first ``clients`` requests of a closed-loop run, which all arrive at once: their prompts
-    fill prefill steps of the whole budget, the ``k``-th done after ``k·I_u/budget`` of them:
-    ``o_ttft + t_full·(N·I_u/budget + 1)/2`` with ``t_full`` one step of ``min(budget, N·I_u)`` prompt tokens.
-    A run of ``P`` prompts averages it with the steady TTFT in the proportion ``N/P`` (``vllm bench serve``
-    starts all ``--max-concurrency`` requests together).
-    """
-    cal, sched, iu = load.calibration, load.schedule, load.input_tokens
-    n = min(clients, max(load.max_running, 1.0))
-    tokens = min(float(sched.budget_tokens), n * iu)
-    t_full = step_time_s(load.replica, cal, decode_seqs=0.0, prefill_tokens=tokens, prefill_seqs=tokens / iu)
-    return load.replica.ttft_fixed_s + 0.5 * t_full * (n * iu / tokens + 1.0)
-
-
 def one_shot_batch(load: Load, *, prompts: float) -> State:
     """All ``prompts`` submitted at once and admitted together (an offline run with ``num_prompts`` within the
     running cap): their prompts fill whole-budget prefill steps, then all decode together (Q7)::
@@ -428,7 +414,8 @@ def trace_closed_run(load: Load, *, clients: int, input_tokens: list[int], outpu
         a_i = 0 (i < N),   a_{N+k} = t(k-th completion),   TTFT_i = o_ttft + t(first token_i) − a_i,
         TPOT_i = (t(last)_i − t(first)_i)/(O_i − 1) for O_i > 1,   X = n / t(last completion)
 
-    With equal lengths this is the burst-then-steady run that :func:`burst_ttft_s` approximates.
+    With equal lengths (:func:`planner.serving.api.uniform_lengths`) this is what ``performance(...,
+    concurrency=N, num_prompts=P)`` answers for any finite closed-loop run.
 
     >>> from planner.catalog import get_gpu, get_model
     >>> from planner.serving.calibration import DERIVED
