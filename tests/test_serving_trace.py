@@ -340,3 +340,31 @@ def test_closed_replay_with_as_many_prompts_as_clients_is_one_wave():
                           calibration=DERIVED)
     assert offline.ttft_s == pytest.approx(res.ttft_s, rel=1e-9)
     assert offline.requests_per_s == pytest.approx(res.requests_per_s, rel=1e-9)
+
+
+# --- Q4': a prefill step's token reaches the client after the next step is launched (vLLM V0, SGLang) ------------
+
+def _engine_load(engine: str):
+    r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=201, input_tokens=200,
+                      engine=engine, calibration=DERIVED)
+    s = sch.EngineSchedule(engine=engine, budget_tokens=8192, max_num_seqs=1024, mixed=engine == "vllm",
+                           source="test")
+    return r, sch.Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=200, output_tokens=3,
+                       max_running=64)
+
+
+@pytest.mark.parametrize(("engine", "deferred"), [("vllm-v0", True), ("sglang", True), ("vllm", False),
+                                                  ("trtllm", False)])
+def test_first_token_waits_for_the_next_step_launch_on_deferred_engines(engine, deferred):
+    """One request alone: its first token is sampled at the end of its prefill step ``t1``; vLLM V0 (async output
+    processing) and SGLang (overlap scheduler) process that output only once the next step (one decoding
+    sequence) is scheduled and launched, i.e. after that step's fixed part ``o_engine + o_seq·1`` (DERIVED: 1.5 ms +
+    50 us for V0, 0.5 ms + 10 us for SGLang); vLLM V1 and TensorRT-LLM hand it out at ``t1``."""
+    r, load = _engine_load(engine)
+    t1 = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=200, prefill_seqs=1)
+    by_hand = {"vllm-v0": 1.5e-3 + 50e-6, "sglang": 0.5e-3 + 10e-6}.get(engine, 0.0) if deferred else 0.0
+    run = sch.trace_open_run(load, runs=[([0.0], [200])])
+    assert run.ttft_s == pytest.approx(r.ttft_fixed_s + t1 + by_hand, rel=1e-9)
+    # the steady state of one closed-loop client says the same (no queue, no step in flight)
+    st, _ = sch.closed_loop(load, clients=1)
+    assert st.ttft_s == pytest.approx(r.ttft_fixed_s + t1 + by_hand, rel=1e-3)  # bisection resolution

@@ -614,6 +614,21 @@ CHANGES_NEXT = (
     "- Net effect of the last four items on the held-out split: TPOT 20% to 20%, TTFT 35% to 37%, output tok/s "
     "17% to 16%, ±25% share 57% to 56%: no target moved closer except output tok/s by one point; the targets (15%, "
     "25%, 15%, 70%) are still missed.",
+    "- **One closed-loop method** (session 8): `performance(..., concurrency=N, num_prompts=P)` itself replays the "
+    "finite run step by step (Q8'' with uniform lengths, `uniform_lengths`) instead of blending the steady state "
+    "with the first wave's burst, so the library, `planner calibrate-bench` and these tables answer a run the same "
+    "way (the tables now take the API's answer; no point moved: every figure above was unchanged by it).",
+    "- **The first token's delivery** (session 8, docs/serving.md Q4'): vLLM V0's asynchronous output processing "
+    "and SGLang's overlap scheduler hand a prefill step's token to the client only after the next step is "
+    "scheduled and launched, so TTFT gains that step's fixed part (S2's `o_engine + o_tp·log2(tp·pp) + "
+    "o_seq·(d + 1)`, no new constant). Diagnosed on the training split only (`tools/serving_residuals --split "
+    "train`): one-client runs of vLLM V0 over-predicted (H200 28 ms measured, 50 ms predicted) while loaded runs "
+    "were under-predicted, one fixed TTFT cost absorbing both. Rule set before the held-out figures were read: keep "
+    "it if, refitted, it lowers the training loss. `tools/serving_fit --warm --rounds 1` with it: training loss "
+    "0.3204 to 0.3185 (a second round moved nothing); only vLLM V0's TTFT overhead moved, 38 to 15 ms. Kept. Held "
+    "out: TTFT 37% to 35%, ±25% share 56% to 57%, TPOT 20% and output tok/s 16% unchanged; on the training split "
+    "the median TTFT error stayed at 36% (AccelMark's 39% to 42%: the fit lowers the mean log error, not every "
+    "median). The targets (TTFT 25%, TPOT and tok/s 15%, 70% within ±25%) are still missed.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 

@@ -289,7 +289,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     else:
         st = peak = sch.max_throughput(s.load)
         mode = "offline"
-        st = sch.State(**{**st.__dict__, "ttft_s": s.calibration.ttft_fixed_s(s.engine) + st.ttft_service_s})
+        st = sch.State(**{**st.__dict__, "ttft_s": s.calibration.ttft_fixed_s(s.engine) + st.ttft_service_s
+                          + sch.first_token_delay_s(s.load.replica, decode_seqs=st.decode_batch)})
     return _result(s, st, mode=mode, saturated=False, wait=wait, peak=peak)
 
 

@@ -12,6 +12,8 @@ uncached prompt tokens and ``O`` output tokens each (``O−1`` decode steps afte
     d   = X·(O−1)·τ                     decoding sequences, Little's law                                      (Q3)
     TTFT = o_ttft + a·t_d/2 + a·W_q + ceil(I_u / (budget − d))·t_m,   W_q = ρ·s / (2(1−ρ)), ρ = S_m·t_m,
            s = t_m·I_u/p_m (M/D/1 wait for the prefill share of the engine)                                  (Q4)
+    TTFT += o_engine + o_tp·log2(tp·pp) + o_seq·(a·d + 1)   vLLM V0 and SGLang: the first token leaves after the
+           next step is launched (:func:`first_token_delay_s`)                                              (Q4')
 
 ``a`` is the share of arrivals a request sees from others: 1 for Poisson arrivals (PASTA), ``(N−1)/N`` for ``N``
 closed-loop clients (a client's own next prompt arrives only after its request is done).
@@ -41,6 +43,32 @@ from planner.serving.step import Replica, step_time_s
 
 BISECTION_STEPS = 36
 """Bisection steps over the decode batch (resolution ``2^-36`` of the range)."""
+
+DEFERRED_FIRST_TOKEN = frozenset({"vllm-v0", "sglang"})
+"""Engines that hand out a step's sampled tokens only after the next step is scheduled and launched (Q4'):
+vLLM V0's async output processing (``use_async_output_proc``, on by default since 0.6: the model runner calls
+``async_callback`` to process the previous step's outputs once the current step's forward is launched) and
+SGLang's overlap scheduler (``event_loop_overlap``, the default: ``process_batch_result`` of batch ``n`` runs after
+batch ``n+1`` is scheduled and launched). vLLM V1 and TensorRT-LLM's C++ executor return a step's outputs when it
+ends."""
+
+
+def first_token_delay_s(r: Replica, *, decode_seqs: float) -> float:
+    """The wait between the end of the step that samples a request's first token and its delivery (Q4'): on an
+    engine of :data:`DEFERRED_FIRST_TOKEN`, the fixed (CPU) part of the next step, which carries ``decode_seqs``
+    sequences (S2: ``o_engine + o_tp·log2(tp·pp) + o_seq·d``); 0 on the others.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=400, input_tokens=300,
+    ...                   engine="vllm-v0", calibration=DERIVED)
+    >>> round(first_token_delay_s(r, decode_seqs=10) * 1e3, 3)  # 1.5 ms + 10 x 50 us
+    2.0
+    """
+    if r.engine not in DEFERRED_FIRST_TOKEN:
+        return 0.0
+    return r.fixed_s + r.seq_s * max(decode_seqs, 1.0)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,7 +202,8 @@ def state(load: Load, *, d: float) -> State:
     valid = rho < 1.0 and d <= load.max_running
     if valid:
         wait = load.others * rho * (t_m * iu / p_m) / (2.0 * (1.0 - rho))
-        ttft = load.replica.ttft_fixed_s + load.others * 0.5 * t_d * min(d, 1.0) + wait + service
+        ttft = (load.replica.ttft_fixed_s + load.others * 0.5 * t_d * min(d, 1.0) + wait + service
+                + first_token_delay_s(r, decode_seqs=load.others * d + 1.0))
     else:
         ttft = math.inf
     running = d + x * service
@@ -538,7 +567,9 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
                         arrivals_s[released] = t
                         released += 1
         if finished:
-            ttfts.extend((o_ttft + t - arrivals_s[i], 1.0) for i in range(done_prefill, j))
+            after = decode + sum(1 for i in range(done_prefill, j) if (o1s[i] if o1s is not None else o1) > 0)
+            delay = first_token_delay_s(r, decode_seqs=after)
+            ttfts.extend((o_ttft + t + delay - arrivals_s[i], 1.0) for i in range(done_prefill, j))
             if o1s is None:
                 groups = [(o1, finished)]
             else:
