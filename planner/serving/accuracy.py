@@ -629,6 +629,21 @@ CHANGES_NEXT = (
     "out: TTFT 37% to 35%, ±25% share 56% to 57%, TPOT 20% and output tok/s 16% unchanged; on the training split "
     "the median TTFT error stayed at 36% (AccelMark's 39% to 42%: the fit lowers the mean log error, not every "
     "median). The targets (TTFT 25%, TPOT and tok/s 15%, 70% within ±25%) are still missed.",
+    "- **Prompt steps without CUDA graphs** (session 8, docs/serving.md section 1, new constant "
+    "`eager_layer_floor_s`): vLLM V0 and SGLang replay CUDA graphs only for decode batches, so a step with prompt "
+    "tokens launches every kernel from Python and takes at least `L·f_eager` (MoE layers twice). Prompted by the "
+    "training split's SGLang one-client runs (fixed TTFT part 34 ms for gpt-oss-120b, 100-166 ms for the deep "
+    "DeepSeek-R1 and Qwen3-235B). The 1% rule for a new constant, compared at the same fitting step as the "
+    "baseline (converged at 0.3185): 0.3144 with it, −1.3%, kept. Moved: `eager_layer_floor_s` 0.41 ms, SGLang's "
+    "TTFT overhead 149 to 93 ms, per-sequence step cost 105 to 66 µs, fixed step cost 19 to 48 µs; vLLM V0's "
+    "per-sequence step cost 142 to 89 µs. Training TTFT 36% to 34% (SGLang cookbook 37% to 28%). Held out, read "
+    "after the decision: TTFT 35% to 41%, output tok/s 16% to 15%, TPOT 20%, ±25% share 57% to 56%. A finer "
+    "extra round was run on the way and its held-out figures seen (TTFT 39%); it was not published because it "
+    "refitted vLLM V1's step cost at a step size the baseline never had and moved the seed plan (docs/serving.md "
+    "section 4 says so).",
+    "- Net effect of session 8 on the held-out split: TPOT 20% to 20%, TTFT 37% to 41%, output tok/s 16% to 15%, "
+    "±25% share 56% to 56%. Output tok/s (14.8% unrounded) meets its 15% target; the TTFT target (25%) is further "
+    "away than before; TPOT (15%) and the ±25% share (70%) are still missed.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
