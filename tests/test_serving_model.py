@@ -157,3 +157,22 @@ def test_one_shot_offline_batch_prefills_everything_first():
     # 64 prompts of 2,000 tokens = 128,000 prompt tokens: at least 2 * 6.98e9 * 128,000 / 989e12 = 1.8 s of prefill
     # at 100% of peak before any decode, so 64 x 100 tokens take longer than that
     assert runs[-1].e2e_s > 2 * (8.03e9 - 2 * 128256 * 4096) * 128000 / 989e12
+
+
+@pytest.mark.parametrize(("model", "layers", "moe"), [("llama-3.1-8b", 32, False), ("mixtral-8x7b", 32, True)])
+def test_prompt_steps_without_cuda_graphs_take_the_eager_layer_floor(model, layers, moe):
+    """vLLM V0 and SGLang run a step that carries prompt tokens eagerly (CUDA graphs for decode-only batches only):
+    with 1 ms per layer its compute part is at least ``L x 1 ms`` (32 ms; 64 ms for an MoE model, whose layers count
+    twice), well above 16 GB of weights read in ~6 ms; a decode-only step, and vLLM V1's prompt step, keep the
+    graphed floor."""
+
+    cal = DERIVED.replace(eager_layer_floor_s=1e-3)
+    floor = layers * 1e-3 * (2 if moe else 1)
+    for engine in ("sglang", "vllm-v0"):
+        r = build_replica(get_model(model), H100, context_tokens=100, input_tokens=8, engine=engine,
+                          calibration=cal)
+        assert step_parts(r, cal, decode_seqs=0, prefill_tokens=8, prefill_seqs=1)[1] == pytest.approx(floor)
+        assert step_parts(r, cal, decode_seqs=1)[1] < floor
+    v1 = build_replica(get_model(model), H100, context_tokens=100, input_tokens=8, engine="vllm",
+                       calibration=cal)
+    assert step_parts(v1, cal, decode_seqs=0, prefill_tokens=8, prefill_seqs=1)[1] < floor

@@ -245,3 +245,126 @@ def test_performance_replays_a_closed_run_with_known_lengths():
     assert res.output_tokens_per_s == pytest.approx(res.requests_per_s * 200, rel=1e-12)
     two = performance("llama-3.1-70b", "h100-sxm", tp=2, pp=2, lengths=(ins, outs), **kw)
     assert two.mode == "closed-trace" and two.requests_per_s > 0 and math.isfinite(two.ttft_s)
+
+
+# --- one closed-loop method: the API's finite closed loop is the replay (Q8'') --------------------------------------
+
+def _closed_points() -> list[dict]:
+    out = []
+    for path in sorted((ROOT / "tests" / "data" / "serving").glob("*.json")):
+        out += [p for p in json.loads(path.read_text())["points"]
+                if p["mode"] == "closed" and p.get("num_prompts") and p.get("concurrency")]
+    return out
+
+
+@pytest.mark.parametrize("point_id", [
+    "vllm-blog-fp8-kvcache/llama-3.1-8b/h100-sxmx1/20000-2000/c8/kv-fp8",  # published medians
+    "vllm-blog-fp8-kvcache/llama-3.1-8b/h100-sxmx1/20000-2000/c8/kv-bf16",
+])
+def test_the_api_answers_a_finite_closed_run_as_the_accuracy_tables_do(point_id):
+    """``performance(..., concurrency=N, num_prompts=P)`` (the library, and ``planner calibrate-bench``, which
+    predicts through :func:`accuracy.predict`) gives the accuracy tables' answer for the same point to 1e-12, and
+    that answer is the replay of ``P`` requests of the point's lengths (written out here, not taken from the API)."""
+    from planner.serving.api import default_calibration, performance
+
+    point = next(p for p in _closed_points() if p["id"] == point_id)
+    cal = default_calibration()
+    row = accuracy.predict(point, calibration=cal)
+    kw = dict(engine="vllm", weight_dtype="auto", kv_cache_dtype=point["kv_cache_dtype"] or "auto",
+              input_tokens=point["input_tokens"], output_tokens=point["output_tokens"],
+              concurrency=point["concurrency"], calibration=cal, latency_stat="median")
+    api = performance(point["model"], point["gpu"], num_prompts=point["num_prompts"], **kw)
+    assert api.mode == "closed-trace"
+    p, i, o = point["num_prompts"], point["input_tokens"], point["output_tokens"]
+    by_hand = performance(point["model"], point["gpu"], lengths=([i] * p, [o] * p), **kw)
+    for metric, value in (("tpot", api.tpot_s), ("ttft", api.ttft_s), ("otps", api.output_tokens_per_s)):
+        assert value == pytest.approx(row.predicted[metric], rel=1e-12, abs=0)
+    assert (api.tpot_s, api.ttft_s, api.output_tokens_per_s) == (by_hand.tpot_s, by_hand.ttft_s,
+                                                                 by_hand.output_tokens_per_s)
+    # without num_prompts the same call is the steady state (what the template asks), not the replay
+    assert performance(point["model"], point["gpu"], **kw).mode == "closed"
+
+
+def test_every_finite_closed_point_is_the_apis_replay():
+    """No closed-loop point with a published prompt count is answered by the steady state."""
+    from planner.serving.api import default_calibration
+
+    cal = default_calibration()
+    for point in _closed_points():
+        row = accuracy.predict(point, calibration=cal)
+        assert row is None or row.note.startswith(("closed run replayed", "not modelled", "published TPOT")), \
+            (point["id"], row.note)
+
+
+def _api_replica(input_tokens: float, output_tokens: float):
+    """The replica :func:`planner.serving.api.performance` builds for Llama-3.1-8B on one H100 (vLLM V1, BF16)."""
+    return build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"),
+                         context_tokens=input_tokens + output_tokens / 2, input_tokens=input_tokens,
+                         cached_tokens=0.0, engine="vllm", calibration=DERIVED)
+
+
+def test_closed_replay_with_one_client_has_no_queue():
+    """N = 1: each request starts when the previous one ends, on an idle engine: its prompt in one step of 1,000
+    tokens, then 99 decode steps of one sequence. TTFT = o_ttft + t(0, 1000), TPOT = t_d(1),
+    X = 1/(t(0, 1000) + 99·t_d(1)), whatever the number of prompts."""
+    from planner.serving.api import performance
+
+    r = _api_replica(1000, 100)
+    t_pre = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=1000, prefill_seqs=1)
+    t_d = step_time_s(r, DERIVED, decode_seqs=1)
+    for prompts in (1, 5, 40):
+        res = performance("llama-3.1-8b", "h100-sxm", input_tokens=1000, output_tokens=100, concurrency=1,
+                          num_prompts=prompts, calibration=DERIVED)
+        assert res.mode == "closed-trace" and res.admission_wait_s == 0.0
+        assert res.ttft_s == pytest.approx(r.ttft_fixed_s + t_pre, rel=1e-9)
+        assert res.tpot_s == pytest.approx(t_d, rel=1e-9)
+        assert res.requests_per_s == pytest.approx(1 / (t_pre + 99 * t_d), rel=1e-9)
+        assert res.e2e_s == pytest.approx(r.ttft_fixed_s + t_pre + 99 * t_d, rel=1e-9)
+
+
+def test_closed_replay_with_as_many_prompts_as_clients_is_one_wave():
+    """P = N = 6: all six prompts (6 x 1,000 tokens, within vLLM's 8,192-token budget on an H100) are prefilled in
+    one step, then 99 decode steps of six sequences: TTFT = o_ttft + t(0, 6000; 6 prompts), TPOT = t_d(6),
+    X = 6/(t(0, 6000) + 99·t_d(6)); the one-shot offline batch (Q7) says the same."""
+    from planner.serving.api import performance
+
+    r = _api_replica(1000, 100)
+    t_pre = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=6000, prefill_seqs=6)
+    t_d = step_time_s(r, DERIVED, decode_seqs=6)
+    res = performance("llama-3.1-8b", "h100-sxm", input_tokens=1000, output_tokens=100, concurrency=6,
+                      num_prompts=6, calibration=DERIVED)
+    assert res.ttft_s == pytest.approx(r.ttft_fixed_s + t_pre, rel=1e-9)
+    assert res.tpot_s == pytest.approx(t_d, rel=1e-9)
+    assert res.requests_per_s == pytest.approx(6 / (t_pre + 99 * t_d), rel=1e-9)
+    offline = performance("llama-3.1-8b", "h100-sxm", input_tokens=1000, output_tokens=100, num_prompts=6,
+                          calibration=DERIVED)
+    assert offline.ttft_s == pytest.approx(res.ttft_s, rel=1e-9)
+    assert offline.requests_per_s == pytest.approx(res.requests_per_s, rel=1e-9)
+
+
+# --- Q4': a prefill step's token reaches the client after the next step is launched (vLLM V0, SGLang) ------------
+
+def _engine_load(engine: str):
+    r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=201, input_tokens=200,
+                      engine=engine, calibration=DERIVED)
+    s = sch.EngineSchedule(engine=engine, budget_tokens=8192, max_num_seqs=1024, mixed=engine == "vllm",
+                           source="test")
+    return r, sch.Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=200, output_tokens=3,
+                       max_running=64)
+
+
+@pytest.mark.parametrize(("engine", "deferred"), [("vllm-v0", True), ("sglang", True), ("vllm", False),
+                                                  ("trtllm", False)])
+def test_first_token_waits_for_the_next_step_launch_on_deferred_engines(engine, deferred):
+    """One request alone: its first token is sampled at the end of its prefill step ``t1``; vLLM V0 (async output
+    processing) and SGLang (overlap scheduler) process that output only once the next step (one decoding
+    sequence) is scheduled and launched, i.e. after that step's fixed part ``o_engine + o_seq·1`` (DERIVED: 1.5 ms +
+    50 us for V0, 0.5 ms + 10 us for SGLang); vLLM V1 and TensorRT-LLM hand it out at ``t1``."""
+    r, load = _engine_load(engine)
+    t1 = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=200, prefill_seqs=1)
+    by_hand = {"vllm-v0": 1.5e-3 + 50e-6, "sglang": 0.5e-3 + 10e-6}.get(engine, 0.0) if deferred else 0.0
+    run = sch.trace_open_run(load, runs=[([0.0], [200])])
+    assert run.ttft_s == pytest.approx(r.ttft_fixed_s + t1 + by_hand, rel=1e-9)
+    # the steady state of one closed-loop client says the same (no queue, no step in flight)
+    st, _ = sch.closed_loop(load, clients=1)
+    assert st.ttft_s == pytest.approx(r.ttft_fixed_s + t1 + by_hand, rel=1e-3)  # bisection resolution

@@ -130,9 +130,6 @@ BENCH_SERVING_RANDOM = True
 CROSS_RUN_CACHE = True
 """... and with the prompts an earlier run of the same workload sent still in SGLang's radix cache."""
 
-CLOSED_REPLAY = True
-"""Every other finite closed-loop run (``num_prompts`` known) replayed step by step with its published mean lengths
-(Q8'' with uniform lengths) instead of the steady state blended with the first wave's burst."""
 
 COOKBOOK_PREVIOUS_RUN = {16: 10, 64: 80, 100: 80}
 """Prompts of the run before a cookbook run of ``--max-concurrency N``: each workload's sections run Low (1 client,
@@ -351,10 +348,9 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
     if trace:  # the harness's own prompts: the replica is built for their mean length
         kwargs["input_tokens"] = sum(trace[0][1]) / len(trace[0][1])
         kwargs["trace"] = trace
+    # every other finite closed-loop run (num_prompts known) is replayed by the API itself with uniform lengths
+    # (performance(..., concurrency=N, num_prompts=P), Q8''), as the library and calibrate-bench answer it
     lengths = bench_serving_lengths(point) if mode == "closed" and replicas == 1 else None
-    if not lengths and CLOSED_REPLAY and mode == "closed" and replicas == 1 and n_prompts and conc:
-        p_n = int(n_prompts)
-        lengths = ([max(int(round(i)), 1)] * p_n, [max(int(round(o)), 1)] * p_n)
     if lengths:
         kwargs["lengths"] = lengths
     try:
@@ -618,6 +614,36 @@ CHANGES_NEXT = (
     "- Net effect of the last four items on the held-out split: TPOT 20% to 20%, TTFT 35% to 37%, output tok/s "
     "17% to 16%, ±25% share 57% to 56%: no target moved closer except output tok/s by one point; the targets (15%, "
     "25%, 15%, 70%) are still missed.",
+    "- **One closed-loop method** (session 8): `performance(..., concurrency=N, num_prompts=P)` itself replays the "
+    "finite run step by step (Q8'' with uniform lengths, `uniform_lengths`) instead of blending the steady state "
+    "with the first wave's burst, so the library, `planner calibrate-bench` and these tables answer a run the same "
+    "way (the tables now take the API's answer; no point moved: every figure above was unchanged by it).",
+    "- **The first token's delivery** (session 8, docs/serving.md Q4'): vLLM V0's asynchronous output processing "
+    "and SGLang's overlap scheduler hand a prefill step's token to the client only after the next step is "
+    "scheduled and launched, so TTFT gains that step's fixed part (S2's `o_engine + o_tp·log2(tp·pp) + "
+    "o_seq·(d + 1)`, no new constant). Diagnosed on the training split only (`tools/serving_residuals --split "
+    "train`): one-client runs of vLLM V0 over-predicted (H200 28 ms measured, 50 ms predicted) while loaded runs "
+    "were under-predicted, one fixed TTFT cost absorbing both. Rule set before the held-out figures were read: keep "
+    "it if, refitted, it lowers the training loss. `tools/serving_fit --warm --rounds 1` with it: training loss "
+    "0.3204 to 0.3185 (a second round moved nothing); only vLLM V0's TTFT overhead moved, 38 to 15 ms. Kept. Held "
+    "out: TTFT 37% to 35%, ±25% share 56% to 57%, TPOT 20% and output tok/s 16% unchanged; on the training split "
+    "the median TTFT error stayed at 36% (AccelMark's 39% to 42%: the fit lowers the mean log error, not every "
+    "median). The targets (TTFT 25%, TPOT and tok/s 15%, 70% within ±25%) are still missed.",
+    "- **Prompt steps without CUDA graphs** (session 8, docs/serving.md section 1, new constant "
+    "`eager_layer_floor_s`): vLLM V0 and SGLang replay CUDA graphs only for decode batches, so a step with prompt "
+    "tokens launches every kernel from Python and takes at least `L·f_eager` (MoE layers twice). Prompted by the "
+    "training split's SGLang one-client runs (fixed TTFT part 34 ms for gpt-oss-120b, 100-166 ms for the deep "
+    "DeepSeek-R1 and Qwen3-235B). The 1% rule for a new constant, compared at the same fitting step as the "
+    "baseline (converged at 0.3185): 0.3144 with it, −1.3%, kept. Moved: `eager_layer_floor_s` 0.41 ms, SGLang's "
+    "TTFT overhead 149 to 93 ms, per-sequence step cost 105 to 66 µs, fixed step cost 19 to 48 µs; vLLM V0's "
+    "per-sequence step cost 142 to 89 µs. Training TTFT 36% to 34% (SGLang cookbook 37% to 28%). Held out, read "
+    "after the decision: TTFT 35% to 41%, output tok/s 16% to 15%, TPOT 20%, ±25% share 57% to 56%. A finer "
+    "extra round was run on the way and its held-out figures seen (TTFT 39%); it was not published because it "
+    "refitted vLLM V1's step cost at a step size the baseline never had and moved the seed plan (docs/serving.md "
+    "section 4 says so).",
+    "- Net effect of session 8 on the held-out split: TPOT 20% to 20%, TTFT 37% to 41%, output tok/s 16% to 15%, "
+    "±25% share 56% to 56%. Output tok/s (14.8% unrounded) meets its 15% target; the TTFT target (25%) is further "
+    "away than before; TPOT (15%) and the ±25% share (70%) are still missed.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 

@@ -239,8 +239,10 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 dp: int = 1, trace: list[tuple[list[float], list[int]]] | None = None,
                 lengths: tuple[list[int], list[int]] | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
-    context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: its first
-    ``concurrency`` requests arrive together, :func:`planner.serving.schedule.burst_ttft_s`; offline: prompts that
+    context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
+    replayed step by step as :func:`planner.serving.schedule.trace_closed_run` with every request of the same
+    uncached prompt and output length, :func:`uniform_lengths`, mode ``closed-trace``, the one closed-loop replay
+    the accuracy tables and ``planner calibrate-bench`` use; offline: prompts that
     all fit the running batch run as one batch, :func:`planner.serving.schedule.one_shot_batch`; open loop past the
     steady-state capacity: the run replayed step by step, :func:`planner.serving.schedule.finite_open_run`, mode
     ``open-finite``, latencies as ``latency_stat`` ("mean" or "median") over its requests) and vLLM V0's
@@ -261,14 +263,12 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     peak: sch.State | None = None
     if concurrency is not None:
         n = check_number("concurrency", concurrency, minimum=0, exclusive_minimum=True)
+        if not lengths and num_prompts:  # a finite run: replayed with uniform lengths (Q8'')
+            lengths = uniform_lengths(s, int(num_prompts))
         if lengths:
             return _closed_traced(s, int(round(n)), lengths, latency_stat)
         st, wait = sch.closed_loop(s.load, clients=n / pp)
         mode = "closed"
-        if num_prompts:
-            share = min(1.0, n / float(num_prompts))
-            burst = sch.burst_ttft_s(s.load, clients=n / pp)
-            st = sch.State(**{**st.__dict__, "ttft_s": (1 - share) * st.ttft_s + share * max(burst, st.ttft_s)})
     elif request_rate is not None:
         lam = check_number("request_rate", request_rate, minimum=0, exclusive_minimum=True)
         if trace:
@@ -289,12 +289,22 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     else:
         st = peak = sch.max_throughput(s.load)
         mode = "offline"
-        st = sch.State(**{**st.__dict__, "ttft_s": s.calibration.ttft_fixed_s(s.engine) + st.ttft_service_s})
+        st = sch.State(**{**st.__dict__, "ttft_s": s.calibration.ttft_fixed_s(s.engine) + st.ttft_service_s
+                          + sch.first_token_delay_s(s.load.replica, decode_seqs=st.decode_batch)})
     return _result(s, st, mode=mode, saturated=False, wait=wait, peak=peak)
 
 
 OFFLINE_REPLAY = True
 """Offline runs of ``num_prompts`` replayed as a finite run with every prompt arriving at once (Q8)."""
+
+
+def uniform_lengths(s: _Setup, prompts: int) -> tuple[list[int], list[int]]:
+    """The per-request (uncached prompt, output) tokens of a finite closed-loop run of ``prompts`` requests of one
+    shape: ``round(I·(1−h))`` (at least 1) and ``round(O)`` (at least 1) each, the lengths
+    :func:`planner.serving.schedule.trace_closed_run` replays when a run gives ``num_prompts`` but no per-request
+    lengths (Q8'' with uniform lengths)."""
+    p = max(int(prompts), 1)
+    return ([max(int(round(s.load.input_tokens)), 1)] * p, [max(int(round(s.output_tokens)), 1)] * p)
 
 
 def _traced(s: _Setup, trace: list[tuple[list[float], list[int]]], stat: str) -> ServingResult:

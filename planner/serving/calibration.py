@@ -54,6 +54,10 @@ class Calibration:
       (HTTP, tokenization, detokenization of the first token), per engine;
     - ``layer_floor_s``: the shortest a layer's kernels take however small the step (launch and synchronisation
       floor of ~10 kernels per layer even under CUDA graphs); MoE layers count twice;
+    - ``eager_layer_floor_s``: the same floor for a step that carries prompt tokens on an engine that runs such
+      steps without CUDA graphs (vLLM V0 replays graphs only for decode-only batches, ``_use_captured_graph``;
+      SGLang only for decode-like forward modes, ``forward_mode.is_cuda_graph()``): every kernel of a layer is
+      launched from Python, about a dozen per layer at some 8 us each (derived start 0.1 ms);
     - ``rocm_eff``: AMD GPUs (ROCm kernels) relative to the same compute efficiencies on NVIDIA, per engine: the
       ROCm kernels an engine ships differ by engine and generation (vLLM 0.6's ROCm FP8 path vs SGLang 0.5's
       aiter kernels), so one factor for all of them cannot hold;
@@ -79,6 +83,7 @@ class Calibration:
     ttft_overhead_s: tuple[tuple[str, float], ...] = (("sglang", 0.01), ("trtllm", 0.01), ("vllm", 0.01),
                                                      ("vllm-v0", 0.01))
     layer_floor_s: float = 2e-5
+    eager_layer_floor_s: float = 1e-4
     rocm_eff: tuple[tuple[str, float], ...] = (("sglang", 0.7), ("trtllm", 0.7), ("vllm", 0.7), ("vllm-v0", 0.7))
     tp_seq_overhead_s: tuple[tuple[str, float], ...] = (("sglang", 0.0), ("trtllm", 0.0), ("vllm", 0.0),
                                                        ("vllm-v0", 0.0))

@@ -12,6 +12,8 @@ uncached prompt tokens and ``O`` output tokens each (``O−1`` decode steps afte
     d   = X·(O−1)·τ                     decoding sequences, Little's law                                      (Q3)
     TTFT = o_ttft + a·t_d/2 + a·W_q + ceil(I_u / (budget − d))·t_m,   W_q = ρ·s / (2(1−ρ)), ρ = S_m·t_m,
            s = t_m·I_u/p_m (M/D/1 wait for the prefill share of the engine)                                  (Q4)
+    TTFT += o_engine + o_tp·log2(tp·pp) + o_seq·(a·d + 1)   vLLM V0 and SGLang: the first token leaves after the
+           next step is launched (:func:`first_token_delay_s`)                                              (Q4')
 
 ``a`` is the share of arrivals a request sees from others: 1 for Poisson arrivals (PASTA), ``(N−1)/N`` for ``N``
 closed-loop clients (a client's own next prompt arrives only after its request is done).
@@ -41,6 +43,32 @@ from planner.serving.step import Replica, step_time_s
 
 BISECTION_STEPS = 36
 """Bisection steps over the decode batch (resolution ``2^-36`` of the range)."""
+
+DEFERRED_FIRST_TOKEN = frozenset({"vllm-v0", "sglang"})
+"""Engines that hand out a step's sampled tokens only after the next step is scheduled and launched (Q4'):
+vLLM V0's async output processing (``use_async_output_proc``, on by default since 0.6: the model runner calls
+``async_callback`` to process the previous step's outputs once the current step's forward is launched) and
+SGLang's overlap scheduler (``event_loop_overlap``, the default: ``process_batch_result`` of batch ``n`` runs after
+batch ``n+1`` is scheduled and launched). vLLM V1 and TensorRT-LLM's C++ executor return a step's outputs when it
+ends."""
+
+
+def first_token_delay_s(r: Replica, *, decode_seqs: float) -> float:
+    """The wait between the end of the step that samples a request's first token and its delivery (Q4'): on an
+    engine of :data:`DEFERRED_FIRST_TOKEN`, the fixed (CPU) part of the next step, which carries ``decode_seqs``
+    sequences (S2: ``o_engine + o_tp·log2(tp·pp) + o_seq·d``); 0 on the others.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=400, input_tokens=300,
+    ...                   engine="vllm-v0", calibration=DERIVED)
+    >>> round(first_token_delay_s(r, decode_seqs=10) * 1e3, 3)  # 1.5 ms + 10 x 50 us
+    2.0
+    """
+    if r.engine not in DEFERRED_FIRST_TOKEN:
+        return 0.0
+    return r.fixed_s + r.seq_s * max(decode_seqs, 1.0)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,7 +202,8 @@ def state(load: Load, *, d: float) -> State:
     valid = rho < 1.0 and d <= load.max_running
     if valid:
         wait = load.others * rho * (t_m * iu / p_m) / (2.0 * (1.0 - rho))
-        ttft = load.replica.ttft_fixed_s + load.others * 0.5 * t_d * min(d, 1.0) + wait + service
+        ttft = (load.replica.ttft_fixed_s + load.others * 0.5 * t_d * min(d, 1.0) + wait + service
+                + first_token_delay_s(r, decode_seqs=load.others * d + 1.0))
     else:
         ttft = math.inf
     running = d + x * service
@@ -271,20 +300,6 @@ def closed_loop(load: Load, *, clients: float) -> tuple[State, float]:
     if n < clients * (1 - 1e-3) and st.requests_per_s > 0:  # capped: the rest wait to be admitted
         return st, (clients - n) / st.requests_per_s
     return st, 0.0
-
-
-def burst_ttft_s(load: Load, *, clients: float) -> float:
-    """Mean TTFT of the first ``clients`` requests of a closed-loop run, which all arrive at once: their prompts
-    fill prefill steps of the whole budget, the ``k``-th done after ``k·I_u/budget`` of them:
-    ``o_ttft + t_full·(N·I_u/budget + 1)/2`` with ``t_full`` one step of ``min(budget, N·I_u)`` prompt tokens.
-    A run of ``P`` prompts averages it with the steady TTFT in the proportion ``N/P`` (``vllm bench serve``
-    starts all ``--max-concurrency`` requests together).
-    """
-    cal, sched, iu = load.calibration, load.schedule, load.input_tokens
-    n = min(clients, max(load.max_running, 1.0))
-    tokens = min(float(sched.budget_tokens), n * iu)
-    t_full = step_time_s(load.replica, cal, decode_seqs=0.0, prefill_tokens=tokens, prefill_seqs=tokens / iu)
-    return load.replica.ttft_fixed_s + 0.5 * t_full * (n * iu / tokens + 1.0)
 
 
 def one_shot_batch(load: Load, *, prompts: float) -> State:
@@ -431,7 +446,8 @@ def trace_closed_run(load: Load, *, clients: int, input_tokens: list[int], outpu
         a_i = 0 (i < N),   a_{N+k} = t(k-th completion),   TTFT_i = o_ttft + t(first token_i) − a_i,
         TPOT_i = (t(last)_i − t(first)_i)/(O_i − 1) for O_i > 1,   X = n / t(last completion)
 
-    With equal lengths this is the burst-then-steady run that :func:`burst_ttft_s` approximates.
+    With equal lengths (:func:`planner.serving.api.uniform_lengths`) this is what ``performance(...,
+    concurrency=N, num_prompts=P)`` answers for any finite closed-loop run.
 
     >>> from planner.catalog import get_gpu, get_model
     >>> from planner.serving.calibration import DERIVED
@@ -554,7 +570,9 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
                         arrivals_s[released] = t
                         released += 1
         if finished:
-            ttfts.extend((o_ttft + t - arrivals_s[i], 1.0) for i in range(done_prefill, j))
+            after = decode + sum(1 for i in range(done_prefill, j) if (o1s[i] if o1s is not None else o1) > 0)
+            delay = first_token_delay_s(r, decode_seqs=after)
+            ttfts.extend((o_ttft + t + delay - arrivals_s[i], 1.0) for i in range(done_prefill, j))
             if o1s is None:
                 groups = [(o1, finished)]
             else:

@@ -33,6 +33,12 @@ from planner.specs import GpuSpec, ModelSpec
 ACT_BYTES = 2.0
 """Bytes per activation element exchanged by tensor/pipeline parallelism (bf16)."""
 
+EAGER_PREFILL = frozenset({"vllm-v0", "sglang"})
+"""Engines whose steps with prompt tokens run without CUDA graphs (vLLM V0: ``_use_captured_graph`` needs a
+decode-only batch, ``vllm/worker/model_runner.py``; SGLang: ``ModelRunner.forward`` replays a graph only when
+``forward_mode.is_cuda_graph()``, i.e. decode, ``python/sglang/srt/model_executor/model_runner.py``): such a step
+takes at least ``L·eager_layer_floor_s`` (twice for MoE layers)."""
+
 PCIE_GEN4_BYTES_PER_S_BIDIR = 64e9
 """PCIe 4.0 x16, both directions (32 GB/s each way): the link of a GPU the catalog gives no interconnect for."""
 
@@ -243,4 +249,6 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
         if r.pp > 1:
             comm += (r.pp - 1) * (alpha + msg / r.link_bytes_per_s)
     floor = r.layers * cal.layer_floor_s * (2.0 if r.num_experts else 1.0)
+    if p > 0 and r.engine in EAGER_PREFILL:  # no CUDA graph for a step with prompt tokens: launches from Python
+        floor = max(floor, r.layers * cal.eager_layer_floor_s * (2.0 if r.num_experts else 1.0))
     return fixed, max(gemm + attn, floor), comm
