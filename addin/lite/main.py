@@ -825,9 +825,9 @@ def MONTHS_TO_BREACH(utilization, monthly_growth_rate):
 
 @func
 @arg('utilization', ndim=2, err_to_str=True, doc="The fleet's utilization with every replica up [fraction]")
-@arg('replicas', ndim=2, err_to_str=True, doc='Replicas of the fleet (at least 2) [count]')
+@arg('replicas', ndim=2, err_to_str=True, doc='Replicas of the fleet (at least 1) [count]')
 def N_PLUS_ONE_UTILIZATION(utilization, replicas):
-    """A fleet's utilization with one replica lost (N+1): u x R / (R - 1). Returns fraction."""
+    """A fleet's utilization with one replica lost (N+1): u x R / (R - 1); one replica: infinite (1E9) unless idle. Returns fraction."""
     return excel_call(_REGISTRY['N_PLUS_ONE_UTILIZATION'], utilization, replicas)
 
 
