@@ -125,45 +125,53 @@ def linear_util(b: Backend, x: float) -> tuple[float, str]:
     return (burst, "BURST") if burst > rest else (rest, b.limit_binding or b.binding)
 
 
-def _latency_util(b: Backend, x: float, replicas: int, latency: LatencyFn) -> tuple[float, str]:
-    return _fleet_at(b, x, replicas, latency)[1]
+@dataclass(frozen=True, kw_only=True)
+class FleetAt:
+    """A fleet at one demand multiple and replica count: its KV utilization (None where no KV split is given, so
+    KV scales with the month-1 highest) and its latency utilization with the SLO that sets it."""
+
+    kv_util: float | None
+    latency_util: float
+    latency_label: str  # "TTFT" | "TPOT" | "" (no latency SLO)
 
 
-def _fleet_at(b: Backend, x: float, replicas: int,
-              latency: LatencyFn) -> tuple[tuple[float, str] | None, tuple[float, str]]:
-    """A fleet at demand multiple ``x`` on ``replicas``: its KV utilization (None where no KV split is given) and its
-    latency utilization with label, from one serving-model call."""
+def _fleet_at(b: Backend, x: float, replicas: int, latency: LatencyFn) -> FleetAt:
+    """A fleet at demand multiple ``x`` on ``replicas``, from one serving-model call."""
     if b.kind != "fleet" or b.fleet_qps <= 0:
-        return None, (0.0, "")
+        return FleetAt(kv_util=None, latency_util=0.0, latency_label="")
     slo = b.ttft_slo_s is not None or b.tpot_slo_s is not None
     got = latency(b, b.fleet_qps * x / replicas) if (slo or b.kv_rate_s is not None) else None
-    kv = (kv_util(b, x, replicas, got), "KV") if b.kv_rate_s is not None else None
+    kv = kv_util(b, x, replicas, got) if b.kv_rate_s is not None else None
     if not slo:
-        return kv, (0.0, "")
+        return FleetAt(kv_util=kv, latency_util=0.0, latency_label="")
     if got is None:  # saturated: the load utilization, at least 1 (Results' rule)
-        return kv, (max(scale_utilization(b.load_util, factor=x * b.units / replicas), 1.0), "TTFT")
+        u = max(scale_utilization(b.load_util, factor=x * b.units / replicas), 1.0)
+        return FleetAt(kv_util=kv, latency_util=u, latency_label="TTFT")
     ttft, tpot = got
     u_ttft = ttft / b.ttft_slo_s if b.ttft_slo_s else 0.0
     u_tpot = tpot / b.tpot_slo_s if b.tpot_slo_s else 0.0
-    return kv, ((u_ttft, "TTFT") if u_ttft >= u_tpot else (u_tpot, "TPOT"))
+    if u_ttft >= u_tpot:
+        return FleetAt(kv_util=kv, latency_util=u_ttft, latency_label="TTFT")
+    return FleetAt(kv_util=kv, latency_util=u_tpot, latency_label="TPOT")
 
 
-def _fleet_linear(b: Backend, x: float, replicas: int, kv: tuple[float, str] | None) -> tuple[float, str]:
+def _fleet_linear(b: Backend, x: float, replicas: int, kv: float | None) -> tuple[float, str]:
     """A fleet's highest utilization of KV, COMPUTE and LOAD (Results' order): KV through :func:`kv_util`, the
     others linear in demand and in 1 / replicas. Without a KV split: the month-1 highest, linear."""
     if kv is None:
         return scale_utilization(b.linear_util, factor=x * b.units / replicas), b.binding
-    best = kv
+    best = (kv, "KV")
     for u, label in ((b.compute_util, "COMPUTE"), (b.load_util, "LOAD")):
-        if scale_utilization(u, factor=x * b.units / replicas) > best[0]:
-            best = (scale_utilization(u, factor=x * b.units / replicas), label)
+        scaled = scale_utilization(u, factor=x * b.units / replicas)
+        if scaled > best[0]:
+            best = (scaled, label)
     return best
 
 
 def _fleet_max(b: Backend, x: float, replicas: int, latency: LatencyFn) -> float:
     """A fleet's highest utilization (KV, COMPUTE, LOAD, TTFT, TPOT) at demand multiple ``x`` on ``replicas``."""
-    kv, (lat, _) = _fleet_at(b, x, replicas, latency)
-    return max(_fleet_linear(b, x, replicas, kv)[0], lat)
+    at = _fleet_at(b, x, replicas, latency)
+    return max(_fleet_linear(b, x, replicas, at.kv_util)[0], at.latency_util)
 
 
 def kv_util(b: Backend, x: float, replicas: int, latency: tuple[float, float] | None) -> float:
@@ -222,7 +230,8 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
     per_backend: list[BackendMonth] = []
     for b in backends:
         before = (len(steps), cost)
-        kv, (lat, lat_label) = _fleet_at(b, multiplier, b.units, latency)
+        at = _fleet_at(b, multiplier, b.units, latency)
+        kv, lat, lat_label = at.kv_util, at.latency_util, at.latency_label
         lin, lin_label = (_fleet_linear(b, multiplier, b.units, kv) if b.kind == "fleet"
                           else linear_util(b, multiplier))
         headroom = max(headroom, lin)
