@@ -324,7 +324,8 @@ def _results_columns() -> tuple[Column, ...]:
         col("compute_util", "Compute util [x]", "P2/P4: FLOP/s of every route on the fleet / GPUs x peak FLOP/s x MFU",
             fleet_only(_on(backend, Cells(RESULTS_REF, "compute_share"))), UTIL_FMT),
         col("load_util", "Load util [x]", "Q5: rate per replica / sustainable rate (within both SLOs, or the offline "
-            "maximum for bulk): its inverse is the demand multiple at which the first latency SLO is reached",
+            "maximum for bulk): its inverse is the demand multiple at which the first latency SLO is reached; infinite "
+            "(10^9, shown as the infinity sign) where even a light load misses an SLO",
             fleet_only(fn("IF", _res("sustainable_rate").gt(0), _res("replica_rate") / _res("sustainable_rate"),
                           UNREACHABLE)), UTIL_FMT),
         col("ttft_util", "TTFT util [x]", "TTFT at load / TTFT SLO (latency-critical and interactive routes; a "
