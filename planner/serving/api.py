@@ -264,7 +264,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     if concurrency is not None:
         n = check_number("concurrency", concurrency, minimum=0, exclusive_minimum=True)
         if not lengths and num_prompts:  # a finite run: replayed with uniform lengths (Q8'')
-            lengths = uniform_lengths(s, int(num_prompts))
+            lengths = uniform_lengths(s, prompts=int(num_prompts))
         if lengths:
             return _closed_traced(s, int(round(n)), lengths, latency_stat)
         st, wait = sch.closed_loop(s.load, clients=n / pp)
@@ -298,7 +298,7 @@ OFFLINE_REPLAY = True
 """Offline runs of ``num_prompts`` replayed as a finite run with every prompt arriving at once (Q8)."""
 
 
-def uniform_lengths(s: _Setup, prompts: int) -> tuple[list[int], list[int]]:
+def uniform_lengths(s: _Setup, *, prompts: int) -> tuple[list[int], list[int]]:
     """The per-request (uncached prompt, output) tokens of a finite closed-loop run of ``prompts`` requests of one
     shape: ``round(I·(1−h))`` (at least 1) and ``round(O)`` (at least 1) each, the lengths
     :func:`planner.serving.schedule.trace_closed_run` replays when a run gives ``num_prompts`` but no per-request
