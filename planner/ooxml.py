@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
-from xml.etree.ElementTree import ParseError
+from xml.etree.ElementTree import ParseError, XMLPullParser
 from xml.etree.ElementTree import fromstring as _c_fromstring
 
 from defusedxml import DefusedXmlException
@@ -382,9 +382,17 @@ def _xml_errors(pkg: Package, name: str) -> Iterator[None]:
 
 
 def _events(pkg: Package, name: str, events: tuple[str, ...] = ("end",)) -> Iterator[tuple[str, Any]]:
+    """The parse events of one part: by the C parser for a part without a DTD (:func:`_plain_xml`: no entity can be
+    declared, so none can expand), else by defusedxml, which refuses the DTD. The same events in the same order."""
     data = pkg.read(name)
     with _xml_errors(pkg, name):
-        yield from iterparse(io.BytesIO(data), events=events, forbid_dtd=True)
+        if _plain_xml(data):
+            parser = XMLPullParser(events)
+            parser.feed(data)
+            parser.close()
+            yield from parser.read_events()
+        else:
+            yield from iterparse(io.BytesIO(data), events=events, forbid_dtd=True)
 
 
 def _plain_xml(data: bytes) -> bool:
@@ -550,8 +558,32 @@ _FAST_CELL = re.compile(
 )
 _FAST_ATTR = re.compile(r' (' + _NAME + r')="([^"]*)"')
 _PREFIX_USE = re.compile(r' ([A-Za-z_][A-Za-z0-9_.-]*):[A-Za-z_][A-Za-z0-9_.-]*="')
+_PREFIX_TAIL = re.compile(r':[A-Za-z_][A-Za-z0-9_.-]*="')
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_NOT_XML_ILLEGAL_BYTES = bytes(b for b in range(256) if not (b < 0x20 and b not in (0x09, 0x0A)))
+"""Every byte but the control characters :data:`_XML_ILLEGAL` refuses (carriage return included): what
+``bytes.translate`` deletes to leave only those."""
+
+
+def _prefixes_used(region: str) -> set[str]:
+    """The prefixes of the attribute names :data:`_PREFIX_USE` finds (`` p:name="``), found from the ``:name="``
+    after each (a literal to search for, where the pattern tried every blank): the run of name characters before
+    the colon, when a blank precedes it and it starts as a name does."""
+    out: set[str] = set()
+    names = _NAME_CHARS
+    for m in _PREFIX_TAIL.finditer(region):
+        k = m.start()
+        b = k
+        while b > 0 and region[b - 1] in names:
+            b -= 1
+        if b < k and b > 0 and region[b - 1] == " " and (region[b].isalpha() or region[b] == "_") \
+                and region[b].isascii():
+            out.add(region[b:k])
+    return out
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\r\ufffe\uffff]")
 _ENTITIES = ("&lt;", "&gt;", "&quot;", "&apos;", "&amp;")
+_OTHER_REFERENCE = re.compile("&(?!lt;|gt;|quot;|apos;|amp;)")
+"""An ``&`` that does not start one of :data:`_ENTITIES` (a character reference, or anything else)."""
 _XML_DECL_ENCODING = re.compile(rb"""encoding\s*=\s*["']([^"']*)["']""")
 
 
@@ -560,7 +592,7 @@ def _fast_text(s: str) -> str | None:
     (``&amp;`` last); None (the caller lets the parser read the part) for a character reference or anything else."""
     if "&" not in s:
         return s
-    if s.count("&") != sum(s.count(e) for e in _ENTITIES):
+    if _OTHER_REFERENCE.search(s) is not None:
         return None
     return s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'") \
         .replace("&amp;", "&")
@@ -579,8 +611,8 @@ def _split_sheet_data(data: bytes) -> tuple[bytes, str] | None:
     one ``<sheetData>`` element without attributes; its text valid UTF-8 without characters XML refuses, ``]]>`` or
     carriage returns; at most :data:`SEARCH_MAX_PART_BYTES`. None otherwise (the parser reads the part, and reports
     what is wrong with it)."""
-    if len(data) > SEARCH_MAX_PART_BYTES or not _plain_xml(data):
-        return None
+    if len(data) > SEARCH_MAX_PART_BYTES or b"<!" in data or not _plain_xml(data):
+        return None  # (no "<!": no DTD, comment or CDATA anywhere)
     start = 0
     if data.startswith(b"\xef\xbb\xbf"):
         start = 3
@@ -592,20 +624,22 @@ def _split_sheet_data(data: bytes) -> tuple[bytes, str] | None:
         if enc is not None and enc.group(1).lower() not in (b"utf-8", b"utf8"):
             return None
         start = end + 2
-    if b"<!" in data or b"<?" in data[start:] or data.count(b"sheetData") != 2:
+    if data.find(b"<?", start) != -1 or data.count(b"sheetData") != 2:
         return None
     i = data.find(b"<sheetData>")
     j = data.find(b"</sheetData>")
     if i == -1 or j < i:
         return None
+    raw = data[i + 11 : j]
+    if b"]]>" in raw or len(raw.translate(None, _NOT_XML_ILLEGAL_BYTES)) or b"\xef\xbf\xbe" in raw \
+            or b"\xef\xbf\xbf" in raw:
+        return None  # the characters of _XML_ILLEGAL, found in the UTF-8 bytes (each has one spelling there)
     try:
-        region = data[i + 11 : j].decode("utf-8")
+        region = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if "]]>" in region or _XML_ILLEGAL.search(region) is not None:
-        return None
     root_tag = data[start : data.find(b">", start)]
-    for prefix in set(_PREFIX_USE.findall(region)):  # a prefix must be declared (xml is predefined)
+    for prefix in _prefixes_used(region):  # a prefix must be declared (xml is predefined)
         if prefix != "xml" and b"xmlns:" + prefix.encode() + b"=" not in root_tag:
             return None
     return data[:i] + b"<sheetData/>" + data[j + 12 :], region
