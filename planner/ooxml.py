@@ -1501,8 +1501,11 @@ def _holds(cell: CellView, value: Any) -> bool:
     return False
 
 
-DEFLATE_LEVEL = zlib.Z_DEFAULT_COMPRESSION
-"""zlib level of the parts :func:`write_cached_values` changes (the level :mod:`zipfile` uses by default)."""
+DEFLATE_LEVEL = 1
+"""zlib level of the parts :func:`write_cached_values` changes (parts it does not change keep their compressed bytes).
+Level 1 compresses a template plan's worksheets (1.5 MB of XML) in about 5 ms against 16 ms at zlib's default level
+6 (what :mod:`zipfile` uses), for 215 KB against 171 KB (measured on a benchmark plan, 2026-12-04): speed over size,
+as the output is a working copy that Excel or LibreOffice compress again when they save it."""
 
 
 def write_cached_values(
