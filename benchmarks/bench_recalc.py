@@ -4,7 +4,10 @@ The template has a fixed 20 route rows (``ROUTE_ROWS``): a 200-route plan is ten
 back to back in one warm process (each read, recomputed and written whole by ``planner.recalc.recalc_file``), after
 one warm-up plan. Per stage, CPU time of this process beside wall time (the machine is shared): ``compute`` (read
 and the fast-path recompute, :func:`planner.recalc.compute`), ``write`` (the XML-aware writer of the cached
-values, :func:`planner.ooxml.write_cached_values`), and ``recalc_file`` (both, with the atomic rename).
+values, :func:`planner.ooxml.write_cached_values` with ``only_changed`` as recalc calls it), and ``recalc_file``
+(both, with the atomic rename). ``--edited``: copies of the plans with every route's peak QPS raised 10 % and
+their computed cells left stale, so the writer has values to change (the plans as generated already cache what
+the recompute gives).
 The collector is set up as in ``planner recalc``'s child process (:func:`planner.validate.fastpath.settle_gc`,
 where it exists). Optionally (``--cli``) one plan through the CLI in a fresh process (isolated child included).
 
