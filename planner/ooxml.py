@@ -1413,8 +1413,9 @@ _ZIP32_MAX = 0xFFFFFFFF
 
 
 def _raw_entry(fh: Any, info: zipfile.ZipInfo) -> bytes:
-    """The compressed bytes of one zip entry as stored in the file (``fh``: the package opened in binary mode),
-    found from its local header as :mod:`zipfile` finds them."""
+    """The compressed bytes of one zip entry as stored in the file (``fh``: the package's file, between reads of
+    :class:`zipfile.ZipFile`, which seeks before each of its own), found from its local header as :mod:`zipfile`
+    finds them."""
     fh.seek(info.header_offset)
     head = fh.read(_LOCAL_HEADER.size)
     if len(head) != _LOCAL_HEADER.size or head[:4] != b"PK\x03\x04":
@@ -1576,7 +1577,8 @@ def write_cached_values(
     missing: set[tuple[str, str]] = set()
     created = False
     try:
-        with open_package(s, limits) as pkg, open(s, "rb") as raw_fh, _create_new(t) as fh:
+        with open_package(s, limits) as pkg, _create_new(t) as fh:
+            raw_fh = pkg.zf.fp  # the file zipfile opened and read the entries from (never opened a second time)
             created = True
             seen: set[str] = set()
             out = _ZipOut(fh, DEFLATE_LEVEL)
