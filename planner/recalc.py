@@ -244,7 +244,7 @@ def recalc_file(src: str | Path, dst: str | Path, *, limits: Limits = DEFAULT_LI
         raise WorkbookError(d, "the output must not be the input (a submitted workbook is never modified)")
     result = compute(s, limits=limits)
     missing = write_cached_values(s, d, result.values, full_calc_on_load=full_calc_on_load, limits=limits, tmp=tmp,
-                                  replace=replace, view=result.view)
+                                  replace=replace, view=result.view, only_changed=True)
     lost = tuple(RecalcFinding(code="value-not-written", sheet=sheet, cell=cell,
                                message=f"{sheet}!{cell}: computed, but the sheet has no <c> element for it: no value "
                                        "written there")

@@ -260,3 +260,51 @@ def test_a_big_sheet_goes_to_the_parser() -> None:
     small, big = sheet(1000), sheet(70_000)
     assert len(small) < ooxml.SEARCH_MAX_PART_BYTES < len(big)
     assert _searchable(small) and ooxml._split_sheet_data(big) is None
+
+
+def _jump_cases(plan: Path) -> list[tuple[str, bytes, dict[str, object]]]:
+    """Each sheet of ``plan`` the reader read by search, with every computed cell given a new value (numbers + 1,
+    texts and flags changed), as ``(sheet, xml, wanted values)``."""
+    def changed(v: object) -> object:
+        if isinstance(v, bool):
+            return not v
+        if isinstance(v, int | float):
+            return v + 1
+        return f"{v}!" if isinstance(v, str) else 1.5
+
+    result = compute(plan)
+    out = []
+    with zipfile.ZipFile(plan) as z:
+        for sheet in result.view.sheets:
+            values = {c: changed(v) for (s, c), v in result.values.items() if s == sheet.name}
+            if values and sheet.plain:
+                out.append((sheet.name, z.read(sheet.part), values))
+    return out
+
+
+@pytest.mark.parametrize("sample", SAMPLES[:2], ids=lambda p: p.stem)
+def test_jump_writer_writes_the_search_writers_bytes_on_samples(sample: Path) -> None:
+    """The writer that finds each wanted cell by its start tag (parts the reader read by search) writes what the
+    writer visiting every cell writes."""
+    cases = _jump_cases(sample)
+    assert cases, "the template's computed sheets are read by search"
+    for name, xml, values in cases:
+        jump = ooxml._patch_cells_by_jump(xml, dict(values))
+        assert jump is not None, name
+        assert jump == ooxml._patch_cells_by_search(xml, dict(values)), name
+        assert patch_sheet_xml(xml, values, plain=True) == jump
+
+
+def test_jump_writer_hands_other_cases_to_the_search_writer() -> None:
+    """A wanted cell that is not there (or not in row order) or a part in another form: None, and the caller's
+    result is the search writer's."""
+    new = {"A1": 2.0, "A2": "y"}
+    assert ooxml._patch_cells_by_jump(SHEET, dict(new)) == ooxml._patch_cells_by_search(SHEET, dict(new))
+    for values in ({"A1": 2.0, "Z9": 1.0}, {"a1": 2.0}, {"XFE1": 1.0}):
+        assert ooxml._patch_cells_by_jump(SHEET, dict(values)) is None
+    unordered = SHEET.replace(b'<row r="1">', b'<row r="3">').replace(b'<row r="2">', b'<row r="1">')
+    assert ooxml._patch_cells_by_jump(unordered, {"A1": 2.0, "C3": 1.0}) is None
+    assert patch_sheet_xml(unordered, {"A1": 2.0, "C3": 1.0}, plain=True) == \
+        ooxml._patch_cells_by_search(unordered, {"A1": 2.0, "C3": 1.0})
+    other_ns = SHEET.replace(b'<c r="D1"/>', b'<c r="D1" xmlns="urn:other"/>')
+    assert ooxml._patch_cells_by_jump(other_ns, {"A1": 2.0}) is None

@@ -108,3 +108,43 @@ def test_global_defined_names_are_evaluated(tmp_path: Path) -> None:
     result = recalc_file(p, tmp_path / "out.xlsx")
     assert (result.values[("S", "B1")], result.values[("S", "C1")]) == (8, 12)
     assert result.findings == ()
+
+
+def test_holds_only_what_the_writer_would_write() -> None:
+    """A cell keeps its bytes (``only_changed``) only when it caches the new value in the writer's own form."""
+    from planner.excel.values import XlError
+    from planner.ooxml import CellView, _holds
+
+    def cell(value: object, t: str = "n") -> CellView:
+        return CellView(ref="A1", value=value, type=t)
+
+    assert _holds(cell(3), 3.0) and _holds(cell(0.1), 0.1) and _holds(cell(True, "b"), True)
+    assert _holds(cell("x", "str"), "x") and _holds(cell(None, "str"), "")
+    assert _holds(cell(XlError("#N/A"), "e"), "#N/A")
+    assert not _holds(cell(1), True) and not _holds(cell(True, "b"), 1)  # bool and number never mix
+    assert not _holds(cell(1, "b"), 1) and not _holds(cell("x", "s"), "x")  # another t: rewritten
+    assert not _holds(cell(float("inf")), float("inf")) and not _holds(cell(None), None)  # written as #NUM!, ""
+    assert not _holds(cell("#N/A", "str"), "#N/A") and not _holds(cell(None, "str"), None)
+    assert not _holds(cell(2), 2.5) and not _holds(cell("x", "str"), "y")
+
+
+def test_only_changed_copies_unchanged_entries_as_they_are(tmp_path: Path) -> None:
+    """Cells already holding their values keep their bytes; entries with nothing to change are copied compressed
+    as they were (same bytes, method, time, attributes); a changed part is written anew."""
+    src = write_xlsx(tmp_path / "in.xlsx", [cell_xml("A1", 1), cell_xml("A2", 2, "A1+1"), cell_xml("A3", 1, "A1")])
+    same = tmp_path / "same.xlsx"
+    write_cached_values(src, same, {("S", "A2"): 2.0, ("S", "A3"): 1}, only_changed=True)
+    assert same.read_bytes() == src.read_bytes()  # nothing to change: every entry copied, the same zip
+    out = tmp_path / "out.xlsx"
+    write_cached_values(src, out, {("S", "A2"): 5.0, ("S", "A3"): 1}, only_changed=True)
+    with zipfile.ZipFile(src) as a, zipfile.ZipFile(out) as b:
+        for ia, ib in zip(a.infolist(), b.infolist(), strict=True):
+            assert (ia.filename, ia.date_time, ia.compress_type, ia.external_attr) == \
+                (ib.filename, ib.date_time, ib.compress_type, ib.external_attr)
+            if ia.filename != "xl/worksheets/sheet1.xml":
+                assert a.read(ia.filename) == b.read(ib.filename)
+                assert ia.compress_size == ib.compress_size and ia.CRC == ib.CRC
+        sheet_a, sheet_b = a.read("xl/worksheets/sheet1.xml"), b.read("xl/worksheets/sheet1.xml")
+    assert sheet_b == sheet_a.replace(b"<f>A1+1</f><v>2</v>", b"<f>A1+1</f><v>5</v>")
+    cells = read_workbook(out).sheet("S").cells
+    assert (cells["A2"].value, cells["A3"].value) == (5, 1)
