@@ -100,7 +100,9 @@ def time_fast(paths: list[Path], jobs: int) -> tuple[float, int]:
     from planner.validate.batch import validate_paths
 
     t0 = time.perf_counter()
-    result = validate_paths([str(p) for p in paths], jobs=jobs)
+    # fork_caller: this process stands for the CLI (small, single-threaded), whose workers are forked from it (their
+    # CPU is then this process's children's); any other caller's come from the forkserver
+    result = validate_paths([str(p) for p in paths], jobs=jobs, fork_caller=True)
     elapsed = time.perf_counter() - t0
     codes = {f.code for r in result.reports for f in r.findings if f.severity == "error"}
     bad = {"stale-value", "formula-changed", "formula-overwritten", "validator-crash", "timeout", "memory-limit"}

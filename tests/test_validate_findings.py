@@ -528,3 +528,28 @@ def test_value_not_written_by_recalc(tmp_path: Path) -> None:
     src = write_xlsx(tmp_path / "arr.xlsx", ['<c r="A1"><v>1</v></c>',
                                             '<c r="C1"><f t="array" ref="C1:D1">A1:B1*10</f><v>0</v></c>'])
     assert [f.code for f in recalc_file(src, tmp_path / "out.xlsx").findings] == ["value-not-written"]
+
+
+def test_a_large_caller_gets_workers_from_the_server_a_small_script_forks(tmp_path: Path, monkeypatch) -> None:
+    """Workers are forked from a single-threaded caller only while it is small (its free heap would widen every
+    worker's memory cap); a small script without a ``__main__`` guard is forked from, so it is not run again in the
+    workers (a server's workers re-import ``__main__``)."""
+    import subprocess
+    import sys
+
+    from planner.validate import batch
+
+    monkeypatch.setattr(batch, "FORK_CALLER_MAX_MIB", 0)
+    assert batch._context().get_start_method() == "forkserver"
+    assert batch._context(fork_caller=True).get_start_method() == "fork"  # the CLI, whatever its size
+    monkeypatch.setattr(batch, "FORK_CALLER_MAX_MIB", 1 << 20)
+    assert batch._context().get_start_method() == "fork"
+
+    ok = write(tmp_path, "ok.xlsm", plan_bytes())
+    script = tmp_path / "unguarded.py"
+    script.write_text("from planner.validate.batch import validate_paths\n"
+                      f"r = validate_paths([{str(ok)!r}])\n"
+                      "print('codes', [f.code for f in r.reports[0].findings])\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["codes []"]  # once, and the plan is valid

@@ -6,15 +6,17 @@ its time is killed and replaced, and the workbook gets a ``timeout`` finding; on
 ``memory-limit`` (or dies and is replaced). Either way the batch goes on: every path gets a report.
 Workers are started once and validate many workbooks each. The fast path's compiled template is built once, before
 the workers start, in the process they are forked from (:func:`planner.validate.fastpath.warm`): they share it, and
-it does not count against a workbook's memory limit. They are forked from the caller when it says it is the
-``planner`` CLI (``fork_caller=True``: a small single-threaded process holding nothing but the validator), and
-otherwise from a clean single-threaded server process (``forkserver``, with the validator and that state preloaded,
-:mod:`planner.validate.preload`). A fork of any other caller (a library user, a test runner) inherits its threads'
-held locks, which can hang the worker, and its heap: the free blocks of a large caller's heap are address space the
-worker already has, so its cap does not count them, and a workbook filling them pays a copy-on-write fault per
-page. Forked from a 1 GiB test-runner process, 4 workbooks under a 40 MiB cap took 12.7 s (a loaded machine)
-where a small caller takes 1.8 s, and 2 of 5 full test runs saw a ``timeout`` (60 s) where ``memory-limit`` was
-due; never with workers from the server.
+it does not count against a workbook's memory limit. They are forked from the caller when it runs one thread and
+is the ``planner`` CLI (``fork_caller=True``: a small process holding nothing but the validator) or a caller of at
+most :data:`FORK_CALLER_MAX_MIB` resident, and otherwise from a clean single-threaded server process
+(``forkserver``, with the validator and that state preloaded, :mod:`planner.validate.preload`). A fork of a threaded
+caller inherits its threads' held locks, which can hang the worker; a fork of a large caller inherits its heap: the
+free blocks of that heap are address space the worker already has, so its cap does not count them, and a workbook
+filling them pays a copy-on-write fault per page. (A small single-threaded script is still forked from: a server's
+workers re-import the caller's ``__main__``, which runs a script without a ``__main__`` guard again.) Forked from
+a 1 GiB test-runner process, 4 workbooks under a 40 MiB cap took 12.7 s (a loaded machine) where a small caller
+takes 1.8 s, and 2 of 5 full test runs saw a ``timeout`` (60 s) where ``memory-limit`` was due; never with workers
+from the server.
 
 Running out of memory is recognised however it surfaces: a ``MemoryError``; a C extension's allocation failure
 reported as ``SystemError`` (``error return without exception set``; the crash finding carries the exception's
@@ -328,11 +330,39 @@ def _main_reloadable() -> bool:
     return bool(path) and os.path.isfile(str(path))
 
 
+FORK_CALLER_MAX_MIB = 512
+"""A library caller runs its workers forked from itself only while its resident memory is at most this (the CLI
+always does): a larger caller's free heap would widen every worker's memory limit (module docstring)."""
+
+
+def _resident_mib() -> float | None:
+    """This process's resident memory (``VmRSS``), or None where /proc does not say."""
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _caller_fits(fork_caller: bool) -> bool:
+    """Workers may be forked from this process: one thread, and the CLI or a caller of at most
+    :data:`FORK_CALLER_MAX_MIB` resident."""
+    if threading.active_count() > 1:
+        return False
+    if fork_caller:
+        return True
+    rss = _resident_mib()
+    return rss is not None and rss <= FORK_CALLER_MAX_MIB
+
+
 def _context(fork_caller: bool = False) -> Any:
-    """Workers are forked from this process when it is the CLI and runs one thread (fast, nothing imported twice),
-    and otherwise from a clean server process (a library caller, a test runner; see the module docstring)."""
+    """Workers are forked from this process when it fits (:func:`_caller_fits`: fast, nothing imported twice), and
+    otherwise from a clean server process (a threaded or large caller, a test runner; see the module docstring)."""
     methods = mp.get_all_start_methods()
-    caller_fits = fork_caller and threading.active_count() == 1
+    caller_fits = _caller_fits(fork_caller)
     if not caller_fits and "forkserver" in methods and _main_reloadable():
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["planner.validate.preload"])
@@ -357,8 +387,8 @@ def validate_paths(
     """Validate every workbook under ``paths`` and return their reports in path order (never raises on a file).
 
     ``isolate=False`` validates in this process, without the time and memory limits (for library use on trusted
-    files); ``jobs`` is then ignored. ``fork_caller=True`` (the CLI only) forks the workers from this process
-    instead of a clean server process (see the module docstring).
+    files); ``jobs`` is then ignored. ``fork_caller=True`` (the CLI) forks the workers from this process whatever
+    its size (see the module docstring).
     """
     planned = plan_paths(paths)
     files = [e.open_path or e.path for e in planned]
