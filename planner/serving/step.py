@@ -248,7 +248,8 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
             comm += r.layers * (alpha + 2 * (r.tp - 1) / r.tp * msg / r.link_bytes_per_s)
         if r.pp > 1:
             comm += (r.pp - 1) * (alpha + msg / r.link_bytes_per_s)
-    floor = r.layers * cal.layer_floor_s * (2.0 if r.num_experts else 1.0)
+    layers = r.layers * (2.0 if r.num_experts else 1.0)  # MoE layers count twice
+    floor = layers * cal.layer_floor_s
     if p > 0 and r.engine in EAGER_PREFILL:  # no CUDA graph for a step with prompt tokens: launches from Python
-        floor = max(floor, r.layers * cal.eager_layer_floor_s * (2.0 if r.num_experts else 1.0))
+        floor = max(floor, layers * cal.eager_layer_floor_s)
     return fixed, max(gemm + attn, floor), comm

@@ -64,8 +64,7 @@ def GPU_PRICE(gpu_token):
         # the GPU's name, not the whole token (its facts are the GPUs sheet's, not what the planner has to fix)
         raise ArgumentError("gpu", gpu.name, "a GPU with a price per GPU-hour (the GPUs sheet's price column, "
                             "or the Fleet row's own price)")
-    price = gpu.usd_per_gpu_hour
-    return float(price)
+    return float(gpu.usd_per_gpu_hour)
 
 
 @sheet_function(

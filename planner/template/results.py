@@ -188,10 +188,6 @@ FAILOVER_REF = Table(name="tblFailover", sheet="Failover", rows=ROUTE_ROWS,
                      columns=tuple(C(key=k, header=k, help=k) for k in FAILOVER_KEYS))
 
 UTIL_FMT = "0.00"
-UNREACHABLE = UTIL_INFINITE
-"""What LOAD holds when no load meets the route's SLOs (the sustainable rate is 0):
-:data:`planner.decision.UTIL_INFINITE`, shown as the infinity sign; LOAD then binds, the headroom is 0 and the status
-BREACH."""
 
 
 def _col(route: Expr, key: str, header: str, help: str, body: Expr, fmt: str = "#,##0", kind: str = "number",
@@ -327,7 +323,7 @@ def _results_columns() -> tuple[Column, ...]:
             "maximum for bulk): its inverse is the demand multiple at which the first latency SLO is reached; infinite "
             "(10^9, shown as the infinity sign) where even a light load misses an SLO",
             fleet_only(fn("IF", _res("sustainable_rate").gt(0), _res("replica_rate") / _res("sustainable_rate"),
-                          UNREACHABLE)), UTIL_FMT),
+                          UTIL_INFINITE)), UTIL_FMT),
         col("ttft_util", "TTFT util [x]", "TTFT at load / TTFT SLO (latency-critical and interactive routes; a "
             "saturated replica shows its load util)", latency_util("ttft_at_load_s", "ttft_slo_s"), UTIL_FMT),
         col("tpot_util", "TPOT util [x]", "TPOT at load / TPOT SLO (latency-critical and interactive routes)",
@@ -451,7 +447,7 @@ def _failover_columns() -> tuple[Column, ...]:
         col("outage_load_util", "Outage load util [x]", "The failover fleet's requests per replica in the outage / "
             "the sustainable rate there (for the mix of all the routes it then serves)",
             fleet_there(fn("IF", _fo("sustainable_rate").gt(0), qps / _at(FLEET, "replicas", frow)
-                           / _fo("sustainable_rate"), UNREACHABLE)), UTIL_FMT),
+                           / _fo("sustainable_rate"), UTIL_INFINITE)), UTIL_FMT),
         col("outage_util", "Outage util [x]", "C8: the highest of the outage utilizations",
             fn("MAX", Cells(FAILOVER_REF, "outage_rpm_util", "outage_load_util")), UTIL_FMT),
         col("outage_binding", "Outage binds", "The constraint at that utilization",

@@ -59,8 +59,7 @@ def util_format(percent: str) -> str:
     return f'[>={UTIL_INFINITE:.0f}]"{INFINITE_CELL}";{percent}'
 
 
-
-UTIL_AXIS = f'[>={UTIL_INFINITE:.0f}]"{INFINITE_CELL}";[>=100]"";0%'
+UTIL_AXIS = util_format('[>=100]"";' + PERCENT)
 """A chart's utilization axis: the infinity sign at :data:`planner.decision.UTIL_INFINITE`, no label between 100
 (10,000%) and it (one infinite utilization would otherwise label the axis in billions of percent), a percentage
 below."""

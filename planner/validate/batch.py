@@ -210,16 +210,22 @@ _CAP: dict[str, int] = {}  # this worker's address-space cap and its base, set b
 _RESERVE: list[bytearray] = []
 
 
-def _peak_bytes() -> int | None:
-    """This process's peak address space (``VmPeak``), or None where /proc does not say."""
+def _status_kib(field: bytes) -> int | None:
+    """A ``/proc/self/status`` figure in KiB (``VmPeak``, ``VmRSS``), or None where /proc does not say."""
     try:
         with open("/proc/self/status", "rb") as fh:
             for line in fh:
-                if line.startswith(b"VmPeak:"):
-                    return int(line.split()[1]) * 1024
+                if line.startswith(field + b":"):
+                    return int(line.split()[1])
     except (OSError, ValueError):
         pass
     return None
+
+
+def _peak_bytes() -> int | None:
+    """This process's peak address space (``VmPeak``), or None where /proc does not say."""
+    kib = _status_kib(b"VmPeak")
+    return None if kib is None else kib * 1024
 
 
 def _near_cap() -> bool:
@@ -335,18 +341,6 @@ FORK_CALLER_MAX_MIB = 512
 always does): a larger caller's free heap would widen every worker's memory limit (module docstring)."""
 
 
-def _resident_mib() -> float | None:
-    """This process's resident memory (``VmRSS``), or None where /proc does not say."""
-    try:
-        with open("/proc/self/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except (OSError, ValueError):
-        pass
-    return None
-
-
 def _caller_fits(fork_caller: bool) -> bool:
     """Workers may be forked from this process: one thread, and the CLI or a caller of at most
     :data:`FORK_CALLER_MAX_MIB` resident."""
@@ -354,8 +348,8 @@ def _caller_fits(fork_caller: bool) -> bool:
         return False
     if fork_caller:
         return True
-    rss = _resident_mib()
-    return rss is not None and rss <= FORK_CALLER_MAX_MIB
+    rss_kib = _status_kib(b"VmRSS")
+    return rss_kib is not None and rss_kib <= FORK_CALLER_MAX_MIB * 1024
 
 
 def _context(fork_caller: bool = False) -> Any:
