@@ -153,6 +153,48 @@ def months_to_breach(utilization: float, *, monthly_growth_rate: float) -> float
     return min(MONTHS_NEVER, math.log(1.0 / u) / math.log1p(g))
 
 
+def months_to_breach_mixed(shares: Sequence[tuple[float, float]], *, tolerance_months: float = 1e-6) -> float:
+    """Months until a utilization made of parts that grow at their own rates reaches 1.0:
+    the first ``t >= 0`` with ``sum u_r (1 + g_r)^t = 1`` for ``(u_r, g_r)`` pairs (each route's share of one
+    constraint and its monthly growth).
+
+    Each term is convex in ``t``, so their sum is: the months below 1 form one interval from 0, and the crossing is
+    found by doubling an upper bound and bisecting to ``tolerance_months``. 0 when the sum is already at or over 1,
+    :data:`MONTHS_NEVER` (9,999) when it never gets there (no part with positive growth, or not within 9,999
+    months). With one growth rate it is :func:`months_to_breach` of the sum.
+
+    Reference: C7 headroom under growth, per route. ***Derived.***
+
+    30 % of a limit growing 10 % a month beside 30 % that does not grow: ``0.3 x 1.1^t = 0.7``, 8.9 months (one
+    route's growth alone; the plan-wide 10 % would say 5.4):
+
+    >>> round(months_to_breach_mixed([(0.3, 0.10), (0.3, 0.0)]), 3)
+    8.89
+    >>> round(months_to_breach_mixed([(0.6, 0.10)]), 2) == round(months_to_breach(0.6, monthly_growth_rate=0.10), 2)
+    True
+    >>> months_to_breach_mixed([(0.5, 0.0), (0.2, -0.1)])
+    9999.0
+    """
+    parts = [(check_number("share", u, minimum=0),
+              check_number("monthly_growth_rate", g, minimum=-1, exclusive_minimum=True)) for u, g in shares]
+
+    def total(t: float) -> float:
+        # capped exponent: past e^700 the sum is over 1 anyway (and float would overflow)
+        return sum(u * math.exp(min(700.0, t * math.log1p(g))) for u, g in parts if u > 0)
+
+    if total(0.0) >= 1.0:
+        return 0.0
+    if not any(u > 0 and g > 0 for u, g in parts) or total(MONTHS_NEVER) < 1.0:
+        return MONTHS_NEVER
+    lo, hi = 0.0, 1.0
+    while total(hi) < 1.0:
+        lo, hi = hi, hi * 2
+    while hi - lo > tolerance_months:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if total(mid) < 1.0 else (lo, mid)
+    return min(MONTHS_NEVER, hi)
+
+
 def failover_utilization(peak_demand: float, *, capacities: Sequence[float], failed: int = 0) -> float:
     """Utilization of the surviving backends when one is down and its traffic is rerouted (C8).
 

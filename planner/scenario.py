@@ -34,6 +34,7 @@ Format (see ``samples/seed.toml``)::
     avg_output_tokens = 60
     backend = "llama70b-h100"
     failover = "anthropic-sonnet"
+    monthly_growth = 0.15           # optional: this route's own growth per month (blank: the plan's)
 """
 
 from __future__ import annotations
@@ -127,6 +128,7 @@ class Route:
     distinct_prefixes: float | None = None
     new: bool = False  # a new model or product (demand not yet known): the What-if sheet recommends an API
     profile: Any = None  # a profile name (Profiles sheet) or 24 hourly multipliers, or {weekday=[24], weekend=[24]}
+    monthly_growth: float | None = None  # the route's own demand growth per month (None: the plan's)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -146,6 +146,16 @@ def BACKEND_MAX(backend, backends, values):
     return excel_call(_REGISTRY['BACKEND_MAX'], backend, backends, values)
 
 
+@xw.func(category='Forecast')
+@xw.arg('backend', ndim=2, err_to_str=True, doc='The backend [name]')
+@xw.arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (each route's backend, own growth and shares of the ten linear utilizations) [table]")
+@xw.arg('monthly_growth', ndim=2, err_to_str=True, doc="The Plan's monthly growth [fraction/month]")
+@xw.arg('utilization', ndim=2, err_to_str=True, doc="The backend's highest linear utilization (1 / headroom): used where its routes grow alike [fraction]")
+def BACKEND_MONTHS_TO_BREACH(backend, routes, monthly_growth, utilization):
+    """Months of growth until a backend's first linear constraint reaches 1 when its routes grow at their own rates: the first t with sum u_rL (1 + g_r)^t = 1 for some constraint L (RPM ... LOAD), u_rL each route's share of it; where every route on the backen..."""
+    return excel_call(_REGISTRY['BACKEND_MONTHS_TO_BREACH'], backend, routes, monthly_growth, utilization)
+
+
 @xw.func(category='Plan')
 @xw.arg('backend', ndim=2, err_to_str=True, doc='Backend name (a row of Providers or Fleet) [name]')
 @xw.arg('backends', ndim=2, err_to_str=True, doc='The backend column of the routes (Routes!L4:L23) [names]')
@@ -565,19 +575,36 @@ def FLEET_UTILIZATION(backend, backends, kv_utils, compute_utils, load_utils):
 @xw.arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
 @xw.arg('backends', ndim=2, err_to_str=True, doc="The Forecast sheet's backend table, header included [table]")
 @xw.arg('backend', ndim=2, err_to_str=True, doc="The backend (the route's, from Routes) [name]")
-def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend):
+@xw.arg('month_number', ndim=2, err_to_str=True, doc='The forecast month (1 = the plan as entered): routes with their own growth rate carry (1 + growth)^(month - 1) [month] (optional, default None) (may be blank: every route at the multiple)')
+@xw.arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (month 1's parts of each route and its own growth rate) [table] (optional, default None)")
+def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend, month_number=None, routes=None):
     """One backend's figure in a forecast month (the per-route forecast: a route reads its backend's): max_util (its highest utilization at the month's demand, TTFT and TPOT through the serving model), binding (that constraint), action (its own step, 'none' w..."""
-    return excel_call(_REGISTRY['FORECAST_BACKEND_MONTH'], field, multiplier, threshold, backends, backend)
+    return excel_call(_REGISTRY['FORECAST_BACKEND_MONTH'], field, multiplier, threshold, backends, backend, month_number, routes)
 
 
 @xw.func(category='Forecast')
-@xw.arg('field', ndim=2, err_to_str=True, doc='max_util, binding, route, action, action_usd, util_after or headroom_util [name]')
+@xw.arg('field', ndim=2, err_to_str=True, doc='max_util, binding, route, action, action_usd, util_after, headroom_util, input_usd, cache_read_usd, cache_write_usd or output_usd [name]')
 @xw.arg('multiplier', ndim=2, err_to_str=True, doc="The month's demand multiple (GROWTH_MULTIPLIER) [x]")
 @xw.arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
 @xw.arg('backends', ndim=2, err_to_str=True, doc="The Forecast sheet's backend table, header included [table]")
-def FORECAST_MONTH(field, multiplier, threshold, backends):
+@xw.arg('month_number', ndim=2, err_to_str=True, doc='The forecast month (1 = the plan as entered): routes with their own growth rate carry (1 + growth)^(month - 1) [month] (optional, default None) (may be blank: every route at the multiple)')
+@xw.arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (month 1's parts of each route and its own growth rate) [table] (optional, default None)")
+def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, routes=None):
     """One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding (backend and constraint), route, action (the steps to get back under the threshold), action_usd (their monthly cost), util_after, or headroom_util (the..."""
-    return excel_call(_REGISTRY['FORECAST_MONTH'], field, multiplier, threshold, backends)
+    return excel_call(_REGISTRY['FORECAST_MONTH'], field, multiplier, threshold, backends, month_number, routes)
+
+
+@xw.func(category='Forecast')
+@xw.arg('field', ndim=2, err_to_str=True, doc='usd, max_util or binding [name]')
+@xw.arg('multiplier', ndim=2, err_to_str=True, doc="The month's demand multiple (GROWTH_MULTIPLIER) [x]")
+@xw.arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
+@xw.arg('backends', ndim=2, err_to_str=True, doc="The Forecast sheet's backend table, header included [table]")
+@xw.arg('route', ndim=2, err_to_str=True, doc='The route (a row of the route table) [name]')
+@xw.arg('month_number', ndim=2, err_to_str=True, doc='The forecast month (1 = the plan as entered) [month]')
+@xw.arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included [table]")
+def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_number, routes):
+    """One route's figure in a forecast month: usd (its bill: an API route's month-1 bill by class times its own demand multiple; a fleet's route its compute share of the month's fleet, GPU-hours plus the replicas the step adds), max_util or binding (its back..."""
+    return excel_call(_REGISTRY['FORECAST_ROUTE_MONTH'], field, multiplier, threshold, backends, route, month_number, routes)
 
 
 @xw.func(category='Plan')

@@ -39,12 +39,14 @@ _EDITABLE += [(ts.PROVIDERS, k, i) for k in ("keys", "rpm", "itpm", "usd_per_mto
 _EDITABLE += [(ts.FLEET, k, i) for k in ("replicas", "tp", "gpu_memory_utilization", "mfu")
               for i in range(len(SEED.fleets))]
 _EDITABLE += [(ts.ROUTES, "backend", 0), (ts.ROUTES, "failover", 1)]
+_EDITABLE += [(ts.ROUTES, "monthly_growth", i) for i in range(len(SEED.routes))]  # routes growing apart
 
 _values = st.one_of(
     st.none(),  # a blank cell
     st.sampled_from(["abc", "", "TRUE", "nowhere"]),  # text where a number or a name belongs
     st.floats(min_value=-5, max_value=5e4, allow_nan=False, allow_infinity=False),  # in or out of range
     st.integers(min_value=-2, max_value=64).map(float),
+    st.floats(min_value=-0.4, max_value=0.5, allow_nan=False),  # a plausible growth rate (or hit rate)
 )
 _edits = st.lists(st.tuples(st.sampled_from(_EDITABLE), _values), min_size=1, max_size=4)
 

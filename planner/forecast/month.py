@@ -13,6 +13,10 @@ In month ``m`` with demand multiple ``x``:
   tightest SLO of its routes (a saturated replica counts as its load utilization, at least 1, as on Results);
 - a fleet's KV utilization is not linear in demand: the KV in flight is Little's law, requests/s x E2E, and E2E
   grows with the load (:func:`kv_util`); the prefixes kept warm on every replica do not move;
+- routes with their own growth rate (Routes, template 2.6.0): a backend whose routes all carry one multiple is scaled
+  by it as above; one whose routes grow apart is re-derived for the month from its routes' parts
+  (:func:`regrown`: every limit, the request mix, the sustainable rate, compute and KV in flight), exactly what
+  Results gives for the plan with each route's QPS times its own multiple;
 - the month's utilization is the highest of these (the plan as it stands); above the policy threshold the relieving
   step is sized: ``units_needed`` keys where the provider's scope multiplies the limit by keys, else the ways to
   raise the limit (a higher tier, another region, provisioned throughput: not priced); for a fleet the replicas that
@@ -22,14 +26,23 @@ In month ``m`` with demand multiple ``x``:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from planner.decision import UTIL_INFINITE, scale_utilization
 from planner.forecast.growth import units_needed
 from planner.limits import MULTIPLYING_SCOPES, poisson_burst_factor
 
 LatencyFn = Callable[["Backend", float], "tuple[float, float] | None"]
-"""``(backend, requests/s per replica) -> (ttft_s, tpot_s)``, or None where the replica saturates."""
+"""``(backend, requests/s per replica) -> (ttft_s, tpot_s)``, or None where the replica saturates. The fleet's
+request mix is the backend's (``mix_*``)."""
+
+SustainableFn = Callable[["Backend", "RoutePart"], float]
+"""``(backend, route) -> requests/s per replica`` the fleet sustains for that route at the backend's request mix:
+the offline maximum for a bulk route, else the highest rate within the route's SLOs (Q5, Results'
+``sustainable_rate``); 0 where no rate meets them."""
+
+LIMITS = ("RPM", "TPM", "ITPM", "OTPM", "RPD", "TPD")
+"""The provider limits per minute and per day, in the order of :attr:`RoutePart.limit_shares`."""
 
 MAX_REPLICA_FACTOR = 8
 """The replica search stops at 8 times the fleet (a step beyond it is reported as such)."""
@@ -62,6 +75,35 @@ class Backend:
     kv_rate_s: float | None = None  # sum over routes of in-flight KV share / E2E: the in-flight share per second of E2E
     kv_tpot_rate_s: float = 0.0  # the same, each route's weighted by its output tokens - 1
     kv_slo_util: float = 0.0  # the in-flight share with each route's E2E at its SLOs (a saturated replica)
+    # fleet: the request mix the serving model is called with (Results' mix_* columns)
+    mix_input_tokens: float = 0.0
+    mix_output_tokens: float = 1.0
+    mix_cache_hit_rate: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoutePart:
+    """One route's part of its backend at month 1, and the demand multiple it carries in the month.
+
+    ``limit_shares``: its part of each provider limit's utilization (RPM ... TPD, :data:`LIMITS`), so that the
+    backend's utilization of a limit is their sum; ``rpm`` its requests per minute (the burst window's rate);
+    ``compute_share`` and the ``kv_*`` parts as Results and the Forecast route table give them for a fleet."""
+
+    backend: str
+    multiple: float
+    qps: float = 0.0
+    input_tokens: float = 0.0
+    output_tokens: float = 0.0
+    cache_hit_rate: float = 0.0
+    limit_shares: tuple[float, ...] = (0.0,) * len(LIMITS)
+    rpm: float = 0.0
+    compute_share: float = 0.0
+    kv_rate_s: float = 0.0
+    kv_tpot_rate_s: float = 0.0
+    kv_slo_util: float = 0.0
+    bulk: bool = False
+    ttft_slo_s: float | None = None
+    tpot_slo_s: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -199,12 +241,93 @@ def kv_util(b: Backend, x: float, replicas: int, latency: tuple[float, float] | 
     return b.kv_prefix_util + b.units / replicas * x * flight
 
 
+def _weighted(values: Sequence[tuple[float, float]]) -> float:
+    """``sum w v / sum w`` over ``(weight, value)`` pairs; 0 where the weights add up to 0 (Results' IFERROR)."""
+    total = sum(w for w, _ in values)
+    return sum(w * v for w, v in values) / total if total > 0 else 0.0
+
+
+def regrown(b: Backend, parts: Sequence[RoutePart], sustainable: SustainableFn) -> Backend:
+    """The backend in a month whose routes carry different demand multiples, re-derived from its routes' parts as
+    Results derives it for the plan with each route's QPS times its multiple ``x_r`` (evaluate the result at
+    multiple 1):
+
+    - provider: each limit's utilization ``u_L = sum c_rL x_r`` (its binding the highest, RPM ... TPD in Results'
+      order); the burst window's rate ``s = sum rpm_r x_r / sum rpm_r`` times month 1's, BURST through
+      :func:`linear_util`'s rule at ``s`` (a Poisson factor recomputed at that rate, a fixed one linear);
+    - fleet: the load ``sum q_r x_r``; the request mix weighted by it (input and output tokens per request, the
+      cached share of input, as Results' ``mix_*``); COMPUTE ``sum c_r x_r``; the KV in flight per second of E2E
+      ``sum k_r x_r`` (and its TPOT and SLO parts); LOAD ``(load / replicas) / sustainable_r`` at its highest over
+      the routes, each route's sustainable rate at the new mix (:data:`SustainableFn`; infinite where it is 0, as
+      Results).
+
+    Reference: C7 (utilization = demand / limit, summed over the routes on a backend), Q5, Q6, M10/M11, P2/P4.
+
+    Two routes on one provider, 30 % and 20 % of its ITPM, the first doubled: 80 % (not 100 % for a doubled plan,
+    nor 50 % for a flat one):
+
+    >>> b = Backend(name="api", kind="provider", top_route="a", linear_util=0.5, binding="ITPM", units=1,
+    ...             limit_util=0.5, limit_binding="ITPM")
+    >>> parts = [RoutePart(backend="api", multiple=2.0, limit_shares=(0.1, 0, 0.3, 0, 0, 0)),
+    ...          RoutePart(backend="api", multiple=1.0, limit_shares=(0.05, 0, 0.2, 0, 0, 0))]
+    >>> m = regrown(b, parts, lambda b, r: 0.0)
+    >>> round(m.limit_util, 6), m.limit_binding
+    (0.8, 'ITPM')
+    """
+    if b.kind != "fleet":
+        shares = [sum(p.limit_shares[i] * p.multiple for p in parts) for i in range(len(LIMITS))]
+        top = max(range(len(LIMITS)), key=lambda i: (shares[i], -i))
+        limit, limit_label = shares[top], LIMITS[top]
+        rpm = sum(p.rpm for p in parts)
+        s = sum(p.rpm * p.multiple for p in parts) / rpm if rpm > 0 else 0.0
+        burst = _burst(b, s)
+        burst_rpm = b.burst_rpm * s if b.burst_rpm > 0 else 0.0
+        linear, label = (burst, "BURST") if burst > limit else (limit, limit_label)
+        return replace(b, linear_util=linear, binding=label, limit_util=limit, limit_binding=limit_label,
+                       burst_util=burst, burst_rpm=burst_rpm)
+    qps = [(p.qps * p.multiple, p) for p in parts]
+    load = sum(q for q, _ in qps)
+    mixed = replace(
+        b, fleet_qps=load,
+        mix_input_tokens=_weighted([(q, p.input_tokens) for q, p in qps]),
+        mix_output_tokens=_weighted([(q, p.output_tokens) for q, p in qps]),
+        mix_cache_hit_rate=_weighted([(q * p.input_tokens, p.cache_hit_rate) for q, p in qps]),
+        compute_util=sum(p.compute_share * p.multiple for p in parts),
+        kv_rate_s=sum(p.kv_rate_s * p.multiple for p in parts),
+        kv_tpot_rate_s=sum(p.kv_tpot_rate_s * p.multiple for p in parts),
+        kv_slo_util=sum(p.kv_slo_util * p.multiple for p in parts))
+    rate = load / b.units
+    load_util = 0.0
+    for p in parts:
+        sustained = sustainable(mixed, p)
+        load_util = max(load_util, rate / sustained if sustained > 0 else UTIL_INFINITE)
+    linear, label = (mixed.compute_util, "COMPUTE") if mixed.compute_util >= load_util else (load_util, "LOAD")
+    return replace(mixed, load_util=load_util, linear_util=linear, binding=label)
+
+
+def month_backend(b: Backend, parts: Sequence[RoutePart], *, multiplier: float,
+                  sustainable: SustainableFn | None) -> tuple[Backend, float]:
+    """The backend as a month evaluates it and the multiple it is scaled by: ``(b, x)`` where its routes carry one
+    multiple ``x`` (or it has no route parts: the month's ``multiplier``), else ``(regrown(b), 1)``."""
+    multiples = {p.multiple for p in parts}
+    if not multiples:
+        return b, multiplier
+    if len(multiples) == 1:
+        return b, multiples.pop()
+    if sustainable is None:
+        raise ValueError(f"backend {b.name}: its routes grow apart and no sustainable-rate function was given")
+    return regrown(b, parts, sustainable), 1.0
+
+
 def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold: float,
-                   latency: LatencyFn) -> Month:
+                   latency: LatencyFn, routes: Sequence[RoutePart] = (),
+                   sustainable: SustainableFn | None = None) -> Month:
     """The month's highest utilization, what binds, and the steps that bring every backend under ``threshold``.
 
     Reference: C7 (utilization, binding constraint) applied to the plan with demand times ``multiplier``; the
     serving model (Q2/Q4) for TTFT and TPOT; :func:`planner.forecast.growth.units_needed` for keys and replicas.
+    ``routes``: each route's part and own multiple in the month (a backend whose routes grow apart is re-derived,
+    :func:`month_backend`); without them every backend carries ``multiplier``.
 
     A provider at 60 % of a per-key limit with 2 keys, demand doubled, policy 80 %: 120 %, two more keys.
 
@@ -222,13 +345,17 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
     >>> m.binding, m.action_usd, m.action.startswith("gpu: its latency SLOs are missed at any load")
     ('gpu LOAD', 0.0, True)
     """
+    x_plan = multiplier
     worst = (-1.0, "none", "none")
     after_worst = 0.0
     steps: list[str] = []
     cost = 0.0
     headroom = 0.0
     per_backend: list[BackendMonth] = []
-    for b in backends:
+    for plan_b in backends:
+        key = plan_b.name.strip().lower()
+        b, multiplier = month_backend(plan_b, [p for p in routes if p.backend.strip().lower() == key],
+                                      multiplier=x_plan, sustainable=sustainable)
         before = (len(steps), cost)
         at = _fleet_at(b, multiplier, b.units, latency)
         kv, lat, lat_label = at.kv_util, at.latency_util, at.latency_label
@@ -280,4 +407,5 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
                  backends=tuple(per_backend))
 
 
-__all__ = ["Backend", "BackendMonth", "Month", "evaluate_month", "kv_util", "linear_util"]
+__all__ = ["LIMITS", "Backend", "BackendMonth", "Month", "RoutePart", "evaluate_month", "kv_util", "linear_util",
+           "month_backend", "regrown"]

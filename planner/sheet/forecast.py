@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from planner.errors import ArgumentError, PlannerError, Refusal, check_number, is_refusal_text
+from planner.errors import ArgumentError, PlannerError, Refusal, check_number, is_refusal_text, read_row
 from planner.excel.values import ERROR_VALUES
 from planner.forecast import bill, commitments, growth, profile
 from planner.forecast import data as forecast_data
@@ -28,6 +28,19 @@ BACKEND_KEYS = (
 """The Forecast sheet's backend table, column by column (FORECAST_MONTH reads it by position)."""
 
 MONTH_FIELDS = ("max_util", "binding", "route", "action", "action_usd", "util_after", "headroom_util")
+BILL_FIELDS = ("input_usd", "cache_read_usd", "cache_write_usd", "output_usd")
+"""The API bill's token classes: a month's is the sum of each route's month-1 part times its own multiple."""
+
+SHARE_KEYS = tuple(f"{c.lower()}_share" for c in LINEAR_CONSTRAINTS)
+"""Each route's share of its backend's ten linear utilizations (RPM ... LOAD): they add up to the backend's."""
+
+ROUTE_KEYS = (
+    "route", "input_usd", "cache_read_usd", "cache_write_usd", "output_usd", "linear_util", "linear_binding",
+    "limit_util", "limit_binding", "kv_rate_s", "kv_tpot_rate_s", "kv_slo_util", "backend", "growth", "qps",
+    "input_tokens", "output_tokens", "cache_hit_rate", "kind", "ttft_slo_s", "tpot_slo_s", "rpm", *SHARE_KEYS,
+)
+"""The Forecast sheet's route table, column by column (FORECAST_MONTH reads it by position): month 1's parts of each
+route and its own growth rate (blank: the Plan's)."""
 
 
 def _blank(v: Any) -> bool:
@@ -173,15 +186,38 @@ def _num(v: Any, default: float | None = None) -> float | None:
 
 
 def _latency(specs: dict[str, tuple]) -> fmonth.LatencyFn:
+    """TTFT and TPOT of a fleet's replica at a rate, for the backend's request mix (month 1's, or the month's where
+    its routes grow apart)."""
     from planner.sheet.serving import SERVING_TPOT_S, SERVING_TTFT_S
 
     def call(b: fmonth.Backend, rate: float) -> tuple[float, float] | None:
-        args = specs[b.name]
+        model, gpu, tp, engine, wd, kvd, pp = specs[b.name]
+        args = (model, gpu, tp, b.mix_input_tokens, b.mix_output_tokens, 0, rate, engine, wd, kvd,
+                b.mix_cache_hit_rate, pp)
         try:
-            return (float(SERVING_TTFT_S(*args[:6], rate, *args[6:])),
-                    float(SERVING_TPOT_S(*args[:6], rate, *args[6:])))
+            return float(SERVING_TTFT_S(*args)), float(SERVING_TPOT_S(*args))
         except PlannerError:
             return None
+    return call
+
+
+def _sustainable(specs: dict[str, tuple]) -> fmonth.SustainableFn:
+    """Results' sustainable rate of a route on a fleet at the backend's request mix: the offline maximum for a bulk
+    route (FLEET_OFFLINE_RATE), else MAX_RATE_AT_SLO at the route's SLOs (FLEET_MAX_RATE_AT_SLO); 0 where the
+    serving model refuses (no rate meets the SLOs)."""
+    from planner.sheet.serving import MAX_RATE_AT_SLO, SERVING_TOKENS_PER_S
+
+    def call(b: fmonth.Backend, r: fmonth.RoutePart) -> float:
+        model, gpu, tp, engine, wd, kvd, pp = specs[b.name]
+        try:
+            if r.bulk:
+                tokens = SERVING_TOKENS_PER_S(model, gpu, tp, b.mix_input_tokens, b.mix_output_tokens, 0, 0, engine,
+                                              wd, kvd, b.mix_cache_hit_rate, pp)
+                return float(tokens) / b.mix_output_tokens if b.mix_output_tokens > 0 else 0.0
+            return float(MAX_RATE_AT_SLO(model, gpu, tp, b.mix_input_tokens, b.mix_output_tokens, r.ttft_slo_s,
+                                         r.tpot_slo_s, kvd, b.mix_cache_hit_rate, engine, wd, pp))
+        except PlannerError:
+            return 0.0
     return call
 
 
@@ -223,28 +259,81 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
             burst_util=_num(r["burst_util"], 0.0) or 0.0, burst_rpm=_num(r["burst_rpm"], 0.0) or 0.0,
             window_s=_num(r["window_s"], 0.0) or 0.0, compute_util=_num(r["compute_util"], 0.0) or 0.0,
             kv_prefix_util=_num(r["kv_prefix_util"], 0.0) or 0.0, kv_rate_s=_num(r["kv_rate_s"]),
-            kv_tpot_rate_s=_num(r["kv_tpot_rate_s"], 0.0) or 0.0, kv_slo_util=_num(r["kv_slo_util"], 0.0) or 0.0)
+            kv_tpot_rate_s=_num(r["kv_tpot_rate_s"], 0.0) or 0.0, kv_slo_util=_num(r["kv_slo_util"], 0.0) or 0.0,
+            mix_input_tokens=_num(r["mix_input_tokens"], 0.0) or 0.0,
+            mix_output_tokens=_num(r["mix_output_tokens"], 1.0) or 0.0,
+            mix_cache_hit_rate=_num(r["mix_cache_hit_rate"], 0.0) or 0.0)
         out.append(b)
         if b.kind == "fleet":
-            specs[b.name] = (r["model_spec"], r["gpu_spec"], _num(r["tp"], 1), _num(r["mix_input_tokens"], 0),
-                             _num(r["mix_output_tokens"], 1), 0, r["engine"], r["weight_dtype"], r["kv_dtype"],
-                             _num(r["mix_cache_hit_rate"], 0), _num(r["pp"], 1))
+            specs[b.name] = (r["model_spec"], r["gpu_spec"], _num(r["tp"], 1), r["engine"], r["weight_dtype"],
+                             r["kv_dtype"], _num(r["pp"], 1))
     return out, specs, broken
+
+
+def route_multiple(month_number: float, *, route_growth: Any, multiplier: float) -> float:
+    """A route's demand multiple in a month: ``(1 + g_r)^(m - 1)`` with its own growth rate ``g_r``, else the
+    month's (the Plan's growth or the typed demand index)."""
+    if _blank(route_growth):
+        return multiplier
+    return growth.demand_multiplier(month_number, monthly_growth=_num(route_growth, 0.0) or 0.0)
+
+
+_PART_KEYS = ROUTE_KEYS[ROUTE_KEYS.index("kv_rate_s"):]
+"""The route table's columns a month reads (the bill's and month 1's labels are not among them)."""
+
+
+def _parts(table: Sequence[Sequence[Any]] | None, month_number: Any, x: float
+           ) -> tuple[tuple[fmonth.RoutePart, ...], dict[str, str]]:
+    """The route table's rows as the month's :class:`~planner.forecast.month.RoutePart` (each at its own multiple),
+    and the backends a route row's error breaks (backend name -> its message): only a backend with a route of its
+    own growth, the one a month re-derives from its routes (the others are scaled from their backend row)."""
+    if table is None or _blank(month_number):
+        return (), {}
+    m = check_number("month_number", month_number, minimum=1, integer=True)
+    out: list[fmonth.RoutePart] = []
+    errors: dict[str, str] = {}
+    own_growth: set[str] = set()
+    for row in _rows(table, "routes", len(ROUTE_KEYS)):
+        r = dict(zip(ROUTE_KEYS, row))
+        if _blank(r["route"]) or _blank(r["backend"]) or _row_error([r["backend"]]):
+            continue
+        backend = str(r["backend"]).strip().lower()
+        if not _blank(r["growth"]):
+            own_growth.add(backend)
+        error = _row_error([r[k] for k in _PART_KEYS])
+        if error is not None:
+            errors.setdefault(backend, error)
+            continue
+        n = lambda k, r=r: _num(r[k], 0.0) or 0.0  # noqa: E731
+        slo = lambda k, r=r: _num(r[k]) or None  # noqa: E731
+        out.append(fmonth.RoutePart(
+            backend=backend, multiple=route_multiple(m, route_growth=r["growth"], multiplier=x), qps=n("qps"),
+            input_tokens=n("input_tokens"), output_tokens=n("output_tokens"), cache_hit_rate=n("cache_hit_rate"),
+            limit_shares=tuple(n(k) for k in SHARE_KEYS[:len(fmonth.LIMITS)]), rpm=n("rpm"),
+            compute_share=n("compute_share"), kv_rate_s=n("kv_rate_s"), kv_tpot_rate_s=n("kv_tpot_rate_s"),
+            kv_slo_util=n("kv_slo_util"), bulk=str(r["kind"]).strip().lower() == "bulk",
+            ttft_slo_s=slo("ttft_slo_s"), tpot_slo_s=slo("tpot_slo_s")))
+    return tuple(out), {b: e for b, e in errors.items() if b in own_growth}
 
 
 @sheet_function(
     summary="One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding "
     "(backend and constraint), route, action (the steps to get back under the threshold), action_usd (their "
     "monthly cost), util_after, or headroom_util (the highest of RPM ... LOAD: 1 / C7's headroom, what months to "
-    "breach reads). A Poisson burst factor is recomputed at the scaled rate, a fleet's KV in flight from the "
-    "serving model's E2E at the month's load (Little's law).",
+    "breach reads); input_usd, cache_read_usd, cache_write_usd or output_usd (the API bill's token classes, each "
+    "route at its own multiple: needs the route table). A Poisson burst factor is recomputed at the scaled rate, "
+    "a fleet's KV in flight from the serving model's E2E at the month's load (Little's law).",
     args=(
-        Arg(name="field", unit="name", kind="text", help="max_util, binding, route, action, action_usd, util_after or "
-            "headroom_util"),
+        Arg(name="field", unit="name", kind="text", help="max_util, binding, route, action, action_usd, util_after, "
+            "headroom_util, input_usd, cache_read_usd, cache_write_usd or output_usd"),
         Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)"),
         Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)"),
         Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included",
             row_errors=True),
+        Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered): routes with their "
+            "own growth rate carry (1 + growth)^(month - 1)", default=None, blank="every route at the multiple"),
+        Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header included "
+            "(month 1's parts of each route and its own growth rate)", default=None, row_errors=True),
     ),
     returns="the field",
     returns_kind="text",
@@ -259,24 +348,41 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
     ),
     formula_ids=("C7",),
 )
-def FORECAST_MONTH(field, multiplier, threshold, backends):
+def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, routes=None):
     f = str(field).strip().lower()
-    if f not in MONTH_FIELDS:
-        raise ArgumentError("field", field, f"one of {', '.join(MONTH_FIELDS)}")
+    if f not in MONTH_FIELDS + BILL_FIELDS:
+        raise ArgumentError("field", field, f"one of {', '.join(MONTH_FIELDS + BILL_FIELDS)}")
     x = check_number("multiplier", multiplier, minimum=0)
     t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
-    month, broken = _month(x, t, tuple(tuple(r) for r in backends))
+    if f in BILL_FIELDS:  # the bill: each route at its own multiple (no backend's error is the bill's)
+        if routes is None or _blank(month_number):
+            raise ArgumentError("routes", None, f"the route table and the month number for {f}")
+        m = check_number("month_number", month_number, minimum=1, integer=True)
+        return sum(float(check_number(f, v)) * route_multiple(m, route_growth=read_row(r["growth"]), multiplier=x)
+                   for r in _route_rows(_hashable(routes)) if not _blank(r["route"])
+                   for v in (read_row(r[f]),) if not _blank(v))
+    month, broken = _month(x, t, _hashable(backends), month_number, _hashable(routes))
     if broken:  # the plan's month needs every backend: the first one's error is the result
         raise Refusal(next(iter(broken.values())))
     return getattr(month, f)
 
 
+def _hashable(table: Sequence[Sequence[Any]] | None) -> tuple | None:
+    return None if table is None else tuple(tuple(r) for r in table)
+
+
 @lru_cache(maxsize=256)
-def _month(x: float, t: float, rows: tuple) -> tuple[fmonth.Month, dict[str, str]]:
-    """One month, evaluated once for its six fields (the table is a tuple of tuples: hashable), over the backends
-    without an error, and the backends with one (name -> message)."""
+def _month(x: float, t: float, rows: tuple, month_number: Any = None, routes: tuple | None = None
+           ) -> tuple[fmonth.Month, dict[str, str]]:
+    """One month, evaluated once for its fields (the tables are tuples of tuples: hashable), over the backends
+    without an error, and the backends with one (name -> message): a backend's own row, or one of its routes'."""
     items, specs, broken = _backends(rows)
-    return fmonth.evaluate_month(items, multiplier=x, threshold=t, latency=_latency(specs)), broken
+    parts, broken_routes = _parts(routes, month_number, x)
+    for name, error in broken_routes.items():
+        broken.setdefault(name, error)
+    items = [b for b in items if b.name.strip().lower() not in broken]
+    return fmonth.evaluate_month(items, multiplier=x, threshold=t, latency=_latency(specs), routes=parts,
+                                 sustainable=_sustainable(specs)), broken
 
 
 ROUTE_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
@@ -293,6 +399,10 @@ ROUTE_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
         Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included",
             row_errors=True),
         Arg(name="backend", unit="name", kind="text", help="The backend (the route's, from Routes)"),
+        Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered): routes with their "
+            "own growth rate carry (1 + growth)^(month - 1)", default=None, blank="every route at the multiple"),
+        Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header included "
+            "(month 1's parts of each route and its own growth rate)", default=None, row_errors=True),
     ),
     returns="the field",
     returns_kind="text",
@@ -307,13 +417,13 @@ ROUTE_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
     ),
     formula_ids=("C7",),
 )
-def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend):
+def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend, month_number=None, routes=None):
     f = str(field).strip().lower()
     if f not in ROUTE_MONTH_FIELDS:
         raise ArgumentError("field", field, f"one of {', '.join(ROUTE_MONTH_FIELDS)}")
     x = check_number("multiplier", multiplier, minimum=0)
     t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
-    month, broken = _month(x, t, tuple(tuple(r) for r in backends))
+    month, broken = _month(x, t, _hashable(backends), month_number, _hashable(routes))
     error = broken.get(str(backend).strip().lower()) or broken.get("?")
     if error is not None:  # this backend's own error (another backend's is not this one's)
         raise Refusal(error)
@@ -321,6 +431,132 @@ def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend):
     if found is None:
         raise ArgumentError("backend", backend, "a backend of the Forecast sheet's backend table used by a route")
     return getattr(found, f)
+
+
+@lru_cache(maxsize=64)
+def _route_rows(table: tuple) -> tuple[dict[str, Any], ...]:
+    """The route table's rows by key, read once per table (every route's month reads the same one)."""
+    return tuple(dict(zip(ROUTE_KEYS, r)) for r in _rows(table, "routes", len(ROUTE_KEYS)))
+
+
+@lru_cache(maxsize=64)
+def _plan_backends(table: tuple) -> tuple[fmonth.Backend, ...]:
+    return tuple(_backends(table)[0])
+
+
+ROUTE_FIELDS = ("usd", "max_util", "binding")
+
+
+@sheet_function(
+    summary="One route's figure in a forecast month: usd (its bill: an API route's month-1 bill by class times its "
+    "own demand multiple; a fleet's route its compute share of the month's fleet, GPU-hours plus the replicas the "
+    "step adds), max_util or binding (its backend's highest utilization and constraint in the month).",
+    args=(
+        Arg(name="field", unit="name", kind="text", help="usd, max_util or binding"),
+        Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)"),
+        Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)"),
+        Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included",
+            row_errors=True),
+        Arg(name="route", unit="name", kind="text", help="The route (a row of the route table)"),
+        Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered)"),
+        Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header included",
+            row_errors=True),
+    ),
+    returns="the field",
+    returns_kind="text",
+    category="Forecast",
+    example=(
+        '=FORECAST_ROUTE_MONTH("usd", 1.08, 0.8, {' + ",".join(f'"{k}"' for k in BACKEND_KEYS) + ";"
+        '"api","provider","chat",0.5,"ITPM",1,"","","",0,0,"","","","","","","","","","","","",0,0.5,"ITPM",0,0,0,0,0,'
+        '"","",""}, "chat", 3, {' + ",".join(f'"{k}"' for k in ROUTE_KEYS) + ";"
+        '"chat",100,50,0,25,0.5,"ITPM",0.5,"ITPM","","","","api",0.1,0,0,0,0,"interactive",1,0.04,0'
+        + ",0" * 10 + "}) -> 211.75"
+    ),
+    formula_ids=("C1", "C7"),
+)
+def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_number, routes):
+    f = str(field).strip().lower()
+    if f not in ROUTE_FIELDS:
+        raise ArgumentError("field", field, f"one of {', '.join(ROUTE_FIELDS)}")
+    x = check_number("multiplier", multiplier, minimum=0)
+    t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
+    m = check_number("month_number", month_number, minimum=1, integer=True)
+    key = str(route).strip().lower()
+    table, plan = _hashable(routes), _hashable(backends)
+    rows = _route_rows(table)
+    mine = next((r for r in rows if not _blank(r["route"]) and str(r["route"]).strip().lower() == key), None)
+    if mine is None or _blank(mine["backend"]):
+        raise ArgumentError("route", route, "a route of the Forecast sheet's route table with a backend")
+    backend = str(mine["backend"]).strip()
+    month, broken = _month(x, t, plan, m, table)
+    error = broken.get(backend.lower()) or broken.get("?")
+    if error is not None:
+        raise Refusal(error)
+    if f != "usd":
+        found = month.backend(backend)
+        if found is None:
+            raise ArgumentError("route", route, "a route whose backend is on the Forecast sheet's backend table")
+        return getattr(found, f)
+    own = route_multiple(m, route_growth=read_row(mine["growth"]), multiplier=x)
+    plan_b = next((b for b in _plan_backends(plan) if b.name.strip().lower() == backend.lower()), None)
+    if plan_b is None or plan_b.kind != "fleet":  # an API route: its month-1 bill by class at its multiple
+        return sum(float(check_number(k, read_row(mine[k]))) for k in
+                   ("input_usd", "cache_read_usd", "cache_write_usd", "output_usd")) * own
+    # a fleet's route: its compute share of the month's fleet (routes growing apart move the shares)
+    share = sum((_num(r["compute_share"], 0.0) or 0.0) * route_multiple(m, route_growth=r["growth"], multiplier=x)
+                for r in rows if not _blank(r["backend"]) and str(r["backend"]).strip().lower() == backend.lower())
+    if share <= 0:
+        return 0.0
+    step = month.backend(backend)
+    cost = plan_b.step_usd * plan_b.units + (step.action_usd if step is not None else 0.0)
+    return cost * (_num(mine["compute_share"], 0.0) or 0.0) * own / share
+
+
+def _route_growths(growths: Sequence[Any], *, plan_growth: float) -> list[float]:
+    return [plan_growth if _blank(g) else float(check_number("route growth", g, minimum=-1, exclusive_minimum=True))
+            for g in growths]
+
+
+@sheet_function(
+    summary="Months of growth until a backend's first linear constraint reaches 1 when its routes grow at their own "
+    "rates: the first t with sum u_rL (1 + g_r)^t = 1 for some constraint L (RPM ... LOAD), u_rL each route's share "
+    "of it; where every route on the backend grows alike, MONTHS_TO_BREACH of the given utilization.",
+    args=(
+        Arg(name="backend", unit="name", kind="text", help="The backend"),
+        Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header included (each "
+            "route's backend, own growth and shares of the ten linear utilizations)", row_errors=True),
+        Arg(name="monthly_growth", unit="fraction/month", help="The Plan's monthly growth"),
+        Arg(name="utilization", unit="fraction", help="The backend's highest linear utilization (1 / headroom): "
+            "used where its routes grow alike"),
+    ),
+    returns="months",
+    category="Forecast",
+    example=(
+        '=BACKEND_MONTHS_TO_BREACH("a", {' + ",".join(f'"{k}"' for k in ROUTE_KEYS) + ";"
+        + ",".join(["\"r1\""] + ["0"] * 11 + ["\"a\"", "0.1"] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7) + ";"
+        + ",".join(["\"r2\""] + ["0"] * 11 + ["\"a\"", "0"] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7)
+        + '}, 0, 0.6) -> 8.89'
+    ),
+    formula_ids=("C7",),
+)
+def BACKEND_MONTHS_TO_BREACH(backend, routes, monthly_growth, utilization):
+    from planner import decision
+
+    g = float(check_number("monthly_growth", monthly_growth, minimum=-1, exclusive_minimum=True))
+    key = str(backend).strip().lower()
+    mine = []
+    for r in _route_rows(_hashable(routes)):
+        if _blank(r["route"]) or _blank(r["backend"]) or str(r["backend"]).strip().lower() != key:
+            continue
+        error = _row_error([r["growth"], *(r[k] for k in SHARE_KEYS)])
+        if error is not None:  # this backend's own route: its error is the result
+            raise Refusal(error)
+        mine.append(r)
+    rates = _route_growths([r["growth"] for r in mine], plan_growth=g)
+    if len(set(rates)) <= 1:  # one growth rate: C7's closed form on the month-1 utilization
+        return decision.months_to_breach(utilization, monthly_growth_rate=rates[0] if rates else g)
+    return min(decision.months_to_breach_mixed([(_num(r[k], 0.0) or 0.0, rate) for r, rate in zip(mine, rates)])
+               for k in SHARE_KEYS)
 
 
 # ---- commitments ----------------------------------------------------------------------------------------------

@@ -16,10 +16,12 @@ from planner.decision import utilization_text
 from planner.excel.expr import At, Bin, Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
 from planner.excel.tables import Column, Table
 from planner.forecast import data as forecast_data
-from planner.sheet.forecast import BACKEND_KEYS, MONTH_FIELDS
+from planner.sheet.forecast import BACKEND_KEYS, MONTH_FIELDS, ROUTE_KEYS
 from planner.template.layout import (
     FLEET,
     FLEET_ROWS,
+    FORECAST_MONTHS,
+    FORECAST_ROUTES_HEADER_ROW,
     LISTS_TABLE,
     PROVIDER_ROWS,
     PROVIDERS,
@@ -30,9 +32,8 @@ from planner.template.layout import (
     PlanValue,
 )
 from planner.template.profiles import avg_qps
-from planner.template.results import RESULTS
+from planner.template.results import LIMIT_KEYS, RESULTS
 
-FORECAST_MONTHS = 36
 SHEET = "Forecast"
 USD = "#,##0"
 PCT = "0%"
@@ -52,9 +53,8 @@ def _col(first: Expr, key: str, header: str, help: str, body: Expr, fmt: str = U
 
 # ---- per route: the bill by token class and the highest linear utilization -----------------------------------
 
-_ROUTE_KEYS = ("route", "input_usd", "cache_read_usd", "cache_write_usd", "output_usd", "linear_util",
-               "linear_binding", "limit_util", "limit_binding", "kv_rate_s", "kv_tpot_rate_s", "kv_slo_util")
-ROUTES_HEADER_ROW = 4 + FORECAST_MONTHS + 4
+_ROUTE_KEYS = ROUTE_KEYS
+ROUTES_HEADER_ROW = FORECAST_ROUTES_HEADER_ROW
 _ROUTES_REF = Table(name="tblForecastRoutes", sheet=SHEET, rows=ROUTE_ROWS, header_row=ROUTES_HEADER_ROW,
                     columns=tuple(C(key=k, header=k, help=k) for k in _ROUTE_KEYS))
 
@@ -103,6 +103,34 @@ def _route_columns() -> tuple[Column, ...]:
              me("kv_rate_s") * fn("IF", fn("AND", fn("ISNUMBER", r("ttft_slo_s")), fn("ISNUMBER", r("tpot_slo_s"))),
                                   udf("E2E_LATENCY_S", r("ttft_slo_s"), r("tpot_slo_s"), r("avg_output_tokens")),
                                   res("e2e_s")), "0.0000"),
+        # each route's parts, so that a month re-derives a backend whose routes grow apart (FORECAST_MONTH)
+        _col(first, "backend", "Backend [name]", "The route's backend (Routes)", fn("IF", r("name").eq(""), "",
+                                                                               _text(r("backend"))), kind="text"),
+        _col(first, "growth", "Own growth [fraction/month]", "The route's own growth (Routes; blank: the Plan's)",
+             fn("IF", fn("ISNUMBER", r("monthly_growth")), r("monthly_growth"), ""), "0.0%"),
+        _col(first, "qps", "Peak [req/s]", "Routes", r("peak_qps"), "#,##0.0"),
+        _col(first, "input_tokens", "Input [tokens]", "Routes", r("avg_input_tokens"), "#,##0"),
+        _col(first, "output_tokens", "Output [tokens]", "Routes", r("avg_output_tokens"), "#,##0"),
+        _col(first, "cache_hit_rate", "Cache hit [fraction]", "Routes", r("cache_hit_rate"), "0%"),
+        _col(first, "kind", "Kind", "Routes (bulk: sized at the offline maximum)", _text(r("kind")), kind="text"),
+        _col(first, "ttft_slo_s", "TTFT SLO [s]", "Routes", r("ttft_slo_s"), "0.000"),
+        _col(first, "tpot_slo_s", "TPOT SLO [s]", "Routes", r("tpot_slo_s"), "0.000"),
+        _col(first, "rpm", "RPM [req/min]", "Provider: the route's requests per minute (Results), the burst "
+             "window's rate", fn("IF", res("backend_type").eq("provider"), res("rpm_demand"), 0), "#,##0"),
+        *(_col(first, f"{k}_share", f"{k.upper()} share [x]", f"Provider: the route's part of its backend's "
+               f"{k.upper()} utilization (Results' util x its demand / the backend's)",
+               fn("IF", res("backend_type").eq("provider"), fn("IFERROR", res(f"{k}_util") * res(f"{k}_demand") / udf(
+                   "BACKEND_SUM", r("backend"), Cells(ROUTES, "backend"), Cells(RESULTS, f"{k}_demand")), 0), 0),
+               "0.0000") for k in LIMIT_KEYS),
+        _col(first, "burst_share", "BURST share [x]", "Provider: its part of BURST by its requests",
+             fn("IF", res("backend_type").eq("provider"), fn("IFERROR", res("burst_util") * res("rpm_demand") / udf(
+                 "BACKEND_SUM", r("backend"), Cells(ROUTES, "backend"), Cells(RESULTS, "rpm_demand")), 0), 0),
+             "0.0000"),
+        _col(first, "kv_share", "KV share [x]", "Fleet: its KV share (Results)", fleet(res("kv_share")), "0.0000"),
+        _col(first, "compute_share", "COMPUTE share [x]", "Fleet: its compute share (Results)",
+             fleet(res("compute_share")), "0.0000"),
+        _col(first, "load_share", "LOAD share [x]", "Fleet: its part of LOAD by its requests (the request mix held)",
+             fleet(fn("IFERROR", res("load_util") * r("peak_qps") / res("fleet_qps"), 0)), "0.0000"),
     )
 
 
@@ -234,7 +262,9 @@ def _month_columns() -> tuple[Column, ...]:
     first = x
 
     def field(name: str) -> Expr:
-        return udf("FORECAST_MONTH", name, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS))
+        return udf("FORECAST_MONTH", name, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS),
+                   me("month"), Block(FORECAST_ROUTES))
+
 
     def col(key: str, header: str, help: str, body: Expr, fmt: str = USD, kind: str = "number",
             width: float = 13.0) -> Column:
@@ -250,8 +280,8 @@ def _month_columns() -> tuple[Column, ...]:
           "(1 + growth)^(month - 1); blank after the Plan's forecast_months", number_format="0.00", width=10,
           formula=fn("IF", me("month").gt(PlanValue("forecast_months")), "",
                      udf("GROWTH_MULTIPLIER", me("month"), PlanValue("monthly_growth"), me("demand_index")))),
-        *(col(f"{k}_usd", f"{v} [USD/month]", f"API bill, {v.lower()}: month 1's x the demand multiple",
-              x * fn("SUM", Cells(FORECAST_ROUTES, f"{k}_usd"))) for k, v in bill.items()),
+        *(col(f"{k}_usd", f"{v} [USD/month]", f"API bill, {v.lower()}: each route's month 1 x its own demand "
+              "multiple (FORECAST_MONTH)", field(f"{k}_usd")) for k, v in bill.items()),
         col("gpu_usd", "GPUs [USD/month]", "Every fleet's GPU-hours (Specs) plus the replicas the month's action adds",
             fn("SUM", Cells(SPECS, "cost_monthly_usd")) + me("action_usd"), width=16),
         col("total_usd", "Total [USD/month]", "The month's bill",
@@ -405,8 +435,9 @@ def render_forecast(rows: tuple[dict[str, Any], ...]) -> str:
         text = utilization_text(x, decimals=0) if isinstance(x, (int, float)) else str(x)
         return f"{text:>6}" if len(text) < 7 else f" {text}"
 
-    lines = ["forecast (Forecast sheet): month, demand x, bill USD/month (API input, cache reads, cache writes, "
-             "output, GPUs, total), max util, binds, step", ""]
+    lines = ["forecast (Forecast sheet): month, demand x (the Plan's growth; routes with their own growth rate grow "
+             "at it), bill USD/month (API input, cache reads, cache writes, output, GPUs, total), max util, binds, "
+             "step", ""]
     for r in rows:
         b = r["bill_usd"]
         x = r["demand_multiplier"]
@@ -524,12 +555,11 @@ BY_ROUTE_FIELDS = ("usd", "util", "binds")
 
 def _by_route_columns() -> tuple[Column, ...]:
     r = lambda k: Ref(ROUTES, k)  # noqa: E731
-    res = lambda k: Ref(RESULTS, k)  # noqa: E731
     first = Ref(RESULTS, "route")
 
-    def backend_month(field: str, x: Expr) -> Expr:
-        return udf("FORECAST_BACKEND_MONTH", field, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS),
-                   r("backend"))
+    def route_month(field: str, x: Expr, m: int) -> Expr:
+        return udf("FORECAST_ROUTE_MONTH", field, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS),
+                   Ref(FORECAST_ROUTES, "route"), lit(m), Block(FORECAST_ROUTES))
 
     cols: list[Column] = [
         C(key="route", header="Route [name]", help="Route name (from Routes)", kind="text", width=16,
@@ -542,19 +572,17 @@ def _by_route_columns() -> tuple[Column, ...]:
         def in_horizon(body: Expr, x: Expr = x) -> Expr:
             return fn("IF", x.eq(""), "", body)
 
-        fleet_step = fn("IFERROR", backend_month("action_usd", x) / fn("INDEX", Cells(SPECS, "cost_monthly_usd"),
-                                                                        res("fleet_row")), 0)
         cols += [
             _col(first, f"m{m:02d}_usd", f"M{m} bill [USD/month]", f"Month {m}: the route's bill (API: month 1's x "
-                 "the month's demand multiple; a fleet's route: its share of the GPU-hours, with the replicas its "
-                 "fleet's step adds)", in_horizon(fn("IF", res("backend_type").eq("fleet"),
-                                                     res("cost_monthly_usd") * (lit(1) + fleet_step),
-                                                     res("cost_monthly_usd") * x)), USD, width=11),
+                 "its own demand multiple; a fleet's route: its compute share of the month's fleet, GPU-hours plus "
+                 "the replicas its step adds; FORECAST_ROUTE_MONTH)", in_horizon(route_month("usd", x, m)), USD,
+                 width=11),
             _col(first, f"m{m:02d}_util", f"M{m} util [x]", f"Month {m}: the highest utilization of the route's "
-                 "backend at the month's demand (FORECAST_BACKEND_MONTH)", in_horizon(backend_month("max_util", x)),
+                 "backend at the month's demand (FORECAST_ROUTE_MONTH)", in_horizon(route_month("max_util", x, m)),
                  PCT, width=7),
             _col(first, f"m{m:02d}_binds", f"M{m} binds", f"Month {m}: that constraint (the step that relieves it: "
-                 "the month's row above, by backend)", in_horizon(backend_month("binding", x)), kind="text", width=7),
+                 "the month's row above, by backend)", in_horizon(route_month("binding", x, m)), kind="text",
+                 width=7),
         ]
     return tuple(cols)
 

@@ -143,7 +143,7 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
             "tpot_slo_s": r.tpot_slo_s if r.tpot_slo_s is not None else 0.1,
             "backend": r.backend, "failover": r.failover, "prefix_tokens": r.prefix_tokens,
             "distinct_prefixes": r.distinct_prefixes,
-            "new_route": True if getattr(r, "new", False) else None,
+            "new_route": True if getattr(r, "new", False) else None, "monthly_growth": r.monthly_growth,
         })
     if custom:
         out.update(profile_inputs(tuple(custom)))

@@ -16,6 +16,11 @@ from planner.excel.tables import Column, Table
 from planner.specs import LIMIT_MULTIPLIERS, LIMIT_SCOPES
 
 ROUTE_ROWS = 20
+FORECAST_MONTHS = 36
+"""Rows of the Forecast sheet's month table (the Plan's forecast_months, 12-36, fills the first ones)."""
+FORECAST_ROUTES_HEADER_ROW = 4 + FORECAST_MONTHS + 4
+"""The Forecast sheet's route table (tblForecastRoutes) starts below the month table: Results' months to breach
+reads its route shares."""
 PROVIDER_ROWS = 8
 FLEET_ROWS = 6
 GPU_ROWS = 24
@@ -264,6 +269,9 @@ ROUTES = Table(
         # issue 14: demand over the day (planner/template/profiles.py)
         C(key="profile", header="Profile [name]", help="Hour-of-day profile from the Profiles sheet (blank: the "
           "Plan's average-to-peak ratio)", kind="text", width=20),
+        C(key="monthly_growth", header="Own growth [fraction/month]", help="This route's demand growth per month "
+          "(blank: the Plan's monthly growth, or its demand index): the Forecast and months to breach grow each "
+          "route at its own rate", minimum=-0.5, maximum=10.0, number_format="0.0%", width=12),
     ),
 )
 

@@ -13,8 +13,10 @@ from planner.defaults import DEFAULT_BLOCK_SIZE
 from planner.demand import MINUTES_PER_DAY
 from planner.excel.expr import Block, Cells, Expr, Ref, fn, lit, lookup, udf, when_filled
 from planner.excel.tables import Column, Table, col_letter
+from planner.sheet.forecast import ROUTE_KEYS as FORECAST_ROUTE_KEYS
 from planner.template.layout import (
     FLEET,
+    FORECAST_ROUTES_HEADER_ROW,
     LISTS_TABLE,
     PROVIDERS,
     ROUTE_ROWS,
@@ -186,6 +188,11 @@ RESULTS_REF = Table(name="tblResults", sheet="Results", rows=ROUTE_ROWS,
                     columns=tuple(C(key=k, header=k, help=k) for k in RESULT_KEYS))
 FAILOVER_REF = Table(name="tblFailover", sheet="Failover", rows=ROUTE_ROWS,
                      columns=tuple(C(key=k, header=k, help=k) for k in FAILOVER_KEYS))
+_FORECAST_ROUTES = Table(name="tblForecastRoutes", sheet="Forecast", rows=ROUTE_ROWS,
+                         header_row=FORECAST_ROUTES_HEADER_ROW,
+                         columns=tuple(C(key=k, header=k, help=k) for k in FORECAST_ROUTE_KEYS))
+"""The Forecast sheet's route table (planner.template.forecast builds it): months to breach reads each route's
+shares of the linear constraints and its own growth there."""
 
 UTIL_FMT = "0.00"
 
@@ -364,8 +371,10 @@ def _results_columns() -> tuple[Column, ...]:
             "serving model's sustainable rate, not linear)",
             udf("HEADROOM_MULTIPLE", Cells(RESULTS_REF, "rpm_util", "load_util")), "0.00"),
         col("months_to_breach", "Months to breach [months]", "Months of growth until demand reaches the headroom "
-            "multiple: ln(headroom) / ln(1 + growth)",
-            udf("MONTHS_TO_BREACH", lit(1) / _res("headroom_multiple"), PlanValue("monthly_growth")), "0.0"),
+            "multiple: ln(headroom) / ln(1 + growth); where the backend's routes grow at their own rates (Routes), "
+            "the first month their shares of a linear constraint add up to 1 (BACKEND_MONTHS_TO_BREACH)",
+            udf("BACKEND_MONTHS_TO_BREACH", backend, Block(_FORECAST_ROUTES), PlanValue("monthly_growth"),
+                lit(1) / _res("headroom_multiple")), "0.0"),
         col("status", "Status", "OK, WARN (above the plan threshold) or BREACH (above 1)",
             fn("IF", _res("max_util").gt(1), "BREACH",
                fn("IF", _res("max_util").gt(PlanValue("utilization_threshold")), "WARN", "OK")),
