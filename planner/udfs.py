@@ -885,6 +885,16 @@ def OUTAGE_SUM(failed_backend, receiver, backends, failovers, values):
     return excel_call(_REGISTRY['OUTAGE_SUM'], failed_backend, receiver, backends, failovers, values)
 
 
+@xw.func(category='Forecast')
+@xw.arg('utilization', ndim=2, err_to_str=True, doc="The plan's highest linear utilization (1 / headroom) with the input moved [fraction]")
+@xw.arg('monthly_growth', ndim=2, err_to_str=True, doc="The Plan's monthly growth [fraction/month]")
+@xw.arg('growth_factor', ndim=2, err_to_str=True, doc="The factor on every growth rate (the growth bar's; else 1) [x]")
+@xw.arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included [table]")
+def PLAN_MONTHS_TO_BREACH(utilization, monthly_growth, growth_factor, routes):
+    """Months until the plan's first backend reaches 1 on a linear constraint (the tornado's and the demand cases' first breach): MONTHS_TO_BREACH(utilization, growth x factor) where no route has its own growth; otherwise each backend's routes' shares, scaled..."""
+    return excel_call(_REGISTRY['PLAN_MONTHS_TO_BREACH'], utilization, monthly_growth, growth_factor, routes)
+
+
 @xw.func(category='Limits')
 @xw.arg('per_min_rate', ndim=2, err_to_str=True, doc='Average requests per minute [req/min]')
 @xw.arg('window_s', ndim=2, err_to_str=True, doc='Enforcement window in seconds (1 to 60) [s]')

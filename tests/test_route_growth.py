@@ -194,3 +194,26 @@ def test_a_route_s_own_growth_is_an_input_the_validator_bounds(tmp_path: Path) -
         found[growth] = {(f.sheet, f.cell, f.code) for f in validate_file(out).findings}
     assert found["0.15"] == set()
     assert ("Routes", col, "input-out-of-range") in found["12.0"]
+
+
+def test_the_tornado_growth_bar_moves_every_route_s_own_growth(plan) -> None:
+    """The What-if sheet's growth bar (cell formulas, PLAN_MONTHS_TO_BREACH) against the plan re-evaluated with the
+    Plan's growth and every route's own growth times the bar's factor (the earliest route's months to breach)."""
+    from planner.whatif import levers
+
+    inputs, values = plan
+    row = next(i for i in range(ts.TORNADO.rows)
+               if ts.fixed_cells()[("What-if", ts.TORNADO.cell("input", i))] == "monthly_growth")
+    g = levers.group("monthly_growth")
+    for side, factor in (("lo", 0.8), ("hi", 1.2)):
+        edited = levers.scaled(inputs, g, factor)
+        own = ts.ROUTES.cell("monthly_growth", 0)  # completion's own 15 %
+        assert edited[("Routes", own)] == pytest.approx(0.15 * factor, rel=1e-12)
+        again = levers.figures(ts.evaluate_plan(edited), inputs)
+        got = values[("What-if", ts.TORNADO.cell(f"breach_{side}_months", row))]
+        assert got == pytest.approx(again.first_breach_months, abs=1e-5)
+    # the base: the earliest route's months to breach on Results
+    base = levers.figures(values, inputs).first_breach_months
+    case = next(i for i in range(ts.DEMAND_CASES.rows)
+                if ts.fixed_cells()[("What-if", ts.DEMAND_CASES.cell("case", i))] == "base")
+    assert values[("What-if", ts.DEMAND_CASES.cell("breach_months", case))] == pytest.approx(base, abs=1e-5)

@@ -878,6 +878,16 @@ def OUTAGE_SUM(failed_backend, receiver, backends, failovers, values):
 
 
 @func
+@arg('utilization', ndim=2, err_to_str=True, doc="The plan's highest linear utilization (1 / headroom) with the input moved [fraction]")
+@arg('monthly_growth', ndim=2, err_to_str=True, doc="The Plan's monthly growth [fraction/month]")
+@arg('growth_factor', ndim=2, err_to_str=True, doc="The factor on every growth rate (the growth bar's; else 1) [x]")
+@arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included [table]")
+def PLAN_MONTHS_TO_BREACH(utilization, monthly_growth, growth_factor, routes):
+    """Months until the plan's first backend reaches 1 on a linear constraint (the tornado's and the demand cases' first breach): MONTHS_TO_BREACH(utilization, growth x factor) where no route has its own growth; otherwise each backend's routes' shares, scaled..."""
+    return excel_call(_REGISTRY['PLAN_MONTHS_TO_BREACH'], utilization, monthly_growth, growth_factor, routes)
+
+
+@func
 @arg('per_min_rate', ndim=2, err_to_str=True, doc='Average requests per minute [req/min]')
 @arg('window_s', ndim=2, err_to_str=True, doc='Enforcement window in seconds (1 to 60) [s]')
 @arg('quantile', ndim=2, err_to_str=True, doc='Quantile of the busiest window to plan for [fraction] (optional, default 0.99)')

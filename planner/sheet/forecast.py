@@ -544,19 +544,82 @@ def BACKEND_MONTHS_TO_BREACH(backend, routes, monthly_growth, utilization):
 
     g = float(check_number("monthly_growth", monthly_growth, minimum=-1, exclusive_minimum=True))
     key = str(backend).strip().lower()
-    mine = []
-    for r in _route_rows(_hashable(routes)):
-        if _blank(r["route"]) or _blank(r["backend"]) or str(r["backend"]).strip().lower() != key:
-            continue
-        error = _row_error([r["growth"], *(r[k] for k in SHARE_KEYS)])
-        if error is not None:  # this backend's own route: its error is the result
-            raise Refusal(error)
-        mine.append(r)
+    mine = [r for r in _share_rows(routes) if str(r["backend"]).strip().lower() == key]
     rates = _route_growths([r["growth"] for r in mine], plan_growth=g)
     if len(set(rates)) <= 1:  # one growth rate: C7's closed form on the month-1 utilization
         return decision.months_to_breach(utilization, monthly_growth_rate=rates[0] if rates else g)
-    return min(decision.months_to_breach_mixed([(_num(r[k], 0.0) or 0.0, rate) for r, rate in zip(mine, rates)])
-               for k in SHARE_KEYS)
+    return _mixed_breach(mine, rates)
+
+
+def _share_rows(routes: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
+    """The route table's rows with a route and a backend; a route's error in its growth or shares is the result."""
+    out = []
+    for r in _route_rows(_hashable(routes)):
+        if _blank(r["route"]) or _blank(r["backend"]) or _row_error([r["backend"]]):
+            continue
+        error = _row_error([r["growth"], *(r[k] for k in SHARE_KEYS)])
+        if error is not None:
+            raise Refusal(error)
+        out.append(r)
+    return out
+
+
+def _mixed_breach(rows: Sequence[dict[str, Any]], rates: Sequence[float], *, scale: float = 1.0) -> float:
+    """The first month a linear constraint of one backend reaches 1, its routes' shares (times ``scale``) growing at
+    ``rates`` (decision.months_to_breach_mixed, the earliest constraint)."""
+    from planner import decision
+
+    return min(decision.months_to_breach_mixed([((_num(r[k], 0.0) or 0.0) * scale, rate)
+                                                for r, rate in zip(rows, rates)]) for k in SHARE_KEYS)
+
+
+@sheet_function(
+    summary="Months until the plan's first backend reaches 1 on a linear constraint (the tornado's and the demand "
+    "cases' first breach): MONTHS_TO_BREACH(utilization, growth x factor) where no route has its own growth; "
+    "otherwise each backend's routes' shares, scaled by utilization / the month-1 highest, growing at their own "
+    "rates x factor, the earliest backend.",
+    args=(
+        Arg(name="utilization", unit="fraction", help="The plan's highest linear utilization (1 / headroom) with the "
+            "input moved"),
+        Arg(name="monthly_growth", unit="fraction/month", help="The Plan's monthly growth"),
+        Arg(name="growth_factor", unit="x", help="The factor on every growth rate (the growth bar's; else 1)"),
+        Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header included",
+            row_errors=True),
+    ),
+    returns="months",
+    category="Forecast",
+    example=(
+        '=PLAN_MONTHS_TO_BREACH(0.6, 0, 1, {' + ",".join(f'"{k}"' for k in ROUTE_KEYS) + ";"
+        + ",".join(['"r1"'] + ["0"] * 11 + ['"a"', "0.1"] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7) + ";"
+        + ",".join(['"r2"'] + ["0"] * 11 + ['"a"', ""] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7)
+        + '}) -> 8.89'
+    ),
+    formula_ids=("C7",),
+)
+def PLAN_MONTHS_TO_BREACH(utilization, monthly_growth, growth_factor, routes):
+    from planner import decision
+
+    u = float(check_number("utilization", utilization, minimum=0))
+    g = float(check_number("monthly_growth", monthly_growth, minimum=-1, exclusive_minimum=True))
+    f = float(check_number("growth_factor", growth_factor, minimum=0))
+    rows = _share_rows(routes)
+    if all(_blank(r["growth"]) for r in rows):  # the Plan's growth for every route: C7's closed form
+        return decision.months_to_breach(u, monthly_growth_rate=g * f)
+    by_backend: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_backend.setdefault(str(r["backend"]).strip().lower(), []).append(r)
+    base = max((sum(_num(r[k], 0.0) or 0.0 for r in mine) for mine in by_backend.values() for k in SHARE_KEYS),
+               default=0.0)
+    scale = u / base if base > 0 else 1.0
+    best = decision.MONTHS_NEVER
+    for mine in by_backend.values():
+        rates = [rate * f for rate in _route_growths([r["growth"] for r in mine], plan_growth=g)]
+        if len(set(rates)) <= 1:
+            top = max(sum(_num(r[k], 0.0) or 0.0 for r in mine) for k in SHARE_KEYS)
+            best = min(best, decision.months_to_breach(top * scale, monthly_growth_rate=rates[0]))
+        else:
+            best = min(best, _mixed_breach(mine, rates, scale=scale))
+    return best
 
 
 # ---- commitments ----------------------------------------------------------------------------------------------

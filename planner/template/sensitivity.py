@@ -31,7 +31,7 @@ from typing import Any
 from planner.decision import MONTHS_NEVER
 from planner.excel.expr import Block, Cells, Expr, Ref, fn, lit, udf, when_filled
 from planner.excel.tables import Column, Table
-from planner.template.forecast import FORECAST_BACKENDS
+from planner.template.forecast import FORECAST_BACKENDS, FORECAST_ROUTES
 from planner.template.layout import FLEET, PROVIDERS, ROUTE_ROWS, ROUTES, SPECS, C, PlanValue
 from planner.template.profiles import month_ratio
 from planner.template.results import RESULTS
@@ -200,10 +200,11 @@ def _month(field: str, x: Expr) -> Expr:
     return udf("FORECAST_MONTH", field, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS))
 
 
-def _breach(u: Expr, growth: Expr) -> Expr:
-    """C7 months to breach of the plan's highest linear utilization ``u`` (the earliest route's); "never" past the
+def _breach(u: Expr, growth_factor: Expr) -> Expr:
+    """C7 months to breach of the plan's highest linear utilization ``u`` (the earliest route's) at every growth rate
+    times ``growth_factor`` (routes with their own growth at theirs: PLAN_MONTHS_TO_BREACH); "never" past the
     9,999-month cap."""
-    m = udf("MONTHS_TO_BREACH", u, growth)
+    m = udf("PLAN_MONTHS_TO_BREACH", u, PlanValue("monthly_growth"), growth_factor, Block(FORECAST_ROUTES))
     return fn("IF", m.gt(MONTHS_NEVER - 0.5), NEVER, m)
 
 
@@ -212,7 +213,6 @@ def _tornado_columns() -> tuple[Column, ...]:
     name = me("input")
     sr = lambda k: Cells(SENSITIVITY_ROUTES, k)  # noqa: E731
     standby = Cells(SPECS, "standby_cost_monthly_usd")
-    growth = PlanValue("monthly_growth")
     no_profiles = fn("SUM", sr("profiled")).eq(0)
 
     def pick(cases: dict[str, Expr], otherwise: Any) -> Expr:
@@ -255,7 +255,7 @@ def _tornado_columns() -> tuple[Column, ...]:
         cols.append(col(f"breach_{s}_months", f"First breach {s} [months]", "Months until the first route's "
                         "binding constraint reaches 1 at the plan's growth (C7; growth x the factor on the growth "
                         "bar); never: not at this growth",
-                        fn("IF", fn("ISNUMBER", u), _breach(u, growth * fn("IF", name.eq("monthly_growth"), f, 1)),
+                        fn("IF", fn("ISNUMBER", u), _breach(u, fn("IF", name.eq("monthly_growth"), f, 1)),
                            REEVALUATED), MONTHS, 12))
     for s in SIDES:  # the tornado chart's bars: how far each side moves the bill from the base
         cols.append(col(f"bill_{s}_change_usd", f"Bill change {s} [USD/month]", f"Bill {s} - Summary's total with "
@@ -308,7 +308,7 @@ def _case_columns() -> tuple[Column, ...]:
         col("max_util", "Max util [x]", "The Forecast month at that demand multiple (FORECAST_MONTH)",
             _month("max_util", f), PCT, 12),
         col("breach_months", "First breach [months]", "C7 months to breach at the growth x the factor",
-            _breach(_month("headroom_util", f), PlanValue("monthly_growth") * f), MONTHS, 12),
+            _breach(_month("headroom_util", f), f), MONTHS, 12),
         C(key="route", header="Route", help="Its route with the highest utilization", kind="text", width=14,
           formula=when_filled(name, _month("route", f))),
         C(key="binding", header="Binds", help="The backend and constraint at that utilization", kind="text", width=22,

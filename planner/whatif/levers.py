@@ -276,7 +276,8 @@ GROUPS: tuple[InputGroup, ...] = (
     InputGroup(name="output_tokens", label="output tokens per request", table="Routes", key="avg_output_tokens"),
     InputGroup(name="cache_hit_rate", label="prefix-cache hit rate", table="Routes", key="cache_hit_rate",
                ceiling=1.0),
-    InputGroup(name="monthly_growth", label="monthly growth", table="Plan", key="monthly_growth"),
+    InputGroup(name="monthly_growth", label="monthly growth (Plan's, routes' own)", table="Plan",
+               key="monthly_growth"),
     InputGroup(name="avg_to_peak_ratio", label="average-to-peak ratio", table="Plan", key="avg_to_peak_ratio",
                ceiling=1.0),
     InputGroup(name="mfu", label="MFU (every fleet)", table="Fleet", key="mfu", ceiling=1.0),
@@ -303,6 +304,11 @@ def scaled(inputs: Inputs, g: InputGroup, factor: float) -> dict[tuple[str, str]
         cells = [(i, (t.sheet, t.cell(g.key, i))) for i in range(t.rows)
                  if isinstance(inputs.get((t.sheet, t.cell("name", i))), str)
                  and inputs[(t.sheet, t.cell("name", i))].strip()]
+    if g.name == "monthly_growth":  # a route's own growth rate moves with the Plan's (PLAN_MONTHS_TO_BREACH)
+        r = ts.ROUTES
+        cells += [(i, (r.sheet, r.cell("monthly_growth", i))) for i in range(r.rows)
+                  if isinstance(inputs.get((r.sheet, r.cell("name", i))), str)
+                  and inputs[(r.sheet, r.cell("name", i))].strip()]
     for row, addr in cells:
         v = _num(inputs.get(addr))
         if v is None:
