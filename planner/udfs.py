@@ -463,7 +463,7 @@ def FLEET_MAX_CONCURRENCY(fleet, fleets, specs, context_tokens):
 @xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc="Input tokens per request of the fleet's mix [tokens]")
 @xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc="Output tokens per request of the fleet's mix [tokens]")
 @xw.arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean time-to-first-token budget [s]')
-@xw.arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean time-per-output-token budget [s]')
+@xw.arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean time-per-output-token budget (0: none, a one-token route) [s]')
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc="Cached share of the mix's input [fraction] (optional, default 0.0)")
 def FLEET_MAX_RATE_AT_SLO(fleet, fleets, specs, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, cache_hit_rate=None):
     """MAX_RATE_AT_SLO on one fleet for a request mix (Q5): the highest rate per replica within both SLOs, the fleet read from its Fleet and Specs rows. Returns req/s per replica."""
@@ -823,7 +823,7 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
 @xw.arg('avg_input_tokens', ndim=2, err_to_str=True, doc='Average input (prompt) tokens per request [tokens]')
 @xw.arg('avg_output_tokens', ndim=2, err_to_str=True, doc='Average output tokens per request [tokens]')
 @xw.arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean time-to-first-token budget [s]')
-@xw.arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean time-per-output-token budget [s]')
+@xw.arg('tpot_slo_s', ndim=2, err_to_str=True, doc='Mean time-per-output-token budget (0: none, as for a route of one output token: no gap between tokens) [s]')
 @xw.arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @xw.arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
 @xw.arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")

@@ -423,7 +423,9 @@ def max_rate_at_slo(
     """
     ttft = math.inf if ttft_slo_s == math.inf else check_number("ttft_slo_s", ttft_slo_s, minimum=0,
                                                                  exclusive_minimum=True)
-    tpot = check_number("tpot_slo_s", tpot_slo_s, minimum=0, exclusive_minimum=True)
+    # math.inf: no TPOT SLO (a one-token route has no gap between tokens), as math.inf is no TTFT SLO
+    tpot = math.inf if tpot_slo_s == math.inf else check_number("tpot_slo_s", tpot_slo_s, minimum=0,
+                                                                 exclusive_minimum=True)
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
                kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens, output_tokens=output_tokens,
                cache_hit_rate=cache_hit_rate, max_num_batched_tokens=max_num_batched_tokens,

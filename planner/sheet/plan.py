@@ -328,7 +328,8 @@ def FLEET_OFFLINE_RATE(fleet, fleets, specs, avg_input_tokens, avg_output_tokens
     summary="MAX_RATE_AT_SLO on one fleet for a request mix (Q5): the highest rate per replica within both SLOs, the "
     "fleet read from its Fleet and Specs rows.",
     args=(FLEET, FLEETS, SPECS, *_MIX, Arg(name="ttft_slo_s", unit="s", help="Mean time-to-first-token budget"),
-          Arg(name="tpot_slo_s", unit="s", help="Mean time-per-output-token budget"), _MIX_HIT),
+          Arg(name="tpot_slo_s", unit="s", help="Mean time-per-output-token budget (0: none, a one-token route)"),
+          _MIX_HIT),
     returns="req/s per replica",
     category="Plan",
     example=f'=FLEET_MAX_RATE_AT_SLO("f8b", {_FLEET_EXAMPLE}, 2000, 200, 0.5, 0.03) -> 9.0',

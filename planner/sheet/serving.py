@@ -24,6 +24,8 @@ CALIBRATION = Arg(name="calibration", unit="path", kind="text",
                   help="Calibration JSON from planner calibrate-bench (empty: the fitted defaults)", default="")
 TTFT_SLO = Arg(name="ttft_slo_s", unit="s", help="Mean time-to-first-token budget")
 TPOT_SLO = Arg(name="tpot_slo_s", unit="s", help="Mean time-per-output-token budget")
+TPOT_SLO_OR_NONE = Arg(name="tpot_slo_s", unit="s", help="Mean time-per-output-token budget (0: none, as for a route "
+                       "of one output token: no gap between tokens)")
 
 
 def _perf(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_rate, engine, weight_dtype,
@@ -99,7 +101,8 @@ def SERVING_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, cl
 def _rate(model, gpu, tp, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, kv_dtype, cache_hit_rate,
           engine, weight_dtype, pp, calibration):
     ttft = float(ttft_slo_s) if ttft_slo_s else math.inf
-    return _kv_dtype(serving.max_rate_at_slo, model, gpu, ttft_slo_s=ttft, tpot_slo_s=tpot_slo_s,
+    tpot = float(tpot_slo_s) if tpot_slo_s else math.inf  # 0: no TPOT SLO (a one-token route)
+    return _kv_dtype(serving.max_rate_at_slo, model, gpu, ttft_slo_s=ttft, tpot_slo_s=tpot,
                      input_tokens=avg_input_tokens, output_tokens=avg_output_tokens, tp=tp, pp=pp, engine=engine,
                      weight_dtype=weight_dtype, kv_cache_dtype=kv_dtype, cache_hit_rate=cache_hit_rate,
                      calibration=calibration or None)
@@ -108,7 +111,7 @@ def _rate(model, gpu, tp, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_
 @sheet_function(
     summary="Highest Poisson request rate one replica sustains with mean TTFT and mean TPOT within their SLOs "
     "(0 if even a light load misses them).",
-    args=(MODEL, GPU, TP, INPUT, OUTPUT, TTFT_SLO, TPOT_SLO, KV_DTYPE, HIT, ENGINE, WEIGHT_DTYPE, PP_OPT,
+    args=(MODEL, GPU, TP, INPUT, OUTPUT, TTFT_SLO, TPOT_SLO_OR_NONE, KV_DTYPE, HIT, ENGINE, WEIGHT_DTYPE, PP_OPT,
           CALIBRATION),
     returns="req/s per replica",
     category="Serving",

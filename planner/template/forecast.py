@@ -32,7 +32,7 @@ from planner.template.layout import (
     PlanValue,
 )
 from planner.template.profiles import avg_qps
-from planner.template.results import LIMIT_KEYS, RESULTS
+from planner.template.results import LIMIT_KEYS, RESULTS, route_tpot_slo
 
 SHEET = "Forecast"
 USD = "#,##0"
@@ -114,7 +114,8 @@ def _route_columns() -> tuple[Column, ...]:
         _col(first, "cache_hit_rate", "Cache hit [fraction]", "Routes", r("cache_hit_rate"), "0%"),
         _col(first, "kind", "Kind", "Routes (bulk: sized at the offline maximum)", _text(r("kind")), kind="text"),
         _col(first, "ttft_slo_s", "TTFT SLO [s]", "Routes", r("ttft_slo_s"), "0.000"),
-        _col(first, "tpot_slo_s", "TPOT SLO [s]", "Routes", r("tpot_slo_s"), "0.000"),
+        _col(first, "tpot_slo_s", "TPOT SLO [s]", "Routes (0: none, a route of one output token)", route_tpot_slo(),
+             "0.000"),
         _col(first, "rpm", "RPM [req/min]", "Provider: the route's requests per minute (Results), the burst "
              "window's rate", fn("IF", res("backend_type").eq("provider"), res("rpm_demand"), 0), "#,##0"),
         *(_col(first, f"{k}_share", f"{k.upper()} share [x]", f"Provider: the route's part of its backend's "

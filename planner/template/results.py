@@ -107,6 +107,12 @@ def _on_provider(name: str, provider: Expr, *args: Any) -> Expr:
     return udf(name, provider, Block(PROVIDERS), *args)
 
 
+def route_tpot_slo() -> Expr:
+    """The route's TPOT SLO as the sustainable rate reads it: 0 (none) for a route of one output token, whose only
+    token is the first (TTFT alone binds it)."""
+    return fn("IF", _r("avg_output_tokens").le(1), 0, _r("tpot_slo_s"))
+
+
 def _unshared_context() -> Expr:
     """M10: the mean context an in-flight request holds alone, ``I − P + O/2`` with ``P`` the route's shared prefix
     (reference-counted blocks, held once by the prefix retention); with no shared prefix given, ``I + O/2``: a
@@ -215,9 +221,11 @@ def _results_columns() -> tuple[Column, ...]:
         return fn("IF", kind.eq("fleet"), body, otherwise)
 
     def latency_util(at_load: str, slo: str) -> Expr:
-        """A latency SLO's utilization at load; bulk routes are sized at throughput, so it is no constraint there."""
+        """A latency SLO's utilization at load; bulk routes are sized at throughput, so it is no constraint there,
+        and a route of one output token has no TPOT (no gap between tokens)."""
         ratio = fn("IF", fn("ISNUMBER", _res(at_load)), _res(at_load) / _r(slo), fn("MAX", _res("load_util"), 1))
-        return fleet_only(fn("IF", _r("kind").eq("bulk"), 0, ratio))
+        none = _r("kind").eq("bulk") if slo != "tpot_slo_s" else fn("OR", _r("kind").eq("bulk"), out.le(1))
+        return fleet_only(fn("IF", none, 0, ratio))
 
     f = lambda k: _at(FLEET, k, frow)  # noqa: E731
     window = _at(PROVIDERS, "window_s", prow)
@@ -285,7 +293,7 @@ def _results_columns() -> tuple[Column, ...]:
         col("sustainable_rate", "Sustainable rate [req/s per replica]", "Q5: latency-critical and interactive routes: "
             "MAX_RATE_AT_SLO, the highest rate within both SLOs (lean batches); bulk: the offline maximum",
             fleet_only(fn("IF", _r("kind").eq("bulk"), _res("offline_rate"), _on_fleet(
-                "FLEET_MAX_RATE_AT_SLO", backend, *mix, _r("ttft_slo_s"), _r("tpot_slo_s"),
+                "FLEET_MAX_RATE_AT_SLO", backend, *mix, _r("ttft_slo_s"), route_tpot_slo(),
                 _res("mix_cache_hit_rate"))), ""), "#,##0.00"),
         col("e2e_s", "E2E at load [s]", "P6: TTFT + (output - 1) x TPOT at the fleet's load (the time Little's law "
             "holds a request in flight); at the SLOs where the model saturates or the backend is a provider",
@@ -444,7 +452,7 @@ def _failover_columns() -> tuple[Column, ...]:
         col("sustainable_rate", "Sustainable rate there [req/s per replica]", "Q5 on the failover fleet for its "
             "request mix after the outage, at this route's SLOs: FLEET_MAX_RATE_AT_SLO (bulk: the offline maximum)",
             fleet_there(fn("IF", _r("kind").eq("bulk"), _fo("offline_rate"), _on_fleet(
-                "FLEET_MAX_RATE_AT_SLO", failover, *mix, _r("ttft_slo_s"), _r("tpot_slo_s"), mix_hit)), ""),
+                "FLEET_MAX_RATE_AT_SLO", failover, *mix, _r("ttft_slo_s"), route_tpot_slo(), mix_hit)), ""),
             "#,##0.00"),
         *(col(f"outage_{k}_util", f"Outage {k.upper()} util [x]", f"The failover's {k.upper()} utilization with "
               "every route of this route's backend moved onto it",
