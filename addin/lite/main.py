@@ -140,7 +140,7 @@ def BACKEND_MAX(backend, backends, values):
 
 @func
 @arg('backend', ndim=2, err_to_str=True, doc='The backend [name]')
-@arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (each route's backend, own growth and shares of the ten linear utilizations) [table]")
+@arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (month 1's parts of each route and its own growth rate) [table]")
 @arg('monthly_growth', ndim=2, err_to_str=True, doc="The Plan's monthly growth [fraction/month]")
 @arg('utilization', ndim=2, err_to_str=True, doc="The backend's highest linear utilization (1 / headroom): used where its routes grow alike [fraction]")
 def BACKEND_MONTHS_TO_BREACH(backend, routes, monthly_growth, utilization):
@@ -562,19 +562,6 @@ def FLEET_UTILIZATION(backend, backends, kv_utils, compute_utils, load_utils):
 
 
 @func
-@arg('field', ndim=2, err_to_str=True, doc='max_util, binding, action or action_usd [name]')
-@arg('multiplier', ndim=2, err_to_str=True, doc="The month's demand multiple (GROWTH_MULTIPLIER) [x]")
-@arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
-@arg('backends', ndim=2, err_to_str=True, doc="The Forecast sheet's backend table, header included [table]")
-@arg('backend', ndim=2, err_to_str=True, doc="The backend (the route's, from Routes) [name]")
-@arg('month_number', ndim=2, err_to_str=True, doc='The forecast month (1 = the plan as entered): routes with their own growth rate carry (1 + growth)^(month - 1) [month] (optional, default None) (may be blank: every route at the multiple)')
-@arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (month 1's parts of each route and its own growth rate) [table] (optional, default None)")
-def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend, month_number=None, routes=None):
-    """One backend's figure in a forecast month (the per-route forecast: a route reads its backend's): max_util (its highest utilization at the month's demand, TTFT and TPOT through the serving model), binding (that constraint), action (its own step, 'none' w..."""
-    return excel_call(_REGISTRY['FORECAST_BACKEND_MONTH'], field, multiplier, threshold, backends, backend, month_number, routes)
-
-
-@func
 @arg('field', ndim=2, err_to_str=True, doc='max_util, binding, route, action, action_usd, util_after, headroom_util, input_usd, cache_read_usd, cache_write_usd or output_usd [name]')
 @arg('multiplier', ndim=2, err_to_str=True, doc="The month's demand multiple (GROWTH_MULTIPLIER) [x]")
 @arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
@@ -593,7 +580,7 @@ def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, ro
 @arg('backends', ndim=2, err_to_str=True, doc="The Forecast sheet's backend table, header included [table]")
 @arg('route', ndim=2, err_to_str=True, doc='The route (a row of the route table) [name]')
 @arg('month_number', ndim=2, err_to_str=True, doc='The forecast month (1 = the plan as entered) [month]')
-@arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included [table]")
+@arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (month 1's parts of each route and its own growth rate) [table]")
 def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_number, routes):
     """One route's figure in a forecast month: usd (its bill: an API route's month-1 bill by class times its own demand multiple; a fleet's route its compute share of the month's fleet, GPU-hours plus the replicas the step adds), max_util or binding (its back..."""
     return excel_call(_REGISTRY['FORECAST_ROUTE_MONTH'], field, multiplier, threshold, backends, route, month_number, routes)
@@ -881,7 +868,7 @@ def OUTAGE_SUM(failed_backend, receiver, backends, failovers, values):
 @arg('utilization', ndim=2, err_to_str=True, doc="The plan's highest linear utilization (1 / headroom) with the input moved [fraction]")
 @arg('monthly_growth', ndim=2, err_to_str=True, doc="The Plan's monthly growth [fraction/month]")
 @arg('growth_factor', ndim=2, err_to_str=True, doc="The factor on every growth rate (the growth bar's; else 1) [x]")
-@arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included [table]")
+@arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (month 1's parts of each route and its own growth rate) [table]")
 def PLAN_MONTHS_TO_BREACH(utilization, monthly_growth, growth_factor, routes):
     """Months until the plan's first backend reaches 1 on a linear constraint (the tornado's and the demand cases' first breach): MONTHS_TO_BREACH(utilization, growth x factor) where no route has its own growth; otherwise each backend's routes' shares, scaled..."""
     return excel_call(_REGISTRY['PLAN_MONTHS_TO_BREACH'], utilization, monthly_growth, growth_factor, routes)

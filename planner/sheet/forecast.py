@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -316,6 +317,14 @@ def _parts(table: Sequence[Sequence[Any]] | None, month_number: Any, x: float
     return tuple(out), {b: e for b, e in errors.items() if b in own_growth}
 
 
+MULTIPLIER = Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)")
+THRESHOLD = Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)")
+BACKENDS_TABLE = Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header "
+                     "included", row_errors=True)
+ROUTES_TABLE = Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header "
+                   "included (month 1's parts of each route and its own growth rate)", row_errors=True)
+
+
 @sheet_function(
     summary="One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding "
     "(backend and constraint), route, action (the steps to get back under the threshold), action_usd (their "
@@ -326,14 +335,10 @@ def _parts(table: Sequence[Sequence[Any]] | None, month_number: Any, x: float
     args=(
         Arg(name="field", unit="name", kind="text", help="max_util, binding, route, action, action_usd, util_after, "
             "headroom_util, input_usd, cache_read_usd, cache_write_usd or output_usd"),
-        Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)"),
-        Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)"),
-        Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included",
-            row_errors=True),
+        MULTIPLIER, THRESHOLD, BACKENDS_TABLE,
         Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered): routes with their "
             "own growth rate carry (1 + growth)^(month - 1)", default=None, blank="every route at the multiple"),
-        Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header included "
-            "(month 1's parts of each route and its own growth rate)", default=None, row_errors=True),
+        replace(ROUTES_TABLE, default=None),
     ),
     returns="the field",
     returns_kind="text",
@@ -385,54 +390,6 @@ def _month(x: float, t: float, rows: tuple, month_number: Any = None, routes: tu
                                  sustainable=_sustainable(specs)), broken
 
 
-ROUTE_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
-
-
-@sheet_function(
-    summary="One backend's figure in a forecast month (the per-route forecast: a route reads its backend's): "
-    "max_util (its highest utilization at the month's demand, TTFT and TPOT through the serving model), binding "
-    "(that constraint), action (its own step, 'none' within the threshold) or action_usd (the step's monthly cost).",
-    args=(
-        Arg(name="field", unit="name", kind="text", help="max_util, binding, action or action_usd"),
-        Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)"),
-        Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)"),
-        Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included",
-            row_errors=True),
-        Arg(name="backend", unit="name", kind="text", help="The backend (the route's, from Routes)"),
-        Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered): routes with their "
-            "own growth rate carry (1 + growth)^(month - 1)", default=None, blank="every route at the multiple"),
-        Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header included "
-            "(month 1's parts of each route and its own growth rate)", default=None, row_errors=True),
-    ),
-    returns="the field",
-    returns_kind="text",
-    category="Forecast",
-    example=(
-        '=FORECAST_BACKEND_MONTH("max_util", 1.36, 0.8, {"backend","type","route","util","binds","units","scope",'
-        '"more","raise","usd","qps","in","out","hit","model","gpu","tp","pp","engine","wd","kv","ttft",'
-        '"tpot","load","limit","limit_binds","burst","burst_rpm","window","compute","kvp","kvr","kvt","kvs";'
-        '"gemini-flash","provider","chat",0.75,"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","",'
-        '"","","","",0,0.75,"ITPM",0,0,0,0,"","","",""}, '
-        '"gemini-flash") -> 1.02'
-    ),
-    formula_ids=("C7",),
-)
-def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend, month_number=None, routes=None):
-    f = str(field).strip().lower()
-    if f not in ROUTE_MONTH_FIELDS:
-        raise ArgumentError("field", field, f"one of {', '.join(ROUTE_MONTH_FIELDS)}")
-    x = check_number("multiplier", multiplier, minimum=0)
-    t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
-    month, broken = _month(x, t, _hashable(backends), month_number, _hashable(routes))
-    error = broken.get(str(backend).strip().lower()) or broken.get("?")
-    if error is not None:  # this backend's own error (another backend's is not this one's)
-        raise Refusal(error)
-    found = month.backend(str(backend))
-    if found is None:
-        raise ArgumentError("backend", backend, "a backend of the Forecast sheet's backend table used by a route")
-    return getattr(found, f)
-
-
 @lru_cache(maxsize=64)
 def _route_rows(table: tuple) -> tuple[dict[str, Any], ...]:
     """The route table's rows by key, read once per table (every route's month reads the same one)."""
@@ -453,14 +410,10 @@ ROUTE_FIELDS = ("usd", "max_util", "binding")
     "step adds), max_util or binding (its backend's highest utilization and constraint in the month).",
     args=(
         Arg(name="field", unit="name", kind="text", help="usd, max_util or binding"),
-        Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)"),
-        Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)"),
-        Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header included",
-            row_errors=True),
+        MULTIPLIER, THRESHOLD, BACKENDS_TABLE,
         Arg(name="route", unit="name", kind="text", help="The route (a row of the route table)"),
         Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered)"),
-        Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header included",
-            row_errors=True),
+        ROUTES_TABLE,
     ),
     returns="the field",
     returns_kind="text",
@@ -523,8 +476,7 @@ def _route_growths(growths: Sequence[Any], *, plan_growth: float) -> list[float]
     "of it; where every route on the backend grows alike, MONTHS_TO_BREACH of the given utilization.",
     args=(
         Arg(name="backend", unit="name", kind="text", help="The backend"),
-        Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header included (each "
-            "route's backend, own growth and shares of the ten linear utilizations)", row_errors=True),
+        ROUTES_TABLE,
         Arg(name="monthly_growth", unit="fraction/month", help="The Plan's monthly growth"),
         Arg(name="utilization", unit="fraction", help="The backend's highest linear utilization (1 / headroom): "
             "used where its routes grow alike"),
@@ -544,18 +496,21 @@ def BACKEND_MONTHS_TO_BREACH(backend, routes, monthly_growth, utilization):
 
     g = float(check_number("monthly_growth", monthly_growth, minimum=-1, exclusive_minimum=True))
     key = str(backend).strip().lower()
-    mine = [r for r in _share_rows(routes) if str(r["backend"]).strip().lower() == key]
+    mine = _share_rows(routes, backend=key)
     rates = _route_growths([r["growth"] for r in mine], plan_growth=g)
     if len(set(rates)) <= 1:  # one growth rate: C7's closed form on the month-1 utilization
         return decision.months_to_breach(utilization, monthly_growth_rate=rates[0] if rates else g)
     return _mixed_breach(mine, rates)
 
 
-def _share_rows(routes: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
-    """The route table's rows with a route and a backend; a route's error in its growth or shares is the result."""
+def _share_rows(routes: Sequence[Sequence[Any]], *, backend: str | None = None) -> list[dict[str, Any]]:
+    """The route table's rows with a route and a backend (``backend``: on that one only, lower case); a route's
+    error in its growth or shares is the result (another backend's is not that backend's)."""
     out = []
     for r in _route_rows(_hashable(routes)):
         if _blank(r["route"]) or _blank(r["backend"]) or _row_error([r["backend"]]):
+            continue
+        if backend is not None and str(r["backend"]).strip().lower() != backend:
             continue
         error = _row_error([r["growth"], *(r[k] for k in SHARE_KEYS)])
         if error is not None:
@@ -583,8 +538,7 @@ def _mixed_breach(rows: Sequence[dict[str, Any]], rates: Sequence[float], *, sca
             "input moved"),
         Arg(name="monthly_growth", unit="fraction/month", help="The Plan's monthly growth"),
         Arg(name="growth_factor", unit="x", help="The factor on every growth rate (the growth bar's; else 1)"),
-        Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header included",
-            row_errors=True),
+        ROUTES_TABLE,
     ),
     returns="months",
     category="Forecast",
@@ -602,9 +556,9 @@ def PLAN_MONTHS_TO_BREACH(utilization, monthly_growth, growth_factor, routes):
     u = float(check_number("utilization", utilization, minimum=0))
     g = float(check_number("monthly_growth", monthly_growth, minimum=-1, exclusive_minimum=True))
     f = float(check_number("growth_factor", growth_factor, minimum=0))
+    if all(_blank(r["growth"]) for r in _route_rows(_hashable(routes))):  # the Plan's growth for every route
+        return decision.months_to_breach(u, monthly_growth_rate=g * f)  # C7's closed form
     rows = _share_rows(routes)
-    if all(_blank(r["growth"]) for r in rows):  # the Plan's growth for every route: C7's closed form
-        return decision.months_to_breach(u, monthly_growth_rate=g * f)
     by_backend: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_backend.setdefault(str(r["backend"]).strip().lower(), []).append(r)
