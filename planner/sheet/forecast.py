@@ -545,7 +545,7 @@ def _mixed_breach(rows: Sequence[dict[str, Any]], rates: Sequence[float], *, sca
     example=(
         '=PLAN_MONTHS_TO_BREACH(0.6, 0, 1, {' + ",".join(f'"{k}"' for k in ROUTE_KEYS) + ";"
         + ",".join(['"r1"'] + ["0"] * 11 + ['"a"', "0.1"] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7) + ";"
-        + ",".join(['"r2"'] + ["0"] * 11 + ['"a"', ""] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7)
+        + ",".join(['"r2"'] + ["0"] * 11 + ['"a"', '""'] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7)
         + '}) -> 8.89'
     ),
     formula_ids=("C7",),
