@@ -738,19 +738,20 @@ PP_RANKS = ("the 'Available KV cache memory' line is the first pipeline stage's 
             "last stage also samples (2.01 GiB in the same log) and the token count is the minimum over the stages")
 EXPECT = {  # documented misses: what the case shows and why (the tests fail when one starts to match)
     "vllm17122-llama31-8b-l40s": {
-        "kv_cache_tokens": "the log leaves 0.9 x 44.99 - 14.99 - 19.37 = 6.13 GiB for activation and non-torch memory "
-        "(158,656 tokens = 9,916 blocks x 2 MiB = 19.37 GiB; 5.6 GiB if the L40S's torch-visible total is ~0.6 GiB below "
-        "nvidia-smi's 44.99, as an L40S vLLM log found in round six prints 44.42 GiB, in a stored file the tools name no "
-        "repository for, so the catalog keeps 44.99). The model gives 1.86 GiB: 1.20 GiB of activation (256 dummy "
+        "kv_cache_tokens": "the log leaves 0.9 x 44.42 - 14.99 - 19.37 = 5.62 GiB for activation and non-torch memory "
+        "(158,656 tokens = 9,916 blocks x 2 MiB = 19.37 GiB; 44.42 GiB is the L40S's torch-visible total, in the catalog "
+        "since session 9 from a citable OOM message, stepfun-ai/Step-Video-T2V #8; with nvidia-smi's 44.99 the case was "
+        "+22.1%). The model gives 1.86 GiB: 1.20 GiB of activation (256 dummy "
         "sequences, 2048 tokens, native sampler), 0.15 GiB non-torch increase and, since session 8, the 0.51 GiB CUDA "
         "context, which V1 before 0.9.1 reserves (gpu_worker.determine_available_memory adds (total - free) - torch "
-        "allocated, every non-torch byte on the device; read in the 0.8.4 and 0.9.0 sdists): +24.7% -> +22.1%. Within "
-        "10% needs about 4.2 GiB more. 1024 dummy sequences would close it (+6.5%), but the source rules that out: the "
+        "allocated, every non-torch byte on the device; read in the 0.8.4 and 0.9.0 sdists): +24.7% -> +22.1% -> +19.4%. "
+        "The gap to the log is 3.8 GiB; within 10% needs 1.8 GiB more reserve. 1024 dummy sequences would close it "
+        "(+1.1%), but the source rules that out: the "
         "log's 'gpu_model_runner.py:1316' lies between 0.8.4 (the line at 1291) and 0.8.5 (1347), a main of April 2025 "
         "as the PR's branch date says; both PyPI sdists have the same profile_run, _dummy_run (256 logit rows) and "
         "determine_available_memory, and both give an L40S 256 sequences (0.8.4: 'h100'/'h200' not in the name, "
-        "PR #16158 included; 0.8.5: 44.99 < 70 GiB); the LLM class's 8192 batched tokens (0.8.4 EngineArgs, "
-        "UsageContext.LLM_CLASS) would not either (1.25 GiB of activation, +21.8%). Because 0.8.4 subtracts device-wide usage, another process "
+        "PR #16158 included; 0.8.5: 44.42 < 70 GiB); the LLM class's 8192 batched tokens (0.8.4 EngineArgs, "
+        "UsageContext.LLM_CLASS) would not either (1.91 GiB of reserve, +19.2%). Because 0.8.4 subtracts device-wide usage, another process "
         "on the GPU would lower the KV size by its own memory; the stored PR text states no command line and no GPU "
         "state. Not explained",
         "capacity": "as kv_cache_tokens"},
