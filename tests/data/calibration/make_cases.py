@@ -808,8 +808,10 @@ EXPECT = {  # documented misses: what the case shows and why (the tests fail whe
         "activation does not cover MLA, + 0.6 non-torch + 1.53 GiB start-up memory that 0.8.5 reserves). From the "
         "shapes, stage 0 holds 3 dense and 28 MoE layers and the bf16 embedding, about 37.9 GiB per GPU (stage 1: 30 "
         "MoE layers and the LM head, 40.4 GiB, which with its 30 layers' KV would leave 0.2 GiB: the quoted line is a "
-        "first-stage rank's); that leaves about 1.7 GiB of reserve, against the model's 10.13. The first stage does not "
-        "sample and the profile is 2048 tokens over 128 sequences, far from the 1024-sequence H100 setup the MoE "
+        "first-stage rank's; 0.8.5 logs one concurrency line per worker before unify_kv_cache_configs takes the minimum, "
+        "v1/engine/core.py _initialize_kv_caches, read in the 0.8.5 wheel); that leaves about 1.7 GiB of reserve, against "
+        "the model's 10.13. The first stage does not sample (profile_run runs _dummy_sampler_run on the last PP rank "
+        "only, gpu_model_runner.py:1652) and the profile is 2048 tokens over 128 sequences, far from the 1024-sequence H100 setup the MoE "
         "constant was measured at; an MLA forward/sampler derivation and per-stage weights would be a model change for "
         "every MLA and PP case, not made for one log. Not changed",
         "capacity": "as kv_cache_tokens"},
