@@ -71,6 +71,8 @@ class EngineLog:
     non_torch_gib: float | None = None
     total_gpu_gib: float | None = None
     request_kv_gib: float | None = None
+    tokens_from_concurrency: bool = False
+    """Whether ``kv_cache_tokens`` is ``concurrency × max_model_len`` from a lone concurrency line."""
 
     def get(self, field: str) -> float | str | None:
         """One field by name (case-insensitive), as ``CALIBRATE_LOG`` returns it."""
@@ -145,7 +147,8 @@ def parse_log(text: str) -> EngineLog:
     367404
 
     A log that keeps only the concurrency line gives its tokens as concurrency x max_model_len (V0 and
-    full-attention V1: ``tokens / max_model_len``, printed to 2 decimals, so to within ±0.005·max_model_len):
+    full-attention V1: ``tokens / max_model_len``, printed to 2 decimals, so to within ±0.005·max_model_len; for
+    hybrid sliding-window models it is not the logged count, and :func:`run_case` compares the concurrency instead):
 
     >>> parse_log("Maximum concurrency for 40000 tokens per request: 52.89x").kv_cache_tokens
     2115600
@@ -187,7 +190,8 @@ def parse_log(text: str) -> EngineLog:
         tokens_v = _value("vllm_v0_tokens", text)
     if tokens_v is None and blocks is not None:
         tokens_v = blocks * DEFAULT_BLOCK_SIZE  # V0 logs "# GPU blocks" in its default 16-token blocks
-    if tokens_v is None and conc is not None:  # only "Maximum concurrency for L tokens per request: Cx"
+    from_concurrency = tokens_v is None and conc is not None
+    if from_concurrency:  # only "Maximum concurrency for L tokens per request: Cx"
         tokens_v = round(_num(conc.group(1)) * _num(conc.group(2)))  # C·L, to ±0.005·L (C has 2 decimals)
     request = _last("request_kv", text)
     if weights is None and avail_gib is None and tokens_v is None and conc is None and request is None:
@@ -212,6 +216,7 @@ def parse_log(text: str) -> EngineLog:
         kv_cache_tokens=tokens,
         num_gpu_blocks=int(blocks) if blocks is not None else None,
         max_concurrency=_num(conc.group(2)) if conc else None,
+        tokens_from_concurrency=tokens is not None and conc is not None and from_concurrency,
         max_model_len=max_len,
         kv_bytes_per_token=per_token,
         request_kv_gib=request_gib,
@@ -358,6 +363,18 @@ def run_case(case: dict, model, gpu) -> CaseResult:
     ...               "GPU KV cache size: 476,000 tokens"}, "llama-3.1-8b", "h100-sxm")
     >>> round(r.kv_bytes_per_token_error, 4), round(r.calibrated_tokens_error, 3)
     (-0.0001, 0.0)
+
+    A log that keeps only the concurrency line states ``C = num_blocks / Σ_groups blocks_per_request``
+    (``kv_cache_utils.get_max_concurrency_for_kv_cache_config``, vLLM 0.10.1.1). With one KV group ``C·L`` is the
+    logged token count; with several (sliding + full attention) it is not, so the prediction is compared in the same
+    unit: predicted ``C·L`` (no calibration: the log gives no token count in the engine's own unit). gpt-oss-20b on
+    an L4 (Ray Serve LLM's tutorial, 5.22x at 32,768 tokens): 10,941 blocks / (2,048 + 137) blocks = 5.01x.
+
+    >>> r = run_case({"engine": "vllm", "engine_version": "0.10.1.1", "max_model_len": 32768,
+    ...               "max_num_batched_tokens": 2048, "max_num_seqs": 256,
+    ...               "log": "Maximum concurrency for 32,768 tokens per request: 5.22x"}, "gpt-oss-20b", "l4")
+    >>> r.reported.kv_cache_tokens, r.predicted_kv_cache_tokens, r.calibrated_kv_cache_tokens
+    (171049, 164080, None)
     """
     from planner.engines import kv_capacity
 
@@ -376,14 +393,19 @@ def run_case(case: dict, model, gpu) -> CaseResult:
         )
     cap = kv_capacity(model, gpu, **setup)
     calibrated = None
-    if log.available_kv_gib is not None or log.kv_cache_tokens is not None:
+    predicted_tokens = cap.kv_cache_tokens
+    if log.tokens_from_concurrency and cap.kv_groups > 1 and log.max_model_len:
+        # A lone concurrency line of a hybrid (sliding + full attention) model: vLLM divides its blocks by the blocks
+        # one request needs over all groups, which a token count does not carry; compare the concurrency.
+        predicted_tokens = round(cap.max_concurrency * log.max_model_len)
+    elif log.available_kv_gib is not None or log.kv_cache_tokens is not None:
         cal = calibrate(log, model, gpu, **setup)
         again = kv_capacity(model, gpu, reserve_gib=cal.reserve_gib, weights_gib=cal.weights_gib, **setup)
         calibrated = again.kv_cache_tokens
     return CaseResult(
         case_id=str(case.get("id", "")), engine=cap.engine, reported=log, split=str(case.get("split", "")),
         predicted_weights_gib=cap.weights_gib, predicted_available_kv_gib=cap.available_kv_gib,
-        predicted_kv_cache_tokens=cap.kv_cache_tokens, predicted_kv_bytes_per_token=cap.kv_bytes_per_logged_token,
+        predicted_kv_cache_tokens=predicted_tokens, predicted_kv_bytes_per_token=cap.kv_bytes_per_logged_token,
         calibrated_kv_cache_tokens=calibrated,
     )
 

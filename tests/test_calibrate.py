@@ -242,3 +242,22 @@ def test_concurrency_line_alone_gives_tokens():
     blocks = parse_log("# GPU blocks: 5691, # CPU blocks: 2048\n"
                        "Maximum concurrency for 8192 tokens per request: 11.12x")
     assert blocks.kv_cache_tokens == 5691 * 16
+
+
+def test_concurrency_line_of_a_hybrid_model_is_compared_as_concurrency():
+    """A lone concurrency line of a hybrid sliding/full model (gpt-oss: 2 KV groups) is not a token count: the case
+    compares concurrency (predicted concurrency x L against the logged C x L) and has no calibrated column; a one-group
+    model's lone line keeps the token comparison (vLLM #9802)."""
+    assert not parse_log("GPU KV cache size: 158,656 tokens").tokens_from_concurrency
+    hybrid = BY_ID["ray-gpt-oss-20b-l4"]
+    assert hybrid.reported.tokens_from_concurrency
+    assert hybrid.reported.kv_cache_tokens == round(5.22 * 32768)  # the log's C x L
+    assert hybrid.calibrated_kv_cache_tokens is None
+    case = next(c for c in CASES if c["id"] == "ray-gpt-oss-20b-l4")
+    keys = ("engine", "engine_version", "max_model_len", "max_num_batched_tokens", "max_num_seqs")
+    setup = {k: case[k] for k in keys}
+    cap = kv_capacity(resolve_model(case), resolve_gpu(case), **setup)
+    assert cap.kv_groups == 2
+    assert hybrid.predicted_kv_cache_tokens == round(cap.max_concurrency * 32768) != cap.kv_cache_tokens
+    one_group = BY_ID["vllm9802-llama31-8b-a100-pcie-tp4"]
+    assert one_group.reported.tokens_from_concurrency and one_group.calibrated_kv_cache_tokens is not None

@@ -198,6 +198,19 @@ def test_torch_visible_totals_are_sourced_and_below_the_driver_total():
     assert catalog.get_gpu("mi325x").torch_total_bytes is None  # no public log gives it
 
 
+def test_session9_totals_match_their_sources():
+    """The totals session 9 corrected, against the figures their sources print (not against the engine model)."""
+    pcie = catalog.get_gpu("a100-80gb-pcie")
+    assert pcie.hbm_bytes == 81920 * 2**20  # nvidia-smi memory.total 81920 MiB
+    assert pcie.hbm_bytes_basis.startswith("driver-reported")
+    assert pcie.torch_total_bytes == 81049 * 2**20  # ekondis/mixbench #47: 'Total global mem: 81049 MB' (MiB)
+    assert catalog.get_gpu("h100-nvl").hbm_bytes == 95830 * 2**20  # NVIDIA/gpu-admin-tools #4: '95830MiB'
+    # PyTorch OOM messages print the total to two decimals of a GiB
+    assert round(catalog.get_gpu("l40s").engine_total_bytes / 2**30, 2) == 44.42  # Step-Video-T2V #8
+    assert round(catalog.get_gpu("rtx-4090").engine_total_bytes / 2**30, 2) == 23.64  # median of 5 OOM messages
+    assert sorted([23.68, 23.65, 23.64, 23.61, 23.64])[2] == 23.64
+
+
 def test_rtx_3090_and_mi300_series_are_in_the_catalog():
     rtx = catalog.get_gpu("RTX 3090")
     assert rtx.name == "rtx-3090" and rtx.hbm_bytes == 24 * 2**30 and rtx.fp8_flops_per_s is None
