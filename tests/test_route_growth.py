@@ -217,3 +217,22 @@ def test_the_tornado_growth_bar_moves_every_route_s_own_growth(plan) -> None:
     case = next(i for i in range(ts.DEMAND_CASES.rows)
                 if ts.fixed_cells()[("What-if", ts.DEMAND_CASES.cell("case", i))] == "base")
     assert values[("What-if", ts.DEMAND_CASES.cell("breach_months", case))] == pytest.approx(base, abs=1e-5)
+
+
+def test_a_plan_file_and_its_scenario_give_the_same_forecast(tmp_path: Path) -> None:
+    """The Forecast's demand index is an input on a computed sheet: `planner size PLAN.xlsm` read only the input
+    sheets, so a workbook with a typed index was sized without it. Its inputs now come from every input column."""
+    from planner.template.build import build_sample
+    from planner.whatif.source import load_inputs
+
+    text = (ROOT / "samples" / "seed.toml").read_text().replace(
+        "avg_to_peak_ratio = 0.5\n", "avg_to_peak_ratio = 0.5\ndemand_index = [1.0, 1.5, 2.0]\n", 1)
+    src = tmp_path / "index.toml"
+    src.write_text(text)
+    book = build_sample(src, tmp_path / "index.xlsm")
+    from_book, from_toml = load_inputs(book), load_inputs(src)
+    index = {k for k in from_toml if k[0] == ts.FORECAST.sheet}
+    assert len(index) == 3 and {k: from_book.get(k) for k in index} == {k: from_toml[k] for k in index}
+    f = ts.FORECAST
+    month3 = (f.sheet, f.cell("multiplier", 2))
+    assert ts.evaluate_plan(from_book)[month3] == 2.0 == ts.evaluate_plan(from_toml)[month3]

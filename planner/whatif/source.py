@@ -22,9 +22,12 @@ def load_inputs(path: str | Path) -> dict[tuple[str, str], Any]:
     if p.suffix.lower() in (".xlsm", ".xlsx"):
         from planner.ooxml import read_workbook
 
-        sheets = tuple(t.sheet for t in ts.INPUT_TABLES)
-        data = {(t.sheet, t.cell(c.key, i)) for t in ts.INPUT_TABLES for c in t.columns for i in range(t.rows)}
-        data -= set(ts.fixed_cells())  # setting names and units: the template's, not the plan's
+        # every input column of every table: the input sheets' and those on computed sheets (the Forecast's demand
+        # index, your own reserved-GPU quotes), so a plan's file and its scenario give the same plan
+        inputs = [(t, c) for t in ts.TABLES for c in t.columns if c.formula is None]
+        sheets = tuple(dict.fromkeys(t.sheet for t, _c in inputs))
+        data = {(t.sheet, t.cell(c.key, i)) for t, c in inputs for i in range(t.rows)}
+        data -= set(ts.fixed_cells())  # setting names, units, month numbers, bundled quotes: the template's
         book = read_workbook(p, sheets=sheets)
         out: dict[tuple[str, str], Any] = {}
         for name in sheets:
