@@ -191,7 +191,7 @@ def parse_log(text: str) -> EngineLog:
     if tokens_v is None and blocks is not None:
         tokens_v = blocks * DEFAULT_BLOCK_SIZE  # V0 logs "# GPU blocks" in its default 16-token blocks
     from_concurrency = tokens_v is None and conc is not None
-    if from_concurrency:  # only "Maximum concurrency for L tokens per request: Cx"
+    if from_concurrency and conc is not None:  # only "Maximum concurrency for L tokens per request: Cx"
         tokens_v = round(_num(conc.group(1)) * _num(conc.group(2)))  # C·L, to ±0.005·L (C has 2 decimals)
     request = _last("request_kv", text)
     if weights is None and avail_gib is None and tokens_v is None and conc is None and request is None:

@@ -35,6 +35,7 @@ Format (see ``samples/seed.toml``)::
     backend = "llama70b-h100"
     failover = "anthropic-sonnet"
     monthly_growth = 0.15           # optional: this route's own growth per month (blank: the plan's)
+    demand_index = [1, 1, 1.5]      # optional: its own demand multiple month by month (before its growth)
 """
 
 from __future__ import annotations
@@ -129,6 +130,7 @@ class Route:
     new: bool = False  # a new model or product (demand not yet known): the What-if sheet recommends an API
     profile: Any = None  # a profile name (Profiles sheet) or 24 hourly multipliers, or {weekday=[24], weekend=[24]}
     monthly_growth: float | None = None  # the route's own demand growth per month (None: the plan's)
+    demand_index: Any = None  # optional list: the route's own demand multiple of months 1, 2, ... (Forecast)
 
 
 @dataclass(frozen=True, kw_only=True)

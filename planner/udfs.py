@@ -576,9 +576,10 @@ def FLEET_UTILIZATION(backend, backends, kv_utils, compute_utils, load_utils):
 @xw.arg('backends', ndim=2, err_to_str=True, doc="The Forecast sheet's backend table, header included [table]")
 @xw.arg('month_number', ndim=2, err_to_str=True, doc='The forecast month (1 = the plan as entered): routes with their own growth rate carry (1 + growth)^(month - 1) [month] (optional, default None) (may be blank: every route at the multiple)')
 @xw.arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (month 1's parts of each route and its own growth rate) [table] (optional, default None)")
-def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, routes=None):
+@xw.arg('route_demand', ndim=2, err_to_str=True, doc="The Forecast sheet's per-route demand table, header included (a route's own multiple month by month) [table] (optional, default None) (may be blank: no route's own multiples)")
+def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, routes=None, route_demand=None):
     """One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding (backend and constraint), route, action (the steps to get back under the threshold), action_usd (their monthly cost), util_after, or headroom_util (the..."""
-    return excel_call(_REGISTRY['FORECAST_MONTH'], field, multiplier, threshold, backends, month_number, routes)
+    return excel_call(_REGISTRY['FORECAST_MONTH'], field, multiplier, threshold, backends, month_number, routes, route_demand)
 
 
 @xw.func(category='Forecast')
@@ -589,9 +590,10 @@ def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, ro
 @xw.arg('route', ndim=2, err_to_str=True, doc='The route (a row of the route table) [name]')
 @xw.arg('month_number', ndim=2, err_to_str=True, doc='The forecast month (1 = the plan as entered) [month]')
 @xw.arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (month 1's parts of each route and its own growth rate) [table]")
-def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_number, routes):
+@xw.arg('route_demand', ndim=2, err_to_str=True, doc="The Forecast sheet's per-route demand table, header included (a route's own multiple month by month) [table] (optional, default None) (may be blank: no route's own multiples)")
+def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_number, routes, route_demand=None):
     """One route's figure in a forecast month: usd (its bill: an API route's month-1 bill by class times its own demand multiple; a fleet's route its compute share of the month's fleet, GPU-hours plus the replicas the step adds), max_util or binding (its back..."""
-    return excel_call(_REGISTRY['FORECAST_ROUTE_MONTH'], field, multiplier, threshold, backends, route, month_number, routes)
+    return excel_call(_REGISTRY['FORECAST_ROUTE_MONTH'], field, multiplier, threshold, backends, route, month_number, routes, route_demand)
 
 
 @xw.func(category='Plan')

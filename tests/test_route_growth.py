@@ -67,16 +67,25 @@ monthly_growth = 0.25
 OWN = {"completion": 0.15, "agent": 0.0, "nightly": -0.05, "chat-2": 0.25}
 
 
-def _scenario() -> Any:
+INDEX = {"chat": [1.0, 0.5, 3.0], "autocomplete-lite": [1.0, 2.5, 2.5]}
+"""Routes' own demand multiples typed month by month (the Forecast's per-route table), for the second plan."""
+
+
+def _scenario(index: dict[str, list[float]] | None = None) -> Any:
     data = tomllib.loads((ROOT / "samples" / "seed.toml").read_text() + EXTRA)
     for r in data["routes"]:
         if r["name"] in OWN:
             r["monthly_growth"] = OWN[r["name"]]
+        if index and r["name"] in index:
+            r["demand_index"] = index[r["name"]]
     assert data["plan"]["monthly_growth"] == PLAN_GROWTH
     return parse_scenario(data, path="route-growth.toml")
 
 
-def _multiple(route: str, month: int) -> float:
+def _multiple(route: str, month: int, index: dict[str, list[float]] | None = None) -> float:
+    typed = (index or {}).get(route, [])
+    if month <= len(typed):
+        return typed[month - 1]
     return (1 + OWN.get(route, PLAN_GROWTH)) ** (month - 1)
 
 
@@ -95,21 +104,31 @@ def plan() -> tuple[dict, dict]:
     return inputs, ts.evaluate_plan(inputs)
 
 
-def _scaled(inputs: dict, month: int) -> dict:
+@pytest.fixture(scope="module")
+def indexed() -> tuple[dict, dict]:
+    inputs = {**catalog_inputs(), **scenario_inputs(_scenario(INDEX))}
+    return inputs, ts.evaluate_plan(inputs)
+
+
+def _scaled(inputs: dict, month: int, index: dict[str, list[float]] | None = None) -> dict:
     """The plan with each route's peak QPS times its own multiple for ``month`` (the Routes cells edited)."""
     r = ts.ROUTES
     out = dict(inputs)
     for i in range(r.rows):
         name = inputs.get((r.sheet, r.cell("name", i)))
         if isinstance(name, str) and name.strip():
-            out[(r.sheet, r.cell("peak_qps", i))] = inputs[(r.sheet, r.cell("peak_qps", i))] * _multiple(name, month)
+            qps = (r.sheet, r.cell("peak_qps", i))
+            out[qps] = inputs[qps] * _multiple(name, month, index)
     return out
 
 
-@pytest.mark.parametrize("month", [6, 12])
-def test_each_backend_in_a_month_is_the_plan_reevaluated_with_each_route_scaled(plan, month: int) -> None:
-    inputs, values = plan
-    again = ts.evaluate_plan(_scaled(inputs, month))
+@pytest.mark.parametrize(("month", "typed"), [(6, False), (12, False), (2, True), (3, True)])
+def test_each_backend_in_a_month_is_the_plan_reevaluated_with_each_route_scaled(plan, indexed, month: int,
+                                                                               typed: bool) -> None:
+    """Months 6 and 12 with routes growing at their own rates; months 2 and 3 with two routes' multiples typed in
+    the per-route demand table (chat at 0.5 then 3.0 beside chat-2 at 25 %; a fleet route at 2.5)."""
+    inputs, values = indexed if typed else plan
+    again = ts.evaluate_plan(_scaled(inputs, month, INDEX if typed else None))
     results = _rows(again, ts.RESULTS, ("route", "max_util", "cost_monthly_usd", "backend_type"))
     backend_of = {row["route"]: row["backend"] for row in _rows(values, ts.FORECAST_ROUTES, ("route", "backend"))}
     # a backend's highest utilization in the re-evaluated plan: the highest of its routes' (C7)

@@ -271,35 +271,50 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
     return out, specs, broken
 
 
-def route_multiple(month_number: float, *, route_growth: Any, multiplier: float) -> float:
-    """A route's demand multiple in a month: ``(1 + g_r)^(m - 1)`` with its own growth rate ``g_r``, else the
-    month's (the Plan's growth or the typed demand index)."""
+def route_multiple(month_number: float, *, route_growth: Any, multiplier: float, index: Any = None) -> float:
+    """A route's demand multiple in a month: its own typed multiple for the month (``index``, the per-route demand
+    table), else ``(1 + g_r)^(m - 1)`` with its own growth rate ``g_r``, else the month's (the Plan's growth or the
+    typed demand index)."""
+    if not _blank(index):
+        return float(check_number("route demand index", read_row(index), minimum=0))
     if _blank(route_growth):
         return multiplier
     return growth.demand_multiplier(month_number, monthly_growth=_num(route_growth, 0.0) or 0.0)
+
+
+@lru_cache(maxsize=512)
+def _multiples(routes: tuple, index: tuple | None, month_number: int, x: float) -> tuple[float, ...]:
+    """Each route row's multiple in the month (:func:`route_multiple`), the per-route demand table's row ``i``
+    beside the route table's row ``i`` (its column ``m`` is month ``m``)."""
+    rows = _route_rows(routes)
+    typed = [None] * len(rows) if index is None else [r[month_number] if month_number < len(r) else None
+                                                       for r in list(index)[1:]]
+    typed += [None] * (len(rows) - len(typed))
+    return tuple(route_multiple(month_number, route_growth=read_row(r["growth"]), multiplier=x, index=i)
+                 if not _blank(r["route"]) else x for r, i in zip(rows, typed))
 
 
 _PART_KEYS = ROUTE_KEYS[ROUTE_KEYS.index("kv_rate_s"):]
 """The route table's columns a month reads (the bill's and month 1's labels are not among them)."""
 
 
-def _parts(table: Sequence[Sequence[Any]] | None, month_number: Any, x: float
+def _parts(table: tuple | None, month_number: Any, x: float, index: tuple | None = None
            ) -> tuple[tuple[fmonth.RoutePart, ...], dict[str, str]]:
     """The route table's rows as the month's :class:`~planner.forecast.month.RoutePart` (each at its own multiple),
     and the backends a route row's error breaks (backend name -> its message): only a backend with a route of its
     own growth, the one a month re-derives from its routes (the others are scaled from their backend row)."""
     if table is None or _blank(month_number):
         return (), {}
-    m = check_number("month_number", month_number, minimum=1, integer=True)
+    m = int(check_number("month_number", month_number, minimum=1, integer=True))
+    multiples = _multiples(table, index, m, x)
     out: list[fmonth.RoutePart] = []
     errors: dict[str, str] = {}
     own_growth: set[str] = set()
-    for row in _rows(table, "routes", len(ROUTE_KEYS)):
-        r = dict(zip(ROUTE_KEYS, row))
+    for r, multiple in zip(_route_rows(table), multiples):
         if _blank(r["route"]) or _blank(r["backend"]) or _row_error([r["backend"]]):
             continue
         backend = str(r["backend"]).strip().lower()
-        if not _blank(r["growth"]):
+        if not _blank(r["growth"]) or multiple != x:
             own_growth.add(backend)
         error = _row_error([r[k] for k in _PART_KEYS])
         if error is not None:
@@ -308,7 +323,7 @@ def _parts(table: Sequence[Sequence[Any]] | None, month_number: Any, x: float
         n = lambda k, r=r: _num(r[k], 0.0) or 0.0  # noqa: E731
         slo = lambda k, r=r: _num(r[k]) or None  # noqa: E731
         out.append(fmonth.RoutePart(
-            backend=backend, multiple=route_multiple(m, route_growth=r["growth"], multiplier=x), qps=n("qps"),
+            backend=backend, multiple=multiple, qps=n("qps"),
             input_tokens=n("input_tokens"), output_tokens=n("output_tokens"), cache_hit_rate=n("cache_hit_rate"),
             limit_shares=tuple(n(k) for k in SHARE_KEYS[:len(fmonth.LIMITS)]), rpm=n("rpm"),
             compute_share=n("compute_share"), kv_rate_s=n("kv_rate_s"), kv_tpot_rate_s=n("kv_tpot_rate_s"),
@@ -323,6 +338,9 @@ BACKENDS_TABLE = Arg(name="backends", unit="table", kind="table", help="The Fore
                      "included", row_errors=True)
 ROUTES_TABLE = Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header "
                    "included (month 1's parts of each route and its own growth rate)", row_errors=True)
+ROUTE_DEMAND_TABLE = Arg(name="route_demand", unit="table", kind="table", help="The Forecast sheet's per-route "
+                         "demand table, header included (a route's own multiple month by month)", default=None,
+                         blank="no route's own multiples", row_errors=True)
 
 
 @sheet_function(
@@ -338,7 +356,7 @@ ROUTES_TABLE = Arg(name="routes", unit="table", kind="table", help="The Forecast
         MULTIPLIER, THRESHOLD, BACKENDS_TABLE,
         Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered): routes with their "
             "own growth rate carry (1 + growth)^(month - 1)", default=None, blank="every route at the multiple"),
-        replace(ROUTES_TABLE, default=None),
+        replace(ROUTES_TABLE, default=None), ROUTE_DEMAND_TABLE,
     ),
     returns="the field",
     returns_kind="text",
@@ -353,7 +371,7 @@ ROUTES_TABLE = Arg(name="routes", unit="table", kind="table", help="The Forecast
     ),
     formula_ids=("C7",),
 )
-def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, routes=None):
+def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, routes=None, route_demand=None):
     f = str(field).strip().lower()
     if f not in MONTH_FIELDS + BILL_FIELDS:
         raise ArgumentError("field", field, f"one of {', '.join(MONTH_FIELDS + BILL_FIELDS)}")
@@ -362,11 +380,12 @@ def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, ro
     if f in BILL_FIELDS:  # the bill: each route at its own multiple (no backend's error is the bill's)
         if routes is None or _blank(month_number):
             raise ArgumentError("routes", None, f"the route table and the month number for {f}")
-        m = check_number("month_number", month_number, minimum=1, integer=True)
-        return sum(float(check_number(f, v)) * route_multiple(m, route_growth=read_row(r["growth"]), multiplier=x)
-                   for r in _route_rows(_hashable(routes)) if not _blank(r["route"])
-                   for v in (read_row(r[f]),) if not _blank(v))
-    month, broken = _month(x, t, _hashable(backends), month_number, _hashable(routes))
+        m = int(check_number("month_number", month_number, minimum=1, integer=True))
+        table = _hashable(routes)
+        return sum(float(check_number(f, v)) * multiple
+                   for r, multiple in zip(_route_rows(table), _multiples(table, _hashable(route_demand), m, x))
+                   if not _blank(r["route"]) for v in (read_row(r[f]),) if not _blank(v))
+    month, broken = _month(x, t, _hashable(backends), month_number, _hashable(routes), _hashable(route_demand))
     if broken:  # the plan's month needs every backend: the first one's error is the result
         raise Refusal(next(iter(broken.values())))
     return getattr(month, f)
@@ -377,12 +396,12 @@ def _hashable(table: Sequence[Sequence[Any]] | None) -> tuple | None:
 
 
 @lru_cache(maxsize=256)
-def _month(x: float, t: float, rows: tuple, month_number: Any = None, routes: tuple | None = None
-           ) -> tuple[fmonth.Month, dict[str, str]]:
+def _month(x: float, t: float, rows: tuple, month_number: Any = None, routes: tuple | None = None,
+           route_demand: tuple | None = None) -> tuple[fmonth.Month, dict[str, str]]:
     """One month, evaluated once for its fields (the tables are tuples of tuples: hashable), over the backends
     without an error, and the backends with one (name -> message): a backend's own row, or one of its routes'."""
     items, specs, broken = _backends(rows)
-    parts, broken_routes = _parts(routes, month_number, x)
+    parts, broken_routes = _parts(routes, month_number, x, route_demand)
     for name, error in broken_routes.items():
         broken.setdefault(name, error)
     items = [b for b in items if b.name.strip().lower() not in broken]
@@ -413,7 +432,7 @@ ROUTE_FIELDS = ("usd", "max_util", "binding")
         MULTIPLIER, THRESHOLD, BACKENDS_TABLE,
         Arg(name="route", unit="name", kind="text", help="The route (a row of the route table)"),
         Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered)"),
-        ROUTES_TABLE,
+        ROUTES_TABLE, ROUTE_DEMAND_TABLE,
     ),
     returns="the field",
     returns_kind="text",
@@ -427,21 +446,24 @@ ROUTE_FIELDS = ("usd", "max_util", "binding")
     ),
     formula_ids=("C1", "C7"),
 )
-def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_number, routes):
+def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_number, routes, route_demand=None):
     f = str(field).strip().lower()
     if f not in ROUTE_FIELDS:
         raise ArgumentError("field", field, f"one of {', '.join(ROUTE_FIELDS)}")
     x = check_number("multiplier", multiplier, minimum=0)
     t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
-    m = check_number("month_number", month_number, minimum=1, integer=True)
+    m = int(check_number("month_number", month_number, minimum=1, integer=True))
     key = str(route).strip().lower()
-    table, plan = _hashable(routes), _hashable(backends)
+    table, plan, index = _hashable(routes), _hashable(backends), _hashable(route_demand)
     rows = _route_rows(table)
-    mine = next((r for r in rows if not _blank(r["route"]) and str(r["route"]).strip().lower() == key), None)
-    if mine is None or _blank(mine["backend"]):
+    multiples = _multiples(table, index, m, x)
+    at = next((i for i, r in enumerate(rows) if not _blank(r["route"]) and str(r["route"]).strip().lower() == key),
+              None)
+    if at is None or _blank(rows[at]["backend"]):
         raise ArgumentError("route", route, "a route of the Forecast sheet's route table with a backend")
+    mine = rows[at]
     backend = str(mine["backend"]).strip()
-    month, broken = _month(x, t, plan, m, table)
+    month, broken = _month(x, t, plan, m, table, index)
     error = broken.get(backend.lower()) or broken.get("?")
     if error is not None:
         raise Refusal(error)
@@ -450,14 +472,14 @@ def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_nu
         if found is None:
             raise ArgumentError("route", route, "a route whose backend is on the Forecast sheet's backend table")
         return getattr(found, f)
-    own = route_multiple(m, route_growth=read_row(mine["growth"]), multiplier=x)
+    own = multiples[at]
     plan_b = next((b for b in _plan_backends(plan) if b.name.strip().lower() == backend.lower()), None)
     if plan_b is None or plan_b.kind != "fleet":  # an API route: its month-1 bill by class at its multiple
         return sum(float(check_number(k, read_row(mine[k]))) for k in
                    ("input_usd", "cache_read_usd", "cache_write_usd", "output_usd")) * own
     # a fleet's route: its compute share of the month's fleet (routes growing apart move the shares)
-    share = sum((_num(r["compute_share"], 0.0) or 0.0) * route_multiple(m, route_growth=r["growth"], multiplier=x)
-                for r in rows if not _blank(r["backend"]) and str(r["backend"]).strip().lower() == backend.lower())
+    share = sum((_num(r["compute_share"], 0.0) or 0.0) * multiple for r, multiple in zip(rows, multiples)
+                if not _blank(r["backend"]) and str(r["backend"]).strip().lower() == backend.lower())
     if share <= 0:
         return 0.0
     step = month.backend(backend)

@@ -25,6 +25,7 @@ from planner.template.layout import (
     LISTS_TABLE,
     PROVIDER_ROWS,
     PROVIDERS,
+    ROUTE_DEMAND_HEADER_ROW,
     ROUTE_ROWS,
     ROUTES,
     SPECS,
@@ -52,6 +53,21 @@ def _col(first: Expr, key: str, header: str, help: str, body: Expr, fmt: str = U
 
 
 # ---- per route: the bill by token class and the highest linear utilization -----------------------------------
+
+# ---- per route, month by month: the planner's own demand multiples (inputs) --------------------------------------
+
+ROUTE_DEMAND = Table(
+    name="tblRouteDemand", sheet=SHEET, rows=ROUTE_ROWS, header_row=ROUTE_DEMAND_HEADER_ROW,
+    columns=(
+        C(key="route", header="Route [name]", help="Route name (from Routes)", kind="text", width=18,
+          formula=fn("IF", Ref(ROUTES, "name").eq(""), "", Ref(ROUTES, "name"))),
+        *(C(key=f"m{m:02d}", header=f"M{m} [x month 1]", help=f"Month {m}: this route's own demand multiple (blank: "
+            "its own growth rate, else the month's)", minimum=0, maximum=1000, number_format="0.00", width=7)
+          for m in range(1, FORECAST_MONTHS + 1)),
+    ),
+)
+"""A route's demand multiple typed month by month, as the month table's demand index is for the plan: it takes
+precedence over the route's own growth rate, which takes precedence over the month's multiple."""
 
 _ROUTE_KEYS = ROUTE_KEYS
 ROUTES_HEADER_ROW = FORECAST_ROUTES_HEADER_ROW
@@ -264,7 +280,7 @@ def _month_columns() -> tuple[Column, ...]:
 
     def field(name: str) -> Expr:
         return udf("FORECAST_MONTH", name, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS),
-                   me("month"), Block(FORECAST_ROUTES))
+                   me("month"), Block(FORECAST_ROUTES), Block(ROUTE_DEMAND))
 
 
     def col(key: str, header: str, help: str, body: Expr, fmt: str = USD, kind: str = "number",
@@ -376,6 +392,8 @@ COMMITMENTS = Table(name="tblCommitments", sheet=SHEET, rows=FLEET_ROWS, header_
 assert tuple(c.key for c in COMMITMENTS.columns) == _COMMIT_KEYS
 
 TITLES: list[tuple[Table, str]] = [  # pairs, not a dict: hashing a table hashes every formula it holds
+    (ROUTE_DEMAND, "Per route, month by month: your own demand multiple (blank: the route's own growth, else the "
+     "month's)"),
     (FORECAST_ROUTES, "Per route, month 1: the API bill by token class and the highest utilization linear in demand"),
     (FORECAST_BACKENDS, "Per backend, month 1: what FORECAST_MONTH scales (formulas; locked)"),
     (COMMITMENTS, "Commitments: reserved GPUs against on demand, per fleet (1 and 3 years)"),
@@ -560,7 +578,7 @@ def _by_route_columns() -> tuple[Column, ...]:
 
     def route_month(field: str, x: Expr, m: int) -> Expr:
         return udf("FORECAST_ROUTE_MONTH", field, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS),
-                   Ref(FORECAST_ROUTES, "route"), lit(m), Block(FORECAST_ROUTES))
+                   Ref(FORECAST_ROUTES, "route"), lit(m), Block(FORECAST_ROUTES), Block(ROUTE_DEMAND))
 
     cols: list[Column] = [
         C(key="route", header="Route [name]", help="Route name (from Routes)", kind="text", width=16,

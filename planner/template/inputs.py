@@ -145,14 +145,21 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
             "distinct_prefixes": r.distinct_prefixes,
             "new_route": True if getattr(r, "new", False) else None, "monthly_growth": r.monthly_growth,
         })
+        for m, v in enumerate(_demand_index(r.demand_index, f"{scenario.path}: routes[{i}].demand_index"), start=1):
+            out[(ts.ROUTE_DEMAND.sheet, ts.ROUTE_DEMAND.cell(f"m{m:02d}", i))] = v
     if custom:
         out.update(profile_inputs(tuple(custom)))
-    index = p.demand_index
-    if index is not None:
-        if not isinstance(index, list) or len(index) > ts.FORECAST.rows or any(
-                isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 for v in index):
-            raise ArgumentError(f"{scenario.path}: plan.demand_index", index,
-                                f"a list of at most {ts.FORECAST.rows} demand multiples >= 0 (month 1, 2, ...)")
-        for i, v in enumerate(index):
-            out[(ts.FORECAST.sheet, ts.FORECAST.cell("demand_index", i))] = float(v)
+    for i, v in enumerate(_demand_index(p.demand_index, f"{scenario.path}: plan.demand_index")):
+        out[(ts.FORECAST.sheet, ts.FORECAST.cell("demand_index", i))] = v
     return out
+
+
+def _demand_index(values: Any, where: str) -> list[float]:
+    """A scenario's demand index (the plan's, or a route's own): at most one multiple >= 0 per forecast month."""
+    if values is None:
+        return []
+    if not isinstance(values, list) or len(values) > ts.FORECAST.rows or any(
+            isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 for v in values):
+        raise ArgumentError(where, values, f"a list of at most {ts.FORECAST.rows} demand multiples >= 0 (month 1, "
+                            "2, ...)")
+    return [float(v) for v in values]

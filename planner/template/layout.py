@@ -18,9 +18,11 @@ from planner.specs import LIMIT_MULTIPLIERS, LIMIT_SCOPES
 ROUTE_ROWS = 20
 FORECAST_MONTHS = 36
 """Rows of the Forecast sheet's month table (the Plan's forecast_months, 12-36, fills the first ones)."""
-FORECAST_ROUTES_HEADER_ROW = 4 + FORECAST_MONTHS + 4
-"""The Forecast sheet's route table (tblForecastRoutes) starts below the month table: Results' months to breach
-reads its route shares."""
+ROUTE_DEMAND_HEADER_ROW = 4 + FORECAST_MONTHS + 4
+"""The Forecast sheet's per-route demand index (tblRouteDemand, inputs) starts below the month table."""
+FORECAST_ROUTES_HEADER_ROW = ROUTE_DEMAND_HEADER_ROW + ROUTE_ROWS + 4
+"""The Forecast sheet's route table (tblForecastRoutes) starts below the per-route demand index: Results' months to
+breach reads its route shares."""
 PROVIDER_ROWS = 8
 FLEET_ROWS = 6
 GPU_ROWS = 24
