@@ -774,8 +774,8 @@ CHANGES_NEXT = (
     "AccelMark's vLLM 0.7.3 hosts (TPOT −17% signed: the same GPU at 5 req/s measures 14.2 ms on one host and "
     "26.8 ms on another), AccelMark's vLLM 0.20 runs on the A100 80GB (TTFT 60% abs: light load too fast, the knee "
     "mostly 4.3-26x too slow, quantized TPOT half the measured) and vLLM V0 at TP8 (light loads twice too slow, "
-    "loaded runs too fast). One-client TP1 TPOT is 6-17% too slow everywhere; the L4's one-client run needs a weight-streaming "
-    "efficiency of at least 0.875, above the 0.80 the fit had never moved from.",
+    "loaded runs too fast). One-client TP1 TPOT is 6-17% too slow everywhere; the L4's one-client run needs a "
+    "weight-streaming efficiency of at least 0.875, above the 0.80 the fit had never moved from.",
     "- **Tried, not kept: vLLM V1's prefix cache over AccelMark's repeated passes** (`V1_PREFIX_CACHE`, off; "
     "`cached_prompt_tail`, `accelmark_cached_runs`, `accelmark_cached_passes`): V1 caches prompts by default and "
     "AccelMark resends the same requests (warmups, `num_runs` passes, qps levels). Rule set before its fit: keep it "
