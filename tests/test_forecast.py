@@ -222,10 +222,10 @@ def test_forecast_per_route_month_five_by_hand(seed_forecast) -> None:
     assert chat["max_utilization"] == pytest.approx(40 * 2500 * 60 / 8e6 * x)
     assert chat["binding"] == "ITPM" and "gemini-flash: ITPM 102% is per project" in chat["action"]
     assert chat["monthly_cost_usd"] == pytest.approx(rows[("chat", 1)]["monthly_cost_usd"] * x)
-    # completion on llama70b-h100: month 5's step takes the fleet from 22 to 26 replicas of 4 H100 at $3.20
+    # completion on llama70b-h100: month 5's step takes the fleet from 22 to 24 replicas of 4 H100 at $3.20
     comp = rows[("completion", 5)]
-    assert comp["action"].startswith("llama70b-h100: replicas 22 -> 26")
-    assert comp["monthly_cost_usd"] == pytest.approx(26 * 4 * 3.20 * HOURS_PER_MONTH)
+    assert comp["action"].startswith("llama70b-h100: replicas 22 -> 24")
+    assert comp["monthly_cost_usd"] == pytest.approx(24 * 4 * 3.20 * HOURS_PER_MONTH)
     assert rows[("completion", 1)]["monthly_cost_usd"] == pytest.approx(22 * 4 * 3.20 * HOURS_PER_MONTH)
     assert rows[("agent", 5)]["action"] == "none"
 

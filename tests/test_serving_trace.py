@@ -59,7 +59,7 @@ def test_trace_replay_by_hand_on_a_prefill_first_engine():
     t3 = t2 + step_time_s(r, DERIVED, decode_seqs=2)
     run = sch.trace_open_run(load, runs=[([0.0, 0.0], [100, 300])], stat="median")
     tpots = sorted([t3 - t1, t3 - t2])
-    assert run.tpot_s == pytest.approx(tpots[0], rel=1e-9)  # the weighted median of two equal weights: the lower
+    assert run.tpot_s == pytest.approx((tpots[0] + tpots[1]) / 2, rel=1e-9)  # numpy's median of two: their mean
     assert run.duration_s == pytest.approx(t3, rel=1e-9)
 
 
@@ -368,3 +368,35 @@ def test_first_token_waits_for_the_next_step_launch_on_deferred_engines(engine, 
     # the steady state of one closed-loop client says the same (no queue, no step in flight)
     st, _ = sch.closed_loop(load, clients=1)
     assert st.ttft_s == pytest.approx(r.ttft_fixed_s + t1 + by_hand, rel=1e-3)  # bisection resolution
+
+
+def test_v1_prefix_cache_of_accelmarks_repeated_passes():
+    """Session 9, tried and off (accuracy.V1_PREFIX_CACHE): vLLM V1 caches whole 16-token blocks and recomputes the
+    last prompt token on a full hit (KVCacheManager.get_computed_blocks), so a cached 280-token prompt leaves
+    280 - 16*17 = 8 tokens; AccelMark's warmup sends the first 10 requests (loadgen.py, online_warmup_requests),
+    so the first pass of the first level has those cached and every later pass all of them."""
+    assert [accuracy.cached_prompt_tail(n) for n in (280, 272, 273, 1)] == [8, 16, 1, 1]
+    v1 = next(p for p in _accelmark_points() if p["mode"] == "open" and "vllm020" in p["id"] and "suite_A" in p["id"]
+              and p["request_rate_per_s"] == 5)
+    v0 = next(p for p in _accelmark_points() if p["mode"] == "open" and "vllm_47f5d58e" in p["id"]
+              and "suite_A" in p["id"] and p["request_rate_per_s"] == 5)
+    assert accuracy.accelmark_prefix_cache(v1) and not accuracy.accelmark_prefix_cache(v0)
+    lengths = benchmark_harness_data()["accelmark"]["datasets"]["sharegpt_standard_v1"]["input_tokens"][:300]
+    runs = accuracy.harness_trace(v1, kv_tokens=1e6)
+    assert runs[0][1][:10] == [n - 16 * ((n - 1) // 16) for n in lengths[:10]] and runs[0][1][10:] == lengths[10:]
+    assert runs[1][1] == [n - 16 * ((n - 1) // 16) for n in lengths]
+    assert accuracy.harness_trace(v1, kv_tokens=1e4)[1][1] == lengths  # 300 x (prompt + 512) do not fit: no cache
+    assert accuracy.harness_trace(v0, kv_tokens=1e6)[1][1] == lengths  # V0: prefix caching off by default
+
+
+def test_replay_median_is_numpys():
+    """The tools' medians (np.median in vllm bench serve and sglang.bench_serving, np.percentile(x, 50) in
+    AccelMark's loadgen.py) interpolate the middle two of an even count; the replays' (value, count) pairs give the
+    same as statistics.median of the expanded list."""
+    from planner.serving.schedule import _stat
+
+    assert _stat([(1.0, 1), (2.0, 1), (4.0, 1), (10.0, 1)], "p50") == 3.0
+    assert _stat([(5.0, 2), (1.0, 2)], "median") == 3.0
+    pairs = [(0.5, 3), (0.2, 1), (0.9, 2)]
+    assert _stat(pairs, "median") == statistics.median([0.5] * 3 + [0.2] + [0.9] * 2)
+    assert _stat(pairs, "mean") == pytest.approx((0.5 * 3 + 0.2 + 0.9 * 2) / 6)

@@ -337,18 +337,42 @@ class FiniteRun:
 
 
 def _stat(values: list[tuple[float, float]], stat: str) -> float:
-    """The mean, or the (weighted) median for ``stat`` in (median, p50), of ``(value, weight)`` pairs."""
+    """The mean, or the (weighted) median for ``stat`` in (median, p50), of ``(value, weight)`` pairs.
+
+    With whole-number weights (request counts) the median is numpy's of the expanded list, as the benchmark tools
+    compute it (``np.median`` in ``vllm bench serve`` and ``sglang.bench_serving``, ``np.percentile(x, 50)`` in
+    AccelMark's ``loadgen.py``): of an even count, the mean of the two middle values; otherwise the weighted lower
+    median.
+
+    >>> _stat([(1.0, 1), (2.0, 1), (4.0, 1), (10.0, 1)], "p50"), _stat([(1.0, 2), (3.0, 1)], "median")
+    (3.0, 1.0)
+    """
     total = sum(w for _, w in values)
     if total <= 0:
         return math.nan
     if stat not in ("median", "p50"):
         return sum(v * w for v, w in values) / total
+    ordered = sorted(values)
+    if MEDIAN_INTERPOLATED and all(float(w).is_integer() for _, w in values):
+        lo, hi = (int(total) - 1) // 2, int(total) // 2  # 0-based positions of the middle element(s)
+        picked: list[float] = []
+        seen = 0
+        for v, w in ordered:
+            while len(picked) < 2 and seen + w > (lo, hi)[len(picked)]:
+                picked.append(v)
+            seen += int(w)
+            if len(picked) == 2:
+                return (picked[0] + picked[1]) / 2.0
     acc = 0.0
-    for v, w in sorted(values):
+    for v, w in ordered:
         acc += w
         if acc >= total / 2:
             return v
     return values[-1][0]
+
+
+MEDIAN_INTERPOLATED = True
+"""Medians interpolated as numpy's (session 9): see :func:`_stat`."""
 
 
 def finite_open_run(load: Load, *, rate: float, prompts: int, stat: str = "mean") -> FiniteRun:
