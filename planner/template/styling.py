@@ -160,7 +160,8 @@ def is_utilization(col: Column) -> bool:
 
 
 def filters_empty_rows(t: Table) -> bool:
-    """A formula table with a name in its first column (a route, a backend, a fleet): its rows follow an input
-    table's, so the rows past the filled ones are empty. Those are hidden by a non-blank filter on that column."""
+    """A table whose first column is a name computed from an input table's (a route, a backend, a fleet): its rows
+    follow that table's, so the rows past the filled ones are empty (or hold inputs no route reads: the per-route
+    demand table). Those are hidden by a non-blank filter on that column."""
     return (not t.is_input and bool(t.columns) and t.columns[0].kind == "text"
-            and all(c.formula is not None for c in t.columns))
+            and t.columns[0].formula is not None)
