@@ -19,7 +19,7 @@ SCENARIOS = sorted(SAMPLES.glob("*.toml"))
 BINDS = {
     "bulk-tpm": {"summarize": "TPM", "extract": "TPM"},
     "classifier-rpm": {"moderation": "BURST", "intent": "RPM"},
-    "selfhost-kv": {"assistant": "TPOT"},
+    "selfhost-kv": {"assistant": "LOAD"},  # TPOT until the session-9 serving refit (samples/README.md)
     "seed": {"completion": "TPOT", "agent": "ITPM", "chat": "ITPM"},
 }
 

@@ -173,7 +173,7 @@ def harness_trace(point: Mapping[str, Any], *,
     n, runs_per_level = int(suite["online_request_count"]), int(suite["num_runs"])
     lengths = [int(x) for x in dataset["input_tokens"][:n]]
     rng = random.Random(int(benchmark_harness_data()["accelmark"]["seed"]))
-    cache = kv_tokens is not None and accelmark_cached_runs(point, lengths, kv_tokens=kv_tokens)
+    cache = kv_tokens is not None and accelmark_cached_runs(point, prompts=lengths, kv_tokens=kv_tokens)
     warm = int(suite.get("online_warmup_requests") or 0)
     for index, qps in enumerate(levels):
         runs = []
@@ -190,7 +190,7 @@ def harness_trace(point: Mapping[str, Any], *,
     return None
 
 
-def accelmark_cached_passes(point: Mapping[str, Any], prompts: int, input_tokens: int, output_tokens: int, *,
+def accelmark_cached_passes(point: Mapping[str, Any], *, prompts: int, input_tokens: int, output_tokens: int,
                             kv_tokens: float) -> tuple[list[int], list[int]] | None:
     """The pooled requests of an AccelMark interactive or offline scenario on vLLM V1 with its prefix cache
     (:func:`accelmark_cached_runs`): ``loadgen/loadgen.py`` runs ``warmup_runs`` discarded passes (interactive:
@@ -201,12 +201,13 @@ def accelmark_cached_passes(point: Mapping[str, Any], prompts: int, input_tokens
     or None where nothing is cached.
 
     >>> ins, outs = accelmark_cached_passes({"id": "accelmark/x_suite_A_nvidia_vllm020_0f6c56e4_y/interactive",
-    ...     "engine": "vllm", "engine_version": "0.20.1", "mode": "closed"}, 150, 280, 310, kv_tokens=400_000)
+    ...     "engine": "vllm", "engine_version": "0.20.1", "mode": "closed"}, prompts=150, input_tokens=280,
+    ...     output_tokens=310, kv_tokens=400_000)
     >>> len(ins), ins[0], ins[150], outs[0]
     (450, 280, 8, 310)
     """
     found = _accelmark_suite(point)
-    if not found or not accelmark_cached_runs(point, [input_tokens] * prompts, kv_tokens=kv_tokens):
+    if not found or not accelmark_cached_runs(point, prompts=[input_tokens] * prompts, kv_tokens=kv_tokens):
         return None
     suite = found[0]
     runs = int(suite.get("num_runs") or 1)
@@ -218,7 +219,7 @@ def accelmark_cached_passes(point: Mapping[str, Any], prompts: int, input_tokens
     return [input_tokens] * prompts + [tail] * prompts * (runs - 1), [output_tokens] * prompts * runs
 
 
-def accelmark_cached_runs(point: Mapping[str, Any], prompts: list[int], *, kv_tokens: float) -> bool:
+def accelmark_cached_runs(point: Mapping[str, Any], *, prompts: list[int], kv_tokens: float) -> bool:
     """Whether an AccelMark scenario's repeated requests find their prompts in vLLM V1's prefix cache
     (:func:`accelmark_prefix_cache`): the engine frees a finished request's blocks to an LRU list and evicts them only
     for new blocks, so every prompt of a pass is still cached at the next pass while the requests' prompts and outputs
@@ -226,7 +227,7 @@ def accelmark_cached_runs(point: Mapping[str, Any], prompts: list[int], *, kv_to
     of ~28,650 tokens do not (2.9M tokens against ~0.4M on an A100 80GB): each pass computes its prompts again.
 
     >>> accelmark_cached_runs({"id": "accelmark/x_suite_A_nvidia_vllm020_0f6c56e4_y/online/qps5", "engine": "vllm",
-    ...                        "engine_version": "0.20.1"}, [280] * 300, kv_tokens=400_000)
+    ...                        "engine_version": "0.20.1"}, prompts=[280] * 300, kv_tokens=400_000)
     True
     """
     if not accelmark_prefix_cache(point):
@@ -474,7 +475,8 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
     if lengths:
         kwargs["lengths"] = lengths
     elif kv_tokens and mode in ("closed", "offline") and n_prompts:
-        passes = accelmark_cached_passes(point, int(n_prompts), int(i), int(o), kv_tokens=kv_tokens)
+        passes = accelmark_cached_passes(point, prompts=int(n_prompts), input_tokens=int(i), output_tokens=int(o),
+                                         kv_tokens=kv_tokens)
         if passes and mode == "closed":
             kwargs["lengths"] = passes
         elif passes:  # every timed pass follows the warmup pass: all prompts cached
