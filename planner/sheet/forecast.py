@@ -391,8 +391,25 @@ def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, ro
     return getattr(month, f)
 
 
+_HASHED: dict[int, tuple[Any, tuple]] = {}
+
+
 def _hashable(table: Sequence[Sequence[Any]] | None) -> tuple | None:
-    return None if table is None else tuple(tuple(r) for r in table)
+    """A table as a tuple of tuples (the month caches' key). The coercion layer hands every call of one plan the
+    same rows object for a block, so the conversion is kept per object (the object is held, so its id is not
+    reused while it is kept)."""
+    if table is None:
+        return None
+    if isinstance(table, tuple) and all(isinstance(r, tuple) for r in table):
+        return table
+    kept = _HASHED.get(id(table))
+    if kept is not None and kept[0] is table:
+        return kept[1]
+    if len(_HASHED) >= 64:
+        _HASHED.clear()
+    out = tuple(tuple(r) for r in table)
+    _HASHED[id(table)] = (table, out)
+    return out
 
 
 @lru_cache(maxsize=256)
