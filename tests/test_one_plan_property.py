@@ -40,6 +40,7 @@ _EDITABLE += [(ts.FLEET, k, i) for k in ("replicas", "tp", "gpu_memory_utilizati
               for i in range(len(SEED.fleets))]
 _EDITABLE += [(ts.ROUTES, "backend", 0), (ts.ROUTES, "failover", 1)]
 _EDITABLE += [(ts.ROUTES, "monthly_growth", i) for i in range(len(SEED.routes))]  # routes growing apart
+_EDITABLE += [(ts.ROUTE_DEMAND, f"m{m:02d}", i) for m in (1, 2, 3) for i in range(len(SEED.routes))]  # typed
 
 _values = st.one_of(
     st.none(),  # a blank cell
