@@ -345,7 +345,6 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
     >>> m.binding, m.action_usd, m.action.startswith("gpu: its latency SLOs are missed at any load")
     ('gpu LOAD', 0.0, True)
     """
-    x_plan = multiplier
     worst = (-1.0, "none", "none")
     after_worst = 0.0
     steps: list[str] = []
@@ -354,13 +353,14 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
     per_backend: list[BackendMonth] = []
     for plan_b in backends:
         key = plan_b.name.strip().lower()
-        b, multiplier = month_backend(plan_b, [p for p in routes if p.backend.strip().lower() == key],
-                                      multiplier=x_plan, sustainable=sustainable)
+        # the multiple this backend carries: the month's, its routes' one, or 1 for a backend re-derived from them
+        b, x = month_backend(plan_b, [p for p in routes if p.backend.strip().lower() == key], multiplier=multiplier,
+                             sustainable=sustainable)
         before = (len(steps), cost)
-        at = _fleet_at(b, multiplier, b.units, latency)
+        at = _fleet_at(b, x, b.units, latency)
         kv, lat, lat_label = at.kv_util, at.latency_util, at.latency_label
-        lin, lin_label = (_fleet_linear(b, multiplier, b.units, kv) if b.kind == "fleet"
-                          else linear_util(b, multiplier))
+        lin, lin_label = (_fleet_linear(b, x, b.units, kv) if b.kind == "fleet"
+                          else linear_util(b, x))
         headroom = max(headroom, lin)
         u, label = (lin, lin_label) if lin >= lat else (lat, lat_label)
         if u > worst[0]:
@@ -377,13 +377,13 @@ def evaluate_month(backends: Sequence[Backend], *, multiplier: float, threshold:
         elif b.kind == "fleet":
             # linear in 1 / replicas first (COMPUTE, LOAD; KV too without a split), then one replica at a time
             # while KV or a latency SLO is still above the threshold
-            flat = lin if kv is None else max(b.compute_util, b.load_util) * multiplier
+            flat = lin if kv is None else max(b.compute_util, b.load_util) * x
             n = max(units_needed(b.units, utilization=flat, threshold=threshold), b.units)
             limit = b.units * MAX_REPLICA_FACTOR
-            after = _fleet_max(b, multiplier, n, latency)
+            after = _fleet_max(b, x, n, latency)
             while after > threshold and n < limit:
                 n += 1
-                after = _fleet_max(b, multiplier, n, latency)
+                after = _fleet_max(b, x, n, latency)
             steps.append(f"{b.name}: replicas {b.units} -> {n} ({label} {u:.0%} -> {after:.0%})"
                          + (" (search stopped at 8x)" if after > threshold else ""))
             cost += (n - b.units) * b.step_usd
