@@ -25,6 +25,7 @@ from planner.excel.expr import (
     Evaluator,
     Expr,
     Fn,
+    HashedTuple,
     Lit,
     Ref,
     Udf,
@@ -403,7 +404,7 @@ def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[l
     """
     error = next((x for x in cells if isinstance(x, XlError)), None)
     # the key part and the rows even with an error: an Arg.row_errors argument reads the column past it
-    return cells, error, (list, tuple(zip(map(type, cells), cells))), [[x] for x in cells]
+    return cells, error, (list, HashedTuple(zip(map(type, cells), cells))), [[x] for x in cells]
 
 
 _COMPILERS: dict[type, Callable[[Any, int], Compiled]] = {
