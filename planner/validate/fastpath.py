@@ -400,14 +400,14 @@ def _cells_by_key() -> dict[Key, tuple[str, str, Any, int]]:
 @lru_cache(maxsize=1)
 def _compiled_cells() -> dict[Key, Any]:
     """Per process, once: every template formula cell's expression compiled for its row
-    (:func:`planner.excel.compiled.compile_expr`), in the template's evaluation order."""
-    from planner.excel.compiled import compile_expr, register
+    (:func:`planner.excel.compiled.compile_fast`), in the template's evaluation order."""
+    from planner.excel.compiled import compile_fast, register
     from planner.template.layout import PerRow, PlanValue
 
-    register(PerRow, lambda e, row: compile_expr(e.exprs[row], row))
+    register(PerRow, lambda e, row: compile_fast(e.exprs[row], row))
     register(PlanValue, lambda e, row: (lambda key: lambda ev: ev.values.get(key))(
         (ts.PLAN.sheet, ts.plan_value_cell(e.setting))))
-    return {(s, c): compile_expr(e, r) for s, c, e, r in compiled()[0]}
+    return {(s, c): compile_fast(e, r) for s, c, e, r in compiled()[0]}
 
 
 def warm() -> None:
