@@ -100,7 +100,7 @@ def test_min_max_sum_share_one_aggregate() -> None:
 
 
 def test_generated_code_equals_interpreted_on_every_operand_kind() -> None:
-    """compile_fast's generated functions (IF, IFERROR, ISNUMBER, comparisons, arithmetic, &) against the
+    """compile_fast's generated functions (IF, IFERROR, ISNUMBER, INDEX, MATCH, comparisons, arithmetic, &) against the
     interpreter on operands of every kind a cell holds: numbers, zero, text (numeric and not, mixed case), blank,
     empty text, booleans and Excel errors; type and repr alike."""
     from planner.excel import compiled, expr
@@ -118,6 +118,12 @@ def test_generated_code_equals_interpreted_on_every_operand_kind() -> None:
         for b in operands:
             for op in ("=", "<>", "<", ">", "<=", ">=", "+", "-", "*", "/", "&"):
                 cases.append(expr.Bin(op, la, expr.Lit(b)))
+    names = expr.Cells(ts.PROVIDERS, "name")
+    for i in range(ts.PROVIDERS.rows):
+        ev.values[(ts.PROVIDERS.sheet, ts.PROVIDERS.cell("name", i))] = operands[i % len(operands)]
+    for a in operands + [1.0, 3.0, 99.0]:
+        cases.append(expr.Fn("INDEX", (names, expr.Lit(a))))
+        cases.append(expr.Fn("MATCH", (expr.Lit(a), names)))
     nested = expr.Fn("IF", (expr.Bin("=", expr.Lit(1.0), expr.Lit(1.0)),
                             expr.Fn("IFERROR", (expr.Bin("/", expr.Lit(1.0), expr.Lit(0.0)), expr.Lit("x"))),
                             expr.Lit("no")))

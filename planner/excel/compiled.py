@@ -509,6 +509,15 @@ def _div(x: Any, y: Any) -> Any:
     return DIV0 if y == 0 else x / y
 
 
+def _index(cells: Any, i: Any) -> Any:  # _c_index's closure, on values
+    i = to_number(i)
+    if isinstance(i, XlError):
+        return i
+    if not 1 <= int(i) <= len(cells):
+        return XlError("#REF!")
+    return cells[int(i) - 1]
+
+
 def _concat(a: Any, b: Any) -> Any:
     if isinstance(a, XlError):
         return a
@@ -519,6 +528,7 @@ def _concat(a: Any, b: Any) -> Any:
 
 _HELPERS: dict[str, Any] = {
     "_truthy": truthy, "_XlError": XlError, "_num_types": (int, float), "_bool": bool,
+    "_index": _index, "_match": _match,
     "_op_add": _add, "_op_sub": _sub, "_op_mul": _mul, "_op_div": _div, "_op_cat": _concat,
     **{f"_cmp{i}": _cmp_helper(op) for i, op in enumerate(_COMPARISONS)},
 }
@@ -569,6 +579,12 @@ class _Gen:
             v = self.temp()
             a = self.expr(e.args[0], row)
             return f"({self.expr(e.args[1], row)} if isinstance(({v} := {a}), _XlError) else {v})"
+        if t is Cells and e.last is None:
+            return f"ev.column({self.const(e.table)}, {self.const(e.first)})"
+        if t is Fn and e.name == "INDEX" and len(e.args) == 2:
+            return f"_index({self.expr(e.args[0], row)}, {self.expr(e.args[1], row)})"
+        if t is Fn and e.name == "MATCH" and len(e.args) == 2:
+            return f"_match({self.expr(e.args[0], row)}, {self.expr(e.args[1], row)})"
         if t is Fn and e.name == "ISNUMBER" and len(e.args) == 1:
             v = self.temp()
             return f"(isinstance(({v} := {self.expr(e.args[0], row)}), _num_types) and not isinstance({v}, _bool))"
@@ -578,7 +594,7 @@ class _Gen:
 def _inline(e: Expr) -> bool:
     t = type(e)
     return (t is Bin and (e.op in _CMP_NAMES or e.op in _ARITH_NAMES)) or (
-        t is Fn and e.name in ("IF", "IFERROR", "ISNUMBER"))
+        t is Fn and e.name in ("IF", "IFERROR", "ISNUMBER", "INDEX", "MATCH"))
 
 
 def compile_fast(expr: Expr, row: int) -> Compiled:

@@ -366,11 +366,14 @@ def evaluate(book: Book, keep: dict[Key, Any], edited: dict[Key, str] | None = N
 
     fixed = compiled()[2]
     values: dict[Key, Any] = dict(fixed)
-    formula_keys = _cells_by_key()
-    for k, v in book.values.items():
-        if k not in formula_keys:
-            values[k] = v
-    ev = _FastEvaluator(values, load(), memo=_MEMO)
+    values.update(book.values)
+    for k in _cells_by_key().keys() & book.values.keys():  # a formula cell's cached value is not an input
+        if k in fixed:
+            values[k] = fixed[k]
+        else:
+            del values[k]
+    ev = _FastEvaluator({}, load(), memo=_MEMO)
+    ev.values = values  # (the base class would copy it)
     out: dict[Key, Any] = {}
     by_key = _cells_by_key()
     edited = edited or {}
