@@ -611,8 +611,10 @@ def _split_sheet_data(data: bytes) -> tuple[bytes, str] | None:
     one ``<sheetData>`` element without attributes; its text valid UTF-8 without characters XML refuses, ``]]>`` or
     carriage returns; at most :data:`SEARCH_MAX_PART_BYTES`. None otherwise (the parser reads the part, and reports
     what is wrong with it)."""
-    if len(data) > SEARCH_MAX_PART_BYTES or b"<!" in data or not _plain_xml(data):
+    if len(data) > SEARCH_MAX_PART_BYTES or b"<!" in data:
         return None  # (no "<!": no DTD, comment or CDATA anywhere)
+    if (data[3:4] if data.startswith(b"\xef\xbb\xbf") else data[:1]) != b"<":
+        return None  # _plain_xml's first test (its others look for "<!", absent here)
     start = 0
     if data.startswith(b"\xef\xbb\xbf"):
         start = 3
@@ -658,9 +660,10 @@ def _cells_by_search(
     max_row = max_col = n_formulas = 0
     max_cells, max_formulas = limits.max_cells, limits.max_formula_cells
     row_match, row_end, cell_match = _FAST_ROW.match, _FAST_ROW_END.match, _FAST_CELL.match
-    grid, types, convert, view, text = _grid_position, _CELL_TYPES, _convert, _cell_view, _fast_text
+    grid, types, convert, text = _grid_position, _CELL_TYPES, _convert, _fast_text
     pos, n = 0, len(region)
     type_of: dict[str, str] = {}  # the attributes after r (` s="3" t="n"`) repeat: their t read once
+    number, n_strings, new = _NUMBER.fullmatch, len(strings), object.__new__
     while True:
         rm = row_match(region, pos)
         if rm is None:
@@ -732,11 +735,28 @@ def _cells_by_search(
                 max_col = p[1]
             if ref in cells:
                 return None
-            try:
-                value = convert(v, t, strings, inline)
-            except ValueError:
-                return None
-            cells[ref] = view(ref, value, t, f_text, array_ref, kind)
+            if v is None and t != "inlineStr":
+                value = None  # what _convert gives a cell without a value
+            elif t == "n":  # _convert's number case, without the call
+                if number(v) is None:
+                    return None
+                f = float(v)
+                value = int(f) if f.is_integer() and "." not in v and "E" not in v and "e" not in v else f
+            elif t == "s" and v.isdigit() and int(v) < n_strings:  # _convert's shared string (checks as there)
+                value = strings[int(v)]
+            else:
+                try:
+                    value = convert(v, t, strings, inline)
+                except ValueError:
+                    return None
+            c = cells[ref] = new(CellView)  # _cell_view, inline
+            d = c.__dict__
+            d["ref"] = ref
+            d["value"] = value
+            d["type"] = t
+            d["formula"] = f_text
+            d["array_ref"] = array_ref
+            d["formula_kind"] = kind
             if len(cells) > max_cells:
                 return None
         em = row_end(region, pos)

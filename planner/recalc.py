@@ -81,9 +81,11 @@ def _compute_template_plan(src: str | Path, view: Any) -> RecalcResult | None:
 
     expected = fastpath.compiled()[1]
     template_keys = expected.keys()
-    if any(sr.external_reference(t) for k, t in book.formulas.items() if expected.get(k) != t):
+    # (set differences of the dictionary views: the plan's 7,916 formulas compared in C, not in a Python loop)
+    if any(sr.external_reference(t) for _k, t in book.formulas.items() - expected.items()):
         return None
-    extra = {k: t for k, t in book.formulas.items() if k not in template_keys}
+    extra_keys = book.formulas.keys() - template_keys
+    extra = {k: t for k, t in book.formulas.items() if k in extra_keys} if extra_keys else {}
     literals: dict[tuple[str, str], Any] = {}
     for k, t in extra.items():
         lit = fastpath.literal_value(t)

@@ -97,3 +97,62 @@ def test_min_max_sum_share_one_aggregate() -> None:
         b = compiled.compile_expr(e, 1)(expr.Evaluator({}, memo={}))
         assert a == want
         assert type(a) is type(b) and repr(a) == repr(b)
+
+
+def test_generated_code_equals_interpreted_on_every_operand_kind() -> None:
+    """compile_fast's generated functions (IF, IFERROR, ISNUMBER, INDEX, MATCH, comparisons, arithmetic, &) against the
+    interpreter on operands of every kind a cell holds: numbers, zero, text (numeric and not, mixed case), blank,
+    empty text, booleans and Excel errors; type and repr alike."""
+    from planner.excel import compiled, expr
+    from planner.excel.values import DIV0, NA
+
+    operands = [2.0, 0.0, -1.5, "3", "abc", "ABC", "", None, True, False, NA, DIV0, " TRUE ", "false"]
+    ev = expr.Evaluator({("S", "A1"): "abc", ("S", "A2"): None}, memo={})
+    cases: list[expr.Expr] = []
+    for a in operands:
+        la = expr.Lit(a)
+        cases.append(expr.Fn("IF", (la, expr.Lit("then"), expr.Lit("else"))))
+        cases.append(expr.Fn("IF", (la, expr.Lit(1.0))))
+        cases.append(expr.Fn("IFERROR", (la, expr.Lit("err"))))
+        cases.append(expr.Fn("ISNUMBER", (la,)))
+        for b in operands:
+            for op in ("=", "<>", "<", ">", "<=", ">=", "+", "-", "*", "/", "&"):
+                cases.append(expr.Bin(op, la, expr.Lit(b)))
+    names = expr.Cells(ts.PROVIDERS, "name")
+    for i in range(ts.PROVIDERS.rows):
+        ev.values[(ts.PROVIDERS.sheet, ts.PROVIDERS.cell("name", i))] = operands[i % len(operands)]
+    for a in operands + [1.0, 3.0, 99.0]:
+        cases.append(expr.Fn("INDEX", (names, expr.Lit(a))))
+        cases.append(expr.Fn("MATCH", (expr.Lit(a), names)))
+    nested = expr.Fn("IF", (expr.Bin("=", expr.Lit(1.0), expr.Lit(1.0)),
+                            expr.Fn("IFERROR", (expr.Bin("/", expr.Lit(1.0), expr.Lit(0.0)), expr.Lit("x"))),
+                            expr.Lit("no")))
+    cases.append(nested)
+    for e in cases:
+        a = e.evaluate(ev, 0)
+        b = compiled.compile_fast(e, 0)(ev)
+        assert type(a) is type(b) and repr(a) == repr(b), f"{e}: interpreted {a!r}, generated {b!r}"
+    assert len(compiled._FACTORIES) < len(cases)  # one source per shape, not per cell
+
+
+def test_columns_of_computed_sheets_are_complete_when_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The template's order puts every cell that reads a whole column after that column's formula cells (what lets
+    the fast path read each column once per plan); a reader moved before them is detected."""
+    from planner.excel.expr import Cells
+
+    assert fastpath._topological()
+    cells, expected, fixed = fastpath.compiled()
+
+    def reads_column(e: Any) -> bool:
+        todo = [e]
+        while todo:
+            x = todo.pop()
+            if type(x) is Cells and x.last is None and x.table.sheet in fastpath._COMPUTED_SHEETS:
+                return True
+            todo.extend(x.children())
+        return False
+
+    reader = next(i for i, c in enumerate(cells) if reads_column(c[2]))
+    moved = [cells[reader]] + cells[:reader] + cells[reader + 1:]
+    monkeypatch.setattr(fastpath, "compiled", lambda: (moved, expected, fixed))
+    assert fastpath._topological.__wrapped__() is False

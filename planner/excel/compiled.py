@@ -25,6 +25,7 @@ from planner.excel.expr import (
     Evaluator,
     Expr,
     Fn,
+    HashedTuple,
     Lit,
     Ref,
     Udf,
@@ -97,7 +98,18 @@ def _cells(e: Cells, row: int) -> Compiled:
 
 
 def _block(e: Block, row: int) -> Compiled:
-    return lambda ev: e.evaluate(ev, row)
+    t = e.table
+    key = (t.sheet, t.header_row, t.first_col, tuple(c.key for c in t.columns), t.rows)  # Block.evaluate's key
+
+    def f(ev: Evaluator) -> Any:
+        cache = ev.__dict__.get("_blocks")  # the block Block.evaluate read for this evaluator, without its key
+        if cache is not None:
+            block = cache.get(key)
+            if block is not None:
+                return block
+        return e.evaluate(ev, row)
+
+    return f
 
 
 def _bin(e: Bin, row: int) -> Compiled:
@@ -183,7 +195,7 @@ def _bin(e: Bin, row: int) -> Compiled:
 
 
 def _fn(e: Fn, row: int) -> Compiled:
-    args = [compile_expr(a, row) for a in e.args]
+    args = [compile_fast(a, row) for a in e.args]
     build = _FN_COMPILERS.get(e.name)
     if build is None:  # pragma: no cover  (every allowed built-in has one)
         return lambda ev: e.evaluate(ev, row)
@@ -335,7 +347,7 @@ _FN_COMPILERS: dict[str, Callable[[Sequence[Compiled]], Compiled]] = {
 
 def _udf(e: Udf, row: int) -> Compiled:
     name = e.name
-    args = [compile_expr(a, row) for a in e.args]
+    args = [compile_fast(a, row) for a in e.args]
 
     def f(ev: Evaluator) -> Any:
         spec = ev.functions.get(name)
@@ -346,6 +358,11 @@ def _udf(e: Udf, row: int) -> Compiled:
         known = ev.__dict__.get("column_args")
         for i, a in enumerate(args):
             v = a(ev)
+            tv = type(v)
+            if tv is float or tv is str:  # the commonest arguments (an XlError is a str subclass: not here)
+                parts.append((tv, v))
+                raw.append(v)
+                continue
             if isinstance(v, XlError):
                 return v
             if isinstance(v, list):
@@ -403,7 +420,7 @@ def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[l
     """
     error = next((x for x in cells if isinstance(x, XlError)), None)
     # the key part and the rows even with an error: an Arg.row_errors argument reads the column past it
-    return cells, error, (list, tuple(zip(map(type, cells), cells))), [[x] for x in cells]
+    return cells, error, (list, HashedTuple(zip(map(type, cells), cells))), [[x] for x in cells]
 
 
 _COMPILERS: dict[type, Callable[[Any, int], Compiled]] = {
@@ -422,3 +439,191 @@ _COMPILERS: dict[type, Callable[[Any, int], Compiled]] = {
 def register(kind: type, compiler: Callable[[Any, int], Compiled]) -> None:
     """Compile expressions of ``kind`` (a template's own :class:`Expr` subclass) with ``compiler(expr, row)``."""
     _COMPILERS[kind] = compiler
+
+
+# ---- generated code -----------------------------------------------------------------------------------------------
+# The closures above cost one Python call per node: a per-route cell such as IF($A45="","",IF(Results!$D4="fleet",
+# ...)) runs a dozen. compile_fast writes the nodes that are only control flow and cell reads (IF, IFERROR,
+# ISNUMBER, comparisons, arithmetic, &, references and literals) as one Python expression of a generated function,
+# step for step as the closures do them (operands in the same order, each evaluated once, the same helper for the
+# same coercion); any other node (a registry call, a range, INDEX, MATCH, SUM ...) is its closure, called from that
+# expression. The source depends only on the expression's shape, not on its addresses or literals (those are the
+# generated factory's arguments), so one template column's cells share one compiled source.
+
+
+def _cmp_helper(op: str) -> Callable[[Any, Any], Any]:
+    opf = _COMPARISONS[op]
+
+    def cmp(a: Any, b: Any) -> Any:  # the closure _bin builds for a comparison, on values
+        ta, tb = type(a), type(b)
+        if ta is float and tb is float:
+            return opf(a, b)
+        if ta is str and tb is str:
+            return opf(a.lower(), b.lower())
+        return compare(op, a, b)
+
+    return cmp
+
+
+def _add(x: Any, y: Any) -> Any:
+    if type(x) is float and type(y) is float:
+        return x + y
+    x, y = to_number(x), to_number(y)
+    if isinstance(x, XlError):
+        return x
+    if isinstance(y, XlError):
+        return y
+    return x + y
+
+
+def _sub(x: Any, y: Any) -> Any:
+    if type(x) is float and type(y) is float:
+        return x - y
+    x, y = to_number(x), to_number(y)
+    if isinstance(x, XlError):
+        return x
+    if isinstance(y, XlError):
+        return y
+    return x - y
+
+
+def _mul(x: Any, y: Any) -> Any:
+    if type(x) is float and type(y) is float:
+        return x * y
+    x, y = to_number(x), to_number(y)
+    if isinstance(x, XlError):
+        return x
+    if isinstance(y, XlError):
+        return y
+    return x * y
+
+
+def _div(x: Any, y: Any) -> Any:
+    if type(x) is float and type(y) is float:
+        return DIV0 if y == 0 else x / y
+    x, y = to_number(x), to_number(y)
+    if isinstance(x, XlError):
+        return x
+    if isinstance(y, XlError):
+        return y
+    return DIV0 if y == 0 else x / y
+
+
+def _index(cells: Any, i: Any) -> Any:  # _c_index's closure, on values
+    i = to_number(i)
+    if isinstance(i, XlError):
+        return i
+    if not 1 <= int(i) <= len(cells):
+        return XlError("#REF!")
+    return cells[int(i) - 1]
+
+
+def _concat(a: Any, b: Any) -> Any:
+    if isinstance(a, XlError):
+        return a
+    if isinstance(b, XlError):
+        return b
+    return to_text(a) + to_text(b)
+
+
+_HELPERS: dict[str, Any] = {
+    "_truthy": truthy, "_XlError": XlError, "_num_types": (int, float), "_bool": bool,
+    "_index": _index, "_match": _match,
+    "_op_add": _add, "_op_sub": _sub, "_op_mul": _mul, "_op_div": _div, "_op_cat": _concat,
+    **{f"_cmp{i}": _cmp_helper(op) for i, op in enumerate(_COMPARISONS)},
+}
+_CMP_NAMES = {op: f"_cmp{i}" for i, op in enumerate(_COMPARISONS)}
+_ARITH_NAMES = {"+": "_op_add", "-": "_op_sub", "*": "_op_mul", "/": "_op_div", "&": "_op_cat"}
+_FACTORIES: dict[str, Callable[..., Compiled]] = {}
+GENERATED_MAX_NODES = 400
+"""Largest expression (in nodes written inline) compiled to one generated function; a larger one keeps closures."""
+
+
+class _Gen:
+    def __init__(self) -> None:
+        self.consts: list[Any] = []
+        self.temps = 0
+        self.nodes = 0
+
+    def const(self, v: Any) -> str:
+        self.consts.append(v)
+        return f"_c{len(self.consts) - 1}"
+
+    def temp(self) -> str:
+        self.temps += 1
+        return f"_t{self.temps}"
+
+    def expr(self, e: Expr, row: int) -> str:
+        self.nodes += 1
+        t = type(e)
+        if t is Lit:
+            v = e.value
+            return self.const(float(v) if isinstance(v, int) and not isinstance(v, bool) else v)
+        if t is Ref:
+            tb = e.table
+            key = e._addresses[row] if 0 <= row < tb.rows else (tb.sheet, tb.cell(e.key, row))
+            return f"_g({self.const(key)})"
+        if t is At:
+            return f"_g({self.const((e.table.sheet, e.table.cell(e.key, e.row_index)))})"
+        if t is Bin and (e.op in _CMP_NAMES or e.op in _ARITH_NAMES):
+            name = _CMP_NAMES.get(e.op) or _ARITH_NAMES[e.op]
+            return f"{name}({self.expr(e.a, row)}, {self.expr(e.b, row)})"
+        if t is Fn and e.name == "IF" and len(e.args) in (2, 3):
+            c = self.temp()
+            cond = self.expr(e.args[0], row)
+            then = self.expr(e.args[1], row)
+            other = self.expr(e.args[2], row) if len(e.args) > 2 else "False"
+            return (f"({then} if ({c} := {cond}) is True or ({c} is not False and ({c} := _truthy({c})) is True) "
+                    f"else ({other} if {c} is False else {c}))")
+        if t is Fn and e.name == "IFERROR" and len(e.args) == 2:
+            v = self.temp()
+            a = self.expr(e.args[0], row)
+            return f"({self.expr(e.args[1], row)} if isinstance(({v} := {a}), _XlError) else {v})"
+        if t is Cells and e.last is None:
+            return f"ev.column({self.const(e.table)}, {self.const(e.first)})"
+        if t is Fn and e.name == "INDEX" and len(e.args) == 2:
+            return f"_index({self.expr(e.args[0], row)}, {self.expr(e.args[1], row)})"
+        if t is Fn and e.name == "MATCH" and len(e.args) == 2:
+            return f"_match({self.expr(e.args[0], row)}, {self.expr(e.args[1], row)})"
+        if t is Fn and e.name == "ISNUMBER" and len(e.args) == 1:
+            v = self.temp()
+            return f"(isinstance(({v} := {self.expr(e.args[0], row)}), _num_types) and not isinstance({v}, _bool))"
+        return f"{self.const(compile_expr(e, row))}(ev)"
+
+
+def _inline(e: Expr) -> bool:
+    t = type(e)
+    return (t is Bin and (e.op in _CMP_NAMES or e.op in _ARITH_NAMES)) or (
+        t is Fn and e.name in ("IF", "IFERROR", "ISNUMBER", "INDEX", "MATCH"))
+
+
+def compile_fast(expr: Expr, row: int) -> Compiled:
+    """A function ``f(ev)`` giving ``expr.evaluate(ev, row)``, as :func:`compile_expr`, with the control flow,
+    comparisons, arithmetic and cell reads of the expression written as one generated Python function (the other
+    nodes are their closures). The same values as :func:`compile_expr`, step for step; an expression whose root
+    is not one of those nodes (a reference, a registry call) is its closure, and so is one of more than
+    :data:`GENERATED_MAX_NODES` nodes.
+
+    >>> from planner.excel.expr import fn, lit
+    >>> f = compile_fast(fn("IF", lit(1.0).eq(2.0), "a", fn("IFERROR", lit(1.0) / lit(0.0), "div")), 0)
+    >>> f(Evaluator({}, {}))
+    'div'
+    """
+    if not _inline(expr):
+        return compile_expr(expr, row)
+    g = _Gen()
+    body = g.expr(expr, row)
+    if g.nodes > GENERATED_MAX_NODES:
+        return compile_expr(expr, row)
+    factory = _FACTORIES.get(body)
+    if factory is None:
+        params = ", ".join(f"_c{i}" for i in range(len(g.consts)))
+        src = (f"def _factory({params}):\n"
+               f"    def cell(ev):\n"
+               f"        _g = ev.values.get\n"
+               f"        return {body}\n"
+               f"    return cell\n")
+        scope = dict(_HELPERS)
+        exec(compile(src, "<planner.excel.compiled>", "exec"), scope)  # noqa: S102  (source built above from the template's own node kinds, no text of a workbook)
+        factory = _FACTORIES[body] = scope["_factory"]
+    return factory(*g.consts)

@@ -205,8 +205,26 @@ class Block(Expr):
         if block is None:
             rows = [tuple(c.header for c in t.columns)]
             rows += [tuple(ev.get(t.sheet, t.cell(c.key, i)) for c in t.columns) for i in range(t.rows)]
-            block = cache[key] = tuple(rows)
+            block = cache[key] = HashedTuple(rows)
         return block
+
+
+class HashedTuple(tuple):
+    """A tuple that computes its hash once: equal to (and hashed like) the plain tuple of the same items. A plan's
+    blocks and columns are parts of the registry-call memo keys and of the coercion's table cache, hashed on every
+    call that receives them (a Models block has 800 cells); each block and input column is built once per plan, so
+    its hash is computed once.
+
+    >>> h = HashedTuple(((1.0, "a"), (2.0, "b")))
+    >>> h == ((1.0, "a"), (2.0, "b")), hash(h) == hash(((1.0, "a"), (2.0, "b"))), {h: 1}[((1.0, "a"), (2.0, "b"))]
+    (True, True, 1)
+    """
+
+    def __init__(self, items: Any = ()) -> None:
+        self._hash = tuple.__hash__(self)
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 @dataclass(frozen=True)
