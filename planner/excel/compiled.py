@@ -553,7 +553,7 @@ class _Gen:
         self.temps += 1
         return f"_t{self.temps}"
 
-    def expr(self, e: Expr, row: int) -> str:
+    def expr(self, e: Any, row: int) -> str:  # Any: the node's type is tested exactly (type(e) is ...), not narrowed
         self.nodes += 1
         t = type(e)
         if t is Lit:
@@ -591,7 +591,7 @@ class _Gen:
         return f"{self.const(compile_expr(e, row))}(ev)"
 
 
-def _inline(e: Expr) -> bool:
+def _inline(e: Any) -> bool:
     t = type(e)
     return (t is Bin and (e.op in _CMP_NAMES or e.op in _ARITH_NAMES)) or (
         t is Fn and e.name in ("IF", "IFERROR", "ISNUMBER", "INDEX", "MATCH"))
