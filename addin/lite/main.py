@@ -562,6 +562,20 @@ def FLEET_UTILIZATION(backend, backends, kv_utils, compute_utils, load_utils):
 
 
 @func
+@arg('field', ndim=2, err_to_str=True, doc='max_util, binding, action or action_usd [name]')
+@arg('multiplier', ndim=2, err_to_str=True, doc="The month's demand multiple (GROWTH_MULTIPLIER) [x]")
+@arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
+@arg('backends', ndim=2, err_to_str=True, doc="The Forecast sheet's backend table, header included [table]")
+@arg('backend', ndim=2, err_to_str=True, doc="The backend (the route's, from Routes) [name]")
+@arg('month_number', ndim=2, err_to_str=True, doc='The forecast month (1 = the plan as entered): routes with their own growth rate carry (1 + growth)^(month - 1) [month] (optional, default None) (may be blank: every route at the multiple)')
+@arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (month 1's parts of each route and its own growth rate) [table] (optional, default None)")
+@arg('route_demand', ndim=2, err_to_str=True, doc="The Forecast sheet's per-route demand table, header included (a route's own multiple month by month) [table] (optional, default None) (may be blank: no route's own multiples)")
+def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend, month_number=None, routes=None, route_demand=None):
+    """One backend's figure in a forecast month (the per-route forecast: a route reads its backend's): max_util (its highest utilization at the month's demand, TTFT and TPOT through the serving model), binding (that constraint), action (its own step, 'none' w..."""
+    return excel_call(_REGISTRY['FORECAST_BACKEND_MONTH'], field, multiplier, threshold, backends, backend, month_number, routes, route_demand)
+
+
+@func
 @arg('field', ndim=2, err_to_str=True, doc='max_util, binding, route, action, action_usd, util_after, headroom_util, input_usd, cache_read_usd, cache_write_usd or output_usd [name]')
 @arg('multiplier', ndim=2, err_to_str=True, doc="The month's demand multiple (GROWTH_MULTIPLIER) [x]")
 @arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
@@ -575,7 +589,7 @@ def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, ro
 
 
 @func
-@arg('field', ndim=2, err_to_str=True, doc='usd, max_util or binding [name]')
+@arg('field', ndim=2, err_to_str=True, doc='usd [name]')
 @arg('multiplier', ndim=2, err_to_str=True, doc="The month's demand multiple (GROWTH_MULTIPLIER) [x]")
 @arg('threshold', ndim=2, err_to_str=True, doc="The plan's utilization threshold (policy) [fraction]")
 @arg('backends', ndim=2, err_to_str=True, doc="The Forecast sheet's backend table, header included [table]")
@@ -584,7 +598,7 @@ def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, ro
 @arg('routes', ndim=2, err_to_str=True, doc="The Forecast sheet's route table, header included (month 1's parts of each route and its own growth rate) [table]")
 @arg('route_demand', ndim=2, err_to_str=True, doc="The Forecast sheet's per-route demand table, header included (a route's own multiple month by month) [table] (optional, default None) (may be blank: no route's own multiples)")
 def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_number, routes, route_demand=None):
-    """One route's figure in a forecast month: usd (its bill: an API route's month-1 bill by class times its own demand multiple; a fleet's route its compute share of the month's fleet, GPU-hours plus the replicas the step adds), max_util or binding (its back..."""
+    """One route's bill in a forecast month (field usd): an API route's month-1 bill by class times its own demand multiple; a fleet's route its compute share of the month's fleet, GPU-hours plus the replicas the step adds (its backend's utilization and bindi..."""
     return excel_call(_REGISTRY['FORECAST_ROUTE_MONTH'], field, multiplier, threshold, backends, route, month_number, routes, route_demand)
 
 

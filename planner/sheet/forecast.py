@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from planner.errors import ArgumentError, PlannerError, Refusal, check_number, is_refusal_text, read_row
+from planner.excel.expr import HashedTuple
 from planner.excel.values import ERROR_VALUES
 from planner.forecast import bill, commitments, growth, profile
 from planner.forecast import data as forecast_data
@@ -307,6 +308,8 @@ def _parts(table: tuple | None, month_number: Any, x: float, index: tuple | None
         return (), {}
     m = int(check_number("month_number", month_number, minimum=1, integer=True))
     multiples = _multiples(table, index, m, x)
+    if all(multiple == x for multiple in multiples):  # every route at the month's multiple: no backend re-derived
+        return (), {}
     out: list[fmonth.RoutePart] = []
     errors: dict[str, str] = {}
     own_growth: set[str] = set()
@@ -400,14 +403,15 @@ def _hashable(table: Sequence[Sequence[Any]] | None) -> tuple | None:
     reused while it is kept)."""
     if table is None:
         return None
-    if isinstance(table, tuple) and all(isinstance(r, tuple) for r in table):
+    if isinstance(table, HashedTuple):
         return table
     kept = _HASHED.get(id(table))
     if kept is not None and kept[0] is table:
         return kept[1]
     if len(_HASHED) >= 64:
         _HASHED.clear()
-    out = tuple(tuple(r) for r in table)
+    # hashed once: every month cache lookup keys on it (a route table is 700 cells)
+    out = HashedTuple(tuple(r) for r in table)
     _HASHED[id(table)] = (table, out)
     return out
 
@@ -426,6 +430,48 @@ def _month(x: float, t: float, rows: tuple, month_number: Any = None, routes: tu
                                  sustainable=_sustainable(specs)), broken
 
 
+BACKEND_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
+
+
+@sheet_function(
+    summary="One backend's figure in a forecast month (the per-route forecast: a route reads its backend's): "
+    "max_util (its highest utilization at the month's demand, TTFT and TPOT through the serving model), binding "
+    "(that constraint), action (its own step, 'none' within the threshold) or action_usd (the step's monthly cost).",
+    args=(
+        Arg(name="field", unit="name", kind="text", help="max_util, binding, action or action_usd"),
+        MULTIPLIER, THRESHOLD, BACKENDS_TABLE,
+        Arg(name="backend", unit="name", kind="text", help="The backend (the route's, from Routes)"),
+        Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered): routes with their "
+            "own growth rate carry (1 + growth)^(month - 1)", default=None, blank="every route at the multiple"),
+        replace(ROUTES_TABLE, default=None), ROUTE_DEMAND_TABLE,
+    ),
+    returns="the field",
+    returns_kind="text",
+    category="Forecast",
+    example=(
+        '=FORECAST_BACKEND_MONTH("max_util", 1.36, 0.8, {' + ",".join(f'"{k}"' for k in BACKEND_KEYS) + ";"
+        '"gemini-flash","provider","chat",0.75,"ITPM",6,"project","","a higher tier",0,0,"","","","","","","","",'
+        '"","","","",0,0.75,"ITPM",0,0,0,0,"","","",""}, "gemini-flash") -> 1.02'
+    ),
+    formula_ids=("C7",),
+)
+def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend, month_number=None, routes=None,
+                           route_demand=None):
+    f = str(field).strip().lower()
+    if f not in BACKEND_MONTH_FIELDS:
+        raise ArgumentError("field", field, f"one of {', '.join(BACKEND_MONTH_FIELDS)}")
+    x = check_number("multiplier", multiplier, minimum=0)
+    t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
+    month, broken = _month(x, t, _hashable(backends), month_number, _hashable(routes), _hashable(route_demand))
+    error = broken.get(str(backend).strip().lower()) or broken.get("?")
+    if error is not None:  # this backend's own error (another backend's is not this one's)
+        raise Refusal(error)
+    found = month.backend(str(backend))
+    if found is None:
+        raise ArgumentError("backend", backend, "a backend of the Forecast sheet's backend table used by a route")
+    return getattr(found, f)
+
+
 @lru_cache(maxsize=64)
 def _route_rows(table: tuple) -> tuple[dict[str, Any], ...]:
     """The route table's rows by key, read once per table (every route's month reads the same one)."""
@@ -437,15 +483,15 @@ def _plan_backends(table: tuple) -> tuple[fmonth.Backend, ...]:
     return tuple(_backends(table)[0])
 
 
-ROUTE_FIELDS = ("usd", "max_util", "binding")
+ROUTE_FIELDS = ("usd",)
 
 
 @sheet_function(
-    summary="One route's figure in a forecast month: usd (its bill: an API route's month-1 bill by class times its "
-    "own demand multiple; a fleet's route its compute share of the month's fleet, GPU-hours plus the replicas the "
-    "step adds), max_util or binding (its backend's highest utilization and constraint in the month).",
+    summary="One route's bill in a forecast month (field usd): an API route's month-1 bill by class times its own "
+    "demand multiple; a fleet's route its compute share of the month's fleet, GPU-hours plus the replicas the step "
+    "adds (its backend's utilization and binding: FORECAST_BACKEND_MONTH).",
     args=(
-        Arg(name="field", unit="name", kind="text", help="usd, max_util or binding"),
+        Arg(name="field", unit="name", kind="text", help="usd"),
         MULTIPLIER, THRESHOLD, BACKENDS_TABLE,
         Arg(name="route", unit="name", kind="text", help="The route (a row of the route table)"),
         Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered)"),
@@ -484,11 +530,6 @@ def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_nu
     error = broken.get(backend.lower()) or broken.get("?")
     if error is not None:
         raise Refusal(error)
-    if f != "usd":
-        found = month.backend(backend)
-        if found is None:
-            raise ArgumentError("route", route, "a route whose backend is on the Forecast sheet's backend table")
-        return getattr(found, f)
     own = multiples[at]
     plan_b = next((b for b in _plan_backends(plan) if b.name.strip().lower() == backend.lower()), None)
     if plan_b is None or plan_b.kind != "fleet":  # an API route: its month-1 bill by class at its multiple

@@ -577,8 +577,13 @@ def _by_route_columns() -> tuple[Column, ...]:
     first = Ref(RESULTS, "route")
 
     def route_month(field: str, x: Expr, m: int) -> Expr:
-        return udf("FORECAST_ROUTE_MONTH", field, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS),
-                   Ref(FORECAST_ROUTES, "route"), lit(m), Block(FORECAST_ROUTES), Block(ROUTE_DEMAND))
+        if field == "usd":  # the route's own bill
+            return udf("FORECAST_ROUTE_MONTH", field, x, PlanValue("utilization_threshold"),
+                       Block(FORECAST_BACKENDS), Ref(FORECAST_ROUTES, "route"), lit(m), Block(FORECAST_ROUTES),
+                       Block(ROUTE_DEMAND))
+        # its backend's figure: one call per backend and month, whichever of its routes asks (the memo shares it)
+        return udf("FORECAST_BACKEND_MONTH", field, x, PlanValue("utilization_threshold"), Block(FORECAST_BACKENDS),
+                   r("backend"), lit(m), Block(FORECAST_ROUTES), Block(ROUTE_DEMAND))
 
     cols: list[Column] = [
         C(key="route", header="Route [name]", help="Route name (from Routes)", kind="text", width=16,
@@ -597,7 +602,7 @@ def _by_route_columns() -> tuple[Column, ...]:
                  "the replicas its step adds; FORECAST_ROUTE_MONTH)", in_horizon(route_month("usd", x, m)), USD,
                  width=11),
             _col(first, f"m{m:02d}_util", f"M{m} util [x]", f"Month {m}: the highest utilization of the route's "
-                 "backend at the month's demand (FORECAST_ROUTE_MONTH)", in_horizon(route_month("max_util", x, m)),
+                 "backend at the month's demand (FORECAST_BACKEND_MONTH)", in_horizon(route_month("max_util", x, m)),
                  PCT, width=7),
             _col(first, f"m{m:02d}_binds", f"M{m} binds", f"Month {m}: that constraint (the step that relieves it: "
                  "the month's row above, by backend)", in_horizon(route_month("binding", x, m)), kind="text",
