@@ -183,12 +183,7 @@ def _bin(e: Bin, row: int) -> Compiled:
             x, y = fa(ev), fb(ev)
             if type(x) is float and type(y) is float:
                 return DIV0 if y == 0 else x / y
-            x, y = to_number(x), to_number(y)
-            if isinstance(x, XlError):
-                return x
-            if isinstance(y, XlError):
-                return y
-            return DIV0 if y == 0 else x / y
+            return _div(x, y)
 
         return div
     return lambda ev: e.evaluate(ev, row)  # pragma: no cover  (Bin.evaluate raises for an unknown operator)

@@ -550,6 +550,14 @@ def _route_growths(growths: Sequence[Any], *, plan_growth: float) -> list[float]
             for g in growths]
 
 
+def _routes_example(*, second_growth: str) -> str:
+    """A route table literal for the examples: two routes on backend "a", each 30 % of its ITPM, the first growing
+    10 % a month, the second at ``second_growth`` (blank text: the Plan's)."""
+    def row(name: str, growth: str) -> str:
+        return ",".join([f'"{name}"'] + ["0"] * 11 + ['"a"', growth] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7)
+    return "{" + ",".join(f'"{k}"' for k in ROUTE_KEYS) + ";" + row("r1", "0.1") + ";" + row("r2", second_growth) + "}"
+
+
 @sheet_function(
     summary="Months of growth until a backend's first linear constraint reaches 1 when its routes grow at their own "
     "rates: the first t with sum u_rL (1 + g_r)^t = 1 for some constraint L (RPM ... LOAD), u_rL each route's share "
@@ -564,10 +572,7 @@ def _route_growths(growths: Sequence[Any], *, plan_growth: float) -> list[float]
     returns="months",
     category="Forecast",
     example=(
-        '=BACKEND_MONTHS_TO_BREACH("a", {' + ",".join(f'"{k}"' for k in ROUTE_KEYS) + ";"
-        + ",".join(["\"r1\""] + ["0"] * 11 + ["\"a\"", "0.1"] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7) + ";"
-        + ",".join(["\"r2\""] + ["0"] * 11 + ["\"a\"", "0"] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7)
-        + '}, 0, 0.6) -> 8.89'
+        '=BACKEND_MONTHS_TO_BREACH("a", ' + _routes_example(second_growth="0") + ', 0, 0.6) -> 8.89'
     ),
     formula_ids=("C7",),
 )
@@ -623,10 +628,7 @@ def _mixed_breach(rows: Sequence[dict[str, Any]], rates: Sequence[float], *, sca
     returns="months",
     category="Forecast",
     example=(
-        '=PLAN_MONTHS_TO_BREACH(0.6, 0, 1, {' + ",".join(f'"{k}"' for k in ROUTE_KEYS) + ";"
-        + ",".join(['"r1"'] + ["0"] * 11 + ['"a"', "0.1"] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7) + ";"
-        + ",".join(['"r2"'] + ["0"] * 11 + ['"a"', '""'] + ["0"] * 8 + ["0", "0", "0.3"] + ["0"] * 7)
-        + '}) -> 8.89'
+        '=PLAN_MONTHS_TO_BREACH(0.6, 0, 1, ' + _routes_example(second_growth='""') + ') -> 8.89'
     ),
     formula_ids=("C7",),
 )
