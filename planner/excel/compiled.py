@@ -144,12 +144,7 @@ def _bin(e: Bin, row: int) -> Compiled:
             x, y = fa(ev), fb(ev)
             if type(x) is float and type(y) is float:  # to_number's result for floats: themselves
                 return x + y
-            x, y = to_number(x), to_number(y)
-            if isinstance(x, XlError):
-                return x
-            if isinstance(y, XlError):
-                return y
-            return x + y
+            return _add(x, y)
 
         return add
     if op == "-":
@@ -157,12 +152,7 @@ def _bin(e: Bin, row: int) -> Compiled:
             x, y = fa(ev), fb(ev)
             if type(x) is float and type(y) is float:  # to_number's result for floats: themselves
                 return x - y
-            x, y = to_number(x), to_number(y)
-            if isinstance(x, XlError):
-                return x
-            if isinstance(y, XlError):
-                return y
-            return x - y
+            return _sub(x, y)
 
         return sub
     if op == "*":
@@ -170,12 +160,7 @@ def _bin(e: Bin, row: int) -> Compiled:
             x, y = fa(ev), fb(ev)
             if type(x) is float and type(y) is float:  # to_number's result for floats: themselves
                 return x * y
-            x, y = to_number(x), to_number(y)
-            if isinstance(x, XlError):
-                return x
-            if isinstance(y, XlError):
-                return y
-            return x * y
+            return _mul(x, y)
 
         return mul
     if op == "/":
