@@ -335,7 +335,20 @@ def _parts(table: tuple | None, month_number: Any, x: float, index: tuple | None
     return tuple(out), {b: e for b, e in errors.items() if b in own_growth}
 
 
+def _month_inputs(field: Any, *, fields: tuple[str, ...], multiplier: Any, threshold: Any
+                  ) -> tuple[str, float, float]:
+    """A forecast function's field (one of ``fields``), the month's demand multiple and the policy threshold."""
+    f = str(field).strip().lower()
+    if f not in fields:
+        raise ArgumentError("field", field, f"one of {', '.join(fields)}")
+    return (f, check_number("multiplier", multiplier, minimum=0),
+            check_number("threshold", threshold, minimum=0, exclusive_minimum=True))
+
+
 MULTIPLIER = Arg(name="multiplier", unit="x", help="The month's demand multiple (GROWTH_MULTIPLIER)")
+MONTH_NUMBER = Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered): routes with "
+                   "their own growth rate carry (1 + growth)^(month - 1)", default=None,
+                   blank="every route at the multiple")
 THRESHOLD = Arg(name="threshold", unit="fraction", help="The plan's utilization threshold (policy)")
 BACKENDS_TABLE = Arg(name="backends", unit="table", kind="table", help="The Forecast sheet's backend table, header "
                      "included", row_errors=True)
@@ -357,8 +370,7 @@ ROUTE_DEMAND_TABLE = Arg(name="route_demand", unit="table", kind="table", help="
         Arg(name="field", unit="name", kind="text", help="max_util, binding, route, action, action_usd, util_after, "
             "headroom_util, input_usd, cache_read_usd, cache_write_usd or output_usd"),
         MULTIPLIER, THRESHOLD, BACKENDS_TABLE,
-        Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered): routes with their "
-            "own growth rate carry (1 + growth)^(month - 1)", default=None, blank="every route at the multiple"),
+        MONTH_NUMBER,
         replace(ROUTES_TABLE, default=None), ROUTE_DEMAND_TABLE,
     ),
     returns="the field",
@@ -375,11 +387,7 @@ ROUTE_DEMAND_TABLE = Arg(name="route_demand", unit="table", kind="table", help="
     formula_ids=("C7",),
 )
 def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, routes=None, route_demand=None):
-    f = str(field).strip().lower()
-    if f not in MONTH_FIELDS + BILL_FIELDS:
-        raise ArgumentError("field", field, f"one of {', '.join(MONTH_FIELDS + BILL_FIELDS)}")
-    x = check_number("multiplier", multiplier, minimum=0)
-    t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
+    f, x, t = _month_inputs(field, fields=MONTH_FIELDS + BILL_FIELDS, multiplier=multiplier, threshold=threshold)
     if f in BILL_FIELDS:  # the bill: each route at its own multiple (no backend's error is the bill's)
         if routes is None or _blank(month_number):
             raise ArgumentError("routes", None, f"the route table and the month number for {f}")
@@ -441,8 +449,7 @@ BACKEND_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
         Arg(name="field", unit="name", kind="text", help="max_util, binding, action or action_usd"),
         MULTIPLIER, THRESHOLD, BACKENDS_TABLE,
         Arg(name="backend", unit="name", kind="text", help="The backend (the route's, from Routes)"),
-        Arg(name="month_number", unit="month", help="The forecast month (1 = the plan as entered): routes with their "
-            "own growth rate carry (1 + growth)^(month - 1)", default=None, blank="every route at the multiple"),
+        MONTH_NUMBER,
         replace(ROUTES_TABLE, default=None), ROUTE_DEMAND_TABLE,
     ),
     returns="the field",
@@ -457,11 +464,7 @@ BACKEND_MONTH_FIELDS = ("max_util", "binding", "action", "action_usd")
 )
 def FORECAST_BACKEND_MONTH(field, multiplier, threshold, backends, backend, month_number=None, routes=None,
                            route_demand=None):
-    f = str(field).strip().lower()
-    if f not in BACKEND_MONTH_FIELDS:
-        raise ArgumentError("field", field, f"one of {', '.join(BACKEND_MONTH_FIELDS)}")
-    x = check_number("multiplier", multiplier, minimum=0)
-    t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
+    f, x, t = _month_inputs(field, fields=BACKEND_MONTH_FIELDS, multiplier=multiplier, threshold=threshold)
     month, broken = _month(x, t, _hashable(backends), month_number, _hashable(routes), _hashable(route_demand))
     error = broken.get(str(backend).strip().lower()) or broken.get("?")
     if error is not None:  # this backend's own error (another backend's is not this one's)
@@ -510,11 +513,7 @@ ROUTE_FIELDS = ("usd",)
     formula_ids=("C1", "C7"),
 )
 def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_number, routes, route_demand=None):
-    f = str(field).strip().lower()
-    if f not in ROUTE_FIELDS:
-        raise ArgumentError("field", field, f"one of {', '.join(ROUTE_FIELDS)}")
-    x = check_number("multiplier", multiplier, minimum=0)
-    t = check_number("threshold", threshold, minimum=0, exclusive_minimum=True)
+    f, x, t = _month_inputs(field, fields=ROUTE_FIELDS, multiplier=multiplier, threshold=threshold)
     m = int(check_number("month_number", month_number, minimum=1, integer=True))
     key = str(route).strip().lower()
     table, plan, index = _hashable(routes), _hashable(backends), _hashable(route_demand)
@@ -583,9 +582,9 @@ def BACKEND_MONTHS_TO_BREACH(backend, routes, monthly_growth, utilization):
     key = str(backend).strip().lower()
     mine = _share_rows(routes, backend=key)
     rates = _route_growths([r["growth"] for r in mine], plan_growth=g)
-    if len(set(rates)) <= 1:  # one growth rate: C7's closed form on the month-1 utilization
+    if len(set(rates)) <= 1:  # one growth rate: C7's closed form on Results' month-1 utilization
         return decision.months_to_breach(utilization, monthly_growth_rate=rates[0] if rates else g)
-    return _mixed_breach(mine, rates)
+    return _backend_breach(mine, rates)
 
 
 def _share_rows(routes: Sequence[Sequence[Any]], *, backend: str | None = None) -> list[dict[str, Any]]:
@@ -604,11 +603,19 @@ def _share_rows(routes: Sequence[Sequence[Any]], *, backend: str | None = None) 
     return out
 
 
-def _mixed_breach(rows: Sequence[dict[str, Any]], rates: Sequence[float], *, scale: float = 1.0) -> float:
+def _share_total(rows: Sequence[dict[str, Any]]) -> float:
+    """A backend's highest linear utilization from its routes' shares: the largest sum over one constraint."""
+    return max((sum(_num(r[k], 0.0) or 0.0 for r in rows) for k in SHARE_KEYS), default=0.0)
+
+
+def _backend_breach(rows: Sequence[dict[str, Any]], rates: Sequence[float], *, scale: float = 1.0) -> float:
     """The first month a linear constraint of one backend reaches 1, its routes' shares (times ``scale``) growing at
-    ``rates`` (decision.months_to_breach_mixed, the earliest constraint)."""
+    ``rates``: C7's closed form where they grow alike, else decision.months_to_breach_mixed (the earliest
+    constraint)."""
     from planner import decision
 
+    if len(set(rates)) <= 1:
+        return decision.months_to_breach(_share_total(rows) * scale, monthly_growth_rate=rates[0] if rates else 0.0)
     return min(decision.months_to_breach_mixed([((_num(r[k], 0.0) or 0.0) * scale, rate)
                                                 for r, rate in zip(rows, rates)]) for k in SHARE_KEYS)
 
@@ -644,18 +651,11 @@ def PLAN_MONTHS_TO_BREACH(utilization, monthly_growth, growth_factor, routes):
     by_backend: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_backend.setdefault(str(r["backend"]).strip().lower(), []).append(r)
-    base = max((sum(_num(r[k], 0.0) or 0.0 for r in mine) for mine in by_backend.values() for k in SHARE_KEYS),
-               default=0.0)
+    base = max((_share_total(mine) for mine in by_backend.values()), default=0.0)
     scale = u / base if base > 0 else 1.0
-    best = decision.MONTHS_NEVER
-    for mine in by_backend.values():
-        rates = [rate * f for rate in _route_growths([r["growth"] for r in mine], plan_growth=g)]
-        if len(set(rates)) <= 1:
-            top = max(sum(_num(r[k], 0.0) or 0.0 for r in mine) for k in SHARE_KEYS)
-            best = min(best, decision.months_to_breach(top * scale, monthly_growth_rate=rates[0]))
-        else:
-            best = min(best, _mixed_breach(mine, rates, scale=scale))
-    return best
+    return min((_backend_breach(mine, [rate * f for rate in _route_growths([r["growth"] for r in mine],
+                                                                             plan_growth=g)], scale=scale)
+                for mine in by_backend.values()), default=decision.MONTHS_NEVER)
 
 
 # ---- commitments ----------------------------------------------------------------------------------------------
