@@ -261,13 +261,15 @@ def selfhost_vs_api(values: Values, inputs: Inputs) -> tuple[SelfhostVsApi, ...]
 @dataclass(frozen=True, kw_only=True)
 class InputGroup:
     """Inputs the tornado moves together by one factor: a column of an input table (every row in use) or a Plan
-    setting. ``ceiling`` caps the scaled value (fractions stay <= 1)."""
+    setting. ``ceiling`` caps the scaled value (fractions stay <= 1); ``routes_key``: a Routes column that is each
+    route's own value of a Plan setting, moved with it (a route's own growth rate)."""
 
     name: str
     label: str
     table: str
     key: str
     ceiling: float | None = None
+    routes_key: str = ""
 
 
 GROUPS: tuple[InputGroup, ...] = (
@@ -277,7 +279,7 @@ GROUPS: tuple[InputGroup, ...] = (
     InputGroup(name="cache_hit_rate", label="prefix-cache hit rate", table="Routes", key="cache_hit_rate",
                ceiling=1.0),
     InputGroup(name="monthly_growth", label="monthly growth (Plan's, routes' own)", table="Plan",
-               key="monthly_growth"),
+               key="monthly_growth", routes_key="monthly_growth"),
     InputGroup(name="avg_to_peak_ratio", label="average-to-peak ratio", table="Plan", key="avg_to_peak_ratio",
                ceiling=1.0),
     InputGroup(name="mfu", label="MFU (every fleet)", table="Fleet", key="mfu", ceiling=1.0),
@@ -296,19 +298,18 @@ def scaled(inputs: Inputs, g: InputGroup, factor: float) -> dict[tuple[str, str]
     """``inputs`` with every cell of group ``g`` multiplied by ``factor`` (capped at ``g.ceiling``; a route's hit
     rate also at ``1 - max(writes, 1) / input``: its cache writes fill the rest and the last prompt token is always
     computed; a rate already above it stays). Blank or text cells stay."""
+    def in_use(t: ts.Table, key: str) -> list[tuple[int, tuple[str, str]]]:
+        return [(i, (t.sheet, t.cell(key, i))) for i in range(t.rows)
+                if isinstance(inputs.get((t.sheet, t.cell("name", i))), str)
+                and inputs[(t.sheet, t.cell("name", i))].strip()]
+
     edits: dict[tuple[str, str], Any] = {}
     if g.table == "Plan":
         cells = [(-1, (ts.PLAN.sheet, ts.plan_value_cell(g.key)))]
     else:
-        t = ts.ROUTES if g.table == "Routes" else ts.FLEET
-        cells = [(i, (t.sheet, t.cell(g.key, i))) for i in range(t.rows)
-                 if isinstance(inputs.get((t.sheet, t.cell("name", i))), str)
-                 and inputs[(t.sheet, t.cell("name", i))].strip()]
-    if g.name == "monthly_growth":  # a route's own growth rate moves with the Plan's (PLAN_MONTHS_TO_BREACH)
-        r = ts.ROUTES
-        cells += [(i, (r.sheet, r.cell("monthly_growth", i))) for i in range(r.rows)
-                  if isinstance(inputs.get((r.sheet, r.cell("name", i))), str)
-                  and inputs[(r.sheet, r.cell("name", i))].strip()]
+        cells = in_use(ts.ROUTES if g.table == "Routes" else ts.FLEET, g.key)
+    if g.routes_key:  # each route's own value of the setting moves with it
+        cells += in_use(ts.ROUTES, g.routes_key)
     for row, addr in cells:
         v = _num(inputs.get(addr))
         if v is None:
