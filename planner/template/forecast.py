@@ -134,15 +134,13 @@ def _route_columns() -> tuple[Column, ...]:
              "0.000"),
         _col(first, "rpm", "RPM [req/min]", "Provider: the route's requests per minute (Results), the burst "
              "window's rate", fn("IF", res("backend_type").eq("provider"), res("rpm_demand"), 0), "#,##0"),
+        # a provider limit's utilization is its routes' demands over the limit: each route's part by its demand
+        # (BURST by its requests)
         *(_col(first, f"{k}_share", f"{k.upper()} share [x]", f"Provider: the route's part of its backend's "
-               f"{k.upper()} utilization (Results' util x its demand / the backend's)",
-               fn("IF", res("backend_type").eq("provider"), fn("IFERROR", res(f"{k}_util") * res(f"{k}_demand") / udf(
-                   "BACKEND_SUM", r("backend"), Cells(ROUTES, "backend"), Cells(RESULTS, f"{k}_demand")), 0), 0),
-               "0.0000") for k in LIMIT_KEYS),
-        _col(first, "burst_share", "BURST share [x]", "Provider: its part of BURST by its requests",
-             fn("IF", res("backend_type").eq("provider"), fn("IFERROR", res("burst_util") * res("rpm_demand") / udf(
-                 "BACKEND_SUM", r("backend"), Cells(ROUTES, "backend"), Cells(RESULTS, "rpm_demand")), 0), 0),
-             "0.0000"),
+               f"{k.upper()} utilization (Results' util x its {d.upper()} demand / the backend's)",
+               fn("IF", res("backend_type").eq("provider"), fn("IFERROR", res(f"{k}_util") * res(f"{d}_demand") / udf(
+                   "BACKEND_SUM", r("backend"), Cells(ROUTES, "backend"), Cells(RESULTS, f"{d}_demand")), 0), 0),
+               "0.0000") for k, d in (*((k, k) for k in LIMIT_KEYS), ("burst", "rpm"))),
         _col(first, "kv_share", "KV share [x]", "Fleet: its KV share (Results)", fleet(res("kv_share")), "0.0000"),
         _col(first, "compute_share", "COMPUTE share [x]", "Fleet: its compute share (Results)",
              fleet(res("compute_share")), "0.0000"),
