@@ -33,7 +33,7 @@ from planner.template.layout import (
     PlanValue,
 )
 from planner.template.profiles import avg_qps
-from planner.template.results import LIMIT_KEYS, RESULTS, route_tpot_slo
+from planner.template.results import FORECAST_ROUTES_REF, LIMIT_KEYS, RESULTS, route_tpot_slo
 
 SHEET = "Forecast"
 USD = "#,##0"
@@ -69,10 +69,7 @@ ROUTE_DEMAND = Table(
 """A route's demand multiple typed month by month, as the month table's demand index is for the plan: it takes
 precedence over the route's own growth rate, which takes precedence over the month's multiple."""
 
-_ROUTE_KEYS = ROUTE_KEYS
-ROUTES_HEADER_ROW = FORECAST_ROUTES_HEADER_ROW
-_ROUTES_REF = Table(name="tblForecastRoutes", sheet=SHEET, rows=ROUTE_ROWS, header_row=ROUTES_HEADER_ROW,
-                    columns=tuple(C(key=k, header=k, help=k) for k in _ROUTE_KEYS))
+_ROUTES_REF = FORECAST_ROUTES_REF  # the layout Results' months to breach reads too (keys -> letters)
 
 
 def _route_columns() -> tuple[Column, ...]:
@@ -149,9 +146,9 @@ def _route_columns() -> tuple[Column, ...]:
     )
 
 
-FORECAST_ROUTES = Table(name="tblForecastRoutes", sheet=SHEET, rows=ROUTE_ROWS, header_row=ROUTES_HEADER_ROW,
+FORECAST_ROUTES = Table(name="tblForecastRoutes", sheet=SHEET, rows=ROUTE_ROWS, header_row=FORECAST_ROUTES_HEADER_ROW,
                         columns=_route_columns())
-assert tuple(c.key for c in FORECAST_ROUTES.columns) == _ROUTE_KEYS
+assert tuple(c.key for c in FORECAST_ROUTES.columns) == ROUTE_KEYS
 
 
 # ---- per backend: what the month evaluation needs ------------------------------------------------------------

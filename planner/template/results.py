@@ -194,7 +194,7 @@ RESULTS_REF = Table(name="tblResults", sheet="Results", rows=ROUTE_ROWS,
                     columns=tuple(C(key=k, header=k, help=k) for k in RESULT_KEYS))
 FAILOVER_REF = Table(name="tblFailover", sheet="Failover", rows=ROUTE_ROWS,
                      columns=tuple(C(key=k, header=k, help=k) for k in FAILOVER_KEYS))
-_FORECAST_ROUTES = Table(name="tblForecastRoutes", sheet="Forecast", rows=ROUTE_ROWS,
+FORECAST_ROUTES_REF = Table(name="tblForecastRoutes", sheet="Forecast", rows=ROUTE_ROWS,
                          header_row=FORECAST_ROUTES_HEADER_ROW,
                          columns=tuple(C(key=k, header=k, help=k) for k in FORECAST_ROUTE_KEYS))
 """The Forecast sheet's route table (planner.template.forecast builds it): months to breach reads each route's
@@ -381,7 +381,7 @@ def _results_columns() -> tuple[Column, ...]:
         col("months_to_breach", "Months to breach [months]", "Months of growth until demand reaches the headroom "
             "multiple: ln(headroom) / ln(1 + growth); where the backend's routes grow at their own rates (Routes), "
             "the first month their shares of a linear constraint add up to 1 (BACKEND_MONTHS_TO_BREACH)",
-            udf("BACKEND_MONTHS_TO_BREACH", backend, Block(_FORECAST_ROUTES), PlanValue("monthly_growth"),
+            udf("BACKEND_MONTHS_TO_BREACH", backend, Block(FORECAST_ROUTES_REF), PlanValue("monthly_growth"),
                 lit(1) / _res("headroom_multiple")), "0.0"),
         col("status", "Status", "OK, WARN (above the plan threshold) or BREACH (above 1)",
             fn("IF", _res("max_util").gt(1), "BREACH",
