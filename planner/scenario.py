@@ -18,6 +18,7 @@ Format (see ``samples/seed.toml``)::
     model = "claude-sonnet-4.5"
     keys = 2                        # keys / deployments / regions sharing the load
     # any limit or price may be overridden: rpm, tpm, itpm, otpm, usd_per_mtok_input, ...
+    # a provisioned-throughput quote: pt_usd_per_unit_hour, pt_input_tpm_per_unit, pt_output_tpm_per_unit
 
     [[fleets]]                      # a self-hosted fleet
     name = "llama70b-h100"
@@ -91,6 +92,10 @@ class ProviderBackend:
     usd_per_mtok_cached_input: float | None = None
     usd_per_mtok_cache_write: float | None = None
     usd_per_mtok_output: float | None = None
+    # a provisioned-throughput quote (the Forecast's tblProvisioned; Bedrock publishes none)
+    pt_usd_per_unit_hour: float | None = None
+    pt_input_tpm_per_unit: float | None = None
+    pt_output_tpm_per_unit: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

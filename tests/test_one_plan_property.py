@@ -34,7 +34,9 @@ BASE = scenario_inputs(SEED)
 _ROUTE_NUMBERS = ("peak_qps", "avg_input_tokens", "avg_output_tokens", "p95_context_tokens", "max_tokens",
                   "cache_hit_rate", "ttft_slo_s", "tpot_slo_s")
 _EDITABLE = [(ts.ROUTES, k, i) for k in _ROUTE_NUMBERS for i in range(len(SEED.routes))]
-_EDITABLE += [(ts.PROVIDERS, k, i) for k in ("keys", "rpm", "itpm", "usd_per_mtok_input", "window_s")
+_EDITABLE += [(ts.PROVIDERS, k, i) for k in ("keys", "rpm", "itpm", "usd_per_mtok_input", "window_s",
+                                             "pt_usd_per_unit_hour", "pt_input_tpm_per_unit",
+                                             "pt_output_tpm_per_unit")  # a provisioned-throughput quote
               for i in range(len(SEED.providers))]
 _EDITABLE += [(ts.FLEET, k, i) for k in ("replicas", "tp", "gpu_memory_utilization", "mfu")
               for i in range(len(SEED.fleets))]

@@ -1012,12 +1012,30 @@ def PROVISIONED_UNITS(provider, model, input_tokens_per_min, output_tokens_per_m
 
 
 @func
+@arg('input_tokens_per_min', ndim=2, err_to_str=True, doc='Input tokens per minute at peak [tokens/min]')
+@arg('output_tokens_per_min', ndim=2, err_to_str=True, doc='Output tokens per minute at peak [tokens/min]')
+@arg('input_per_unit', ndim=2, err_to_str=True, doc='Input tokens per minute one unit processes (quote) [tokens/min]')
+@arg('output_per_unit', ndim=2, err_to_str=True, doc='Output tokens per minute one unit generates (quote) [tokens/min]')
+def PROVISIONED_UNITS_QUOTED(input_tokens_per_min, output_tokens_per_min, input_per_unit, output_per_unit):
+    """Provisioned units a backend needs at its peak on your quote, where a unit is specified by input and output tokens per minute (an Amazon Bedrock model unit; any provider's negotiated unit): the larger of ceil(input / input per unit) and ceil(output / ou..."""
+    return excel_call(_REGISTRY['PROVISIONED_UNITS_QUOTED'], input_tokens_per_min, output_tokens_per_min, input_per_unit, output_per_unit)
+
+
+@func
 @arg('provider', ndim=2, err_to_str=True, doc='Provider of the backend (azure-openai, gemini, vertex) [name]')
 @arg('units', ndim=2, err_to_str=True, doc='Provisioned units (PTU, GSU) [units]')
 @arg('term', ndim=2, err_to_str=True, doc="hourly, 1_week, 1_month, 3_month or 1_year (as offered) [name] (optional, default '1_month')")
 def PROVISIONED_USD_MONTHLY(provider, units, term=None):
     """Monthly cost of provisioned throughput units: units x the price per unit for the term, on a monthly footing (per hour x 730.5, per week x 4.348). Azure PTU: hourly, 1_month, 1_year; Vertex GSU: 1_week, 1_month, 3_month, 1_year. Returns USD/month."""
     return excel_call(_REGISTRY['PROVISIONED_USD_MONTHLY'], provider, units, term)
+
+
+@func
+@arg('units', ndim=2, err_to_str=True, doc='Provisioned units [units]')
+@arg('usd_per_unit_hour', ndim=2, err_to_str=True, doc='Your quoted price per unit-hour for the term [USD/unit-h]')
+def PROVISIONED_USD_MONTHLY_QUOTED(units, usd_per_unit_hour):
+    """Monthly cost of provisioned units at your quoted price per unit-hour: units x price x 730.5 hours (the units bill every hour of the term, used or not). Returns USD/month."""
+    return excel_call(_REGISTRY['PROVISIONED_USD_MONTHLY_QUOTED'], units, usd_per_unit_hour)
 
 
 @func

@@ -69,6 +69,31 @@ def units_for_throughput(tokens_per_min: float, *, tokens_per_min_per_unit: floa
     return float(max(lo, math.ceil(t / per / inc - 1e-9) * inc))
 
 
+def units_for_split_throughput(input_tokens_per_min: float, *, output_tokens_per_min: float,
+                                input_tokens_per_min_per_unit: float, output_tokens_per_min_per_unit: float) -> float:
+    """Provisioned units for a peak when a unit is specified by two throughputs, input and output tokens per minute
+    (an Amazon Bedrock model unit): ``max(ceil(I / i_unit), ceil(O / o_unit))``, at least 1.
+
+    Reference: Amazon Bedrock user guide, prov-throughput.html: "The throughput level of an MU specifies the number
+    of input tokens that an MU can process across all requests within a span of one minute [and] the number of
+    output tokens that an MU can generate"; each unit delivers both, so the scarcer one sets the count.
+
+    300,000 input and 25,000 output tokens a minute on a quote of 50,000 and 2,000 per unit: the output needs 13
+    units (12.5 rounded up), the input 6:
+
+    >>> units_for_split_throughput(300_000, output_tokens_per_min=25_000, input_tokens_per_min_per_unit=50_000,
+    ...                            output_tokens_per_min_per_unit=2_000)
+    13.0
+    """
+    i = check_number("input_tokens_per_min", input_tokens_per_min, minimum=0)
+    o = check_number("output_tokens_per_min", output_tokens_per_min, minimum=0)
+    iu = check_number("input_tokens_per_min_per_unit", input_tokens_per_min_per_unit, minimum=0,
+                      exclusive_minimum=True)
+    ou = check_number("output_tokens_per_min_per_unit", output_tokens_per_min_per_unit, minimum=0,
+                      exclusive_minimum=True)
+    return float(max(1, math.ceil(i / iu - 1e-9), math.ceil(o / ou - 1e-9)))
+
+
 def break_even_month(volume: float, *, break_even_volume: float, monthly_growth: float) -> float:
     """The first forecast month whose volume reaches ``break_even_volume`` (month 1: the plan as entered).
 
@@ -155,5 +180,6 @@ def break_even_multiple(payg_usd_per_month: float, *, provisioned_usd_per_month:
 
 __all__ = [
     "WEEKS_PER_MONTH", "break_even_month", "break_even_multiple", "provisioned_break_even_usd",
-    "reserved_break_even_fraction", "reserved_saving_usd", "unit_monthly_usd", "units_for_throughput",
+    "reserved_break_even_fraction", "reserved_saving_usd", "unit_monthly_usd", "units_for_split_throughput",
+    "units_for_throughput",
 ]

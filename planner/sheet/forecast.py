@@ -725,7 +725,7 @@ def _offer(provider: Any) -> dict[str, Any]:
     reason = {"bedrock": missing["bedrock-provisioned-throughput"]}.get(
         name, "no provisioned-throughput offer with a public price is bundled for it")
     raise ArgumentError("provider", provider, "a provider with a public provisioned-throughput price (azure-openai: "
-                        f"PTU; gemini or vertex: Vertex AI GSU); {name}: {reason}")
+                        f"PTU; gemini or vertex: Vertex AI GSU), or your quote on Providers; {name}: {reason}")
 
 
 @sheet_function(
@@ -785,6 +785,44 @@ def PROVISIONED_USD_MONTHLY(provider, units, term="1_month"):
                             f"{', '.join(p['term'] for p in offer['prices'])}")
     return commitments.provisioned_break_even_usd(
         units, usd_per_unit_month=commitments.unit_monthly_usd(price["usd"], per=price["per"]))
+
+
+@sheet_function(
+    summary="Provisioned units a backend needs at its peak on your quote, where a unit is specified by input and "
+    "output tokens per minute (an Amazon Bedrock model unit; any provider's negotiated unit): the larger of "
+    "ceil(input / input per unit) and ceil(output / output per unit), at least 1.",
+    args=(
+        Arg(name="input_tokens_per_min", unit="tokens/min", help="Input tokens per minute at peak"),
+        Arg(name="output_tokens_per_min", unit="tokens/min", help="Output tokens per minute at peak"),
+        Arg(name="input_per_unit", unit="tokens/min", help="Input tokens per minute one unit processes (quote)"),
+        Arg(name="output_per_unit", unit="tokens/min", help="Output tokens per minute one unit generates (quote)"),
+    ),
+    returns="units",
+    category="Forecast",
+    example="=PROVISIONED_UNITS_QUOTED(300000, 25000, 50000, 2000) -> 13",
+    formula_ids=("C4",),
+)
+def PROVISIONED_UNITS_QUOTED(input_tokens_per_min, output_tokens_per_min, input_per_unit, output_per_unit):
+    return commitments.units_for_split_throughput(
+        input_tokens_per_min, output_tokens_per_min=output_tokens_per_min,
+        input_tokens_per_min_per_unit=input_per_unit, output_tokens_per_min_per_unit=output_per_unit)
+
+
+@sheet_function(
+    summary="Monthly cost of provisioned units at your quoted price per unit-hour: units x price x 730.5 hours (the "
+    "units bill every hour of the term, used or not).",
+    args=(
+        Arg(name="units", unit="units", help="Provisioned units"),
+        Arg(name="usd_per_unit_hour", unit="USD/unit-h", help="Your quoted price per unit-hour for the term"),
+    ),
+    returns="USD/month",
+    category="Forecast",
+    example="=PROVISIONED_USD_MONTHLY_QUOTED(13, 40) -> 379860",
+    formula_ids=("C4",),
+)
+def PROVISIONED_USD_MONTHLY_QUOTED(units, usd_per_unit_hour):
+    return commitments.provisioned_break_even_usd(
+        units, usd_per_unit_month=commitments.unit_monthly_usd(usd_per_unit_hour, per="hour"))
 
 
 @sheet_function(

@@ -466,10 +466,15 @@ def render_forecast(rows: tuple[dict[str, Any], ...]) -> str:
 # ---- commitments: provisioned throughput against pay-as-you-go -----------------------------------------------
 
 PROVISIONED_HEADER_ROW = COMMIT_HEADER_ROW + FLEET_ROWS + 4
-_PT_KEYS = ("backend", "provider", "model", "units", "payg_monthly_usd", "provisioned_monthly_usd",
+_PT_KEYS = ("backend", "provider", "model", "basis", "itpm_demand", "otpm_demand", "units", "payg_monthly_usd",
+            "provisioned_monthly_usd",
             "break_even_multiple", "break_even_month")
 _PT_REF = Table(name="tblProvisioned", sheet=SHEET, rows=PROVIDER_ROWS, header_row=PROVISIONED_HEADER_ROW,
                 columns=tuple(C(key=k, header=k, help=k) for k in _PT_KEYS))
+
+
+NO_PRICE = "no price: quote on Providers"
+"""What tblProvisioned shows where neither a quote nor a bundled public price sizes the units."""
 
 
 def _provisioned_columns() -> tuple[Column, ...]:
@@ -487,34 +492,51 @@ def _provisioned_columns() -> tuple[Column, ...]:
           formula=fn("IF", p("name").eq(""), "", p("name"))),
         col("provider", "Provider", "Providers", _text(p("provider")), kind="text"),
         col("model", "Model", "Providers", _text(p("model")), kind="text"),
-        col("units", "Units at peak [PTU or GSU]", "PROVISIONED_UNITS for the peak ITPM and OTPM of every route on "
-            "the backend (Azure OpenAI: PTU; Gemini or Vertex: Vertex AI GSU); a refusal where no public price or "
-            "throughput per unit is bundled (Bedrock: not published)",
-            udf("PROVISIONED_UNITS", me("provider"), me("model"), on("itpm_demand"), on("otpm_demand")), "0",
+        col("basis", "Priced from", "Where the units and their price come from: your quote on Providers (its "
+            "throughput per unit, its price per unit-hour, or both) or the bundled public offer",
+            fn("IF", fn("AND", fn("ISNUMBER", p("pt_input_tpm_per_unit")), fn("ISNUMBER", p("pt_output_tpm_per_unit"))),
+               fn("IF", fn("ISNUMBER", p("pt_usd_per_unit_hour")), "your quote", "your throughput, bundled price"),
+               fn("IF", fn("ISNUMBER", p("pt_usd_per_unit_hour")), "bundled throughput, your price",
+                  "bundled offer")), kind="text", width=16),
+        col("itpm_demand", "Peak input [tokens/min]", "ITPM demand of every route on the backend (Results, as the "
+            "provider counts input)", on("itpm_demand"), "#,##0"),
+        col("otpm_demand", "Peak output [tokens/min]", "OTPM demand of every route on the backend (Results)",
+            on("otpm_demand"), "#,##0"),
+        col("units", "Units at peak [PTU, GSU or MU]", "Your quote where both throughput cells are typed on "
+            "Providers (PROVISIONED_UNITS_QUOTED: the larger of the peak ITPM and OTPM over a unit's); else "
+            "PROVISIONED_UNITS for the bundled offer (Azure OpenAI: PTU; Gemini or Vertex: Vertex AI GSU); a refusal "
+            "where neither exists (Bedrock: not published, type the account manager's quote)",
+            fn("IF", fn("AND", fn("ISNUMBER", p("pt_input_tpm_per_unit")), fn("ISNUMBER", p("pt_output_tpm_per_unit"))),
+               udf("PROVISIONED_UNITS_QUOTED", me("itpm_demand"), me("otpm_demand"), p("pt_input_tpm_per_unit"),
+                   p("pt_output_tpm_per_unit")),
+               udf("PROVISIONED_UNITS", me("provider"), me("model"), me("itpm_demand"), me("otpm_demand"))), "0",
             width=16),
         col("payg_monthly_usd", "Pay-as-you-go [USD/month]", "Month 1: the API cost of every route on the backend",
             on("cost_monthly_usd")),
-        col("provisioned_monthly_usd", "Provisioned [USD/month]", "Those units on a monthly reservation: the "
-            "break-even volume of pay-as-you-go spend", fn("IF", fn("ISNUMBER", me("units")), udf(
-                "PROVISIONED_USD_MONTHLY", me("provider"), me("units"), "1_month"), "no public price")),
+        col("provisioned_monthly_usd", "Provisioned [USD/month]", "Those units at your quoted price per unit-hour "
+            "(Providers; x 730.5 h) or on the bundled offer's monthly reservation: the break-even volume of "
+            "pay-as-you-go spend", fn("IF", fn("ISNUMBER", me("units")), fn(
+                "IF", fn("ISNUMBER", p("pt_usd_per_unit_hour")),
+                udf("PROVISIONED_USD_MONTHLY_QUOTED", me("units"), p("pt_usd_per_unit_hour")),
+                udf("PROVISIONED_USD_MONTHLY", me("provider"), me("units"), "1_month")), NO_PRICE)),
         col("break_even_multiple", "Break-even demand [x month 1]", "Provisioned / pay-as-you-go: the demand multiple "
             "at which the units pay (below 1: already in month 1)",
             fn("IF", fn("ISNUMBER", me("provisioned_monthly_usd")), udf(
-                "BREAK_EVEN_MULTIPLE", me("payg_monthly_usd"), me("provisioned_monthly_usd")), "no public price"),
+                "BREAK_EVEN_MULTIPLE", me("payg_monthly_usd"), me("provisioned_monthly_usd")), NO_PRICE),
             "0.00"),
         col("break_even_month", "Pays from month [#]", "The first month the forecast's pay-as-you-go spend reaches "
             "that cost (units held fixed; 9999: never at this growth)",
             fn("IF", fn("ISNUMBER", me("provisioned_monthly_usd")), udf(
                 "BREAK_EVEN_MONTH", me("payg_monthly_usd"), me("provisioned_monthly_usd"),
-                PlanValue("monthly_growth")), "no public price"), "0"),
+                PlanValue("monthly_growth")), NO_PRICE), "0"),
     )
 
 
 PROVISIONED = Table(name="tblProvisioned", sheet=SHEET, rows=PROVIDER_ROWS, header_row=PROVISIONED_HEADER_ROW,
                     columns=_provisioned_columns())
 assert tuple(c.key for c in PROVISIONED.columns) == _PT_KEYS
-TITLES.append((PROVISIONED, "Commitments: provisioned throughput (Azure PTU, Vertex GSU) against pay-as-you-go; "
-               "Bedrock prices are not public"))
+TITLES.append((PROVISIONED, "Commitments: provisioned throughput (Azure PTU, Vertex GSU, Bedrock MU) against "
+               "pay-as-you-go; your quote on Providers where typed (Bedrock publishes no price)"))
 
 
 # ---- commitments: the bundled reserved GPU quotes, per GPU-hour as published -----------------------------------
@@ -698,7 +720,7 @@ def render_commitments(tables: dict[str, list[dict[str, Any]]]) -> str:
                      f"(3 years) USD/month; 1-year break-even at "
                      f"{num(r['break_even_fraction'], '.0%')} of the hours")
     for r in tables.get("provisioned_throughput", []):
-        lines.append(f"  provisioned throughput, {r['backend']} ({r['provider']} {r['model']}): units "
+        lines.append(f"  provisioned throughput, {r['backend']} ({r['provider']} {r['model']}; {r['basis']}): units "
                      f"{num(r['units'], '.0f')}; pay-as-you-go {num(r['payg_monthly_usd'], ',.0f')} vs provisioned "
                      f"{num(r['provisioned_monthly_usd'], ',.0f')} USD/month; pays at "
                      f"{num(r.get('break_even_multiple'), '.2f')} x month 1's demand, from month "

@@ -118,6 +118,8 @@ def scenario_inputs(scenario: Any) -> dict[tuple[str, str], Any]:
             own = getattr(b, k, None)
             row[k] = own if own is not None else getattr(lim, k)
         row["raise_by"] = "; ".join(lim.raise_by) or None
+        for k in ("pt_usd_per_unit_hour", "pt_input_tpm_per_unit", "pt_output_tpm_per_unit"):
+            row[k] = getattr(b, k, None)
         _put(out, ts.PROVIDERS, i, row)
     for i, f in enumerate(scenario.fleets):
         _put(out, ts.FLEET, i, {

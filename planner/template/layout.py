@@ -190,6 +190,17 @@ PROVIDERS = Table(
           number_format="0.000"),
         C(key="usd_per_mtok_output", header="Output [USD/Mtok]", help="Output price", minimum=0,
           number_format="0.000"),
+        # a provisioned-throughput quote: Bedrock publishes neither the price nor the throughput of a model unit
+        # (ask the account manager), and Azure PTU / Vertex GSU prices are negotiated; the Forecast's tblProvisioned
+        # sizes and prices the backend's units from these where they are typed
+        C(key="pt_usd_per_unit_hour", header="Quote [USD/unit-h]", help="Your provisioned-throughput quote: price "
+          "per unit-hour (Bedrock model unit, Azure PTU, Vertex GSU) for the term quoted; blank: the bundled public "
+          "price (Bedrock: none public)", minimum=0, maximum=1e6, number_format="0.00", width=11),
+        C(key="pt_input_tpm_per_unit", header="Quote input [tokens/min/unit]", help="Your quote: input tokens per "
+          "minute one unit processes (both throughput cells typed: units = the larger of input and output demand "
+          "over them); blank: the bundled figure", minimum=0, maximum=1e10, number_format="#,##0", width=12),
+        C(key="pt_output_tpm_per_unit", header="Quote output [tokens/min/unit]", help="Your quote: output tokens "
+          "per minute one unit generates", minimum=0, maximum=1e10, number_format="#,##0", width=12),
         C(key="source", header="Source", help="Where the limits and prices come from", kind="text", width=40),
         C(key="as_of", header="As of [date]", help="Date of the facts", kind="text", width=14),
     ),
