@@ -175,8 +175,8 @@ def size_cmd(scenario: str | None, fmt: str, spread: float | None, months: int |
     The scenario is evaluated through the template (the same evaluation as a workbook's cells), so every figure is
     a Results cell. The What-if sections follow: one point of prefix-cache hit rate per route, self-host vs API
     per route, and the sensitivity (each input at -/+ --spread, and low / base / high demand: the What-if sheet's
-    tornado and demand cases, re-evaluating the plan only where a bar is not a cell formula). Exit 1 when a cell
-    holds an error (each named as Results!A1 with its message), 2 on a bad file.
+    tornado and demand cases; the tokens and hit-rate bars are the plan's Results evaluated again). Exit 1 when
+    a cell holds an error (each named as Results!A1 with its message), 2 on a bad file.
 
     Example: planner size samples/seed.toml --format json
     (quicker, without the What-if sections: planner size samples/seed.toml --no-whatif)

@@ -430,7 +430,8 @@ def render_whatif(report: SizingReport) -> list[str]:
     sen = report.sensitivity
     if sen is not None:
         lines += ["", f"sensitivity: each input at -{sen.spread:.0%} / +{sen.spread:.0%} (the What-if sheet's "
-                  "tornado; * utilization and breach re-evaluated, not cell formulas), largest swing of the bill first",
+                  "tornado; * utilization and breach: the plan's Results evaluated again, SENSITIVITY_BAR), largest "
+                  "swing of the bill first",
                   f"  {'input':<28} {'bill low':>12} {'bill high':>12} {'util low':>9} {'util high':>9} "
                   f"{'breach low':>12} {'breach high':>12}"]
         for b in sen.tornado:

@@ -1198,6 +1198,21 @@ def SELFHOST_USD_PER_MTOK_OUTPUT(usd_per_gpu_hour, output_tokens_per_s, gpus=Non
     return excel_call(_REGISTRY['SELFHOST_USD_PER_MTOK_OUTPUT'], usd_per_gpu_hour, output_tokens_per_s, gpus)
 
 
+@xw.func(category='What-if')
+@xw.arg('field', ndim=2, err_to_str=True, doc='max_util or breach_months [name]')
+@xw.arg('group', ndim=2, err_to_str=True, doc="The input group (input_tokens, output_tokens, cache_hit_rate, avg_to_peak_ratio, peak_qps, monthly_growth, mfu: the tornado's rows) [name]")
+@xw.arg('factor', ndim=2, err_to_str=True, doc="The factor the group's cells are multiplied by (1 - or 1 + the spread) [x]")
+@xw.arg('plan', ndim=2, err_to_str=True, doc="The Plan sheet's table, header row included [table]")
+@xw.arg('routes', ndim=2, err_to_str=True, doc="The Routes sheet's table, header row included [table]")
+@xw.arg('providers', ndim=2, err_to_str=True, doc="The Providers sheet's table, header row included [table]")
+@xw.arg('fleet', ndim=2, err_to_str=True, doc="The Fleet sheet's table, header row included [table]")
+@xw.arg('specs', ndim=2, err_to_str=True, doc="The Specs sheet's table, header row included [table]")
+@xw.arg('profiles', ndim=2, err_to_str=True, doc="The Profiles sheet's table, header row included [table]")
+def SENSITIVITY_BAR(field, group, factor, plan, routes, providers, fleet, specs, profiles):
+    """One end of a tornado bar that no closed form gives (input tokens, output tokens, hit rate; the average-to-peak ratio when a route names a profile): the plan's Results evaluated again with every cell of the input group times the factor (the same express..."""
+    return excel_call(_REGISTRY['SENSITIVITY_BAR'], field, group, factor, plan, routes, providers, fleet, specs, profiles)
+
+
 @xw.func(category='Serving')
 @xw.arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
 @xw.arg('gpu', ndim=2, err_to_str=True, doc='GPU in the catalog (e.g. h100-sxm, a100-80gb, mi300x) [name]')

@@ -153,9 +153,9 @@ def test_planner_size_sensitivity_is_the_written_workbooks_tornado(tmp_path: Pat
     for i, (name, _label) in enumerate(sv.GROUPS):
         for side, fig in (("lo", bars[name].low), ("hi", bars[name].high)):
             assert _same(fig.monthly_cost_usd, cells[t.cell(f"bill_{side}_usd", i)].value), (name, side)
-            util = cells[t.cell(f"util_{side}", i)].value
-            if util != sv.REEVALUATED:
-                assert _same(fig.highest_utilization, util), (name, side)
+            assert _same(fig.highest_utilization, cells[t.cell(f"util_{side}", i)].value), (name, side)
+            breach = cells[t.cell(f"breach_{side}_months", i)].value
+            assert _same(fig.first_breach_months, breach) or (fig.first_breach_months is None and breach == "never")
     for i, case in enumerate(sv.CASES):
         assert _same(report.sensitivity.cases[case].monthly_cost_usd, cells[d.cell("bill_usd", i)].value)
         assert _same(report.sensitivity.cases[case].highest_utilization, cells[d.cell("max_util", i)].value)

@@ -84,6 +84,8 @@ def test_signature_is_positional_and_matches_the_declaration(spec):
 def _excel_literal(text: str):
     """One argument of an example as the value Excel would pass: array constants become lists, 10% becomes 0.1."""
     text = text.strip()
+    if text.startswith("{") and ";" in text:  # a 2-D array constant: rows split by ";" (a table argument)
+        return [[_excel_literal(part) for part in row.split(",")] for row in text.strip("{}").split(";")]
     if text.startswith("{"):
         return [_excel_literal(part) for part in text.strip("{}").split(",")]
     if text.startswith('"'):

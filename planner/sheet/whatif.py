@@ -7,6 +7,8 @@ per second averaged over the month.
 from __future__ import annotations
 
 from planner.demand import DAYS_PER_MONTH
+from planner.errors import ArgumentError, Refusal, check_number
+from planner.excel.values import XlError
 from planner.registry import Arg, sheet_function
 from planner.sheet.cost import P_IN, P_OUT, P_READ, P_WRITE, WRITE_TOKENS
 from planner.sheet.demand import AVG_INPUT, AVG_OUTPUT
@@ -124,3 +126,49 @@ def SELFHOST_OR_API_REASONS(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_
                             burst_factor, new_route, api_backend, fleet_backend, failover):
     r = _recommend(**locals())
     return f"{r.reasons}; {r.failover}"
+
+
+def _plan_table(name: str, sheet: str) -> Arg:
+    return Arg(name=name, unit="table", kind="table", help=f"The {sheet} sheet's table, header row included")
+
+
+@sheet_function(
+    summary="One end of a tornado bar that no closed form gives (input tokens, output tokens, hit rate; the "
+    "average-to-peak ratio when a route names a profile): the plan's Results evaluated again with every cell of the "
+    "input group times the factor (the same expressions and functions as the workbook's Results), max_util (the "
+    "plan's highest utilization) or breach_months (the fewest months until a route's binding constraint reaches 1; "
+    "9999: never).",
+    args=(
+        Arg(name="field", unit="name", kind="text", help="max_util or breach_months"),
+        Arg(name="group", unit="name", kind="text", help="The input group (input_tokens, output_tokens, "
+            "cache_hit_rate, avg_to_peak_ratio, peak_qps, monthly_growth, mfu: the tornado's rows)"),
+        Arg(name="factor", unit="x", help="The factor the group's cells are multiplied by (1 - or 1 + the spread)"),
+        _plan_table("plan", "Plan"), _plan_table("routes", "Routes"), _plan_table("providers", "Providers"),
+        _plan_table("fleet", "Fleet"), _plan_table("specs", "Specs"), _plan_table("profiles", "Profiles"),
+    ),
+    returns="x or months",
+    category="What-if",
+    example='=SENSITIVITY_BAR("max_util", "input_tokens", 0.8, {"Setting","Value";"monthly_growth",0.08}, '
+    '{"Route [name]","Kind","Peak [req/s]","Avg input [tokens]","Avg output [tokens]","p95 context [tokens]",'
+    '"max_tokens [tokens]","Prefix-cache hit [fraction]","Cache writes [tokens/req]","TTFT SLO [s]","TPOT SLO [s]",'
+    '"Backend [name]";"chat","interactive",10,2000,200,4000,800,0,0,2,0.1,"api"}, {"Backend [name]","Provider",'
+    '"Tier","Model","Keys [count]","Limit scope","ITPM limit [tokens/min]","Window [s]","Cached reads count '
+    '[TRUE/FALSE]","Reserves max_tokens [TRUE/FALSE]";"api","anthropic","tier-4","claude-sonnet-4.5",1,'
+    '"organization",2000000,60,FALSE,FALSE}, {"Backend [name]"}, {"Backend [name]"}, {"Profile [name]"}) -> 0.48',
+
+    formula_ids=("C7",),
+)
+def SENSITIVITY_BAR(field, group, factor, plan, routes, providers, fleet, specs, profiles):
+    # the tornado needs the plan method itself: imported here, since the template's formulas import this layer
+    from planner.whatif.bars import bar_figures
+
+    f = str(field).strip().lower()
+    if f not in ("max_util", "breach_months"):
+        raise ArgumentError("field", field, "max_util or breach_months")
+    bar = bar_figures({"plan": plan, "routes": routes, "providers": providers, "fleet": fleet, "specs": specs,
+                       "profiles": profiles}, group=str(group).strip(), factor=check_number("factor", factor,
+                                                                                          minimum=0))
+    value = getattr(bar, f)
+    if isinstance(value, XlError):
+        raise Refusal(str(value))
+    return value

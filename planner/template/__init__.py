@@ -141,6 +141,7 @@ __all__ = [
     "XlError",
     "all_formulas",
     "col_letter",
+    "evaluate_columns",
     "evaluate_plan",
     "fixed_cells",
     "formula_cells",
@@ -288,4 +289,47 @@ def evaluate_plan(
         v = expr.evaluate(ev, row)
         ev.values[(sheet, cell)] = v
         out[(sheet, cell)] = v
+    return out
+
+
+_CONE_MEMO: dict[tuple[Any, ...], Any] = {}
+"""Registry calls of :func:`evaluate_columns`, shared by its evaluations (pure functions: the same arguments give
+the same value; bounded by the evaluator's MEMO_LIMIT)."""
+
+
+@functools.cache
+def _cone(targets: tuple[tuple[str, str], ...], given: tuple[str, ...]) -> tuple[tuple[Table, Column], ...]:
+    """The formula columns ``targets`` (``(table name, column key)``) depend on, in evaluation order; the tables in
+    ``given`` are read as they are (their cells are inputs of the cone)."""
+    nodes = {(t.name, c.key): (t, c) for t, c in _column_order() if t.name not in given}
+    need: set[tuple[str, str]] = set()
+    stack = list(targets)
+    while stack:
+        node = stack.pop()
+        if node in need or node not in nodes:
+            continue
+        need.add(node)
+        formula = nodes[node][1].formula
+        assert formula is not None
+        stack.extend(d for d in _references(formula) if d in nodes)
+    return tuple((t, c) for t, c in _column_order() if (t.name, c.key) in need)
+
+
+def evaluate_columns(inputs: Mapping[tuple[str, str], Any], targets: tuple[tuple[str, str], ...], *,
+                     given: tuple[str, ...] = (), functions: Mapping[str, Any] | None = None
+                     ) -> dict[tuple[str, str], Any]:
+    """Evaluate only the formula columns ``targets`` (``(table name, column key)``) depend on, as
+    :func:`evaluate_plan` evaluates them (the same expressions, in the same order): what a cell that asks "the plan
+    with this input changed" needs, without the sheets it does not read. ``given``: formula tables whose values
+    ``inputs`` carries (the Specs of a plan whose fleets do not change). Returns ``{(sheet, cell): value}`` of the
+    evaluated cells."""
+    values = dict(fixed_cells())
+    values.update(inputs)
+    ev = Evaluator(values, functions, memo=_CONE_MEMO)
+    out: dict[tuple[str, str], Any] = {}
+    for t, c in _cone(targets, given):
+        assert c.formula is not None
+        for i in range(t.rows):
+            key = (t.sheet, t.cell(c.key, i))
+            ev.values[key] = out[key] = c.formula.evaluate(ev, i)
     return out

@@ -15,13 +15,13 @@ re-evaluated plan's figure, to rounding) because each input enters the plan in a
 - **average-to-peak ratio**: the bill of a route without a profile and its RPD / TPD scale by
   ``min(1, r (1 +- x)) / r``; a route with a profile keeps its own ratio;
 - **MFU**: only compute utilization moves (``u mfu / min(1, mfu (1 +- x))``); the bill does not;
-- **growth**: neither the bill nor today's utilization; the breach month ``ln(1/u) / ln(1 + g (1 +- x))``.
-
-Not expressible as cell formulas (the text ``by planner size`` in the cell): the highest utilization and
-the breach month of the **tokens** and **hit-rate** bars (they change every fleet's request mix, hence the serving
-model's latency, KV in flight and sustainable rate; and TPM, ITPM, OTPM with each provider's counting rules), and of
-the **ratio** bar when a route names a profile. ``planner size`` re-evaluates the plan for those cells only
-(:func:`planner.whatif.levers.sensitivity_view`). Pure: no I/O.
+- **growth**: neither the bill nor today's utilization; the breach month ``ln(1/u) / ln(1 + g (1 +- x))``;
+- **tokens per request, hit rate** (and the ratio when a route names a profile): no closed form (they change every
+  fleet's request mix, hence the serving model's latency, KV in flight and sustainable rate; and TPM, ITPM, OTPM
+  with each provider's counting rules). The utilization and breach cells call ``SENSITIVITY_BAR``: the plan's
+  Results evaluated again with the group scaled, through the template's own expressions (only the columns Results'
+  ``max_util`` and ``months_to_breach`` read; :mod:`planner.whatif.bars`), so they are what the plan re-evaluated
+  from scratch shows. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -32,15 +32,13 @@ from planner.decision import MONTHS_NEVER
 from planner.excel.expr import Block, Cells, Expr, Ref, fn, lit, udf, when_filled
 from planner.excel.tables import Column, Table
 from planner.template.forecast import FORECAST_BACKENDS, FORECAST_ROUTES
-from planner.template.layout import FLEET, PROVIDERS, ROUTE_ROWS, ROUTES, SPECS, C, PlanValue
-from planner.template.profiles import month_ratio
+from planner.template.layout import FLEET, PLAN, PROVIDERS, ROUTE_ROWS, ROUTES, SPECS, C, PlanValue
+from planner.template.profiles import PROFILES, month_ratio
 from planner.template.results import RESULTS
 from planner.template.whatif import WHATIF
 
 SHEET = "What-if"
 DEFAULT_SPREAD = 0.2
-REEVALUATED = "by planner size"
-"""The text of a tornado cell whose figure is not a cell formula (``planner size`` fills it by re-evaluating)."""
 NEVER = "never"
 """A breach month beyond the 9,999-month cap (no growth, or nothing in use)."""
 
@@ -176,7 +174,8 @@ assert tuple(c.key for c in SENSITIVITY_ROUTES.columns) == _ROUTE_KEYS
 
 _TORNADO_KEYS = ("input", "label", "factor_lo", "factor_hi", "bill_lo_usd", "bill_hi_usd", "util_lo", "util_hi",
                  "breach_lo_months", "breach_hi_months", "bill_lo_change_usd", "bill_hi_change_usd",
-                 "bill_routes_lo_usd", "bill_routes_hi_usd", "breach_util_lo", "breach_util_hi")
+                 "bill_routes_lo_usd", "bill_routes_hi_usd", "breach_util_lo", "breach_util_hi", "reevaluated",
+                 "bar_util_lo", "bar_util_hi", "bar_breach_lo_months", "bar_breach_hi_months")
 TORNADO_HEADER_ROW = WHATIF.last_row + 4
 _TORNADO_REF = Table(name="tblTornado", sheet=SHEET, rows=len(GROUPS), header_row=TORNADO_HEADER_ROW,
                      columns=tuple(C(key=k, header=k, help=k) for k in _TORNADO_KEYS))
@@ -204,8 +203,8 @@ def _breach(u: Expr, growth_factor: Expr) -> Expr:
     """C7 months to breach of the plan's highest linear utilization ``u`` (the earliest route's) at every growth rate
     times ``growth_factor`` (routes with their own growth at theirs: PLAN_MONTHS_TO_BREACH); "never" past the
     9,999-month cap."""
-    m = udf("PLAN_MONTHS_TO_BREACH", u, PlanValue("monthly_growth"), growth_factor, Block(FORECAST_ROUTES))
-    return fn("IF", m.gt(MONTHS_NEVER - 0.5), NEVER, m)
+    return _never(udf("PLAN_MONTHS_TO_BREACH", u, PlanValue("monthly_growth"), growth_factor,
+                      Block(FORECAST_ROUTES)))
 
 
 def _tornado_columns() -> tuple[Column, ...]:
@@ -242,21 +241,22 @@ def _tornado_columns() -> tuple[Column, ...]:
     for s in SIDES:
         f = me(f"factor_{s}")
         cols.append(col(f"util_{s}", f"Max util {s} [x]", "The plan's highest utilization (C7) with the input "
-                        f"at the {'low' if s == 'lo' else 'high'} factor; '{REEVALUATED}': not a cell formula",
+                        f"at the {'low' if s == 'lo' else 'high'} factor (tokens, hit rate: the plan's Results "
+                        "evaluated again, SENSITIVITY_BAR)",
                         pick({
                             "peak_qps": _month("max_util", f),
                             "monthly_growth": fn("MAX", Cells(RESULTS, "max_util")),
                             "avg_to_peak_ratio": fn("IF", no_profiles, fn("MAX", sr(f"util_ratio_{s}")),
-                                                    REEVALUATED),
+                                                    me(f"bar_util_{s}")),
                             "mfu": fn("MAX", sr(f"util_mfu_{s}")),
-                        }, REEVALUATED), PCT, 12))
+                        }, me(f"bar_util_{s}")), PCT, 12))
     for s in SIDES:
         f, u = me(f"factor_{s}"), me(f"breach_util_{s}")
         cols.append(col(f"breach_{s}_months", f"First breach {s} [months]", "Months until the first route's "
                         "binding constraint reaches 1 at the plan's growth (C7; growth x the factor on the growth "
                         "bar); never: not at this growth",
                         fn("IF", fn("ISNUMBER", u), _breach(u, fn("IF", name.eq("monthly_growth"), f, 1)),
-                           REEVALUATED), MONTHS, 12))
+                           _never(me(f"bar_breach_{s}_months"))), MONTHS, 12))
     for s in SIDES:  # the tornado chart's bars: how far each side moves the bill from the base
         cols.append(col(f"bill_{s}_change_usd", f"Bill change {s} [USD/month]", f"Bill {s} - Summary's total with "
                         "cache (the tornado chart's bar)", me(f"bill_{s}_usd") - _total(), USD, 14))
@@ -274,9 +274,33 @@ def _tornado_columns() -> tuple[Column, ...]:
                         fn("IF", fn("OR", name.eq("peak_qps"), name.eq("monthly_growth")),
                            _month("headroom_util", fn("IF", name.eq("peak_qps"), f, 1)),
                            pick({"avg_to_peak_ratio": fn("IF", no_profiles, fn("MAX", sr(f"headroom_ratio_{s}")),
-                                                         REEVALUATED),
-                                 "mfu": fn("MAX", sr(f"headroom_mfu_{s}"))}, REEVALUATED)), PCT, 10))
+                                                         ""),
+                                 "mfu": fn("MAX", sr(f"headroom_mfu_{s}"))}, "")), PCT, 10))
+    # the bars no closed form gives: the plan's Results evaluated again with the group scaled (SENSITIVITY_BAR)
+    cols.append(col("reevaluated", "Re-evaluated [0/1]", "1 where the bar is the plan's Results evaluated again "
+                     "(input tokens, output tokens, hit rate; the ratio when a route names a profile)",
+                     fn("IF", fn("OR", name.eq("input_tokens"), name.eq("output_tokens"), name.eq("cache_hit_rate"),
+                                 fn("AND", name.eq("avg_to_peak_ratio"), fn("SUM", sr("profiled")).gt(0))), 1, 0),
+                     "0", 8))
+    for field, key, header, fmt in (("max_util", "bar_util_{s}", "Results again, max util {s} [x]", PCT),
+                                    ("breach_months", "bar_breach_{s}_months", "Results again, breach {s} [months]",
+                                     MONTHS)):
+        for s in SIDES:
+            cols.append(col(key.format(s=s), header.format(s=s), "SENSITIVITY_BAR: the plan's Results evaluated "
+                            "again with the group at the factor (9999 months: never); blank where a closed form "
+                            "gives the bar", fn("IF", me("reevaluated").eq(1), udf(
+                                "SENSITIVITY_BAR", field, name, me(f"factor_{s}"), *_plan_blocks()), ""), fmt, 11))
     return tuple(cols)
+
+
+def _plan_blocks() -> tuple[Expr, ...]:
+    """The tables SENSITIVITY_BAR reads, in its argument order (planner.whatif.bars.TABLES)."""
+    return tuple(Block(t) for t in (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, PROFILES))
+
+
+def _never(m: Expr) -> Expr:
+    """A breach month as the tornado shows it: "never" past the 9,999-month cap."""
+    return fn("IF", m.gt(MONTHS_NEVER - 0.5), NEVER, m)
 
 
 TORNADO = Table(name="tblTornado", sheet=SHEET, rows=len(GROUPS), header_row=TORNADO_HEADER_ROW,
@@ -340,5 +364,5 @@ def fixed_cells() -> dict[tuple[str, str], Any]:
     return out
 
 
-__all__ = ["CASES", "DEMAND_CASES", "GROUPS", "NEVER", "REEVALUATED", "SENSITIVITY_ROUTES", "SENSITIVITY_TABLES",
+__all__ = ["CASES", "DEMAND_CASES", "GROUPS", "NEVER", "SENSITIVITY_ROUTES", "SENSITIVITY_TABLES",
            "TITLES", "TORNADO", "fixed_cells"]

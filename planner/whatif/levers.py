@@ -8,7 +8,6 @@ evaluated plan (Summary's totals, Results' rows). Pure: no I/O (:mod:`planner.wh
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -374,7 +373,8 @@ class TornadoBar:
     low: PlanFigures
     high: PlanFigures
     reevaluated: bool = False
-    """True where the utilization and breach month are a re-evaluation (not cell formulas on the What-if sheet)."""
+    """True where the utilization and breach month are the plan's Results evaluated again with the input scaled
+    (``SENSITIVITY_BAR`` on the What-if sheet), not a closed form."""
 
     @property
     def cost_swing_usd(self) -> float:
@@ -428,11 +428,11 @@ def _cell_figures(bill: Any, util: Any, breach: Any, route: str = "", binding: A
                        routes_in_breach=None)
 
 
-def sensitivity_view(values: Values, inputs: Inputs, *, run: Evaluate = evaluate) -> Sensitivity:
+def sensitivity_view(values: Values, inputs: Inputs) -> Sensitivity:
     """The What-if sheet's tornado and demand cases (``tblTornado``, ``tblDemandCases``) of an evaluated plan: a view
-    of its cells. Where a cell says it is not a formula (:data:`planner.template.sensitivity.REEVALUATED`: the
-    utilization and breach month of the tokens and hit-rate bars, and of the ratio bar when a route names a
-    profile), the plan is re-evaluated with that input scaled (:func:`scaled`), as :func:`sensitivity` does."""
+    of its cells. Every bar end is a cell; the tokens and hit-rate bars (and the ratio bar when a route names a
+    profile) are the plan's Results evaluated again with the input scaled (``SENSITIVITY_BAR``,
+    :mod:`planner.whatif.bars`), marked ``reevaluated``."""
     from planner.template import sensitivity as sv
 
     t, d = ts.TORNADO, ts.DEMAND_CASES
@@ -445,19 +445,10 @@ def sensitivity_view(values: Values, inputs: Inputs, *, run: Evaluate = evaluate
     base = figures(values, inputs)
     bars = []
     for i, (name, label) in enumerate(sv.GROUPS):
-        ends = []
-        again = False
-        for side in ("lo", "hi"):
-            util, breach = cell(t, f"util_{side}", i), cell(t, f"breach_{side}_months", i)
-            bill = cell(t, f"bill_{side}_usd", i)
-            if sv.REEVALUATED in (util, breach):
-                again = True
-                f = _num(cell(t, f"factor_{side}", i))
-                fig = figures(run(scaled(inputs, group(name), f if f is not None else 1.0)), inputs)
-                ends.append(dataclasses.replace(fig, monthly_cost_usd=_plain(bill)))
-            else:
-                ends.append(_cell_figures(bill, util, breach))
-        bars.append(TornadoBar(input=name, label=label, low=ends[0], high=ends[1], reevaluated=again))
+        ends = [_cell_figures(cell(t, f"bill_{side}_usd", i), cell(t, f"util_{side}", i),
+                              cell(t, f"breach_{side}_months", i)) for side in ("lo", "hi")]
+        bars.append(TornadoBar(input=name, label=label, low=ends[0], high=ends[1],
+                               reevaluated=cell(t, "reevaluated", i) == 1))
     bars.sort(key=lambda b: (-b.cost_swing_usd, -b.utilization_swing))
     cases = {}
     for i, name in enumerate(sv.CASES):

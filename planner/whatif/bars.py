@@ -1,0 +1,120 @@
+"""The tornado's bars that no closed form gives: the plan's Results evaluated again with one input group scaled.
+
+The input-token, output-token and hit-rate bars (and the average-to-peak bar when a route names a profile) change
+every fleet's request mix, hence the serving model's latency, KV in flight and sustainable rate, and TPM / ITPM /
+OTPM under each provider's counting rules. Their highest utilization and first breach are THE plan method again:
+the plan's input tables with the group scaled (:func:`planner.whatif.levers.scaled`, as ``planner size`` and
+``planner sweep`` scale it), evaluated through the template's own expressions, but only the columns Results'
+``max_util`` and ``months_to_breach`` depend on (:func:`planner.template.evaluate_columns`: Results, the route
+profiles, the Forecast route table; the Options, Forecast and What-if sheets are not read), with the Specs as
+the plan computed them (no fleet changes). A cell that calls :func:`bar_figures` therefore shows what the whole
+plan re-evaluated shows (tests/test_whatif.py checks it against :func:`planner.template.evaluate_plan`). Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from planner import template as ts
+from planner.decision import MONTHS_NEVER
+from planner.errors import ArgumentError
+from planner.excel.expr import Evaluator
+from planner.whatif import levers
+
+TABLES = ("plan", "routes", "providers", "fleet", "specs", "profiles")
+"""The tables a bar reads, in the sheet function's argument order (each whole, header row included)."""
+
+_TARGETS = ((ts.RESULTS.name, "max_util"), (ts.RESULTS.name, "months_to_breach"))
+_GIVEN = (ts.SPECS.name,)
+
+
+def _table(name: str) -> ts.Table:
+    return {"plan": ts.PLAN, "routes": ts.ROUTES, "providers": ts.PROVIDERS, "fleet": ts.FLEET, "specs": ts.SPECS,
+            "profiles": ts.PROFILES}[name]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BarFigures:
+    """One bar end: the plan's highest utilization (Summary's ``MAX`` of Results' ``max_util``: a number, or the
+    error it holds) and the fewest months until a route's binding constraint reaches 1 (9,999: never)."""
+
+    max_util: Any
+    breach_months: float
+
+
+def cells(blocks: Mapping[str, Sequence[Sequence[Any]]]) -> dict[tuple[str, str], Any]:
+    """The plan's cells ``{(sheet, cell): value}`` from its tables as blocks: a header row, then the data rows from
+    the table's first row. Columns are read by their header (a block may carry fewer columns, in any order: the rest
+    read as blank); the Plan's rows by their setting name. A header or setting the template does not have is
+    refused, naming it."""
+    out: dict[tuple[str, str], Any] = {}
+    for name in TABLES:
+        t, rows = _table(name), blocks.get(name)
+        if not rows:
+            continue
+        by_header = {c.header.lower(): c for c in t.columns}
+        columns = []
+        for h in rows[0]:
+            c = by_header.get(str(h or "").strip().lower())
+            if c is None:
+                raise ArgumentError(name, h, f"a header of the {t.sheet} sheet's table ({t.columns[0].header}, "
+                                    f"{t.columns[1].header}, ...)")
+            columns.append(c)
+        for i, row in enumerate(rows[1 : t.rows + 1]):
+            cells_ = dict(zip((c.key for c in columns), row))
+            if t is ts.PLAN:  # a setting's value, found by its name
+                setting = str(cells_.get("setting") or "").strip()
+                if setting and cells_.get("value") is not None:
+                    try:
+                        out[(t.sheet, ts.plan_value_cell(setting))] = cells_["value"]
+                    except KeyError:
+                        raise ArgumentError("plan", setting, "a Plan setting ("
+                                            + ", ".join(s[0] for s in ts.PLAN_SETTINGS) + ")") from None
+                continue
+            for key, v in cells_.items():
+                if v is not None:
+                    out[(t.sheet, t.cell(key, i))] = v
+    return out
+
+
+def bar_figures(blocks: Mapping[str, Sequence[Sequence[Any]]], *, group: str, factor: float) -> BarFigures:
+    """The plan of ``blocks`` with input group ``group`` times ``factor``: its highest utilization and first breach.
+
+    Formula: the plan method (Results, C7) on the scaled inputs; ``max_util = MAX(Results[max_util])``, ``breach =
+    min over routes of Results[months_to_breach]``. Reference: issue 14 item 6 (a tornado computed through the real
+    functions); :func:`planner.whatif.levers.scaled` (what scales, the hit-rate ceiling).
+
+    Worked example: samples/seed.toml with input tokens at 0.8 gives 61.8 % and 6.6 months (docs/whatif.md's table,
+    where ``planner size`` re-evaluated the whole plan)."""
+    key = tuple(_frozen(blocks.get(name)) for name in TABLES)
+    return _bar(key, str(group), float(factor))
+
+
+def _frozen(rows: Sequence[Sequence[Any]] | None) -> tuple | None:
+    """A block as a tuple of row tuples (the evaluation cache's key); one row given flat is that one row."""
+    if rows is None or isinstance(rows, tuple) and all(isinstance(r, tuple) for r in rows):
+        return rows  # type: ignore[return-value]
+    if rows and not isinstance(rows[0], (list, tuple)):
+        return (tuple(rows),)
+    return tuple(tuple(r) for r in rows)
+
+
+@lru_cache(maxsize=64)
+def _bar(key: tuple, group: str, factor: float) -> BarFigures:
+    """One bar end, evaluated once for both of its cells (utilization and breach)."""
+    inputs = cells(dict(zip(TABLES, key)))
+    g = levers.group(group)
+    values = ts.evaluate_columns(levers.scaled(inputs, g, factor), _TARGETS, given=_GIVEN)
+    ev = Evaluator({**inputs, **values})
+    total = next(expr for _label, k, expr, _fmt in ts.TOTALS if k == "max_util")
+    months = [m for i, _name in levers.route_rows(inputs)
+              for m in (values.get((ts.RESULTS.sheet, ts.RESULTS.cell("months_to_breach", i))),)
+              if isinstance(m, (int, float)) and not isinstance(m, bool) and m < MONTHS_NEVER]
+    util = total.evaluate(ev, 0)
+    return BarFigures(max_util=util, breach_months=min(months) if months else MONTHS_NEVER)
+
+
+__all__ = ["TABLES", "BarFigures", "bar_figures", "cells"]
