@@ -219,8 +219,9 @@ def layer_split(model: ModelSpec, *, pp: int = 1) -> tuple[int, int]:
     """(full-attention layers, sliding-window layers) of the largest pipeline stage.
 
     A model with a ``sliding_window`` but no ``layer_types`` windows every layer (Mistral-7B-v0.1); with PP the
-    largest stage (``ceil(L/PP)`` layers) holds its proportional share of full layers, the split every engine in
-    :mod:`planner.engines` uses. A PP above the layers is an :class:`ArgumentError` (:func:`check_parallelism`).
+    largest stage (``ceil(L/PP)`` layers) holds its proportional share of full layers: the split SGLang and
+    TensorRT-LLM use in :mod:`planner.engines` (vLLM's own per-stage split is :func:`stage_layer_split`). A PP above
+    the layers is an :class:`ArgumentError` (:func:`check_parallelism`).
 
     >>> from planner.catalog import get_model
     >>> layer_split(get_model("llama-3.1-8b")), layer_split(get_model("llama-3.1-8b"), pp=2)

@@ -521,3 +521,18 @@ def test_pipeline_kv_is_the_binding_stage():
     assert given.binding_stage == 1 and given.weights_gib == 40.0 and given.reserve_gib == 3.0
     sg = engines.kv_capacity("llama-3.1-8b", "h100-sxm", pp=2, engine="sglang")
     assert len(sg.stage_kv_cache_tokens) == 1
+
+
+def test_stages_before_the_last_skip_the_sampler():
+    """V0 and V1 sample on the last pipeline stage only: the others' activation is the forward term alone (V0: T x the
+    per-token forward bytes; V1: the constant scaled by that term over the anchor)."""
+    llama = get_model("llama-3.1-8b")
+    per_token = 2 * (3 * 14336 + 3 * 4096)  # 110,592 B, by hand
+    assert activation.vllm_v0_activation_bytes(llama, max_num_batched_tokens=8192, samples=False) == 8192 * per_token
+    anchor = 1024 * 128_256 * 14 + 8192 * 4096 * 2  # v0.19 (Triton sampler) at H100 defaults
+    assert activation.vllm_v1_scaled_activation_bytes(llama, engine_version="0.19.0", samples=False) == pytest.approx(
+        1.9 * GIB * 8192 * per_token / anchor)
+    # models the derivation does not cover keep the constant on every stage
+    bare = dataclasses.replace(get_model("qwen3-30b-a3b"), moe_intermediate_size=None, intermediate_size=None)
+    scaled = activation.vllm_v1_scaled_activation_bytes
+    assert scaled(bare, samples=False) == scaled(bare)
