@@ -337,9 +337,11 @@ def vllm_v1_forward_bytes_per_token(model: ModelSpec, *, tp: int = 1, act_bytes:
     allocates ``intermediate_cache1`` [T, k, 2N], ``intermediate_cache2`` [T·k, N] and ``intermediate_cache3``
     [T, k, H] beside the layer input, the residual (and the all-reduce output at TP > 1); a model with shared experts
     also holds their output [T, H] while the routed experts run (``DeepseekV2MoE.forward``: ``shared_output =
-    self.shared_experts(hidden_states)`` before ``self.experts(...)``; read in the 0.8.5 wheel). The attention
-    workspaces (MLA's decompressed K/V included) are smaller than the MoE layer's for every catalog MoE model, and the
-    fused-experts path does not depend on the attention. An MoE model with dense layers (``moe_layers``: DeepSeek's
+    self.shared_experts(hidden_states)`` before ``self.experts(...)``; read in the 0.8.5 wheel). The fused-experts
+    path does not depend on the attention, and the attention's own workspaces are not counted: ***an estimate, not
+    read in the source***, of MLA's prefill tensors (decompressed K and V, query, output: about 1.9 kB per head and
+    token in 16 bits) puts them below the MoE layer's at every TP where DeepSeek-V3's weights fit (TP >= 2: 166 kB
+    against 221 kB per token at TP 2) and for DeepSeek-V2-Lite at TP 1 (42 kB against 92 kB). An MoE model with dense layers (``moe_layers``: DeepSeek's
     first three, Llama-4-Maverick's every other) peaks at the larger of the two layer kinds (the dense term with
     ``dense_intermediate_size``). The router logits ([T, E]) are not counted; the sampler sets the peak at the
     default setups (below).
