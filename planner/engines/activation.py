@@ -341,10 +341,10 @@ def vllm_v1_forward_bytes_per_token(model: ModelSpec, *, tp: int = 1, act_bytes:
     path does not depend on the attention, and the attention's own workspaces are not counted: ***an estimate, not
     read in the source***, of MLA's prefill tensors (decompressed K and V, query, output: about 1.9 kB per head and
     token in 16 bits) puts them below the MoE layer's at every TP where DeepSeek-V3's weights fit (TP >= 2: 166 kB
-    against 221 kB per token at TP 2) and for DeepSeek-V2-Lite at TP 1 (42 kB against 92 kB). An MoE model with dense layers (``moe_layers``: DeepSeek's
-    first three, Llama-4-Maverick's every other) peaks at the larger of the two layer kinds (the dense term with
-    ``dense_intermediate_size``). The router logits ([T, E]) are not counted; the sampler sets the peak at the
-    default setups (below).
+    against 221 kB per token at TP 2) and for DeepSeek-V2-Lite at TP 1 (42 kB against 92 kB). An MoE model with
+    dense layers (``moe_layers``: DeepSeek's first three, Llama-4-Maverick's every other) peaks at the larger of the
+    two layer kinds (the dense term with ``dense_intermediate_size``). The router logits ([T, E]) are not counted;
+    the sampler sets the peak at the default setups (below).
 
     Worked example, gpt-oss-120b at TP 4 (k 4, I 2880, H 2880): 2·(4·(3·720 + 2880) + 4·2880) = 63,360 B per token;
     DeepSeek-R1 at TP 8 (k 8, I_e 2048, H 7168, one shared expert): 2·(8·(3·256 + 7168) + 5·7168) = 198,656 B
