@@ -341,7 +341,7 @@ def vllm_v1_forward_bytes_per_token(model: ModelSpec, *, tp: int = 1, act_bytes:
     path does not depend on the attention, and the attention's own workspaces are not counted: ***an estimate, not
     read in the source***, of MLA's prefill tensors (decompressed K and V, query, output: about 1.9 kB per head and
     token in 16 bits) puts them below the MoE layer's at every TP where DeepSeek-V3's weights fit (TP >= 2: 166 kB
-    against 221 kB per token at TP 2) and for DeepSeek-V2-Lite at TP 1 (42 kB against 92 kB). An MoE model with
+    against 236 kB per token at TP 2) and for DeepSeek-V2-Lite at TP 1 (43 kB against 92 kB). An MoE model with
     dense layers (``moe_layers``: DeepSeek's first three, Llama-4-Maverick's every other) peaks at the larger of the
     two layer kinds (the dense term with ``dense_intermediate_size``). The router logits ([T, E]) are not counted;
     the sampler sets the peak at the default setups (below).
