@@ -133,11 +133,12 @@ def kv_capacity(
     What the log shows differs by version (read in the wheels): V0 logs the minimum once ("# GPU blocks"); V1 up to
     0.11 logs "GPU KV cache size" and "Maximum concurrency" once per worker, with that worker's own count, before
     the minimum is taken (0.8.5, 0.9.2, 0.10.1.1, 0.11.0: ``get_kv_cache_config`` per worker in ``EngineCore.
-    _initialize_kv_caches``), so a log quoting one such line may show a non-binding stage (``stage_kv_cache_tokens``
-    has each); from 0.12.0 it logs once, after the minimum (``_report_kv_cache_config``, 0.12.0, 0.13.0, 0.19.0).
-    ``weights_gib`` and ``reserve_gib``, when given, are one GPU's figures: they replace the binding stage's (the stage
-    the model finds binding), which is then the result. SGLang and TensorRT-LLM keep the even
-    split of the weights and the largest stage's layers (their pipeline code was not read).
+    _initialize_kv_caches``; 0.11.1 and 0.11.2 not read), so a log quoting one such line may show a non-binding
+    stage (``stage_kv_cache_tokens`` has each); from 0.12.0 it logs once, after the minimum
+    (``_report_kv_cache_config``, 0.12.0, 0.13.0, 0.19.0). ``weights_gib`` and ``reserve_gib``, when given, are one
+    GPU's figures: they replace the binding stage's (the stage the model finds binding), which is then the result.
+    SGLang and TensorRT-LLM keep the even split of the weights and the largest stage's layers (their pipeline code
+    was not read).
 
     >>> cap = kv_capacity("llama-3.1-8b", "h100-sxm", max_model_len=8192)
     >>> round(cap.available_kv_gib, 2), cap.kv_cache_tokens, round(cap.max_concurrency, 2)
