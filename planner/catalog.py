@@ -190,6 +190,15 @@ def estimate_params(config: Mapping[str, Any]) -> tuple[float, float]:
         >>> round(total / 1e9, 2), total == active
         (8.03, True)
     """
+    layout = _param_layout(config)
+    return layout["total"], layout["active"]
+
+
+def _param_layout(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameter breakdown behind :func:`estimate_params`: ``embed`` (input embedding), ``head`` (LM head, 0 when
+    tied), ``norm`` (final norm), ``layers`` (each decoder layer's parameters, in order), ``moe_layers`` (indices of the
+    MoE layers), ``expert_ffn`` / ``shared_ffn`` / ``dense_ffn`` (one routed expert's, the shared experts' and the
+    dense layers' FFN widths; 0 where absent), ``shared_experts``, ``total`` and ``active``."""
     cfg = _flatten_config(config)
     model_type = str(cfg.get("model_type", "")).lower()
     layers = _req_int(cfg, "num_hidden_layers")
@@ -226,21 +235,30 @@ def estimate_params(config: Mapping[str, Any]) -> tuple[float, float]:
     dense_mlp = 3 * d * inter
     moe_layers: set[int] = set()
     moe_total = moe_active = 0
+    expert_ffn = shared_ffn = shared_experts = 0
+    dense_ffn = inter
     if experts and experts > 1:
         top_k = _top_k(cfg) or 1
         ffn = _opt_int(cfg, "moe_intermediate_size", minimum=1) or inter
+        expert_ffn = ffn
         expert = 3 * d * ffn
         if model_type == "gpt_oss":
             expert += 2 * ffn + d  # gate_up and down biases
         router = d * experts + (experts if model_type in ("gpt_oss", "deepseek_v3") else 0)
         shared = 0
         if cfg.get("n_shared_experts"):
-            shared = _req_int(cfg, "n_shared_experts") * 3 * d * ffn
+            shared_experts = _req_int(cfg, "n_shared_experts")
+            shared = shared_experts * 3 * d * ffn
+            shared_ffn = shared_experts * ffn
         if cfg.get("shared_expert_intermediate_size"):
             shared += 3 * d * _req_int(cfg, "shared_expert_intermediate_size") + d  # Qwen2-MoE shared expert + gate
+            shared_ffn += _req_int(cfg, "shared_expert_intermediate_size")
+            shared_experts = shared_experts or 1
         if model_type in ("llama4", "llama4_text"):
             shared += 3 * d * ffn  # Llama-4: one shared expert of the routed experts' size
-            dense_mlp = 3 * d * (_opt_int(cfg, "intermediate_size_mlp", minimum=1) or inter)
+            shared_experts, shared_ffn = 1, ffn
+            dense_ffn = _opt_int(cfg, "intermediate_size_mlp", minimum=1) or inter
+            dense_mlp = 3 * d * dense_ffn
             step = _opt_int(cfg, "interleave_moe_layer_step", minimum=1) or 1
             moe_layers = set(range(step - 1, layers, step))
         else:
@@ -257,7 +275,10 @@ def estimate_params(config: Mapping[str, Any]) -> tuple[float, float]:
     common = embed + head + d + layers * (attn + norms) + dense_count * dense_mlp
     total = common + len(moe_layers) * moe_total
     active = common + len(moe_layers) * moe_active
-    return float(total), float(active)
+    per_layer = tuple(float(attn + norms + (moe_total if i in moe_layers else dense_mlp)) for i in range(layers))
+    return {"embed": float(embed), "head": float(head), "norm": float(d), "layers": per_layer,
+            "moe_layers": tuple(sorted(moe_layers)), "expert_ffn": expert_ffn, "shared_ffn": shared_ffn,
+            "dense_ffn": dense_ffn, "shared_experts": shared_experts, "total": float(total), "active": float(active)}
 
 
 def _weight_dtype(cfg: Mapping[str, Any]) -> str:
@@ -280,7 +301,9 @@ def model_from_config(config: Mapping[str, Any], *, name: str, source: str, as_o
 
     Handles Llama, Qwen2/2.5, Qwen3, Mistral, Mixtral, Qwen3-MoE, DeepSeek-V3 (MLA: ``kv_lora_rank``,
     ``qk_rope_head_dim``; ``first_k_dense_replace``, ``n_routed_experts``, ``moe_intermediate_size``, shared
-    experts), gpt-oss, Gemma-2/3 (``text_config`` nesting, ``layer_types``, ``sliding_window_pattern``), Phi-3/4 and
+    experts, all carried in the spec: ``moe_intermediate_size``, ``num_shared_experts``,
+    ``shared_expert_intermediate_size``, ``first_k_dense_replace``, ``moe_layers``, ``dense_intermediate_size``),
+    gpt-oss, Gemma-2/3 (``text_config`` nesting, ``layer_types``, ``sliding_window_pattern``), Phi-3/4 and
     Llama-4. ``head_dim`` absent means ``hidden_size / num_attention_heads``; for MLA ``head_dim`` is the query/key
     head size ``qk_nope_head_dim + qk_rope_head_dim`` and ``v_head_dim`` the value head size. Parameter counts are
     estimated by :func:`estimate_params` (the catalog replaces them with published counts where it has them).
@@ -290,6 +313,14 @@ def model_from_config(config: Mapping[str, Any], *, name: str, source: str, as_o
     ...     "max_position_embeddings": 32768, "sliding_window": 4096}, name="mistral-7b", source="example")
     >>> spec.head_dim, spec.sliding_window_layers, round(spec.params_total / 1e9, 2)
     (128, 32, 7.24)
+
+    DeepSeek-V3's experts are 2,048 wide, its first three layers dense at 18,432 (``intermediate_size``):
+
+    >>> r1 = get_model("deepseek-r1")
+    >>> r1.intermediate_size, r1.moe_intermediate_size, r1.first_k_dense_replace, r1.moe_layers[:2], len(r1.moe_layers)
+    (18432, 2048, 3, (3, 4), 58)
+    >>> r1.num_shared_experts, r1.shared_expert_intermediate_size, r1.dense_intermediate_size
+    (1, 2048, 18432)
     """
     if not isinstance(config, Mapping):
         raise ArgumentError("config", type(config).__name__, "a JSON object (Hugging Face config.json)")
@@ -313,7 +344,9 @@ def model_from_config(config: Mapping[str, Any], *, name: str, source: str, as_o
     layer_types, window = _layer_types(cfg, layers)
     experts = _num_experts(cfg)
     moe = bool(experts and experts > 1)
-    total, active = estimate_params(cfg)
+    layout = _param_layout(cfg)
+    total, active = layout["total"], layout["active"]
+    moe_layers = layout["moe_layers"] if moe and len(layout["moe_layers"]) < layers else ()
     return ModelSpec(
         name=name,
         hf_id=cfg.get("_name_or_path") or None,
@@ -334,6 +367,15 @@ def model_from_config(config: Mapping[str, Any], *, name: str, source: str, as_o
         layer_types=layer_types,
         num_experts=experts if moe else None,
         num_experts_per_tok=_top_k(cfg) if moe else None,
+        moe_intermediate_size=(layout["expert_ffn"] or None) if moe else None,
+        num_shared_experts=(layout["shared_experts"] or None) if moe else None,
+        shared_expert_intermediate_size=(layout["shared_ffn"] or None) if moe else None,
+        first_k_dense_replace=_opt_int(cfg, "first_k_dense_replace") if moe else None,
+        moe_layers=moe_layers,
+        dense_intermediate_size=(layout["dense_ffn"] or None) if moe and moe_layers else None,
+        layer_params=layout["layers"],
+        embedding_params=layout["embed"],
+        tie_word_embeddings=_tied(cfg),
         params_total=total,
         params_active=active,
         params_basis="estimated from config by planner.catalog.estimate_params",

@@ -30,7 +30,10 @@ __all__ = [
     "kv_utilization",
     "layer_split",
     "max_concurrency",
+    "pp_layer_ranges",
     "replicas_for_concurrency",
+    "stage_layer_split",
+    "stage_weight_bytes",
     "weight_bytes_per_gpu",
 ]
 
@@ -106,12 +109,119 @@ def weight_bytes_per_gpu(model: ModelSpec, *, tp: int = 1, pp: int = 1, weight_d
     return total / (tp * pp)
 
 
+def pp_layer_ranges(num_layers: int, *, pp: int) -> tuple[tuple[int, int], ...]:
+    """The ``[start, end)`` decoder layers of each pipeline stage, as vLLM splits them.
+
+    ``get_pp_indices`` (vllm-project/vllm ``vllm/distributed/utils.py``, the same code in the 0.8.5 and 0.19.0
+    wheels): every stage gets ``L // PP`` layers, and the ``L % PP`` left over go one each to the stages before the
+    last, from the second-to-last backwards (``partitions[-i] += 1`` for ``i`` in ``2 .. r + 1``); the last stage,
+    which also holds the final norm and the LM head, never gets one. ``VLLM_PP_LAYER_PARTITION`` overrides it (not
+    modelled).
+
+    Worked example: DeepSeek-R1's 61 layers over PP 2 are [31, 30] (layers 0-30 and 31-60); 32 layers over PP 4 are
+    8 each; 30 over PP 4 are [7, 8, 8, 7].
+
+    >>> pp_layer_ranges(61, pp=2), pp_layer_ranges(30, pp=4)
+    (((0, 31), (31, 61)), ((0, 7), (7, 15), (15, 23), (23, 30)))
+    """
+    layers = int(check_number("num_hidden_layers", num_layers, minimum=1, integer=True))
+    stages = int(check_number("pp", pp, minimum=1, integer=True))
+    if stages > layers:
+        raise ArgumentError("pp", pp, f"at most the model's {layers} layers")
+    parts = [layers // stages] * stages
+    for i in range(2, layers % stages + 2):
+        parts[-i] += 1
+    out, start = [], 0
+    for n in parts:
+        out.append((start, start + n))
+        start += n
+    return tuple(out)
+
+
+def stage_layer_split(model: ModelSpec, *, pp: int = 1) -> tuple[tuple[int, int], ...]:
+    """(full-attention, sliding-window) layers of each pipeline stage, by :func:`pp_layer_ranges` and the model's
+    ``layer_types`` (a model with a window and no ``layer_types`` windows every layer).
+
+    >>> from planner.catalog import get_model
+    >>> stage_layer_split(get_model("deepseek-r1"), pp=2), stage_layer_split(get_model("gemma-2-9b"), pp=2)
+    (((31, 0), (30, 0)), ((10, 11), (11, 10)))
+    """
+    _, pp = check_parallelism(model, pp=pp)
+    out = []
+    for start, end in pp_layer_ranges(model.num_hidden_layers, pp=pp):
+        if model.sliding_window and not model.layer_types:
+            out.append((0, end - start))
+        elif not model.layer_types or not model.sliding_window:
+            out.append((end - start, 0))
+        else:
+            swa = sum(1 for t in model.layer_types[start:end] if t == "sliding_attention")
+            out.append((end - start - swa, swa))
+    return tuple(out)
+
+
+def stage_weight_bytes(model: ModelSpec, *, tp: int = 1, pp: int = 1, weight_dtype: str = "auto") -> tuple[float, ...]:
+    """Weight bytes on one GPU of each pipeline stage (M1), as vLLM places the layers.
+
+    ``W_s = (Σ_{i∈s} ℓ_i·c·β + E·[s = 0]·β_e + Hd_s·β_e) / TP`` with ``ℓ_i`` the decoder layers' parameters
+    (``layer_params``, estimated from the config), ``c = (P − E − Hd − d) / Σℓ`` scaling them to the catalog's
+    parameter count ``P``, ``E`` the input embedding (on the first stage: ``VocabParallelEmbedding`` is built only
+    ``if get_pp_group().is_first_rank``), ``Hd_s`` the LM head and final norm on the last stage (``ParallelLMHead``
+    ``if get_pp_group().is_last_rank``; a tied model builds its embedding there too, ``models/llama.py``), ``β`` the
+    bytes per parameter of ``weight_dtype`` and ``β_e`` the embeddings' (16-bit when the weights are quantized, as in
+    :func:`weight_bytes_per_gpu`). With ``weight_dtype`` ``auto`` and an exact ``checkpoint_bytes`` each stage takes
+    its share of the checkpoint by parameters (***approximate for mixed-precision checkpoints***). Layers per stage
+    from :func:`pp_layer_ranges`. PP 1, or a spec without ``layer_params``, gives the even split of
+    :func:`weight_bytes_per_gpu` (unchanged). Ref: vLLM ``vllm/model_executor/models/utils.py`` ``make_layers``,
+    ``models/deepseek_v2.py``, ``models/llama.py`` (read in the 0.8.5 and 0.19.0 wheels).
+
+    Worked example, DeepSeek-R1 (FP8; bf16 embedding and head) at TP 8, PP 2: stage 0 holds 3 dense and 28 MoE
+    layers and the embedding, 37.9 GiB per GPU; stage 1 holds 30 MoE layers, the norm and the LM head, 40.4 GiB; the
+    even split was 39.2 GiB. Llama-3.1-8B at PP 4: 4.23 / 3.25 / 3.25 / 4.23 GiB (the llm-d v0.19 log loads 4.26 GiB on
+    the first stage and 3.28 on the third, each with the 32 MiB rope cache).
+
+    >>> from planner.catalog import get_model
+    >>> [round(w / 2**30, 1) for w in stage_weight_bytes(get_model("deepseek-r1"), tp=8, pp=2)]
+    [37.9, 40.4]
+    >>> [round(w / 2**30, 2) for w in stage_weight_bytes(get_model("llama-3.1-8b"), pp=4)]
+    [4.23, 3.25, 3.25, 4.23]
+    """
+    tp, pp = check_parallelism(model, tp=tp, pp=pp)
+    whole = weight_bytes_per_gpu(model, tp=tp, pp=1, weight_dtype=weight_dtype)
+    if pp == 1:
+        return (whole,)
+    if not model.layer_params or len(model.layer_params) != model.num_hidden_layers or not model.embedding_params:
+        return (whole / pp,) * pp
+    embed = float(model.embedding_params)
+    head = 0.0 if model.tie_word_embeddings else embed
+    layers_total = float(sum(model.layer_params))
+    scale = max(model.params_total - embed - head - model.hidden_size, 0.0) / layers_total
+    name = str(weight_dtype).strip().lower()
+    ranges = pp_layer_ranges(model.num_hidden_layers, pp=pp)
+    stage_params = []
+    for s, (start, end) in enumerate(ranges):
+        layer_part = sum(model.layer_params[start:end]) * scale
+        edge = (embed if s == 0 else 0.0) + ((embed if model.tie_word_embeddings else head) + model.hidden_size
+                                            if s == pp - 1 else 0.0)
+        stage_params.append((layer_part, edge))
+    if name == "auto" and model.checkpoint_bytes:
+        counted = sum(a + b for a, b in stage_params)
+        return tuple(model.checkpoint_bytes * (a + b) / counted / tp for a, b in stage_params)
+    if name == "auto":
+        name = model.weight_dtype
+    if name not in _WEIGHT_DTYPE_BITS:
+        raise ArgumentError("weight_dtype", weight_dtype, "one of auto, " + ", ".join(_WEIGHT_DTYPE_BITS))
+    beta = _WEIGHT_DTYPE_BITS[name] / 8
+    beta_edge = 2.0 if beta < 2 else beta
+    return tuple((a * beta + b * beta_edge) / tp for a, b in stage_params)
+
+
 def layer_split(model: ModelSpec, *, pp: int = 1) -> tuple[int, int]:
     """(full-attention layers, sliding-window layers) of the largest pipeline stage.
 
     A model with a ``sliding_window`` but no ``layer_types`` windows every layer (Mistral-7B-v0.1); with PP the
-    largest stage (``ceil(L/PP)`` layers) holds its proportional share of full layers, the split every engine in
-    :mod:`planner.engines` uses. A PP above the layers is an :class:`ArgumentError` (:func:`check_parallelism`).
+    largest stage (``ceil(L/PP)`` layers) holds its proportional share of full layers: the split SGLang and
+    TensorRT-LLM use in :mod:`planner.engines` (vLLM's own per-stage split is :func:`stage_layer_split`). A PP above
+    the layers is an :class:`ArgumentError` (:func:`check_parallelism`).
 
     >>> from planner.catalog import get_model
     >>> layer_split(get_model("llama-3.1-8b")), layer_split(get_model("llama-3.1-8b"), pp=2)

@@ -42,6 +42,16 @@ class ModelSpec:
     is full attention. ``checkpoint_bytes`` is the exact size of the released weights where a source gives it (it
     covers mixed-precision checkpoints such as gpt-oss's MXFP4 experts); ``weight_dtype`` is the dtype the released
     checkpoint stores most weights in.
+
+    MoE shapes (all ``None``/empty for dense models and for specs built without them, which keep the older
+    approximations): ``moe_intermediate_size`` is one routed expert's FFN width (Hugging Face
+    ``moe_intermediate_size``; Mixtral, gpt-oss and Llama-4 experts use ``intermediate_size``, which is then copied
+    here), while ``intermediate_size`` stays the config's own field (DeepSeek: the dense MLP's 18,432, not the
+    experts' 2,048). ``moe_layers`` lists the decoder layers whose MLP is MoE (DeepSeek's ``first_k_dense_replace``
+    dense layers, Llama-4's ``interleave_moe_layer_step``); ``dense_intermediate_size`` is the MLP width of the other
+    layers. ``layer_params`` (one estimate per decoder layer, :func:`planner.catalog.estimate_params`'s breakdown),
+    ``embedding_params`` and ``tie_word_embeddings`` let the memory model give each pipeline stage its own weights
+    (:func:`planner.memory.stage_weight_bytes`).
     """
 
     name: str
@@ -64,6 +74,15 @@ class ModelSpec:
     layer_types: tuple[str, ...] = ()
     num_experts: int | None = None
     num_experts_per_tok: int | None = None
+    moe_intermediate_size: int | None = None  # one routed expert's FFN width (MoE)
+    num_shared_experts: int | None = None  # always-on experts beside the routed ones (DeepSeek, Llama-4)
+    shared_expert_intermediate_size: int | None = None  # the shared experts' FFN width in all
+    first_k_dense_replace: int | None = None  # DeepSeek: the first k layers keep a dense MLP
+    moe_layers: tuple[int, ...] = ()  # indices of the MoE decoder layers (empty: every layer of an MoE model)
+    dense_intermediate_size: int | None = None  # the dense layers' MLP width in an MoE model
+    layer_params: tuple[float, ...] = ()  # estimated parameters of each decoder layer, from the config
+    embedding_params: float | None = None  # the input embedding, vocab x hidden
+    tie_word_embeddings: bool = False
     params_total: float
     params_active: float
     params_basis: str = "config"  # where the parameter counts come from: "model card", "derived from config", ...
@@ -86,6 +105,20 @@ class ModelSpec:
         if not self.layer_types or not self.sliding_window:
             return 0
         return sum(1 for t in self.layer_types if t == SLIDING_ATTENTION)
+
+    @property
+    def expert_intermediate_size(self) -> int | None:
+        """One routed expert's FFN width: ``moe_intermediate_size``, else ``intermediate_size`` for an MoE model
+        (specs built without the field, where the experts use it); ``None`` for dense models."""
+        if self.architecture != "moe":
+            return None
+        return self.moe_intermediate_size or self.intermediate_size
+
+    def is_moe_layer(self, index: int) -> bool:
+        """Whether decoder layer ``index`` has an MoE MLP (every layer of an MoE model without ``moe_layers``)."""
+        if self.architecture != "moe":
+            return False
+        return not self.moe_layers or index in self.moe_layers
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -610,3 +610,24 @@ def test_b300_memory_gb_matches_its_bytes():
 
 def _raw_gpu(gpu_id: str) -> dict:
     return next(g for g in _raw("gpus.json")["gpus"] if g["id"] == gpu_id)
+
+
+def test_moe_specs_carry_the_expert_size_from_the_config():
+    """The MoE fields come from each entry's config.json fields (planner/data/models.json, with its source): the
+    routed experts' FFN width, not DeepSeek's dense intermediate_size; the dense-first layers; shared experts."""
+    r1 = catalog.get_model("deepseek-r1")
+    assert (r1.intermediate_size, r1.moe_intermediate_size, r1.expert_intermediate_size) == (18432, 2048, 2048)
+    assert r1.first_k_dense_replace == 3 and r1.moe_layers == tuple(range(3, 61))
+    assert (r1.num_shared_experts, r1.shared_expert_intermediate_size, r1.num_experts) == (1, 2048, 256)
+    assert not r1.is_moe_layer(2) and r1.is_moe_layer(3)
+    qwen = catalog.get_model("qwen3-235b-a22b")
+    assert (qwen.intermediate_size, qwen.expert_intermediate_size, qwen.moe_layers) == (None, 1536, ())
+    # Mixtral's experts use intermediate_size
+    assert catalog.get_model("mixtral-8x7b").expert_intermediate_size == 14336
+    maverick = catalog.get_model("llama-4-maverick")  # interleave_moe_layer_step 2: odd layers MoE, dense MLP 16,384
+    assert maverick.moe_layers == tuple(range(1, 48, 2)) and maverick.dense_intermediate_size == 16384
+    assert catalog.get_model("llama-3.1-8b").expert_intermediate_size is None
+    # the per-layer breakdown adds up to the estimate (embedding + head + final norm + layers)
+    llama = catalog.get_model("llama-3.1-8b")
+    assert len(llama.layer_params) == 32 and llama.embedding_params == 128256 * 4096
+    assert sum(llama.layer_params) + 2 * 128256 * 4096 + 4096 == pytest.approx(8.03e9, rel=0.001)

@@ -31,12 +31,20 @@ def test_default_reserve_constants_by_family_and_tp():
     assert activation.default_reserve_bytes(llama, tp=1, max_num_seqs=256) == pytest.approx(
         4.8 * GIB * d(llama, max_num_batched_tokens=8192, max_num_seqs=256) / anchor + 0.15 * GIB
     )
-    # TensorRT-LLM keeps the batch scaling of the constant; MLA models keep it under V1 too (no shape model).
+    # TensorRT-LLM keeps the batch scaling of the constant.
     assert activation.default_reserve_bytes(llama, tp=1, engine="trtllm", max_num_batched_tokens=16384) == (
         pytest.approx((9.6 + 0.15) * GIB)
     )
+    # MLA MoE models follow the shape-derived peak too (session 10), with the experts' 2,048 width: at TP 8 the
+    # forward holds 2·(8·(3·256 + 7168) + 5·7168) = 198,656 B per token (8 experts, one shared expert's output);
+    # 256 sequences: max(8192 x 198,656, 256 x 129,280 x 38 + 8192 x 7168 x 2) against the anchor's 1024 sequences.
     mla = get_model("deepseek-v3")
-    assert activation.default_reserve_bytes(mla, tp=8, max_num_seqs=256) == pytest.approx((8.0 + 0.6) * GIB)
+    forward = 8192 * 198_656
+    at_256 = max(forward, 256 * 129_280 * 38 + 8192 * 7168 * 2)
+    at_1024 = max(forward, 1024 * 129_280 * 38 + 8192 * 7168 * 2)
+    assert activation.default_reserve_bytes(mla, tp=8, max_num_seqs=256) == pytest.approx(
+        8.0 * GIB * at_256 / at_1024 + 0.6 * GIB
+    )
     # MoE models with an expert intermediate size follow the shape-derived peak (fused-experts workspaces).
     assert activation.default_reserve_bytes(moe, tp=2, max_num_seqs=256) == pytest.approx(
         8.0 * GIB * d(moe, tp=2, max_num_batched_tokens=8192, max_num_seqs=256)
@@ -49,7 +57,9 @@ def test_vllm_v1_moe_forward_and_logged_sampler():
     sampler path a log names replaces the version default in D(T, S) but not in the anchor D(8192, 1024)."""
     moe, qwen = get_model("mixtral-8x7b"), get_model("qwen2.5-7b-instruct")
     assert activation.vllm_v1_forward_bytes_per_token(moe, tp=2) == 2 * (2 * (3 * 7168 + 4096) + 4 * 4096)
-    assert activation.vllm_v1_forward_bytes_per_token(get_model("qwen3-30b-a3b")) is None  # no expert size
+    # Qwen3-MoE carries only moe_intermediate_size (768): 2·(8·(3·768 + 2048) + 3·2048)
+    assert activation.vllm_v1_forward_bytes_per_token(get_model("qwen3-30b-a3b")) == 2 * (8 * (3 * 768 + 2048)
+                                                                                          + 3 * 2048)
     d = activation.vllm_v1_activation_bytes
     flashinfer = 256 * 152_064 * 14 + 2048 * 3584 * 2  # [S, V] logits x 14 B + the held [T, H] hidden states
     assert d(qwen, max_num_batched_tokens=2048, max_num_seqs=256, sampler="flashinfer") == flashinfer
@@ -121,7 +131,11 @@ def test_vllm_v1_activation_from_shapes():
     assert activation.vllm_v1_activation_bytes(llama, max_num_batched_tokens=32768, max_num_seqs=16) == (
         32768 * activation.vllm_v0_forward_bytes_per_token(llama)
     )
-    assert activation.vllm_v1_activation_bytes(get_model("qwen3-30b-a3b")) is None
+    # Qwen3-MoE now has its expert size (768) in the spec: the sampler sets its peak at the default setup.
+    assert activation.vllm_v1_activation_bytes(get_model("qwen3-30b-a3b")) == 1024 * 151_936 * 38 + 8192 * 2048 * 2
+    # A spec without any expert size is still not covered (the constants apply).
+    bare = dataclasses.replace(get_model("qwen3-30b-a3b"), moe_intermediate_size=None, intermediate_size=None)
+    assert activation.vllm_v1_activation_bytes(bare) is None
     # Default sequences by GPU (EngineArgs.get_batch_defaults).
     assert activation.vllm_v1_default_max_num_seqs(get_gpu("h100-sxm")) == 1024
     assert activation.vllm_v1_default_max_num_seqs(get_gpu("a100-80gb-sxm")) == 256
@@ -452,3 +466,73 @@ def test_vllm_v0_profiles_the_given_max_num_seqs():
     assert few == pytest.approx(8192 * 2 * (3 * 18944 + 3 * 3584) + 0.15 * GIB)
     default = activation.default_reserve_bytes(qwen, tp=1, engine="vllm-v0", max_num_batched_tokens=8192)
     assert default == pytest.approx(256 * 152_064 * 38 + 8192 * 3584 * 2 + 0.15 * GIB)
+
+
+def test_pipeline_stages_follow_vllm_get_pp_indices():
+    """vLLM's split (vllm/distributed/utils.py get_pp_indices, 0.8.5 and 0.19.0): L // PP layers each, the remainder
+    one each to the stages before the last, from the second-to-last backwards."""
+    assert memory.pp_layer_ranges(61, pp=2) == ((0, 31), (31, 61))
+    assert memory.pp_layer_ranges(32, pp=4) == ((0, 8), (8, 16), (16, 24), (24, 32))
+    assert memory.pp_layer_ranges(30, pp=4) == ((0, 7), (7, 15), (15, 23), (23, 30))  # [7, 8, 8, 7]
+    assert memory.pp_layer_ranges(7, pp=7) == tuple((i, i + 1) for i in range(7))
+    with pytest.raises(ArgumentError):
+        memory.pp_layer_ranges(4, pp=5)
+
+
+def test_stage_weights_put_embedding_first_and_head_last():
+    """Llama-3.1-8B at PP 4 against the llm-d v0.19 log: the first stage loads 4.26 GiB, the third 3.28 GiB (both with
+    the 32 MiB rope cache, so 4.23 and 3.25 GiB of weights); DeepSeek-R1's stages differ by their embedding, head and
+    layer kinds; every stage sums back to the model at PP 1 (untied)."""
+    llama = get_model("llama-3.1-8b")
+    per_stage = memory.stage_weight_bytes(llama, pp=4)
+    assert per_stage[0] / GIB == pytest.approx(4.26 - 32 / 1024, abs=0.01)
+    assert per_stage[2] / GIB == pytest.approx(3.28 - 32 / 1024, abs=0.01)
+    assert per_stage[3] - per_stage[0] == 4096 * 2  # the final norm
+    assert per_stage[1] == per_stage[2]
+    assert sum(per_stage) == pytest.approx(memory.weight_bytes_per_gpu(llama), rel=1e-9)
+    r1 = get_model("deepseek-r1")
+    first, last = memory.stage_weight_bytes(r1, tp=8, pp=2, weight_dtype="fp8")
+    assert first < memory.weight_bytes_per_gpu(r1, tp=8, pp=2, weight_dtype="fp8") < last
+    assert first + last == pytest.approx(2 * memory.weight_bytes_per_gpu(r1, tp=8, pp=2, weight_dtype="fp8"), rel=1e-6)
+    # PP 1 and a spec without the per-layer breakdown keep the even split.
+    assert memory.stage_weight_bytes(llama) == (memory.weight_bytes_per_gpu(llama),)
+    bare = dataclasses.replace(llama, layer_params=())
+    assert memory.stage_weight_bytes(bare, pp=2) == (memory.weight_bytes_per_gpu(llama) / 2,) * 2
+
+
+def test_pipeline_kv_is_the_binding_stage():
+    """Each stage has its own weights, layers and activation (the sampler on the last only); vLLM allocates the
+    smallest block count on every stage, and kv_capacity reports that stage."""
+    cap = engines.kv_capacity("llama-3.1-8b", "h100-sxm", pp=4, engine_version="0.19.0", max_model_len=8192,
+                              gpu_memory_utilization=0.95)
+    assert len(cap.stage_kv_cache_tokens) == 4 and cap.kv_cache_tokens == min(cap.stage_kv_cache_tokens)
+    assert cap.binding_stage == 3  # the LM head and the sampler
+    assert cap.stage_kv_cache_tokens[1] == cap.stage_kv_cache_tokens[2] > cap.stage_kv_cache_tokens[0]
+    # the first stage skips the sampler: less reserve than the last at (almost) the same weights
+    assert cap.stage_kv_cache_tokens[0] > cap.stage_kv_cache_tokens[3]
+    # DeepSeek-R1 at TP 8 PP 2: 31 layers on stage 0 (35,712 B per token), 30 on stage 1, which binds (more weights).
+    r1 = engines.kv_capacity("deepseek-r1", "h100-sxm", tp=8, pp=2, engine_version="0.8.5", max_model_len=32768,
+                             max_num_batched_tokens=2048, max_num_seqs=128, weight_dtype="fp8")
+    assert r1.binding_stage == 1 and r1.kv_bytes_per_token == 30 * 576 * 2
+    # Given figures replace the binding stage's; SGLang keeps one even stage.
+    given = engines.kv_capacity("deepseek-r1", "h100-sxm", tp=8, pp=2, engine_version="0.8.5", max_model_len=32768,
+                                max_num_batched_tokens=2048, max_num_seqs=128, weight_dtype="fp8", weights_gib=40.0,
+                                reserve_gib=3.0)
+    assert given.binding_stage == 1 and given.weights_gib == 40.0 and given.reserve_gib == 3.0
+    sg = engines.kv_capacity("llama-3.1-8b", "h100-sxm", pp=2, engine="sglang")
+    assert len(sg.stage_kv_cache_tokens) == 1
+
+
+def test_stages_before_the_last_skip_the_sampler():
+    """V0 and V1 sample on the last pipeline stage only: the others' activation is the forward term alone (V0: T x the
+    per-token forward bytes; V1: the constant scaled by that term over the anchor)."""
+    llama = get_model("llama-3.1-8b")
+    per_token = 2 * (3 * 14336 + 3 * 4096)  # 110,592 B, by hand
+    assert activation.vllm_v0_activation_bytes(llama, max_num_batched_tokens=8192, samples=False) == 8192 * per_token
+    anchor = 1024 * 128_256 * 14 + 8192 * 4096 * 2  # v0.19 (Triton sampler) at H100 defaults
+    assert activation.vllm_v1_scaled_activation_bytes(llama, engine_version="0.19.0", samples=False) == pytest.approx(
+        1.9 * GIB * 8192 * per_token / anchor)
+    # models the derivation does not cover keep the constant on every stage
+    bare = dataclasses.replace(get_model("qwen3-30b-a3b"), moe_intermediate_size=None, intermediate_size=None)
+    scaled = activation.vllm_v1_scaled_activation_bytes
+    assert scaled(bare, samples=False) == scaled(bare)

@@ -31,6 +31,8 @@ from planner.memory import (
     kv_bytes_per_token_layer,
     kv_dtype_bytes,
     layer_split,
+    stage_layer_split,
+    stage_weight_bytes,
     weight_bytes_per_gpu,
 )
 from planner.specs import GIB, GpuSpec, ModelSpec
@@ -47,13 +49,17 @@ _BUDGETS = {"vllm": vllm.kv_budget, "vllm-v0": vllm_v0.kv_budget, "sglang": sgla
 
 @dataclass(frozen=True, kw_only=True)
 class KvCapacity:
-    """What one serving replica allocates for the KV cache, per GPU of its smallest pipeline stage.
+    """What one serving replica allocates for the KV cache, per GPU of its binding pipeline stage.
 
     ``kv_cache_tokens`` is the number the engine logs ("GPU KV cache size" for vLLM, ``max_total_num_tokens`` for
     SGLang, max tokens for TensorRT-LLM); for hybrid sliding-window models under vLLM it is not a per-token capacity.
     ``kv_bytes_per_token`` caches one token in every layer of the stage; ``kv_bytes_per_logged_token`` is what the
     engine spends per logged token (``available / kv_cache_tokens``): vLLM's hybrid groups pad it to
     ``page · group_size · groups``, SGLang's sliding pools add ``swa_full_tokens_ratio`` of the sliding layers.
+
+    Under pipeline parallelism (vLLM V0 and V1) every field is the **binding stage**'s, the stage with the fewest
+    blocks, which the engine allocates on every stage; ``stage_kv_cache_tokens`` gives each stage's own count
+    (first to last) and ``binding_stage`` its index. Other engines and PP 1: one stage.
     """
 
     engine: str
@@ -72,6 +78,8 @@ class KvCapacity:
     blocks_per_request: int
     max_concurrency: float
     kv_groups: int
+    stage_kv_cache_tokens: tuple[int, ...] = ()
+    binding_stage: int = 0
 
 
 def kv_capacity(
@@ -116,6 +124,22 @@ def kv_capacity(
     ``reserve_gib`` (activation + non-torch, or SGLang's non-torch) and ``weights_gib`` replace the empirical
     defaults, e.g. with the values :func:`planner.calibrate.calibrate` back-solves from a log.
 
+    Pipeline parallelism (vLLM V0 and V1, ``pp`` > 1): each stage has its own layers (``get_pp_indices``,
+    :func:`planner.memory.pp_layer_ranges`), weights (the embedding on the first stage, the LM head on the last,
+    :func:`planner.memory.stage_weight_bytes`) and activation (the sampler on the last stage only, ``samples``
+    of :func:`default_reserve_bytes`), so each has its own block count. vLLM allocates the smallest on every stage
+    (V1: ``unify_kv_cache_configs`` / ``get_kv_cache_configs`` set every worker's ``num_blocks`` to the minimum; V0:
+    ``ExecutorBase.determine_num_available_blocks`` takes the minimum), and the result is that **binding** stage's.
+    What the log shows differs by version (read in the wheels): V0 logs the minimum once ("# GPU blocks"); V1 up to
+    0.11 logs "GPU KV cache size" and "Maximum concurrency" once per worker, with that worker's own count, before
+    the minimum is taken (0.8.5, 0.9.2, 0.10.1.1, 0.11.0: ``get_kv_cache_config`` per worker in ``EngineCore.
+    _initialize_kv_caches``; 0.11.1 and 0.11.2 not read), so a log quoting one such line may show a non-binding
+    stage (``stage_kv_cache_tokens`` has each); from 0.12.0 it logs once, after the minimum
+    (``_report_kv_cache_config``, 0.12.0, 0.13.0, 0.19.0). ``weights_gib`` and ``reserve_gib``, when given, are one
+    GPU's figures: they replace the binding stage's (the stage the model finds binding), which is then the result.
+    SGLang and TensorRT-LLM keep the even split of the weights and the largest stage's layers (their pipeline code
+    was not read).
+
     >>> cap = kv_capacity("llama-3.1-8b", "h100-sxm", max_model_len=8192)
     >>> round(cap.available_kv_gib, 2), cap.kv_cache_tokens, round(cap.max_concurrency, 2)
     (51.32, 420432, 51.32)
@@ -152,40 +176,56 @@ def kv_capacity(
     else:
         fraction = check_fraction("gpu_memory_utilization", gpu_memory_utilization, allow_zero=False)
 
-    w_bytes = (
-        weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=weight_dtype)
-        if weights_gib is None
-        else check_number("weights_gib", weights_gib, minimum=0) * GIB
-    )
-    if (weights_gib is None and key == "vllm" and weight_dtype in ("auto", "mxfp4")
-            and vllm.uses_marlin_mxfp4(card, engine_version=version)):
-        w_bytes += vllm.mxfp4_marlin_extra_bytes(spec, tp=tp, pp=pp)  # Marlin pads MXFP4 experts
-    if weights_gib is None and key in ("vllm", "vllm-v0"):  # the rope cache, per GPU, counted in the load
-        w_bytes += vllm.rope_cache_bytes(spec, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype))
-    if reserve_gib is not None:
-        reserve = check_number("reserve_gib", reserve_gib) * GIB
-    elif key == "sglang":
-        reserve = sglang.non_torch_bytes(tp=tp * pp, memory_fraction=fraction, gpu=card)
+    staged = key in ("vllm", "vllm-v0") and pp > 1
+    if staged:
+        stage_w = list(stage_weight_bytes(spec, tp=tp, pp=pp, weight_dtype=weight_dtype))
     else:
+        stage_w = [weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=weight_dtype)]
+    extra = 0.0
+    if key == "vllm" and weight_dtype in ("auto", "mxfp4") and vllm.uses_marlin_mxfp4(card, engine_version=version):
+        extra += vllm.mxfp4_marlin_extra_bytes(spec, tp=tp, pp=pp)  # Marlin pads MXFP4 experts
+    if key in ("vllm", "vllm-v0"):  # the rope cache, per GPU, counted in the load
+        extra += vllm.rope_cache_bytes(spec, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype))
+    stage_w = [w + extra for w in stage_w]
+
+    def reserve_for(samples: bool) -> float:
+        if key == "sglang":
+            return sglang.non_torch_bytes(tp=tp * pp, memory_fraction=fraction, gpu=card)
         # V0: the activation is derived from the shapes at the profile batch (vllm_v0_profile_tokens); V1 scales
         # the measured constants by the shape-derived peak (batch and dummy sequences); TRT-LLM by the batch.
         seqs = max_num_seqs
         if key == "vllm" and seqs is None:  # V1 profiles its default sequences, which depend on the GPU
             seqs = vllm_v1_default_max_num_seqs(card, engine_version=engine_version)
-        reserve = default_reserve_bytes(
+        return default_reserve_bytes(
             spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version,
             max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype),
-            sampler=sampler if key == "vllm" else None, gpu=card,
+            sampler=sampler if key == "vllm" else None, gpu=card, samples=samples,
         )
 
     per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype)
-    full, swa = layer_split(spec, pp=pp)
-    layout = KvLayout(
-        hbm_bytes=hbm, memory_fraction=fraction, weights_bytes=w_bytes, reserve_bytes=reserve,
-        kv_bytes_per_token_layer=per_layer, full_layers=full, sliding_layers=swa, sliding_window=spec.sliding_window,
-        max_model_len=max_len, block_size=block, max_num_batched_tokens=batched,
-    )
-    budget: KvBudget = _BUDGETS[key](layout)
+    splits = stage_layer_split(spec, pp=pp) if staged else (layer_split(spec, pp=pp),)
+    last_reserve = reserve_for(True)
+    stage_r = [reserve_for(False) if staged else last_reserve] * (len(splits) - 1) + [last_reserve]
+
+    def stage_budget(s: int) -> KvBudget:
+        full, swa = splits[s]
+        return _BUDGETS[key](KvLayout(
+            hbm_bytes=hbm, memory_fraction=fraction, weights_bytes=stage_w[s], reserve_bytes=stage_r[s],
+            kv_bytes_per_token_layer=per_layer, full_layers=full, sliding_layers=swa,
+            sliding_window=spec.sliding_window, max_model_len=max_len, block_size=block,
+            max_num_batched_tokens=batched,
+        ))
+
+    budgets = [stage_budget(s) for s in range(len(splits))]
+    binding = min(range(len(budgets)), key=lambda i: (budgets[i].num_blocks, -i))
+    if weights_gib is not None or reserve_gib is not None:
+        # Given figures (e.g. back-solved from a log by planner.calibrate) are one GPU's: the binding stage's.
+        if weights_gib is not None:
+            stage_w[binding] = check_number("weights_gib", weights_gib, minimum=0) * GIB
+        if reserve_gib is not None:
+            stage_r[binding] = check_number("reserve_gib", reserve_gib) * GIB
+        budgets[binding] = stage_budget(binding)
+    budget, (full, swa), w_bytes, reserve = budgets[binding], splits[binding], stage_w[binding], stage_r[binding]
     return KvCapacity(
         engine=key,
         engine_version=version,
@@ -203,6 +243,8 @@ def kv_capacity(
         blocks_per_request=budget.blocks_per_request,
         max_concurrency=budget.max_concurrency,
         kv_groups=budget.kv_groups,
+        stage_kv_cache_tokens=tuple(b.kv_cache_tokens for b in budgets),
+        binding_stage=binding,
     )
 
 

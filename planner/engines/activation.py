@@ -175,6 +175,7 @@ def vllm_v0_activation_bytes(
     max_num_batched_tokens: int,
     max_num_seqs: int = VLLM_V0_MAX_NUM_SEQS,
     engine_version: str | None = None,
+    samples: bool = True,
 ) -> float:
     """vLLM V0's "PyTorch activation peak memory" on the driver rank (bytes), from the model's shapes.
 
@@ -186,6 +187,10 @@ def vllm_v0_activation_bytes(
     executor taking the minimum of the ranks' block counts, it sets the logged KV size.
 
     Models this does not cover (MoE, MLA, no ``intermediate_size``/``vocab_size``) keep the §2.2 constant.
+
+    ``samples=False``: a pipeline stage before the last, which returns its hidden states before the sampler
+    (``ModelRunner.execute_model``: ``if not get_pp_group().is_last_rank: ... return``; read in the 0.8.5 wheel):
+    the forward term alone.
 
     Worked example, Llama-3.1-8B at 20,000 tokens: forward 20,000 x 110,592 B = 2.06 GiB; sampler
     256 x 128,256 x 38 B + 20,000 x 4096 x 2 B = 1.31 GiB; peak 2.06 GiB.
@@ -203,6 +208,8 @@ def vllm_v0_activation_bytes(
     if per_token is None or not model.vocab_size:
         return activation_peak_bytes(model, engine_version=engine_version)
     forward = tokens * per_token
+    if not samples:
+        return forward
     sampler = min(seqs, tokens) * model.vocab_size * VLLM_V0_SAMPLER_BYTES_PER_LOGIT
     return max(forward, sampler + tokens * model.hidden_size * act_bytes)
 
@@ -321,31 +328,50 @@ def vllm_v1_default_max_num_seqs(gpu: GpuSpec, *, engine_version: str | None = N
 
 def vllm_v1_forward_bytes_per_token(model: ModelSpec, *, tp: int = 1, act_bytes: float = 2.0) -> float | None:
     """Peak bytes per profiled token of V1's dummy forward pass: dense SwiGLU models as V0
-    (:func:`vllm_v0_forward_bytes_per_token`), MoE models with their fused-experts workspaces; ``None`` for MLA
-    and for models without an (expert) ``intermediate_size``.
+    (:func:`vllm_v0_forward_bytes_per_token`), MoE models with their fused-experts workspaces, whatever their
+    attention (MLA included); ``None`` for dense MLA models and for models without an (expert) FFN size.
 
-    MoE: ``b·(k·(3·N + H) + (3 + [TP>1])·H)`` with ``N = I/TP`` (expert intermediate size per rank) and ``k``
-    experts per token: ``fused_experts_impl`` (``vllm/model_executor/layers/fused_moe/fused_moe.py``) allocates
-    ``intermediate_cache1`` [T, k, 2N], ``intermediate_cache2`` [T·k, N] and ``intermediate_cache3`` [T, k, H]
-    beside the layer input, the residual (and the all-reduce output at TP > 1). Shared experts and the router
-    logits ([T, E]) are not counted; the sampler sets the peak at the default setups (below).
+    MoE: ``b·(k·(3·N + H) + (3 + [TP>1] + [shared])·H)`` with ``N = I_e/TP`` (one routed expert's FFN width per
+    rank, :attr:`ModelSpec.expert_intermediate_size`: ``moe_intermediate_size``, not DeepSeek's dense 18,432) and
+    ``k`` experts per token: ``fused_experts_impl`` (``vllm/model_executor/layers/fused_moe/fused_moe.py``)
+    allocates ``intermediate_cache1`` [T, k, 2N], ``intermediate_cache2`` [T·k, N] and ``intermediate_cache3``
+    [T, k, H] beside the layer input, the residual (and the all-reduce output at TP > 1); a model with shared experts
+    also holds their output [T, H] while the routed experts run (``DeepseekV2MoE.forward``: ``shared_output =
+    self.shared_experts(hidden_states)`` before ``self.experts(...)``; read in the 0.8.5 wheel). The fused-experts
+    path does not depend on the attention, and the attention's own workspaces are not counted: ***an estimate, not
+    read in the source***, of MLA's prefill tensors (decompressed K and V, query, output: about 1.9 kB per head and
+    token in 16 bits) puts them below the MoE layer's at every TP where DeepSeek-V3's weights fit (TP >= 2: 166 kB
+    against 236 kB per token at TP 2) and for DeepSeek-V2-Lite at TP 1 (43 kB against 92 kB). An MoE model with
+    dense layers (``moe_layers``: DeepSeek's first three, Llama-4-Maverick's every other) peaks at the larger of the
+    two layer kinds (the dense term with ``dense_intermediate_size``). The router logits ([T, E]) are not counted;
+    the sampler sets the peak at the default setups (below).
 
-    Worked example, gpt-oss-120b at TP 4 (k 4, I 2880, H 2880): 2·(4·(3·720 + 2880) + 4·2880) = 63,360 B per token.
+    Worked example, gpt-oss-120b at TP 4 (k 4, I 2880, H 2880): 2·(4·(3·720 + 2880) + 4·2880) = 63,360 B per token;
+    DeepSeek-R1 at TP 8 (k 8, I_e 2048, H 7168, one shared expert): 2·(8·(3·256 + 7168) + 5·7168) = 198,656 B
+    (the dense layers: 2·(3·2304 + 4·7168) = 71,168 B).
 
     >>> from planner.catalog import get_model
     >>> vllm_v1_forward_bytes_per_token(get_model("gpt-oss-120b"), tp=4)
     63360.0
     >>> vllm_v1_forward_bytes_per_token(get_model("llama-3.1-8b"))
     110592.0
+    >>> vllm_v1_forward_bytes_per_token(get_model("deepseek-r1"), tp=8)
+    198656.0
     """
     if model.architecture != "moe":
         return vllm_v0_forward_bytes_per_token(model, tp=tp, act_bytes=act_bytes)
-    if model.attention == "mla" or not model.intermediate_size or not model.num_experts_per_tok:
+    inter = model.expert_intermediate_size
+    if not inter or not model.num_experts_per_tok:
         return None
     tp = int(check_number("tp", tp, minimum=1, integer=True))
-    inter = model.intermediate_size / tp
+    h = model.hidden_size
     k = model.num_experts_per_tok
-    return act_bytes * (k * (3 * inter + model.hidden_size) + (3 + (1 if tp > 1 else 0)) * model.hidden_size)
+    held = 3 + (1 if tp > 1 else 0)
+    moe = k * (3 * inter / tp + h) + (held + (1 if model.num_shared_experts else 0)) * h
+    dense = 0.0
+    if model.moe_layers and len(model.moe_layers) < model.num_hidden_layers:
+        dense = 3 * (model.dense_intermediate_size or model.intermediate_size or 0) / tp + held * h
+    return act_bytes * max(moe, dense)
 
 
 def vllm_v1_default_max_num_batched_tokens(gpu: GpuSpec, *, engine_version: str | None = None) -> int:
@@ -372,9 +398,13 @@ def vllm_v1_activation_bytes(
     engine_version: str | None = None,
     sampler: str | None = None,
     act_bytes: float | None = None,
+    samples: bool = True,
 ) -> float | None:
     """vLLM V1's "torch peak memory increase" of ``profile_run`` (bytes), from the model's shapes; ``None`` for
-    models this does not cover (MLA, no ``intermediate_size`` / ``vocab_size``), which keep the constants.
+    models this does not cover (dense MLA, no (expert) FFN size / ``vocab_size``), which keep the constants.
+
+    ``samples=False``: a pipeline stage before the last, where ``profile_run`` skips ``_dummy_sampler_run``
+    (``if get_pp_group().is_last_rank``; read in the 0.8.5 and 0.19.0 wheels): the forward term alone.
 
     ``act = max(T·forward_per_token, S·V·B + T·H·b)`` with ``T = max_num_batched_tokens``,
     ``S = min(max_num_seqs, T)``, ``V = vocab_size`` and ``B`` from :func:`vllm_v1_sampler_bytes_per_logit`
@@ -402,6 +432,8 @@ def vllm_v1_activation_bytes(
     per_token = vllm_v1_forward_bytes_per_token(model, tp=tp, act_bytes=act_bytes)
     if per_token is None or not model.vocab_size:
         return None
+    if not samples:
+        return tokens * per_token
     path = sampler or vllm_v1_default_sampler(engine_version)
     per_logit = vllm_v1_sampler_bytes_per_logit(path, logits_bytes=act_bytes)
     sampler_peak = min(seqs, tokens) * model.vocab_size * per_logit + tokens * model.hidden_size * act_bytes
@@ -422,6 +454,7 @@ def vllm_v1_scaled_activation_bytes(
     engine_version: str | None = None,
     act_bytes: float | None = None,
     sampler: str | None = None,
+    samples: bool = True,
 ) -> float:
     """vLLM V1's activation peak (bytes): the family constant at its measured setup, scaled by the shape-derived
     peak away from it.
@@ -432,7 +465,11 @@ def vllm_v1_scaled_activation_bytes(
     profile 256 sequences, other batch sizes) the ratio carries how the forward and sampler tensors grow with T
     and S. This replaces the former ***heuristic*** ``max(1, T / 8192)``: the sampler's [S, V] tensors, not the
     forward pass, set the peak at the default setup, so the peak follows S and barely T. Models ``D`` does not cover
-    (MLA, MoE without an expert ``intermediate_size``) keep :func:`activation_peak_bytes`.
+    (dense MLA, MoE without an expert FFN size) keep :func:`activation_peak_bytes`.
+
+    ``samples=False`` (a pipeline stage before the last, which skips the dummy sampler run): ``D`` is the forward
+    term alone, the anchor unchanged, so such a stage keeps the constant's level for the forward pass only (Llama-3.1-8B
+    at v0.19, PP 2: 1.9 x 0.84 / 1.77 = 0.90 GiB; the llm-d PP 2 log's first stage prints 1.10 GiB, its last 2.01).
 
     ``sampler``: the top-k/top-p path the engine ran (the log says it: "Using FlashInfer for top-p & top-k
     sampling", or "FlashInfer is not available. Falling back to the PyTorch-native implementation"); ``D(T, S)``
@@ -463,7 +500,7 @@ def vllm_v1_scaled_activation_bytes(
     seqs = VLLM_V1_ANCHOR_SEQS if max_num_seqs is None else max_num_seqs
     derived = vllm_v1_activation_bytes(
         model, tp=tp, max_num_batched_tokens=tokens, max_num_seqs=seqs, engine_version=engine_version,
-        act_bytes=act_bytes, sampler=sampler,
+        act_bytes=act_bytes, sampler=sampler, samples=samples,
     )
     if derived is None:
         return activation_peak_bytes(
@@ -540,6 +577,7 @@ def default_reserve_bytes(
     act_bytes: float | None = None,
     sampler: str | None = None,
     gpu: GpuSpec | None = None,
+    samples: bool = True,
 ) -> float:
     """Non-KV, non-weight memory one GPU reserves (bytes): activation peak + non-torch memory (M9, §2.2).
 
@@ -549,7 +587,8 @@ def default_reserve_bytes(
     activation derived from the model's shapes (:func:`vllm_v0_activation_bytes`, profile batch
     ``max_num_batched_tokens``, default 2048); TensorRT-LLM: the constant scaled by ``max(1, T / 8192)``.
     ``engine_version`` >= 0.17 selects the v0.17+ constants
-    (:data:`VLLM_V017_ACTIVATION_GIB`). SGLang and TensorRT-LLM budget their reserve differently
+    (:data:`VLLM_V017_ACTIVATION_GIB`). ``samples=False``: a vLLM pipeline stage before the last (no sampler in its
+    profile run). SGLang and TensorRT-LLM budget their reserve differently
     (see :func:`kv_capacity`); this number is the vLLM-style reserve the generic memory model uses.
 
     >>> from planner.catalog import get_model
@@ -563,12 +602,12 @@ def default_reserve_bytes(
         tokens = max_num_batched_tokens or vllm_v0_profile_tokens(2048, engine_version=engine_version)
         return vllm_v0_activation_bytes(
             model, tp=tp, max_num_batched_tokens=tokens, engine_version=engine_version,
-            max_num_seqs=VLLM_V0_MAX_NUM_SEQS if max_num_seqs is None else max_num_seqs,
+            max_num_seqs=VLLM_V0_MAX_NUM_SEQS if max_num_seqs is None else max_num_seqs, samples=samples,
         ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu)
     if key == "vllm":
         return vllm_v1_scaled_activation_bytes(
             model, tp=tp, max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
-            engine_version=engine_version, act_bytes=act_bytes, sampler=sampler,
+            engine_version=engine_version, act_bytes=act_bytes, sampler=sampler, samples=samples,
         ) + non_torch_bytes(tp=tp, engine_version=engine_version, gpu=gpu) + vllm_v1_device_non_torch_bytes(
             tp=tp, engine_version=engine_version, gpu=gpu)
     return activation_peak_bytes(

@@ -35,7 +35,7 @@ class EngineDefaults:
 
 @dataclass(frozen=True, kw_only=True)
 class KvLayout:
-    """The inputs of one engine's KV budget, per GPU of the largest pipeline stage (bytes, layers, tokens)."""
+    """The inputs of one engine's KV budget, per GPU of one pipeline stage (bytes, layers, tokens)."""
 
     hbm_bytes: float
     memory_fraction: float

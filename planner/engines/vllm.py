@@ -178,7 +178,8 @@ def mxfp4_marlin_extra_bytes(model, *, tp: int = 1, pp: int = 1) -> float:
 
     ``Mxfp4MoEMethod.create_weights`` (``vllm/model_executor/layers/quantization/mxfp4.py``) pads, for Marlin, the
     expert intermediate size per TP rank up to a multiple of 128 and the hidden size up to a multiple of 256, so
-    the experts (``L·E·3·H·I`` parameters at 4.25 bits) grow by ``f = (⌈I/TP⌉₁₂₈ / (I/TP))·(⌈H⌉₂₅₆ / H)``:
+    the experts (``L·E·3·H·I`` parameters at 4.25 bits, ``L`` the MoE layers, ``I`` the expert width
+    :attr:`~planner.specs.ModelSpec.expert_intermediate_size`) grow by ``f = (⌈I/TP⌉₁₂₈ / (I/TP))·(⌈H⌉₂₅₆ / H)``:
     ``extra = experts·(f − 1)/(TP·PP)``.
 
     Worked example, gpt-oss-120b (36 layers, 128 experts, H = I = 2880; experts 56.73 GiB): TP 1 f = (2944/2880)·
@@ -191,11 +192,12 @@ def mxfp4_marlin_extra_bytes(model, *, tp: int = 1, pp: int = 1) -> float:
     >>> mxfp4_marlin_extra_bytes(get_model("llama-3.1-8b"))
     0.0
     """
-    if (model.weight_dtype != "mxfp4" or model.architecture != "moe" or not model.intermediate_size
-            or not model.num_experts):
+    inter = model.expert_intermediate_size
+    if model.weight_dtype != "mxfp4" or model.architecture != "moe" or not inter or not model.num_experts:
         return 0.0
-    h, i = model.hidden_size, model.intermediate_size / int(tp)
-    experts = model.num_hidden_layers * model.num_experts * 3 * model.hidden_size * model.intermediate_size * 4.25 / 8
+    h, i = model.hidden_size, inter / int(tp)
+    moe_layers = len(model.moe_layers) or model.num_hidden_layers
+    experts = moe_layers * model.num_experts * 3 * model.hidden_size * inter * 4.25 / 8
     factor = (math.ceil(i / 128) * 128 / i) * (math.ceil(h / 256) * 256 / h)
     return experts * (factor - 1) / (int(tp) * int(pp))
 

@@ -761,7 +761,7 @@ RAY_CASES = [
       engine="vllm", engine_version="0.8.5", model="deepseek-r1", gpu="h100-sxm", tp=8, pp=2,
       gpu_memory_utilization=None, max_model_len=32768, max_num_batched_tokens=2048, max_num_seqs=128, weight_dtype="fp8",
       log="""INFO 07-30 11:56:04 [kv_cache_utils.py:637] Maximum concurrency for 32,768 tokens per request: 29.06x""",
-      notes="Large-size tutorial: deepseek-ai/DeepSeek-R1 (its FP8 checkpoint), accelerator_type='H100', tensor_parallel_size=8, pipeline_parallel_size=2 on two nodes of 8xH100-80 GB (AWS); utilization not set (0.9). The config snippet sets max_model_len=16384 but the log line and the text ('max_model_len = 32,768 -> concurrency ~ 29'; 16,384 -> ~58) are of a 32,768-token run: 32768 taken. kv_cache_utils.py:637 is the 0.8.5 wheel's line (and 0.8.5.post1's; 0.9.0: 640); the log is of 2025-07-30, before Ray PR #55159: no usage context, so SchedulerConfig's 2048 batched tokens and 128 sequences. Only the concurrency line is quoted: KV tokens = 29.06 x 32768 = 952,238 (to +-200); the count is the minimum over the pipeline stages."),
+      notes="Large-size tutorial: deepseek-ai/DeepSeek-R1 (its FP8 checkpoint), accelerator_type='H100', tensor_parallel_size=8, pipeline_parallel_size=2 on two nodes of 8xH100-80 GB (AWS); utilization not set (0.9). The config snippet sets max_model_len=16384 but the log line and the text ('max_model_len = 32,768 -> concurrency ~ 29'; 16,384 -> ~58) are of a 32,768-token run: 32768 taken. kv_cache_utils.py:637 is the 0.8.5 wheel's line (and 0.8.5.post1's; 0.9.0: 640); the log is of 2025-07-30, before Ray PR #55159: no usage context, so SchedulerConfig's 2048 batched tokens and 128 sequences. Only the concurrency line is quoted: KV tokens = 29.06 x 32768 = 952,238 (to +-200). 0.8.5 logs this line once per worker with that worker's own count, before unify_kv_cache_configs sets every worker to the minimum (v1/engine/core.py _initialize_kv_caches, read in the 0.8.5 wheel), so the quoted line may be any stage's; the prediction is the binding stage's (the minimum, session 10), and kv_capacity's stage_kv_cache_tokens has each stage's."),
  dict(id="ray-gpt-oss-20b-l4", source=ray("gpt-oss/README.md", RAY_GPT_OSS_COMMIT),
       engine="vllm", engine_version="0.10.1.1", model="gpt-oss-20b", gpu="l4", tp=1,
       gpu_memory_utilization=None, max_model_len=32768, max_num_batched_tokens=2048, max_num_seqs=256,
@@ -800,21 +800,6 @@ EXPECT = {  # documented misses: what the case shows and why (the tests fail whe
     "llmd-meta-llama-llama-3-1-8b--h100-tp1pp4dp1--8192": {"kv_bytes_per_token": PP_RANKS, "calibrated": PP_RANKS},
     "vllm27508-gpt-oss-120b-h100-095": {
         "capacity": "1.71 GiB of KV is left of 75.2 GiB (0.95 x 79.2). The backend, read in the 0.11.0 PyPI sdist itself (session 8): get_mxfp4_backend on SM90 picks FlashInfer only with VLLM_USE_FLASHINFER_MOE_MXFP4_BF16=1 (default 0) and Triton only when triton_kernels is importable; 0.11.0 neither requires nor builds it (vLLM ships it from 0.12.0, cmake/external_projects/triton_kernels.cmake; 0.11.1 and 0.11.2 still do not) and flashinfer-python is only the [flashinfer] extra, so this pip install (a conda env) ran Marlin, whose padding (2880 -> 3072 hidden, 2880 -> 2944 intermediate) gives 65.93 GiB of weights (0.10.1 logs 65.97 GiB with Marlin on an H100, #23278), and the native top-k/top-p sort. That moved the case from +269% to -31%. What is left is the activation: the log leaves 7.58 GiB for activation and non-torch memory; the model gives 7.96 + 0.15 GiB (the MoE constant 8.0 GiB, measured at H100 defaults, times D(1024, 1024) / D(8192, 1024) = 0.994). 0.11.0's profile_run and _dummy_sampler_run (read) hold a [1024, 201,088] sort at 38 B per logit, 7.29 GiB, which alone would give +8%: the family constant is 0.67 GiB above this model's own derived peak, and the constants, not the derivation, set the level (section 'vLLM V1 activation model'). Within 10% needs the reserve right to 0.17 GiB (0.2% of the budget): not changed for one case"},
-    "ray-deepseek-r1-h100-tp8pp2": {
-        "kv_cache_tokens": "the log's 952,238 tokens at 35,712 B (MLA: 576 x 2 B on each of the first stage's 31 "
-        "layers; vLLM gives stage 0 31 of the 61 layers) are 31.67 GiB of KV, which leaves 0.9 x 79.18 - 31.67 = 39.6 GiB "
-        "per GPU for weights and reserve; the model uses 49.3 (39.18 GiB of weights, the checkpoint split evenly over "
-        "16 GPUs, and 10.13 GiB of reserve: the MoE family constant 8.0 GiB, kept because the shape-derived V1 "
-        "activation does not cover MLA, + 0.6 non-torch + 1.53 GiB start-up memory that 0.8.5 reserves). From the "
-        "shapes, stage 0 holds 3 dense and 28 MoE layers and the bf16 embedding, about 37.9 GiB per GPU (stage 1: 30 "
-        "MoE layers and the LM head, 40.4 GiB, which with its 30 layers' KV would leave 0.2 GiB: the quoted line is a "
-        "first-stage rank's; 0.8.5 logs one concurrency line per worker before unify_kv_cache_configs takes the minimum, "
-        "v1/engine/core.py _initialize_kv_caches, read in the 0.8.5 wheel); that leaves about 1.7 GiB of reserve, against "
-        "the model's 10.13. The first stage does not sample (profile_run runs _dummy_sampler_run on the last PP rank "
-        "only, gpu_model_runner.py:1652) and the profile is 2048 tokens over 128 sequences, far from the 1024-sequence H100 setup the MoE "
-        "constant was measured at; an MLA forward/sampler derivation and per-stage weights would be a model change for "
-        "every MLA and PP case, not made for one log. Not changed",
-        "capacity": "as kv_cache_tokens"},
 }
 for case in cases:
     if case["id"] in EXPECT:
