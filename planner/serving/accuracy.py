@@ -818,8 +818,9 @@ CHANGES_NEXT = (
     "one memory technology (H200, HBM3e: its suite-A host +35% at one client, its suite-C host −54% over 17 loaded "
     "points); the one-client runs leave vLLM V0 a fixed step of 1.7-4.4 ms at `η_w` 0.9 against the fitted 6.5 ms, "
     "which the slow hosts' loaded runs set. The ±25% misses: AccelMark's vLLM 0.7.3 online runs hold 113 of 281, "
-    "the TensorRT-LLM overview's MoE offline throughput 41, dstack's 405B offline runs 31. TTFT by harness: the "
-    "tools stamp the first token alike; their errors follow the load (queues) and the prompt's compute. The third "
+    "the TensorRT-LLM overview's offline throughput 41 (36 of them MoE), dstack's 405B offline runs 31 (vLLM "
+    "0.6.3 too high on H100 and MI300X, 0.6.4 too low on MI300X). TTFT by harness: the tools stamp the first token "
+    "alike; their errors follow the load (queues) and the prompt's compute. The third "
     "pattern: AccelMark's 28,650-token prompts at one client are predicted +9% to +21% on the A100 but +2% and −6% "
     "on the H100 and H200, and +34% to +170% in the same runs past capacity.",
     "- **Tried, not added: a weight-streaming efficiency per memory technology** (HBM2/HBM2e, HBM3/HBM3e, GDDR6, "
