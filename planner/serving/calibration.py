@@ -41,7 +41,8 @@ class Calibration:
       ``attn_eff_pre_hopper``: the same on NVIDIA GPUs before Hopper (compute capability 8.x: Ampere, Ada), whose
       attention kernels are another family (vLLM runs FlashAttention-2 there and FlashAttention-3 on Hopper,
       ``FlashAttentionImpl`` in ``vllm/attention/backends/flash_attn.py``; FA2 reaches up to 73% of an A100's peak
-      in its forward pass, Dao 2023, while FA3 was written for Hopper's ``wgmma``/TMA, Shah et al. 2024);
+      in its forward pass, Dao 2023, arXiv 2307.08691, while FA3 was written for Hopper's ``wgmma``/TMA, Shah et
+      al. 2024, arXiv 2407.08608);
     - ``moe_eff``: grouped-GEMM efficiency of MoE experts relative to a dense GEMM of the same shape;
     - ``w4_kernel_eff``: weight-only 4-bit kernels (Marlin/Machete) relative to a 16-bit GEMM, compute-bound part;
     - ``step_overhead_s``: fixed time of one engine step (scheduling, input preparation, kernel launches,
