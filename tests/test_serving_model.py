@@ -176,3 +176,30 @@ def test_prompt_steps_without_cuda_graphs_take_the_eager_layer_floor(model, laye
     v1 = build_replica(get_model(model), H100, context_tokens=100, input_tokens=8, engine="vllm",
                        calibration=cal)
     assert step_parts(v1, cal, decode_seqs=0, prefill_tokens=8, prefill_seqs=1)[1] < floor
+
+
+def test_pre_hopper_attention_kernels_have_their_own_efficiency():
+    # Llama-3.1-8B prefilling 8,192 tokens on one A100 80GB: causal attention is 32 layers x 2 x 32 heads x
+    # (128 + 128) x 8,192 x 8,193 / 2 = 1.7594e13 FLOPs at 312 TFLOP/s. Halving the pre-Hopper attention efficiency
+    # from 0.70 to 0.35 adds 1.7594e13 / (312e12 x 0.70) = 80.6 ms; the Hopper constant does not touch the A100,
+    # and the pre-Hopper one does not touch the H100 (vLLM: FlashAttention-2 below compute capability 9, FA3 on it).
+    a100 = get_gpu("a100-80gb-sxm")
+    flops = 32 * 2 * 32 * 256 * 8192 * 8193 / 2
+
+    def prefill(gpu, cal):
+        r = build_replica(LLAMA8, gpu, context_tokens=8192, input_tokens=8192, calibration=cal)
+        return step_time_s(r, cal, decode_seqs=0, prefill_tokens=8192, prefill_seqs=1)
+
+    fast, slow = DERIVED.replace(attn_eff_pre_hopper=0.70), DERIVED.replace(attn_eff_pre_hopper=0.35)
+    assert prefill(a100, slow) - prefill(a100, fast) == pytest.approx(flops / (312e12 * 0.70), rel=1e-3)
+    assert prefill(a100, DERIVED.replace(attn_eff=0.25)) == prefill(a100, DERIVED)
+    assert prefill(H100, slow) == prefill(H100, fast)
+
+
+def test_pre_hopper_gpus_are_catalog_gpus():
+    from planner.catalog import gpus
+    from planner.serving.step import PRE_HOPPER_GPUS
+
+    names = {g.name for g in gpus()}
+    assert PRE_HOPPER_GPUS <= names
+    assert not PRE_HOPPER_GPUS & {"h100-sxm", "h200-sxm", "b200-hgx", "gb200", "mi300x"}

@@ -175,8 +175,8 @@ FIT_CONSTANTS = ("weight_bw_eff", "kv_bw_eff", "gemm_eff", "ttft_overhead_s:{eng
                  "per_seq_overhead_s:{engine}")
 """What :func:`fit` adjusts for one setup (the engine's entries of the per-engine tables)."""
 
-_EFFICIENCIES = {"weight_bw_eff", "kv_bw_eff", "gemm_eff", "attn_eff", "moe_eff", "w4_kernel_eff", "rocm_eff",
-                 "fp4_eff"}
+_EFFICIENCIES = {"weight_bw_eff", "kv_bw_eff", "gemm_eff", "attn_eff", "attn_eff_pre_hopper", "moe_eff",
+                 "w4_kernel_eff", "rocm_eff", "fp4_eff"}
 
 
 def get_constant(cal: Calibration, *, name: str) -> float:

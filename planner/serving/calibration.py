@@ -38,6 +38,11 @@ class Calibration:
     - ``gemm_eff``: achieved fraction of peak FLOP/s of a large GEMM; ``gemm_half_tokens``: the token count at
       which a GEMM reaches half of that (``eff(M) = gemm_eff·M/(M + M½)``, small decode batches stay low);
     - ``attn_eff``: achieved fraction of peak 16-bit FLOP/s of prefill (flash) attention;
+      ``attn_eff_pre_hopper``: the same on NVIDIA GPUs before Hopper (compute capability 8.x: Ampere, Ada), whose
+      attention kernels are another family (vLLM runs FlashAttention-2 there and FlashAttention-3 on Hopper,
+      ``FlashAttentionImpl`` in ``vllm/attention/backends/flash_attn.py``; FA2 reaches up to 73% of an A100's peak
+      in its forward pass, Dao 2023, arXiv 2307.08691, while FA3 was written for Hopper's ``wgmma``/TMA, Shah et
+      al. 2024, arXiv 2407.08608);
     - ``moe_eff``: grouped-GEMM efficiency of MoE experts relative to a dense GEMM of the same shape;
     - ``w4_kernel_eff``: weight-only 4-bit kernels (Marlin/Machete) relative to a 16-bit GEMM, compute-bound part;
     - ``step_overhead_s``: fixed time of one engine step (scheduling, input preparation, kernel launches,
@@ -70,6 +75,7 @@ class Calibration:
     gemm_eff: float = 0.70
     gemm_half_tokens: float = 64.0
     attn_eff: float = 0.50
+    attn_eff_pre_hopper: float = 0.70
     moe_eff: float = 0.60
     w4_kernel_eff: float = 0.60
     step_overhead_s: tuple[tuple[str, float], ...] = (("sglang", 5e-4), ("trtllm", 3e-4), ("vllm", 6e-4),

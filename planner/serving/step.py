@@ -39,6 +39,19 @@ decode-only batch, ``vllm/worker/model_runner.py``; SGLang: ``ModelRunner.forwar
 ``forward_mode.is_cuda_graph()``, i.e. decode, ``python/sglang/srt/model_executor/model_runner.py``): such a step
 takes at least ``L·eager_layer_floor_s`` (twice for MoE layers)."""
 
+PRE_HOPPER_GPUS = frozenset({"a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "a10", "rtx-3090", "l4", "l40s",
+                             "rtx-4090"})
+"""Catalog GPUs of compute capability 8.x (NVIDIA, *CUDA GPUs - Compute Capability*, developer.nvidia.com/cuda-gpus:
+A100 8.0; A10, RTX 3090 8.6; L4, L40S, RTX 4090 8.9; H100/H200 are 9.0, B200/GB200 10.0). Their attention runs
+kernels written for the ``mma.sync`` instruction set: vLLM runs FlashAttention-2 below 9.0 and FlashAttention-3 on
+9.0 (``FlashAttentionImpl`` in ``vllm/attention/backends/flash_attn.py``, later ``get_flash_attn_version``), at
+``attn_eff_pre_hopper`` instead of ``attn_eff`` (:func:`attention_eff`). The catalog (``planner/data/gpus.json``)
+has no architecture field yet, so the set lives here."""
+
+PRE_HOPPER_ATTENTION = True
+"""Whether :func:`attention_eff` separates the pre-Hopper attention kernels (session 10, docs/serving.md section 4);
+False gives every GPU ``attn_eff``, the model before it."""
+
 PCIE_GEN4_BYTES_PER_S_BIDIR = 64e9
 """PCIe 4.0 x16, both directions (32 GB/s each way): the link of a GPU the catalog gives no interconnect for."""
 
@@ -77,6 +90,7 @@ class Replica:
     seq_s: float = 0.0  # o_seq of the engine
     ttft_fixed_s: float = 0.0  # o_ttft of the engine
     dp: int = 1  # attention data-parallel groups inside the replica (tp/dp GPUs each)
+    attn_eff: float | None = None  # attention's share of peak 16-bit FLOP/s (None: the calibration's attn_eff)
 
 
 def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
@@ -94,6 +108,20 @@ def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
     if other:
         return float(other), kind.startswith("pcie")
     return PCIE_GEN4_BYTES_PER_S_BIDIR, True
+
+
+def attention_eff(gpu: GpuSpec, cal: Calibration) -> float:
+    """The attention kernels' share of peak 16-bit FLOP/s on ``gpu``: ``attn_eff_pre_hopper`` on the compute
+    capability 8.x GPUs of :data:`PRE_HOPPER_GPUS` (FlashAttention-2 class kernels), else ``attn_eff``.
+
+    >>> from planner.catalog import get_gpu
+    >>> from planner.serving.calibration import DERIVED
+    >>> attention_eff(get_gpu("a100-80gb-sxm"), DERIVED), attention_eff(get_gpu("h100-sxm"), DERIVED)
+    (0.7, 0.5)
+    """
+    if PRE_HOPPER_ATTENTION and gpu.name in PRE_HOPPER_GPUS:
+        return cal.attn_eff_pre_hopper
+    return cal.attn_eff
 
 
 def gemm_peak_flops(gpu: GpuSpec, weight_dtype: str) -> float:
@@ -182,7 +210,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
                                                   else 0.0),
         seq_s=calibration.seq_overhead_s(engine) + (calibration.tp_seq_s(engine) * math.log2(tp * pp)
                                                     if tp * pp > 1 else 0.0),
-        ttft_fixed_s=calibration.ttft_fixed_s(engine), dp=dp,
+        ttft_fixed_s=calibration.ttft_fixed_s(engine), dp=dp, attn_eff=attention_eff(gpu, calibration),
     )
 
 
@@ -233,7 +261,7 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     g = float(r.dp)  # attention groups: each GPU's attention sees 1/dp of the sequences and tokens
     attn = max(d / g * r.kv_read_bytes_per_seq / (r.mem_bw_bytes_per_s * cal.kv_bw_eff),
                (d * r.attn_flops_per_seq + p * r.attn_flops_per_prefill_token) / g
-               / (r.peak16_flops_per_s * cal.attn_eff * r.vendor_eff))
+               / (r.peak16_flops_per_s * (cal.attn_eff if r.attn_eff is None else r.attn_eff) * r.vendor_eff))
     comm = 0.0
     if r.tp > 1 or r.pp > 1 or r.ep > 1:
         alpha = cal.pcie_allreduce_latency_s if r.link_is_pcie else cal.allreduce_latency_s
