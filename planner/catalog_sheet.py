@@ -57,8 +57,10 @@ MODEL_COLUMNS: tuple[SheetColumn, ...] = (
        required=True),
     _c("head_dim", "Head dim [elements]", "head_dim", kind="integer", field="head_dim", required=True),
     _c("hidden_size", "Hidden size [elements]", "hidden_size", kind="integer", field="hidden_size", required=True),
-    _c("intermediate_size", "Intermediate size [elements]", "intermediate_size (per expert for MoE)",
-       kind="integer", field="intermediate_size"),
+    _c("intermediate_size", "Intermediate size [elements]", "intermediate_size as config.json gives it (the "
+       "MLP's; Mixtral, gpt-oss and Llama-4: also each expert's)", kind="integer", field="intermediate_size"),
+    _c("moe_intermediate_size", "Expert FFN [elements]", "One routed expert's FFN width (moe_intermediate_size; "
+       "blank: the intermediate size)", kind="integer", field="moe_intermediate_size"),
     _c("vocab_size", "Vocabulary [tokens]", "vocab_size", kind="integer", field="vocab_size"),
     _c("sliding_window", "Sliding window [tokens]", "Blank: none", kind="integer", field="sliding_window"),
     _c("sliding_layers", "Sliding layers [count]", "Layers using the sliding window (blank: none)",
