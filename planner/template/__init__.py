@@ -141,7 +141,7 @@ __all__ = [
     "XlError",
     "all_formulas",
     "col_letter",
-    "evaluate_columns",
+    "cone_cells",
     "evaluate_plan",
     "fixed_cells",
     "formula_cells",
@@ -292,15 +292,12 @@ def evaluate_plan(
     return out
 
 
-_CONE_MEMO: dict[tuple[Any, ...], Any] = {}
-"""Registry calls of :func:`evaluate_columns`, shared by its evaluations (pure functions: the same arguments give
-the same value; bounded by the evaluator's MEMO_LIMIT)."""
-
-
 @functools.cache
-def _cone(targets: tuple[tuple[str, str], ...], given: tuple[str, ...]) -> tuple[tuple[Table, Column], ...]:
-    """The formula columns ``targets`` (``(table name, column key)``) depend on, in evaluation order; the tables in
-    ``given`` are read as they are (their cells are inputs of the cone)."""
+def cone_cells(targets: tuple[tuple[str, str], ...], given: tuple[str, ...] = ()) -> tuple[tuple[str, str], ...]:
+    """The formula cells the columns ``targets`` (``(table name, column key)``) depend on, themselves included, in
+    the template's evaluation order: what a cell that asks "the plan with this input changed" evaluates again
+    (:func:`planner.template.fast.evaluate_cells`), without the sheets it does not read. The tables in ``given``
+    are read as they are (their cells are inputs of the cone: the Specs of a plan whose fleets do not change)."""
     nodes = {(t.name, c.key): (t, c) for t, c in _column_order() if t.name not in given}
     need: set[tuple[str, str]] = set()
     stack = list(targets)
@@ -312,24 +309,5 @@ def _cone(targets: tuple[tuple[str, str], ...], given: tuple[str, ...]) -> tuple
         formula = nodes[node][1].formula
         assert formula is not None
         stack.extend(d for d in _references(formula) if d in nodes)
-    return tuple((t, c) for t, c in _column_order() if (t.name, c.key) in need)
-
-
-def evaluate_columns(inputs: Mapping[tuple[str, str], Any], targets: tuple[tuple[str, str], ...], *,
-                     given: tuple[str, ...] = (), functions: Mapping[str, Any] | None = None
-                     ) -> dict[tuple[str, str], Any]:
-    """Evaluate only the formula columns ``targets`` (``(table name, column key)``) depend on, as
-    :func:`evaluate_plan` evaluates them (the same expressions, in the same order): what a cell that asks "the plan
-    with this input changed" needs, without the sheets it does not read. ``given``: formula tables whose values
-    ``inputs`` carries (the Specs of a plan whose fleets do not change). Returns ``{(sheet, cell): value}`` of the
-    evaluated cells."""
-    values = dict(fixed_cells())
-    values.update(inputs)
-    ev = Evaluator(values, functions, memo=_CONE_MEMO)
-    out: dict[tuple[str, str], Any] = {}
-    for t, c in _cone(targets, given):
-        assert c.formula is not None
-        for i in range(t.rows):
-            key = (t.sheet, t.cell(c.key, i))
-            ev.values[key] = out[key] = c.formula.evaluate(ev, i)
-    return out
+    return tuple((t.sheet, t.cell(c.key, i)) for t, c in _column_order() if (t.name, c.key) in need
+                 for i in range(t.rows))

@@ -4,11 +4,12 @@ The input-token, output-token and hit-rate bars (and the average-to-peak bar whe
 every fleet's request mix, hence the serving model's latency, KV in flight and sustainable rate, and TPM / ITPM /
 OTPM under each provider's counting rules. Their highest utilization and first breach are THE plan method again:
 the plan's input tables with the group scaled (:func:`planner.whatif.levers.scaled`, as ``planner size`` and
-``planner sweep`` scale it), evaluated through the template's own expressions, but only the columns Results'
-``max_util`` and ``months_to_breach`` depend on (:func:`planner.template.evaluate_columns`: Results, the route
-profiles, the Forecast route table; the Options, Forecast and What-if sheets are not read), with the Specs as
-the plan computed them (no fleet changes). A cell that calls :func:`bar_figures` therefore shows what the whole
-plan re-evaluated shows (tests/test_whatif.py checks it against :func:`planner.template.evaluate_plan`). Pure.
+``planner sweep`` scale it), evaluated through the template's own expressions (compiled once per process,
+:mod:`planner.template.fast`), but only the cells Results' ``max_util`` and ``months_to_breach`` depend on
+(:func:`planner.template.cone_cells`: Results, the route profiles, the Forecast route table; the Options, Forecast
+and What-if sheets are not read), with the Specs as the plan computed them (no fleet changes). A cell that calls
+:func:`bar_figures` therefore shows what the whole plan re-evaluated shows (tests/test_whatif.py checks it against
+:func:`planner.template.evaluate_plan`). Pure.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from planner import template as ts
 from planner.decision import MONTHS_NEVER
 from planner.errors import ArgumentError
 from planner.excel.expr import Evaluator
+from planner.template.fast import evaluate_cells
 from planner.whatif import levers
 
 TABLES = ("plan", "routes", "providers", "fleet", "specs", "profiles")
@@ -107,7 +109,7 @@ def _bar(key: tuple, group: str, factor: float) -> BarFigures:
     """One bar end, evaluated once for both of its cells (utilization and breach)."""
     inputs = cells(dict(zip(TABLES, key)))
     g = levers.group(group)
-    values = ts.evaluate_columns(levers.scaled(inputs, g, factor), _TARGETS, given=_GIVEN)
+    values = evaluate_cells(levers.scaled(inputs, g, factor), ts.cone_cells(_TARGETS, _GIVEN))
     ev = Evaluator({**inputs, **values})
     total = next(expr for _label, k, expr, _fmt in ts.TOTALS if k == "max_util")
     months = [m for i, _name in levers.route_rows(inputs)

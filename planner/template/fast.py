@@ -1,0 +1,133 @@
+"""The template's compiled evaluation: every formula cell's expression compiled once per process
+(:func:`planner.excel.compiled.compile_fast`) and an evaluator that reads whole columns once per plan.
+
+The What-if sheet's ``SENSITIVITY_BAR`` evaluates part of the template again through it (:mod:`planner.whatif.bars`),
+so it lives with the template and imports nothing outside the function layer (xlwings Lite runs it). Values are the
+interpreter's (:meth:`planner.excel.expr.Expr.evaluate`), bit for bit (tests/test_compiled_expr.py). Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Any
+
+from planner import template as ts
+from planner.excel.compiled import Compiled, column_arg
+
+Key = tuple[str, str]
+
+MEMO: dict[tuple[Any, ...], Any] = {}
+"""Registry calls with scalar arguments, shared by the evaluations of one process (pure functions: the same
+arguments give the same value; bounded by the evaluator's MEMO_LIMIT)."""
+
+_COLUMN_CELLS: dict[tuple[str, str], tuple[Key, ...]] = {}
+
+
+@lru_cache(maxsize=1)
+def computed_sheets() -> frozenset[str]:
+    return frozenset(sheet for sheet, _c, _e, _r in ts.formula_cells())
+
+
+@lru_cache(maxsize=1)
+def compiled_cells() -> dict[Key, Compiled]:
+    """Per process, once: every template formula cell's expression compiled for its row, in the template's
+    evaluation order."""
+    from planner.excel.compiled import compile_fast, register
+    from planner.template.layout import PerRow, PlanValue
+
+    register(PerRow, lambda e, row: compile_fast(e.exprs[row], row))
+    register(PlanValue, lambda e, row: (lambda key: lambda ev: ev.values.get(key))(
+        (ts.PLAN.sheet, ts.plan_value_cell(e.setting))))
+    return {(s, c): compile_fast(e, r) for s, c, e, r in ts.formula_cells()}
+
+
+@lru_cache(maxsize=1)
+def topological() -> bool:
+    """Per process, once: every template formula cell that reads a whole column of a table (a ``Cells`` range, the
+    only reads :meth:`FastEvaluator.column` serves) comes after every template formula cell of that column in the
+    template's evaluation order. Then a column of a computed sheet is complete when a formula first reads it and no
+    later cell changes it, so :class:`FastEvaluator` reads it once per plan, as it reads the columns of input
+    sheets. ``False``, and no computed column is kept, if an expression type other than the template's own is
+    found. Any order that keeps every cell after its precedents (a cone of the template's, an order with edited
+    formulas) keeps the property."""
+    from planner.excel.expr import At, Bin, Block, Cells, Fn, Lit, Ref, Udf
+    from planner.template.layout import PerRow, PlanValue
+
+    known = (At, Bin, Block, Fn, Lit, Ref, Udf, PerRow, PlanValue)
+    cells = ts.formula_cells()
+    pos = {(s, c): i for i, (s, c, _e, _r) in enumerate(cells)}
+    last: dict[tuple[str, str], int] = {}  # (table, column key) -> position of its last formula cell
+    for i, (_s, _c, e, _r) in enumerate(cells):
+        todo = [e]
+        while todo:
+            x = todo.pop()
+            if type(x) is Cells:
+                if x.last is None:
+                    t = x.table
+                    col = (t.name, x.first)
+                    end = last.get(col)
+                    if end is None:
+                        end = last[col] = max((pos.get((t.sheet, t.cell(x.first, j)), -1) for j in range(t.rows)),
+                                              default=-1)
+                    if end >= i:
+                        return False
+                continue
+            if type(x) not in known:
+                return False
+            todo.extend(x.children())
+    return True
+
+
+class FastEvaluator(ts.Evaluator):
+    """The template's evaluator with the addresses of whole columns computed once per process, and the columns of
+    input sheets (which no formula writes) read once per plan."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._inputs: dict[tuple[str, str], list[Any]] = {}
+        self.column_args: dict[int, tuple[Any, ...]] = {}
+        """Input columns as registry calls take them (:func:`planner.excel.compiled.column_arg`), by ``id``."""
+
+    def get(self, sheet: str, cell: str) -> Any:  # the base class's, without its no-op "" normalisation
+        return self.values.get((sheet, cell))
+
+    def column(self, table: ts.Table, key: str) -> list[Any]:
+        cached = self._inputs.get((table.name, key))
+        if cached is not None:
+            return cached
+        cells = _COLUMN_CELLS.get((table.name, key))
+        if cells is None:
+            cells = tuple((table.sheet, table.cell(key, i)) for i in range(table.rows))
+            _COLUMN_CELLS[(table.name, key)] = cells
+        get = self.values.get
+        values = [("" if (v := get(k)) == "" else v) for k in cells]
+        if table.sheet not in computed_sheets() or topological():  # callers only read the list
+            self._inputs[(table.name, key)] = values
+            self.column_args[id(values)] = column_arg(values)
+        return values
+
+
+@lru_cache(maxsize=1)
+def _fixed() -> dict[Key, Any]:
+    return ts.fixed_cells()
+
+
+def evaluate_cells(inputs: Mapping[Key, Any], keys: Iterable[Key],
+                   functions: Mapping[str, Any] | None = None) -> dict[Key, Any]:
+    """The template formula cells ``keys`` (in an order that keeps every cell after its precedents: the template's,
+    or a cone of it, :func:`planner.template.cone_cells`) computed from ``inputs`` (input cells, and the values of
+    any formula cell not in ``keys`` that they read). Returns ``{cell: value}`` of those cells."""
+    if functions is None:
+        from planner.registry import load
+
+        functions = load()
+    values = dict(_fixed())
+    values.update(inputs)
+    ev = FastEvaluator({}, functions, memo=MEMO)
+    ev.values = values  # (the base class would copy it)
+    code = compiled_cells()
+    out: dict[Key, Any] = {}
+    for key in keys:
+        values[key] = out[key] = code[key](ev)
+    return out
