@@ -263,7 +263,7 @@ class TestTornadoSheet:
         values = ts.evaluate_plan(inputs)
         t = ts.TORNADO
         row = next(i for i in range(t.rows) if ts.fixed_cells()[(t.sheet, t.cell("input", i))] == "avg_to_peak_ratio")
-        assert values[(t.sheet, t.cell("reevaluated", row))] == 1
+        assert values[(t.sheet, ts.SENSITIVITY_BARS.cell("reevaluated", row))] == 1
         for side, f in (("lo", 0.8), ("hi", 1.2)):
             again = levers.figures(ts.evaluate_plan(levers.scaled(inputs, levers.group("avg_to_peak_ratio"), f)),
                                    inputs)

@@ -169,13 +169,18 @@ SENSITIVITY_ROUTES = Table(name="tblSensitivityRoutes", sheet=SHEET, rows=ROUTE_
                            columns=_route_columns())
 assert tuple(c.key for c in SENSITIVITY_ROUTES.columns) == _ROUTE_KEYS
 
+# the layout of tblSensitivityBars (below the per-route table), which the tornado's cells read
+_BAR_KEYS = ("input", "reevaluated", "util_lo", "util_hi", "breach_lo_months", "breach_hi_months")
+BARS_HEADER_ROW = SENSITIVITY_ROUTES.last_row + 4
+_BARS_REF = Table(name="tblSensitivityBars", sheet=SHEET, rows=len(GROUPS), header_row=BARS_HEADER_ROW,
+                  columns=tuple(C(key=k, header=k, help=k) for k in _BAR_KEYS))
+
 
 # ---- the tornado ------------------------------------------------------------------------------------------------
 
 _TORNADO_KEYS = ("input", "label", "factor_lo", "factor_hi", "bill_lo_usd", "bill_hi_usd", "util_lo", "util_hi",
                  "breach_lo_months", "breach_hi_months", "bill_lo_change_usd", "bill_hi_change_usd",
-                 "bill_routes_lo_usd", "bill_routes_hi_usd", "breach_util_lo", "breach_util_hi", "reevaluated",
-                 "bar_util_lo", "bar_util_hi", "bar_breach_lo_months", "bar_breach_hi_months")
+                 "bill_routes_lo_usd", "bill_routes_hi_usd", "breach_util_lo", "breach_util_hi")
 TORNADO_HEADER_ROW = WHATIF.last_row + 4
 _TORNADO_REF = Table(name="tblTornado", sheet=SHEET, rows=len(GROUPS), header_row=TORNADO_HEADER_ROW,
                      columns=tuple(C(key=k, header=k, help=k) for k in _TORNADO_KEYS))
@@ -209,6 +214,7 @@ def _breach(u: Expr, growth_factor: Expr) -> Expr:
 
 def _tornado_columns() -> tuple[Column, ...]:
     me = lambda k: Ref(_TORNADO_REF, k)  # noqa: E731
+    bar = lambda k: Ref(_BARS_REF, k)  # noqa: E731  (the same group's row of tblSensitivityBars)
     name = me("input")
     sr = lambda k: Cells(SENSITIVITY_ROUTES, k)  # noqa: E731
     standby = Cells(SPECS, "standby_cost_monthly_usd")
@@ -247,16 +253,16 @@ def _tornado_columns() -> tuple[Column, ...]:
                             "peak_qps": _month("max_util", f),
                             "monthly_growth": fn("MAX", Cells(RESULTS, "max_util")),
                             "avg_to_peak_ratio": fn("IF", no_profiles, fn("MAX", sr(f"util_ratio_{s}")),
-                                                    me(f"bar_util_{s}")),
+                                                    bar(f"util_{s}")),
                             "mfu": fn("MAX", sr(f"util_mfu_{s}")),
-                        }, me(f"bar_util_{s}")), PCT, 12))
+                        }, bar(f"util_{s}")), PCT, 12))
     for s in SIDES:
         f, u = me(f"factor_{s}"), me(f"breach_util_{s}")
         cols.append(col(f"breach_{s}_months", f"First breach {s} [months]", "Months until the first route's "
                         "binding constraint reaches 1 at the plan's growth (C7; growth x the factor on the growth "
                         "bar); never: not at this growth",
                         fn("IF", fn("ISNUMBER", u), _breach(u, fn("IF", name.eq("monthly_growth"), f, 1)),
-                           _never(me(f"bar_breach_{s}_months"))), MONTHS, 12))
+                           _never(bar(f"breach_{s}_months"))), MONTHS, 12))
     for s in SIDES:  # the tornado chart's bars: how far each side moves the bill from the base
         cols.append(col(f"bill_{s}_change_usd", f"Bill change {s} [USD/month]", f"Bill {s} - Summary's total with "
                         "cache (the tornado chart's bar)", me(f"bill_{s}_usd") - _total(), USD, 14))
@@ -276,20 +282,6 @@ def _tornado_columns() -> tuple[Column, ...]:
                            pick({"avg_to_peak_ratio": fn("IF", no_profiles, fn("MAX", sr(f"headroom_ratio_{s}")),
                                                          ""),
                                  "mfu": fn("MAX", sr(f"headroom_mfu_{s}"))}, "")), PCT, 10))
-    # the bars no closed form gives: the plan's Results evaluated again with the group scaled (SENSITIVITY_BAR)
-    cols.append(col("reevaluated", "Re-evaluated [0/1]", "1 where the bar is the plan's Results evaluated again "
-                     "(input tokens, output tokens, hit rate; the ratio when a route names a profile)",
-                     fn("IF", fn("OR", name.eq("input_tokens"), name.eq("output_tokens"), name.eq("cache_hit_rate"),
-                                 fn("AND", name.eq("avg_to_peak_ratio"), fn("SUM", sr("profiled")).gt(0))), 1, 0),
-                     "0", 8))
-    for field, key, header, fmt in (("max_util", "bar_util_{s}", "Results again, max util {s} [x]", PCT),
-                                    ("breach_months", "bar_breach_{s}_months", "Results again, breach {s} [months]",
-                                     MONTHS)):
-        for s in SIDES:
-            cols.append(col(key.format(s=s), header.format(s=s), "SENSITIVITY_BAR: the plan's Results evaluated "
-                            "again with the group at the factor (9999 months: never); blank where a closed form "
-                            "gives the bar", fn("IF", me("reevaluated").eq(1), udf(
-                                "SENSITIVITY_BAR", field, name, me(f"factor_{s}"), *_plan_blocks()), ""), fmt, 11))
     return tuple(cols)
 
 
@@ -345,12 +337,46 @@ DEMAND_CASES = Table(name="tblDemandCases", sheet=SHEET, rows=len(CASES), header
 assert tuple(c.key for c in DEMAND_CASES.columns) == _CASE_KEYS
 assert SENSITIVITY_ROUTES.header_row == DEMAND_CASES.last_row + 4
 
+# ---- the bars no closed form gives: the plan's Results evaluated again with the group scaled ----------------------
+
+def _bar_columns() -> tuple[Column, ...]:
+    me = lambda k: Ref(_BARS_REF, k)  # noqa: E731
+    name = me("input")
+    profiled = fn("SUM", Cells(SENSITIVITY_ROUTES, "profiled")).gt(0)
+
+    def col(key: str, header: str, help: str, body: Expr, fmt: str, width: float = 12.0) -> Column:
+        return C(key=key, header=header, help=help, formula=when_filled(name, body), number_format=fmt, width=width)
+
+    cols: list[Column] = [
+        C(key="input", header="Input [group]", help="The tornado's input group (same row)", kind="text", width=18),
+        col("reevaluated", "Results again [0/1]", "1 where no closed form gives the bar: input tokens, output tokens, "
+            "hit rate; the ratio when a route names a profile", fn("IF", fn(
+                "OR", name.eq("input_tokens"), name.eq("output_tokens"), name.eq("cache_hit_rate"),
+                fn("AND", name.eq("avg_to_peak_ratio"), profiled)), 1, 0), "0", 10),
+    ]
+    for field, key, header, fmt in (("max_util", "util_{s}", "Max util {s} [x]", PCT),
+                                    ("breach_months", "breach_{s}_months", "First breach {s} [months]", MONTHS)):
+        for s in SIDES:
+            cols.append(col(key.format(s=s), header.format(s=s), "SENSITIVITY_BAR: the plan's Results evaluated "
+                            "again with the group at the tornado's factor (9999 months: never); blank where a "
+                            "closed form gives the bar", fn("IF", me("reevaluated").eq(1), udf(
+                                "SENSITIVITY_BAR", field, name, Ref(_TORNADO_REF, f"factor_{s}"), *_plan_blocks()),
+                                ""), fmt))
+    return tuple(cols)
+
+
+SENSITIVITY_BARS = Table(name="tblSensitivityBars", sheet=SHEET, rows=len(GROUPS), header_row=BARS_HEADER_ROW,
+                         columns=_bar_columns())
+assert tuple(c.key for c in SENSITIVITY_BARS.columns) == _BAR_KEYS
+
 TITLES = (  # pairs, not a dict: hashing a table hashes every formula it holds
     (TORNADO, "Sensitivity: the tornado, each input at -x and +x (x: the Plan's sensitivity_spread; formulas)"),
     (DEMAND_CASES, "Low / base / high demand: peak QPS and growth together (formulas)"),
     (SENSITIVITY_ROUTES, "Per route, what the tornado sums: the bill and the utilizations with one input scaled"),
+    (SENSITIVITY_BARS, "The bars no closed form gives: the plan's Results evaluated again with the input scaled "
+     "(SENSITIVITY_BAR)"),
 )
-SENSITIVITY_TABLES = (TORNADO, DEMAND_CASES, SENSITIVITY_ROUTES)
+SENSITIVITY_TABLES = (TORNADO, DEMAND_CASES, SENSITIVITY_ROUTES, SENSITIVITY_BARS)
 
 
 def fixed_cells() -> dict[tuple[str, str], Any]:
@@ -359,10 +385,11 @@ def fixed_cells() -> dict[tuple[str, str], Any]:
     for i, (g, label) in enumerate(GROUPS):
         out[(SHEET, TORNADO.cell("input", i))] = g
         out[(SHEET, TORNADO.cell("label", i))] = label
+        out[(SHEET, SENSITIVITY_BARS.cell("input", i))] = g
     for i, c in enumerate(CASES):
         out[(SHEET, DEMAND_CASES.cell("case", i))] = c
     return out
 
 
-__all__ = ["CASES", "DEMAND_CASES", "GROUPS", "NEVER", "SENSITIVITY_ROUTES", "SENSITIVITY_TABLES",
+__all__ = ["CASES", "DEMAND_CASES", "GROUPS", "NEVER", "SENSITIVITY_BARS", "SENSITIVITY_ROUTES", "SENSITIVITY_TABLES",
            "TITLES", "TORNADO", "fixed_cells"]

@@ -448,7 +448,7 @@ def sensitivity_view(values: Values, inputs: Inputs) -> Sensitivity:
         ends = [_cell_figures(cell(t, f"bill_{side}_usd", i), cell(t, f"util_{side}", i),
                               cell(t, f"breach_{side}_months", i)) for side in ("lo", "hi")]
         bars.append(TornadoBar(input=name, label=label, low=ends[0], high=ends[1],
-                               reevaluated=cell(t, "reevaluated", i) == 1))
+                               reevaluated=cell(ts.SENSITIVITY_BARS, "reevaluated", i) == 1))
     bars.sort(key=lambda b: (-b.cost_swing_usd, -b.utilization_swing))
     cases = {}
     for i, name in enumerate(sv.CASES):
