@@ -272,6 +272,12 @@ def model_from_token(token: str) -> ModelSpec:
             raise ArgumentError(f"model {name}: Sliding layers [count]", sliding, f"at most the {layers} layers")
         fields["layer_types"] = (SLIDING_ATTENTION,) * int(sliding) + (FULL_ATTENTION,) * (layers - int(sliding))
     if bundled is not None:
+        shape = ("num_hidden_layers", "hidden_size", "intermediate_size", "moe_intermediate_size", "num_experts",
+                 "num_attention_heads", "num_key_value_heads", "head_dim", "vocab_size", "kv_lora_rank")
+        if any(k in fields and fields[k] != getattr(bundled, k) for k in shape):
+            # the bundled per-layer parameter breakdown was estimated from the bundled shapes: with a shape edited
+            # on the sheet, pipeline stages take the even split of the weights (memory.stage_weight_bytes)
+            fields.update(layer_params=(), embedding_params=None)
         return replace(bundled, **fields)
     return ModelSpec(name=name, source="the workbook's Models sheet", as_of="as entered", **fields)
 

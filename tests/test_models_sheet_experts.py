@@ -35,3 +35,19 @@ def test_an_edited_expert_width_reaches_the_spec_the_functions_use() -> None:
     spec = model_from_token(model_token(row, headers))
     assert spec.expert_intermediate_size == 1_024
     assert spec.intermediate_size == 18_432  # the other column keeps the bundled figure
+
+
+def test_an_edited_shape_drops_the_bundled_per_layer_breakdown() -> None:
+    """The per-stage weights (pipeline parallelism) use a per-layer parameter breakdown estimated from the bundled
+    shapes; an edited shape would make it stale, so the stages take the even split instead."""
+    from planner.memory import stage_weight_bytes
+
+    headers = [c.header for c in ts.MODELS.columns]
+    row = [None] * len(headers)
+    row[headers.index("Model [name]")] = "deepseek-r1"
+    assert model_from_token(model_token(row, headers)).layer_params  # nothing edited: the bundled breakdown
+    row[headers.index("Expert FFN [elements]")] = 1_024
+    spec = model_from_token(model_token(row, headers))
+    assert spec.layer_params == () and spec.embedding_params is None
+    stages = stage_weight_bytes(spec, tp=8, pp=2)
+    assert stages[0] == stages[1]  # the even split
