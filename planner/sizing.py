@@ -299,6 +299,16 @@ def _months(x: CellValue) -> str:
     return f"{_fmt(x)} months" if isinstance(x, (int, float)) else _fmt(x)
 
 
+def _breakeven_hit(h: Any) -> str:
+    """W3's break-even hit rate as a planner reads it: above 100 % no cache makes the API as cheap as self-hosting,
+    below 0 the API is cheaper even without one."""
+    if isinstance(h, float) and h > 1:
+        return f"self-host is cheaper at any API hit rate (break-even {h:.1%})"
+    if isinstance(h, float) and h < 0:
+        return f"the API is cheaper even uncached (break-even {h:.1%})"
+    return f"self-host breaks even at API hit {_fmt(h, pct=True)}"
+
+
 def render_text(report: SizingReport) -> str:
     """The human report of ``planner size``: each figure is a Results cell of the evaluated plan."""
     lines = [f"plan {report.scenario} ({report.path}); policy threshold {report.utilization_threshold:.0%}", ""]
@@ -416,7 +426,7 @@ def render_whatif(report: SizingReport) -> list[str]:
                 parts.append(f"KV {_pair(r.kv_util)}")
             parts.append(f"max util {_pair(r.max_util)} ({_fmt(r.binding[1])})")
             lines.append(f"  {r.route}: hit {r.hit_rate:.0%} -> {r.hit_after:.0%}: " + "; ".join(parts)
-                         + f"; self-host breaks even at API hit {_fmt(r.breakeven_hit_rate, pct=True)}")
+                         + f"; {_breakeven_hit(r.breakeven_hit_rate)}")
         lines.append(f"  every route at once: saves {_usd(lev.total_saving_usd_per_month)}/month; highest "
                      f"utilization {_pair(lev.highest_utilization)}")
     if report.selfhost_vs_api:
