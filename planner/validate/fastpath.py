@@ -20,8 +20,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from planner import template as ts
-from planner.excel.compiled import column_arg
 from planner.excel.values import ERROR_VALUES, NAME
+from planner.template import fast as _fast
 from planner.validate.report import Finding, finding
 
 if TYPE_CHECKING:
@@ -103,84 +103,19 @@ def fingerprint(key: tuple[str, str]) -> str:
     return p
 
 
-_COLUMN_CELLS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
-
-
-_MEMO: dict[tuple[Any, ...], Any] = {}
+# the template's compiled evaluation lives with the template (planner.template.fast): the What-if sheet's
+# SENSITIVITY_BAR evaluates part of it again, in xlwings Lite too, where this package is not installed
+_MEMO: dict[tuple[Any, ...], Any] = _fast.MEMO
 """Registry calls with scalar arguments, shared by the plans of one process: plans of one template repeat most
 calls (the same fleets, models and catalog rows)."""
-
-_COMPUTED_SHEETS = frozenset(sheet for sheet, _c, _e, _r in ts.formula_cells())
-
-
-class _FastEvaluator(ts.Evaluator):
-    """The template's evaluator with the addresses of whole columns computed once per process, and the columns of
-    input sheets (which no formula writes) read once per plan."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._inputs: dict[tuple[str, str], list[Any]] = {}
-        self.column_args: dict[int, tuple[Any, ...]] = {}
-        """Input columns as registry calls take them (:func:`planner.excel.compiled.column_arg`), by ``id``."""
-
-    def get(self, sheet: str, cell: str) -> Any:  # the base class's, without its no-op "" normalisation
-        return self.values.get((sheet, cell))
-
-    def column(self, table: ts.Table, key: str) -> list[Any]:
-        cached = self._inputs.get((table.name, key))
-        if cached is not None:
-            return cached
-        cells = _COLUMN_CELLS.get((table.name, key))
-        if cells is None:
-            cells = tuple((table.sheet, table.cell(key, i)) for i in range(table.rows))
-            _COLUMN_CELLS[(table.name, key)] = cells
-        get = self.values.get
-        values = [("" if (v := get(k)) == "" else v) for k in cells]
-        if table.sheet not in _COMPUTED_SHEETS or _topological():  # callers only read the list
-            self._inputs[(table.name, key)] = values
-            self.column_args[id(values)] = column_arg(values)
-        return values
+_FastEvaluator = _fast.FastEvaluator
+_COMPUTED_SHEETS = _fast.computed_sheets()
+_topological = _fast.topological
+_compiled_cells = _fast.compiled_cells
 
 
 Key = tuple[str, str]
 
-
-@lru_cache(maxsize=1)
-def _topological() -> bool:
-    """Per process, once: every template formula cell that reads a whole column of a table (a ``Cells`` range, the
-    only reads :meth:`_FastEvaluator.column` serves) comes after every template formula cell of that column in the
-    template's evaluation order. Then a column of a computed sheet is complete when a formula first reads it and no
-    later cell changes it, so :class:`_FastEvaluator` reads it once per plan, as it reads the columns of input
-    sheets and :meth:`planner.excel.expr.Block.evaluate` its blocks. An order from :func:`evaluation_order` (edited
-    formulas) keeps that property: it puts every cell after its precedents. Checked on the expression trees (about
-    0.03 s; the same check on the formula texts, :func:`template_graph`, takes about 1 s): ``False``, and no computed
-    column is kept, if an expression type other than the template's own is found."""
-    from planner.excel.expr import At, Bin, Block, Cells, Fn, Lit, Ref, Udf
-    from planner.template.layout import PerRow, PlanValue
-
-    known = (At, Bin, Block, Fn, Lit, Ref, Udf, PerRow, PlanValue)
-    cells = compiled()[0]
-    pos = {(s, c): i for i, (s, c, _e, _r) in enumerate(cells)}
-    last: dict[tuple[str, str], int] = {}  # (table, column key) -> position of its last formula cell
-    for i, (_s, _c, e, _r) in enumerate(cells):
-        todo = [e]
-        while todo:
-            x = todo.pop()
-            if type(x) is Cells:
-                if x.last is None:
-                    t = x.table
-                    col = (t.name, x.first)
-                    end = last.get(col)
-                    if end is None:
-                        end = last[col] = max((pos.get((t.sheet, t.cell(x.first, j)), -1) for j in range(t.rows)),
-                                              default=-1)
-                    if end >= i:
-                        return False
-                continue
-            if type(x) not in known:
-                return False
-            todo.extend(x.children())
-    return True
 
 _REF = re.compile(
     r"(?<![A-Za-z0-9_.$'])(?:'((?:[^']|'')+)'!|([A-Za-z_][A-Za-z0-9_.]*)!)?(\$?[A-Za-z]{1,3}\$?[0-9]+)"
@@ -398,19 +333,6 @@ def evaluate(book: Book, keep: dict[Key, Any], edited: dict[Key, str] | None = N
 @lru_cache(maxsize=1)
 def _cells_by_key() -> dict[Key, tuple[str, str, Any, int]]:
     return {(s, c): (s, c, e, r) for s, c, e, r in compiled()[0]}
-
-
-@lru_cache(maxsize=1)
-def _compiled_cells() -> dict[Key, Any]:
-    """Per process, once: every template formula cell's expression compiled for its row
-    (:func:`planner.excel.compiled.compile_fast`), in the template's evaluation order."""
-    from planner.excel.compiled import compile_fast, register
-    from planner.template.layout import PerRow, PlanValue
-
-    register(PerRow, lambda e, row: compile_fast(e.exprs[row], row))
-    register(PlanValue, lambda e, row: (lambda key: lambda ev: ev.values.get(key))(
-        (ts.PLAN.sheet, ts.plan_value_cell(e.setting))))
-    return {(s, c): compile_fast(e, r) for s, c, e, r in compiled()[0]}
 
 
 def warm() -> None:

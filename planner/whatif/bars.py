@@ -104,7 +104,7 @@ def _frozen(rows: Sequence[Sequence[Any]] | None) -> tuple | None:
     return tuple(tuple(r) for r in rows)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=8)  # the keys hold a plan's tables: a few plans' worth (a batch's memory stays flat)
 def _bar(key: tuple, group: str, factor: float) -> BarFigures:
     """One bar end, evaluated once for both of its cells (utilization and breach)."""
     inputs = cells(dict(zip(TABLES, key)))
