@@ -186,15 +186,23 @@ def coerce_table(value: Any) -> list[list[Any]]:
     return out
 
 
+class SharedRows(list):  # type: ignore[type-arg]
+    """The coerced rows of a table block (:func:`_table`), one object handed to every call that reads that block:
+    a plain list of rows to its readers, marked so that a function may keep what it derives from it by identity
+    (:func:`planner.sheet.plan._row`). Nobody changes it after it is built."""
+
+    __slots__ = ()
+
+
 @functools.lru_cache(maxsize=32)
 def _table(value: tuple[Any, ...]) -> tuple[str | None, list[list[Any]]]:
     """A table block's first Excel error (or None) and its coerced rows, computed once per distinct block: every
     fleet or provider function of every route reads the same Fleet, Specs and Providers blocks. Callers only read
-    the rows."""
+    the rows (a :class:`SharedRows`)."""
     for cell in flatten(value):
         if isinstance(cell, str) and cell.strip() in ERROR_VALUES:
-            return cell.strip(), coerce_table(value)  # the rows too: an Arg.row_errors table reads them
-    return None, coerce_table(value)
+            return cell.strip(), SharedRows(coerce_table(value))  # the rows too: an Arg.row_errors table reads them
+    return None, SharedRows(coerce_table(value))
 
 
 def _coerced_column(kind: str, name: str, value: Any, row_errors: bool) -> tuple[list[Any], int]:
@@ -222,9 +230,16 @@ def _used_length(cells: list[Any]) -> int:
 
 def _column_length(spec: SheetFunction, raw: Sequence[Any]) -> int | None:
     lengths = set()
-    for arg, value in zip(spec.args, raw):
-        if arg.elementwise and is_range(value):
-            cells = value.cells if type(value) is Column else flatten(value)
+    n_raw = len(raw)
+    for i in _elementwise(spec):
+        if i >= n_raw:
+            break
+        value = raw[i]
+        t = type(value)
+        if t is float or t is str or t is int or value is None:
+            continue  # a scalar (is_range's answer, without the call)
+        if is_range(value):
+            cells = value.cells if t is Column else flatten(value)
             if len(cells) != 1:
                 lengths.add(len(cells))
     if not lengths:
@@ -236,6 +251,17 @@ def _column_length(spec: SheetFunction, raw: Sequence[Any]) -> int | None:
 
 _ArgPlan = tuple[int, str, str, bool, bool, str, Any, bool]
 _PLANS: dict[str, tuple[SheetFunction, tuple[_ArgPlan, ...], bool]] = {}
+_ELEMENTWISE: dict[str, tuple[SheetFunction, tuple[int, ...]]] = {}
+
+
+def _elementwise(spec: SheetFunction) -> tuple[int, ...]:
+    """Per function, once: the positions of its element-wise arguments (what :func:`_column_length` looks at)."""
+    hit = _ELEMENTWISE.get(spec.name)
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    out = tuple(i for i, a in enumerate(spec.args) if a.elementwise)
+    _ELEMENTWISE[spec.name] = (spec, out)
+    return out
 
 
 def _arg_plan(spec: SheetFunction) -> tuple[tuple[_ArgPlan, ...], bool]:
@@ -266,6 +292,10 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
             continue  # not an error text
         if plan[i][7]:
             continue  # Arg.row_errors: the implementation reads the rows it needs (coerce_sequence keeps errors)
+        if t is str:  # a plain text (the loop below for it, without is_range and flatten)
+            if value.strip() in ERROR_VALUES:
+                raise Refusal(value.strip())
+            continue
         if t is Column:
             error = value.error
             if error is _UNSCANNED:
