@@ -23,6 +23,36 @@ Grid = list[list[Any]]
 _SCALAR_TYPES = frozenset({float, int, bool, str, bytes, type(None)})
 
 
+class Column(list):  # type: ignore[type-arg]
+    """A whole-column argument as one-cell rows (``[[a], [b], ...]``: equal to that plain list, and read the same way
+    by every function here) that keeps, on the object itself, what each call would otherwise recompute from it: its
+    cells, the first Excel error among them, and its coerced cells per argument kind. Built once per plan for each
+    table column by :func:`planner.excel.compiled.column_arg`; a plan's per-route ``BACKEND_SUM`` / ``OUTAGE_SUM`` /
+    ``FLEET_SUM`` cells receive the same few 20-cell columns hundreds of times, and each call coerced all 20 cells
+    again (about 7,500 :func:`coerce_scalar` calls per plan, template 2.6.0).
+
+    Safe to share because the cells are never changed after it is built (the evaluator hands out a column once it is
+    complete, :func:`planner.validate.fastpath._topological`) and :func:`prepare_args` hands each call a copy of the
+    coerced list (``cells[:used]``), so no function can change what the next call receives. A coerced list holding a
+    :class:`Refusal` (an ``Arg.row_errors`` argument with an error in a row) is not kept: each call gets its own.
+
+    >>> c = Column([1.0, "x"])
+    >>> c == [[1.0], ["x"]], c.cells
+    (True, [1.0, 'x'])
+    """
+
+    __slots__ = ("cells", "coerced", "error")
+
+    def __init__(self, cells: list[Any]) -> None:
+        super().__init__([x] for x in cells)
+        self.cells = cells
+        self.coerced: dict[tuple[str, bool], tuple[list[Any], int]] = {}
+        self.error: Any = _UNSCANNED
+
+
+_UNSCANNED = object()
+
+
 def is_range(value: Any) -> bool:
     """True for anything list- or array-shaped (not a string)."""
     t = type(value)
@@ -35,7 +65,7 @@ def is_range(value: Any) -> bool:
 
 def _rows_of_lists(value: Any) -> bool:
     """A non-empty plain list of plain lists (what the template evaluator and xlwings hand over for a column)."""
-    if type(value) is not list or not value:
+    if (type(value) is not list and type(value) is not Column) or not value:
         return False
     for r in value:
         if type(r) is not list:
@@ -60,7 +90,9 @@ def to_grid(value: Any) -> Grid:
 
 
 def flatten(value: Any) -> list[Any]:
-    """All cells of a range, row by row."""
+    """All cells of a range, row by row (a new list)."""
+    if type(value) is Column:
+        return list(value.cells)
     if _rows_of_lists(value):
         return [v for row in value for v in row]
     return [v for row in to_grid(value) for v in row]
@@ -154,15 +186,39 @@ def coerce_table(value: Any) -> list[list[Any]]:
     return out
 
 
+class SharedRows(list):  # type: ignore[type-arg]
+    """The coerced rows of a table block (:func:`_table`), one object handed to every call that reads that block:
+    a plain list of rows to its readers, marked so that a function may keep what it derives from it by identity
+    (:func:`planner.sheet.plan._row`). Nobody changes it after it is built."""
+
+    __slots__ = ()
+
+
 @functools.lru_cache(maxsize=32)
 def _table(value: tuple[Any, ...]) -> tuple[str | None, list[list[Any]]]:
     """A table block's first Excel error (or None) and its coerced rows, computed once per distinct block: every
     fleet or provider function of every route reads the same Fleet, Specs and Providers blocks. Callers only read
-    the rows."""
+    the rows (a :class:`SharedRows`)."""
     for cell in flatten(value):
         if isinstance(cell, str) and cell.strip() in ERROR_VALUES:
-            return cell.strip(), coerce_table(value)  # the rows too: an Arg.row_errors table reads them
-    return None, coerce_table(value)
+            return cell.strip(), SharedRows(coerce_table(value))  # the rows too: an Arg.row_errors table reads them
+    return None, SharedRows(coerce_table(value))
+
+
+def _coerced_column(kind: str, name: str, value: Any, row_errors: bool) -> tuple[list[Any], int]:
+    """:func:`coerce_sequence` of a range argument and its used length (:func:`_used_length`); for a
+    :class:`Column`, computed once per column and kind (the caller reads the list and copies what it hands on)."""
+    if type(value) is not Column:
+        cells = coerce_sequence(kind, name, value, row_errors=row_errors)
+        return cells, _used_length(cells)
+    hit = value.coerced.get((kind, row_errors))
+    if hit is not None:
+        return hit
+    cells = coerce_sequence(kind, name, value, row_errors=row_errors)  # raises as before (nothing kept)
+    out = cells, _used_length(cells)
+    if not (row_errors and any(isinstance(c, Refusal) for c in cells)):
+        value.coerced[(kind, row_errors)] = out
+    return out
 
 
 def _used_length(cells: list[Any]) -> int:
@@ -174,9 +230,16 @@ def _used_length(cells: list[Any]) -> int:
 
 def _column_length(spec: SheetFunction, raw: Sequence[Any]) -> int | None:
     lengths = set()
-    for arg, value in zip(spec.args, raw):
-        if arg.elementwise and is_range(value):
-            cells = flatten(value)
+    n_raw = len(raw)
+    for i in _elementwise(spec):
+        if i >= n_raw:
+            break
+        value = raw[i]
+        t = type(value)
+        if t is float or t is str or t is int or value is None:
+            continue  # a scalar (is_range's answer, without the call)
+        if is_range(value):
+            cells = value.cells if t is Column else flatten(value)
             if len(cells) != 1:
                 lengths.add(len(cells))
     if not lengths:
@@ -188,6 +251,17 @@ def _column_length(spec: SheetFunction, raw: Sequence[Any]) -> int | None:
 
 _ArgPlan = tuple[int, str, str, bool, bool, str, Any, bool]
 _PLANS: dict[str, tuple[SheetFunction, tuple[_ArgPlan, ...], bool]] = {}
+_ELEMENTWISE: dict[str, tuple[SheetFunction, tuple[int, ...]]] = {}
+
+
+def _elementwise(spec: SheetFunction) -> tuple[int, ...]:
+    """Per function, once: the positions of its element-wise arguments (what :func:`_column_length` looks at)."""
+    hit = _ELEMENTWISE.get(spec.name)
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    out = tuple(i for i, a in enumerate(spec.args) if a.elementwise)
+    _ELEMENTWISE[spec.name] = (spec, out)
+    return out
 
 
 def _arg_plan(spec: SheetFunction) -> tuple[tuple[_ArgPlan, ...], bool]:
@@ -218,6 +292,18 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
             continue  # not an error text
         if plan[i][7]:
             continue  # Arg.row_errors: the implementation reads the rows it needs (coerce_sequence keeps errors)
+        if t is str:  # a plain text (the loop below for it, without is_range and flatten)
+            if value.strip() in ERROR_VALUES:
+                raise Refusal(value.strip())
+            continue
+        if t is Column:
+            error = value.error
+            if error is _UNSCANNED:
+                error = value.error = next((c.strip() for c in value.cells
+                                            if isinstance(c, str) and c.strip() in ERROR_VALUES), None)
+            if error is not None:
+                raise Refusal(error)
+            continue
         if isinstance(value, tuple) and plan[i][1] == "table":
             error = _table(value)[0]  # a plan's table block, read once per plan (hashable, so checked once)
             if error is not None:
@@ -232,12 +318,13 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     sequences: dict[int, list[Any]] = {}
     used = 0
     if has_ranges:
-        sequences = {
-            i: coerce_sequence(kind, name, raw[i], row_errors=rest[-1])
-            for i, kind, name, *rest in plan
-            if kind in ("numbers", "texts") and i < n_raw and raw[i] is not None
-        }
-        used = max((_used_length(cells) for cells in sequences.values()), default=0)
+        lengths = []
+        for i, kind, name, *rest in plan:
+            if kind in ("numbers", "texts") and i < n_raw and raw[i] is not None:
+                cells, n = _coerced_column(kind, name, raw[i], rest[-1])
+                sequences[i] = cells
+                lengths.append(n)
+        used = max(lengths, default=0)
     for i, kind, name, elementwise, optional, blank, default, _row_errors in plan:
         value = raw[i] if i < n_raw else None
         v: Any
@@ -275,12 +362,13 @@ def call_sheet_function(spec: SheetFunction, *raw: Any, errors_as_text: bool = T
     n = _column_length(spec, raw)
     if n is None:
         return _call_one(spec, raw, errors_as_text)
+    # each element-wise range flattened once (flatten is pure: the same cells for every row)
+    flat = [flatten(value) if arg.elementwise and is_range(value) else None for arg, value in zip(spec.args, raw)]
     column = []
     for row in range(n):
         row_args = []
-        for arg, value in zip(spec.args, raw):
-            if arg.elementwise and is_range(value):
-                cells = flatten(value)
+        for cells, value in zip(flat, raw):
+            if cells is not None:
                 row_args.append(cells[row] if len(cells) > 1 else cells[0])
             else:
                 row_args.append(value)

@@ -633,13 +633,14 @@ def _split_sheet_data(data: bytes) -> tuple[bytes, str] | None:
     if i == -1 or j < i:
         return None
     raw = data[i + 11 : j]
-    if b"]]>" in raw or len(raw.translate(None, _NOT_XML_ILLEGAL_BYTES)) or b"\xef\xbf\xbe" in raw \
-            or b"\xef\xbf\xbf" in raw:
-        return None  # the characters of _XML_ILLEGAL, found in the UTF-8 bytes (each has one spelling there)
+    if (b"]" in raw and b"]]>" in raw) or len(raw.translate(None, _NOT_XML_ILLEGAL_BYTES)):
+        return None  # (the one-byte test first: most parts have no "]", and it is a memchr, not a substring search)
     try:
         region = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
+    if "\ufffe" in region or "\uffff" in region:
+        return None  # the other characters of _XML_ILLEGAL, in the decoded text (immediate for an ASCII region)
     root_tag = data[start : data.find(b">", start)]
     for prefix in _prefixes_used(region):  # a prefix must be declared (xml is predefined)
         if prefix != "xml" and b"xmlns:" + prefix.encode() + b"=" not in root_tag:

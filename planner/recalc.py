@@ -82,9 +82,12 @@ def _compute_template_plan(src: str | Path, view: Any) -> RecalcResult | None:
     expected = fastpath.compiled()[1]
     template_keys = expected.keys()
     # (set differences of the dictionary views: the plan's 7,916 formulas compared in C, not in a Python loop)
-    if any(sr.external_reference(t) for _k, t in book.formulas.items() - expected.items()):
-        return None
-    extra_keys = book.formulas.keys() - template_keys
+    if book.formulas == expected:  # the template's formulas and nothing else (compared in C, without sets)
+        extra_keys: Any = ()
+    else:
+        if any(sr.external_reference(t) for _k, t in book.formulas.items() - expected.items()):
+            return None
+        extra_keys = book.formulas.keys() - template_keys
     extra = {k: t for k, t in book.formulas.items() if k in extra_keys} if extra_keys else {}
     literals: dict[tuple[str, str], Any] = {}
     for k, t in extra.items():
@@ -115,9 +118,11 @@ def _compute_template_plan(src: str | Path, view: Any) -> RecalcResult | None:
     if planned is None:
         return None
     values_all, _edited = planned
-    for k, v in values_all.items():
-        if k in book.formulas:  # a typed-over template formula is a constant now: nothing to write
-            values[k] = _plain_value(v)
+    formulas = book.formulas
+    # a typed-over template formula is a constant now: nothing to write; an Excel error as its text (_plain_value,
+    # inline: 8,336 cells)
+    values.update({k: str(v) if isinstance(v, str) and type(v) is not str else v
+                   for k, v in values_all.items() if k in formulas})
     if extra:
         values.update(_general_cells(book, extra, values, names, sheets, findings))
     return RecalcResult(src=str(src), dst=None, values=values, findings=tuple(findings), engine="fast", view=view)

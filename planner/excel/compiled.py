@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from planner.coerce import Column
 from planner.excel.expr import (
     _MISSING,
     MEMO_LIMIT,
@@ -395,12 +396,15 @@ def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[l
 
     >>> column_arg([1.0, "x"])
     ([1.0, 'x'], None, (<class 'list'>, ((<class 'float'>, 1.0), (<class 'str'>, 'x'))), [[1.0], ['x']])
+    >>> type(column_arg([1.0])[3]).__name__
+    'Column'
     >>> column_arg([1.0, DIV0])[1]
     '#DIV/0!'
     """
     error = next((x for x in cells if isinstance(x, XlError)), None)
-    # the key part and the rows even with an error: an Arg.row_errors argument reads the column past it
-    return cells, error, (list, HashedTuple(zip(map(type, cells), cells))), [[x] for x in cells]
+    # the key part and the rows even with an error: an Arg.row_errors argument reads the column past it; the rows
+    # as a Column, which keeps its coerced cells for every call that receives it (planner.coerce.prepare_args)
+    return cells, error, (list, HashedTuple(zip(map(type, cells), cells))), Column(cells)
 
 
 _COMPILERS: dict[type, Callable[[Any, int], Compiled]] = {

@@ -190,16 +190,18 @@ def _num(v: Any, default: float | None = None) -> float | None:
 def _latency(specs: dict[str, tuple]) -> fmonth.LatencyFn:
     """TTFT and TPOT of a fleet's replica at a rate, for the backend's request mix (month 1's, or the month's where
     its routes grow apart)."""
-    from planner.sheet.serving import SERVING_TPOT_S, SERVING_TTFT_S
+    from planner.sheet.serving import _perf
 
     def call(b: fmonth.Backend, rate: float) -> tuple[float, float] | None:
         model, gpu, tp, engine, wd, kvd, pp = specs[b.name]
-        args = (model, gpu, tp, b.mix_input_tokens, b.mix_output_tokens, 0, rate, engine, wd, kvd,
-                b.mix_cache_hit_rate, pp)
+        # SERVING_TTFT_S and SERVING_TPOT_S of these arguments, from one serving-model run (each of the two reads
+        # its field of the same _perf result; calibration "" as their default)
         try:
-            return float(SERVING_TTFT_S(*args)), float(SERVING_TPOT_S(*args))
+            got = _perf(model, gpu, tp, b.mix_input_tokens, b.mix_output_tokens, 0, rate, engine, wd, kvd,
+                        b.mix_cache_hit_rate, pp, "")
         except PlannerError:
             return None
+        return float(got.ttft_s), float(got.tpot_s)
     return call
 
 
@@ -482,6 +484,23 @@ def _route_rows(table: tuple) -> tuple[dict[str, Any], ...]:
 
 
 @lru_cache(maxsize=64)
+def _route_at(table: tuple) -> dict[str, int]:
+    """Each route name of the route table (stripped, lower case) -> its first row, built once per table: every
+    route's bill of every month (FORECAST_ROUTE_MONTH, 240 cells of a 20-route plan) looks its row up by name.
+    Callers only read it.
+
+    >>> blank = ("",) * (len(ROUTE_KEYS) - 1)
+    >>> _route_at((tuple(ROUTE_KEYS), ("R1",) + blank, ("",) + blank, (" r1 ",) + blank, ("r2",) + blank))
+    {'r1': 0, 'r2': 3}
+    """
+    out: dict[str, int] = {}
+    for i, r in enumerate(_route_rows(table)):
+        if not _blank(r["route"]):
+            out.setdefault(str(r["route"]).strip().lower(), i)
+    return out
+
+
+@lru_cache(maxsize=64)
 def _plan_backends(table: tuple) -> tuple[fmonth.Backend, ...]:
     return tuple(_backends(table)[0])
 
@@ -519,8 +538,7 @@ def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_nu
     table, plan, index = _hashable(routes), _hashable(backends), _hashable(route_demand)
     rows = _route_rows(table)
     multiples = _multiples(table, index, m, x)
-    at = next((i for i, r in enumerate(rows) if not _blank(r["route"]) and str(r["route"]).strip().lower() == key),
-              None)
+    at = _route_at(table).get(key)  # the first row of that name
     if at is None or _blank(rows[at]["backend"]):
         raise ArgumentError("route", route, "a route of the Forecast sheet's route table with a backend")
     mine = rows[at]

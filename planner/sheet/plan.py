@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner import catalog_sheet, decision
-from planner.coerce import prepare_args
+from planner.coerce import SharedRows, prepare_args
 from planner.errors import ArgumentError
 from planner.registry import REGISTRY, Arg, sheet_function
 
@@ -184,11 +184,38 @@ PROVIDER_HEADERS = {
 """The Providers sheet's headers, by limit or argument."""
 
 
+_ROWS: dict[tuple[Any, ...], tuple[Any, dict[str, str], dict[str, Any]]] = {}
+ROWS_KEPT = 256
+"""Rows :func:`_row` keeps before it starts over (bounded memory in long batches: a 20-route plan asks for about six
+distinct rows)."""
+
+
 def _row(name: Any, table: Any, what: str, headers: dict[str, str]) -> dict[str, Any]:
-    """The cells of the row named ``name``, by argument (a header the table lacks reads as a blank cell)."""
+    """The cells of the row named ``name``, by argument (a header the table lacks reads as a blank cell).
+
+    A table handed over as the shared rows of a plan's block (:class:`planner.coerce.SharedRows`: one object per
+    block, never changed) has each row it is asked for read once (the table and the headers held, so their ``id``s
+    are not reused):
+    the provider and fleet functions of every route look up the same few rows about 260 times per 20-route plan.
+    Each caller gets its own copy of the dictionary."""
+    key = None
+    if type(table) is SharedRows:
+        try:
+            key = (id(table), type(name), name, what, id(headers))
+            hit = _ROWS.get(key)
+        except TypeError:  # an unhashable name: read, not kept
+            key = hit = None
+        if hit is not None and hit[0] is table and hit[1] is headers:
+            return dict(hit[2])
     head, row = catalog_sheet.find_row(name, table, what)
     cells = dict(zip(head, row))
-    return {k: cells.get(h) for k, h in headers.items()}
+    out = {k: cells.get(h) for k, h in headers.items()}
+    if key is not None:
+        if len(_ROWS) >= ROWS_KEPT:
+            _ROWS.clear()
+        _ROWS[key] = (table, headers, out)
+        return dict(out)
+    return out
 
 
 def _fleet(fleet: Any, fleets: Any, specs: Any) -> dict[str, Any]:
