@@ -207,6 +207,12 @@ class TestSensitivity:
 SAMPLES = ("seed", "bulk-tpm", "classifier-rpm", "selfhost-kv")
 
 
+def sv_groups():
+    from planner.template import sensitivity as sv
+
+    return sv.GROUPS
+
+
 def _close(sheet_value, reevaluated) -> bool:
     """A sheet cell against the re-evaluated plan's figure: numbers to 1e-9 (relative above 1); "never" is the
     re-evaluation's None (no breach at this growth)."""
@@ -269,6 +275,27 @@ class TestTornadoSheet:
                                    inputs)
             assert _close(values[(t.sheet, t.cell(f"util_{side}", row))], again.highest_utilization)
             assert _close(values[(t.sheet, t.cell(f"breach_{side}_months", row))], again.first_breach_months)
+
+    def test_token_and_hit_bars_with_routes_growing_apart_are_the_plan_again(self):
+        """With routes of their own growth the breach month reads each backend's routes' shares (the Forecast route
+        table), which the scaled tokens move: the bars (only the cells that read the scaled column evaluated again,
+        the rest the plan's own) against the whole plan evaluated again."""
+        text = (ROOT / "samples" / "seed.toml").read_text(encoding="utf-8")
+        text = text.replace('name = "chat"\n', 'name = "chat"\nmonthly_growth = 0.2\n', 1)
+        text = text.replace('name = "completion"\n', 'name = "completion"\nmonthly_growth = 0.03\n', 1)
+        from planner.scenario import parse_scenario, tomllib
+        from planner.template.inputs import catalog_inputs, scenario_inputs
+
+        inputs = {**catalog_inputs(), **scenario_inputs(parse_scenario(tomllib.loads(text)))}
+        values = ts.evaluate_plan(inputs)
+        t = ts.TORNADO
+        for row, (name, _label) in enumerate(sv_groups()):
+            if name not in ("input_tokens", "output_tokens", "cache_hit_rate"):
+                continue
+            for side, f in (("lo", 0.8), ("hi", 1.2)):
+                again = levers.figures(ts.evaluate_plan(levers.scaled(inputs, levers.group(name), f)), inputs)
+                assert _close(values[(t.sheet, t.cell(f"util_{side}", row))], again.highest_utilization), name
+                assert _close(values[(t.sheet, t.cell(f"breach_{side}_months", row))], again.first_breach_months)
 
     def test_the_burst_bound_plan_scales_its_poisson_burst(self):
         """classifier-rpm binds on BURST (Poisson at p99, per second): at 0.8x demand the busiest second is not

@@ -299,11 +299,15 @@ def evaluate_plan(
 
 
 @functools.cache
-def cone_cells(targets: tuple[tuple[str, str], ...], given: tuple[str, ...] = ()) -> tuple[tuple[str, str], ...]:
+def cone_cells(targets: tuple[tuple[str, str], ...], given: tuple[str, ...] = (),
+               changed: tuple[tuple[str, str], ...] | None = None) -> tuple[tuple[str, str], ...]:
     """The formula cells the columns ``targets`` (``(table name, column key)``) depend on, themselves included, in
     the template's evaluation order: what a cell that asks "the plan with this input changed" evaluates again
     (:func:`planner.template.fast.evaluate_cells`), without the sheets it does not read. The tables in ``given``
-    are read as they are (their cells are inputs of the cone: the Specs of a plan whose fleets do not change)."""
+    are read as they are (their cells are inputs of the cone: the Specs of a plan whose fleets do not change).
+    ``changed`` (input columns, ``(table name, column key)``): only the cells of the cone that read one of them,
+    directly or through other cells; the rest keep the values of the plan as it is. (A Plan setting is not a
+    column: a change of one needs the whole cone.)"""
     nodes = {(t.name, c.key): (t, c) for t, c in _column_order() if t.name not in given}
     need: set[tuple[str, str]] = set()
     stack = list(targets)
@@ -315,5 +319,12 @@ def cone_cells(targets: tuple[tuple[str, str], ...], given: tuple[str, ...] = ()
         formula = nodes[node][1].formula
         assert formula is not None
         stack.extend(d for d in _references(formula) if d in nodes)
+    if changed is not None:
+        moved = set(changed)
+        for t, c in _column_order():  # dependency order: a column's precedents are decided before it
+            assert c.formula is not None
+            if (t.name, c.key) in need and _references(c.formula) & moved:
+                moved.add((t.name, c.key))
+        need &= moved
     return tuple((t.sheet, t.cell(c.key, i)) for t, c in _column_order() if (t.name, c.key) in need
                  for i in range(t.rows))

@@ -105,18 +105,37 @@ def _frozen(rows: Sequence[Sequence[Any]] | None) -> tuple | None:
 
 
 @lru_cache(maxsize=8)  # the keys hold a plan's tables: a few plans' worth (a batch's memory stays flat)
-def _bar(key: tuple, group: str, factor: float) -> BarFigures:
-    """One bar end, evaluated once for both of its cells (utilization and breach)."""
+def _base(key: tuple) -> dict[tuple[str, str], Any]:
+    """The plan's input cells and its own values of the cone (evaluated once for its six bar ends)."""
     inputs = cells(dict(zip(TABLES, key)))
+    return {**inputs, **evaluate_cells(inputs, ts.cone_cells(_TARGETS, _GIVEN))}
+
+
+@lru_cache(maxsize=8)
+def _bar(key: tuple, group: str, factor: float) -> BarFigures:
+    """One bar end, evaluated once for both of its cells (utilization and breach). A group that scales a column of
+    an input table re-evaluates only the cells of the cone that read it (the rest are the plan's own values, which
+    do not depend on it); a Plan setting re-evaluates the whole cone."""
+    base = _base(key)
     g = levers.group(group)
-    values = evaluate_cells(levers.scaled(inputs, g, factor), ts.cone_cells(_TARGETS, _GIVEN))
-    ev = Evaluator({**inputs, **values})
+    inputs = {k: v for k, v in base.items() if k[0] in _INPUT_SHEETS}
+    scaled = levers.scaled(inputs, g, factor)
+    table = {"Routes": ts.ROUTES, "Fleet": ts.FLEET}.get(g.table)
+    if table is not None and not g.routes_key:
+        values = {**base, **evaluate_cells({**base, **scaled}, ts.cone_cells(_TARGETS, _GIVEN,
+                                                                             ((table.name, g.key),)))}
+    else:
+        values = {**base, **evaluate_cells(scaled, ts.cone_cells(_TARGETS, _GIVEN))}
+    ev = Evaluator(values)
     total = next(expr for _label, k, expr, _fmt in ts.TOTALS if k == "max_util")
     months = [m for i, _name in levers.route_rows(inputs)
               for m in (values.get((ts.RESULTS.sheet, ts.RESULTS.cell("months_to_breach", i))),)
               if isinstance(m, (int, float)) and not isinstance(m, bool) and m < MONTHS_NEVER]
-    util = total.evaluate(ev, 0)
-    return BarFigures(max_util=util, breach_months=min(months) if months else MONTHS_NEVER)
+    return BarFigures(max_util=total.evaluate(ev, 0), breach_months=min(months) if months else MONTHS_NEVER)
+
+
+_INPUT_SHEETS = frozenset(_table(name).sheet for name in TABLES if name != "specs") | {ts.SPECS.sheet}
+"""The sheets of the tables a bar reads (the Specs' values are its inputs too)."""
 
 
 __all__ = ["TABLES", "BarFigures", "bar_figures", "cells"]
