@@ -446,6 +446,7 @@ def _gpus() -> tuple[tuple[GpuSpec, ...], dict[str, GpuSpec]]:
             display_name=entry["display_name"],
             aliases=tuple(entry.get("aliases", ())),
             vendor=entry.get("vendor", "NVIDIA"),
+            compute_capability=_opt_float(entry.get("compute_capability")),
             hbm_bytes=int(entry["hbm_bytes"]),
             hbm_bytes_basis=entry["hbm_bytes_basis"],
             torch_total_bytes=None if entry.get("torch_total_bytes") is None else int(entry["torch_total_bytes"]),

@@ -100,6 +100,9 @@ GPU_COLUMNS: tuple[SheetColumn, ...] = (
        number_format="#,##0"),
     _c("usd_per_gpu_hour", "Price [USD/GPU-h]", "On-demand price", field="usd_per_gpu_hour",
        number_format="0.00"),
+    _c("compute_capability", "Compute capability [x.y]", "NVIDIA's CUDA compute capability (below 9.0: "
+       "FlashAttention-2 class attention kernels); blank: not NVIDIA", field="compute_capability",
+       number_format="0.0", width=11),
     _c("source", "Source", "Where the facts come from", kind="text", width=40),
     _c("as_of", "As of [date]", "Date of the facts", kind="text", width=14),
 )

@@ -134,6 +134,7 @@ class GpuSpec:
     display_name: str
     aliases: tuple[str, ...] = ()
     vendor: str = "NVIDIA"
+    compute_capability: float | None = None  # NVIDIA's CUDA compute capability (8.0 A100, 9.0 H100); None: not NVIDIA
     hbm_bytes: int
     hbm_bytes_basis: str = "driver-reported"
     torch_total_bytes: int | None = None

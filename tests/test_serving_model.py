@@ -196,10 +196,14 @@ def test_pre_hopper_attention_kernels_have_their_own_efficiency():
     assert prefill(H100, slow) == prefill(H100, fast)
 
 
-def test_pre_hopper_gpus_are_catalog_gpus():
+def test_pre_hopper_gpus_are_those_below_compute_capability_9():
+    """The catalog's compute capabilities (NVIDIA's table) pick the FlashAttention-2 class GPUs: the eight the
+    serving model's session-10 set named by hand, no Hopper, Blackwell or AMD GPU."""
     from planner.catalog import gpus
-    from planner.serving.step import PRE_HOPPER_GPUS
+    from planner.serving.calibration import DERIVED
+    from planner.serving.step import attention_eff
 
-    names = {g.name for g in gpus()}
-    assert PRE_HOPPER_GPUS <= names
-    assert not PRE_HOPPER_GPUS & {"h100-sxm", "h200-sxm", "b200-hgx", "gb200", "mi300x"}
+    pre = {g.name for g in gpus() if attention_eff(g, DERIVED) == DERIVED.attn_eff_pre_hopper}
+    assert pre == {"a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "a10", "rtx-3090", "l4", "l40s", "rtx-4090"}
+    cc = {g.name: g.compute_capability for g in gpus()}
+    assert (cc["a100-80gb-sxm"], cc["h100-sxm"], cc["b200-hgx"], cc["mi300x"]) == (8.0, 9.0, 10.0, None)

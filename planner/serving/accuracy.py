@@ -829,7 +829,9 @@ CHANGES_NEXT = (
     "rises either way; all together 0.3125 to 0.3113 (−0.4%), under the 1% rule for new constants. No held-out "
     "figure of it was read.",
     "- **Kept: the pre-Hopper attention kernels** (docs/serving.md section 1, `attn_eff_pre_hopper`, derived 0.70; "
-    "`planner.serving.step.PRE_HOPPER_GPUS`): vLLM runs FlashAttention-2 below compute capability 9 and "
+    "the catalog's `compute_capability` below 9.0, `planner.serving.step.attention_eff`; a name set in "
+    "`step.py` until the catalog carried the field, the same GPUs): vLLM runs FlashAttention-2 below compute "
+    "capability 9 and "
     "FlashAttention-3 on Hopper (`FlashAttentionImpl`, `vllm/attention/backends/flash_attn.py`), and FA2 reaches up "
     "to 73% of an A100's peak (Dao 2023) where the fitted Hopper `attn_eff` is 0.44. Scaling all of the A100's "
     "compute instead lowers the training loss by at most 0.5%. Derived, not fitted: the loss keeps falling to the "

@@ -39,14 +39,13 @@ decode-only batch, ``vllm/worker/model_runner.py``; SGLang: ``ModelRunner.forwar
 ``forward_mode.is_cuda_graph()``, i.e. decode, ``python/sglang/srt/model_executor/model_runner.py``): such a step
 takes at least ``L·eager_layer_floor_s`` (twice for MoE layers)."""
 
-PRE_HOPPER_GPUS = frozenset({"a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "a10", "rtx-3090", "l4", "l40s",
-                             "rtx-4090"})
-"""Catalog GPUs of compute capability 8.x (NVIDIA, *CUDA GPUs - Compute Capability*, developer.nvidia.com/cuda-gpus:
-A100 8.0; A10, RTX 3090 8.6; L4, L40S, RTX 4090 8.9; H100/H200 are 9.0, B200/GB200 10.0). Their attention runs
+HOPPER_COMPUTE_CAPABILITY = 9.0
+"""GPUs of a lower CUDA compute capability (the catalog's ``compute_capability``: A100 8.0; A10, RTX 3090 8.6; L4,
+L40S, RTX 4090 8.9; H100/H200 are 9.0, B200/GB200 10.0; NVIDIA, developer.nvidia.com/cuda-gpus) run attention
 kernels written for the ``mma.sync`` instruction set: vLLM runs FlashAttention-2 below 9.0 and FlashAttention-3 on
 9.0 (``FlashAttentionImpl`` in ``vllm/attention/backends/flash_attn.py``, later ``get_flash_attn_version``), at
-``attn_eff_pre_hopper`` instead of ``attn_eff`` (:func:`attention_eff`). The catalog (``planner/data/gpus.json``)
-has no architecture field yet, so the set lives here."""
+``attn_eff_pre_hopper`` instead of ``attn_eff`` (:func:`attention_eff`). A GPU with no compute capability (AMD, or
+a GPUs-sheet row without one) takes ``attn_eff``."""
 
 PRE_HOPPER_ATTENTION = True
 """Whether :func:`attention_eff` separates the pre-Hopper attention kernels (session 10, docs/serving.md section 4);
@@ -112,14 +111,15 @@ def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
 
 def attention_eff(gpu: GpuSpec, cal: Calibration) -> float:
     """The attention kernels' share of peak 16-bit FLOP/s on ``gpu``: ``attn_eff_pre_hopper`` on the compute
-    capability 8.x GPUs of :data:`PRE_HOPPER_GPUS` (FlashAttention-2 class kernels), else ``attn_eff``.
+    capability 8.x GPUs (below :data:`HOPPER_COMPUTE_CAPABILITY`: FlashAttention-2 class kernels), else ``attn_eff``.
 
     >>> from planner.catalog import get_gpu
     >>> from planner.serving.calibration import DERIVED
     >>> attention_eff(get_gpu("a100-80gb-sxm"), DERIVED), attention_eff(get_gpu("h100-sxm"), DERIVED)
     (0.7, 0.5)
     """
-    if PRE_HOPPER_ATTENTION and gpu.name in PRE_HOPPER_GPUS:
+    cc = gpu.compute_capability
+    if PRE_HOPPER_ATTENTION and cc is not None and cc < HOPPER_COMPUTE_CAPABILITY:
         return cal.attn_eff_pre_hopper
     return cal.attn_eff
 
