@@ -207,3 +207,13 @@ def test_pre_hopper_gpus_are_those_below_compute_capability_9():
     assert pre == {"a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie", "a10", "rtx-3090", "l4", "l40s", "rtx-4090"}
     cc = {g.name: g.compute_capability for g in gpus()}
     assert (cc["a100-80gb-sxm"], cc["h100-sxm"], cc["b200-hgx"], cc["mi300x"]) == (8.0, 9.0, 10.0, None)
+
+
+def test_a_gpus_sheet_compute_capability_reaches_the_attention_efficiency():
+    """What the GPUs sheet shows is what is computed: a row's compute capability picks the attention kernels."""
+    from planner.catalog_sheet import gpu_from_token
+    from planner.serving.calibration import DERIVED
+    from planner.serving.step import attention_eff
+
+    assert attention_eff(gpu_from_token("h100-sxm"), DERIVED) == DERIVED.attn_eff
+    assert attention_eff(gpu_from_token("h100-sxm|compute_capability=8.6"), DERIVED) == DERIVED.attn_eff_pre_hopper
