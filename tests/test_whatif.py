@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from planner import template as ts
 from planner.cli import cli
 from planner.errors import ArgumentError
+from planner.template.sensitivity import GROUPS
 from planner.whatif import levers, rules
 from planner.whatif.source import load_inputs
 
@@ -207,12 +208,6 @@ class TestSensitivity:
 SAMPLES = ("seed", "bulk-tpm", "classifier-rpm", "selfhost-kv")
 
 
-def sv_groups():
-    from planner.template import sensitivity as sv
-
-    return sv.GROUPS
-
-
 def _close(sheet_value, reevaluated) -> bool:
     """A sheet cell against the re-evaluated plan's figure: numbers to 1e-9 (relative above 1); "never" is the
     re-evaluation's None (no breach at this growth)."""
@@ -289,7 +284,7 @@ class TestTornadoSheet:
         inputs = {**catalog_inputs(), **scenario_inputs(parse_scenario(tomllib.loads(text)))}
         values = ts.evaluate_plan(inputs)
         t = ts.TORNADO
-        for row, (name, _label) in enumerate(sv_groups()):
+        for row, (name, _label) in enumerate(GROUPS):
             if name not in ("input_tokens", "output_tokens", "cache_hit_rate"):
                 continue
             for side, f in (("lo", 0.8), ("hi", 1.2)):

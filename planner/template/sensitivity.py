@@ -285,9 +285,13 @@ def _tornado_columns() -> tuple[Column, ...]:
     return tuple(cols)
 
 
+BAR_TABLES: tuple[tuple[str, Table], ...] = (("plan", PLAN), ("routes", ROUTES), ("providers", PROVIDERS),
+                                            ("fleet", FLEET), ("specs", SPECS), ("profiles", PROFILES))
+"""The tables SENSITIVITY_BAR reads, by its argument names and in its argument order (planner.whatif.bars)."""
+
+
 def _plan_blocks() -> tuple[Expr, ...]:
-    """The tables SENSITIVITY_BAR reads, in its argument order (planner.whatif.bars.TABLES)."""
-    return tuple(Block(t) for t in (PLAN, ROUTES, PROVIDERS, FLEET, SPECS, PROFILES))
+    return tuple(Block(t) for _name, t in BAR_TABLES)
 
 
 def _never(m: Expr) -> Expr:
@@ -391,5 +395,5 @@ def fixed_cells() -> dict[tuple[str, str], Any]:
     return out
 
 
-__all__ = ["CASES", "DEMAND_CASES", "GROUPS", "NEVER", "SENSITIVITY_BARS", "SENSITIVITY_ROUTES", "SENSITIVITY_TABLES",
-           "TITLES", "TORNADO", "fixed_cells"]
+__all__ = ["BAR_TABLES", "CASES", "DEMAND_CASES", "GROUPS", "NEVER", "SENSITIVITY_BARS", "SENSITIVITY_ROUTES",
+           "SENSITIVITY_TABLES", "TITLES", "TORNADO", "fixed_cells"]

@@ -24,18 +24,14 @@ from planner.decision import MONTHS_NEVER
 from planner.errors import ArgumentError
 from planner.excel.expr import Evaluator
 from planner.template.fast import evaluate_cells
+from planner.template.sensitivity import BAR_TABLES
 from planner.whatif import levers
 
-TABLES = ("plan", "routes", "providers", "fleet", "specs", "profiles")
+TABLES = tuple(name for name, _t in BAR_TABLES)
 """The tables a bar reads, in the sheet function's argument order (each whole, header row included)."""
 
 _TARGETS = ((ts.RESULTS.name, "max_util"), (ts.RESULTS.name, "months_to_breach"))
 _GIVEN = (ts.SPECS.name,)
-
-
-def _table(name: str) -> ts.Table:
-    return {"plan": ts.PLAN, "routes": ts.ROUTES, "providers": ts.PROVIDERS, "fleet": ts.FLEET, "specs": ts.SPECS,
-            "profiles": ts.PROFILES}[name]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,8 +49,8 @@ def cells(blocks: Mapping[str, Sequence[Sequence[Any]]]) -> dict[tuple[str, str]
     read as blank); the Plan's rows by their setting name. A header or setting the template does not have is
     refused, naming it."""
     out: dict[tuple[str, str], Any] = {}
-    for name in TABLES:
-        t, rows = _table(name), blocks.get(name)
+    for name, t in BAR_TABLES:
+        rows = blocks.get(name)
         if not rows:
             continue
         by_header = {c.header.lower(): c for c in t.columns}
@@ -105,10 +101,11 @@ def _frozen(rows: Sequence[Sequence[Any]] | None) -> tuple | None:
 
 
 @lru_cache(maxsize=8)  # the keys hold a plan's tables: a few plans' worth (a batch's memory stays flat)
-def _base(key: tuple) -> dict[tuple[str, str], Any]:
-    """The plan's input cells and its own values of the cone (evaluated once for its six bar ends)."""
+def _base(key: tuple) -> tuple[dict[tuple[str, str], Any], dict[tuple[str, str], Any]]:
+    """The plan's cells from its tables, and those with its own values of the cone (evaluated once for its six bar
+    ends)."""
     inputs = cells(dict(zip(TABLES, key)))
-    return {**inputs, **evaluate_cells(inputs, ts.cone_cells(_TARGETS, _GIVEN))}
+    return inputs, {**inputs, **evaluate_cells(inputs, ts.cone_cells(_TARGETS, _GIVEN))}
 
 
 @lru_cache(maxsize=8)
@@ -116,9 +113,8 @@ def _bar(key: tuple, group: str, factor: float) -> BarFigures:
     """One bar end, evaluated once for both of its cells (utilization and breach). A group that scales a column of
     an input table re-evaluates only the cells of the cone that read it (the rest are the plan's own values, which
     do not depend on it); a Plan setting re-evaluates the whole cone."""
-    base = _base(key)
+    inputs, base = _base(key)
     g = levers.group(group)
-    inputs = {k: v for k, v in base.items() if k[0] in _INPUT_SHEETS}
     scaled = levers.scaled(inputs, g, factor)
     table = {"Routes": ts.ROUTES, "Fleet": ts.FLEET}.get(g.table)
     if table is not None and not g.routes_key:
@@ -132,10 +128,6 @@ def _bar(key: tuple, group: str, factor: float) -> BarFigures:
               for m in (values.get((ts.RESULTS.sheet, ts.RESULTS.cell("months_to_breach", i))),)
               if isinstance(m, (int, float)) and not isinstance(m, bool) and m < MONTHS_NEVER]
     return BarFigures(max_util=total.evaluate(ev, 0), breach_months=min(months) if months else MONTHS_NEVER)
-
-
-_INPUT_SHEETS = frozenset(_table(name).sheet for name in TABLES if name != "specs") | {ts.SPECS.sheet}
-"""The sheets of the tables a bar reads (the Specs' values are its inputs too)."""
 
 
 __all__ = ["TABLES", "BarFigures", "bar_figures", "cells"]
