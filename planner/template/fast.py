@@ -113,18 +113,19 @@ def _fixed() -> dict[Key, Any]:
     return ts.fixed_cells()
 
 
-def evaluate_cells(inputs: Mapping[Key, Any], keys: Iterable[Key],
-                   functions: Mapping[str, Any] | None = None) -> dict[Key, Any]:
+def evaluate_cells(inputs: Mapping[Key, Any], keys: Iterable[Key], functions: Mapping[str, Any] | None = None, *,
+                   memo: dict[tuple[Any, ...], Any] | None = MEMO) -> dict[Key, Any]:
     """The template formula cells ``keys`` (in an order that keeps every cell after its precedents: the template's,
     or a cone of it, :func:`planner.template.cone_cells`) computed from ``inputs`` (input cells, and the values of
-    any formula cell not in ``keys`` that they read). Returns ``{cell: value}`` of those cells."""
+    any formula cell not in ``keys`` that they read). Returns ``{cell: value}`` of those cells. ``memo``: the
+    registry-call memo (None: none)."""
     if functions is None:
         from planner.registry import load
 
         functions = load()
     values = dict(_fixed())
     values.update(inputs)
-    ev = FastEvaluator({}, functions, memo=MEMO)
+    ev = FastEvaluator({}, functions, memo=memo)
     ev.values = values  # (the base class would copy it)
     code = compiled_cells()
     out: dict[Key, Any] = {}

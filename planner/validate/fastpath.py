@@ -299,22 +299,19 @@ def evaluate(book: Book, keep: dict[Key, Any], edited: dict[Key, str] | None = N
     one formula each, in ``order`` from :func:`evaluation_order`)."""
     from planner.registry import load
 
-    fixed = compiled()[2]
-    values: dict[Key, Any] = dict(fixed)
-    formula_cells = _cells_by_key()
+    by_key = _cells_by_key()
     # a formula cell's cached value is not an input (a fixed cell's own value stays where it is one)
-    values.update({k: v for k, v in book.values.items() if k not in formula_cells})
+    inputs = {k: v for k, v in book.values.items() if k not in by_key}
+    code = _compiled_cells()
+    if not keep and not edited and order is None:  # the common case: every cell on the template's path
+        return _fast.evaluate_cells(inputs, code, memo=_MEMO)
+    values: dict[Key, Any] = dict(compiled()[2])
+    values.update(inputs)
     ev = _FastEvaluator({}, load(), memo=_MEMO)
     ev.values = values  # (the base class would copy it)
     out: dict[Key, Any] = {}
-    by_key = _cells_by_key()
     edited = edited or {}
-    code = _compiled_cells()
     store = ev.values
-    if not keep and not edited and order is None:  # the common case: every cell on the template's path
-        for key, f in code.items():
-            store[key] = out[key] = f(ev)
-        return out
     for key in (order or by_key):
         if key in keep:
             v = keep[key]
