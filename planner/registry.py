@@ -45,6 +45,10 @@ class Arg:
     refusal in a cell reaches the implementation in place, as a :class:`planner.errors.Refusal` (in a ``table``, as
     its text), and is the result only where the function reads that row (:func:`planner.errors.read_row`). Without
     it, an error anywhere in an argument is the result: one route's refusal would become every backend's.
+
+    ``reads`` (a ``row_errors`` table only): the keys of the only columns the implementation reads, so any value in
+    the others (an error included) leaves the result as it is (tests/test_declared_reads.py scrambles them). What
+    depends on a cell is then known more narrowly than Excel's range (:func:`planner.template.cone_cells`).
     """
 
     name: str
@@ -54,6 +58,7 @@ class Arg:
     default: Any = REQUIRED
     blank: str = ""
     row_errors: bool = False
+    reads: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ARG_KINDS:
@@ -63,6 +68,10 @@ class Arg:
         if self.row_errors and self.kind not in ("numbers", "texts", "table"):
             raise ValueError(f"Arg {self.name}: row_errors is for a range (numbers, texts or table), not "
                              f"{self.kind!r}")
+        if self.reads is not None and not (self.kind == "table" and self.row_errors and self.reads
+                                           and all(isinstance(k, str) and k for k in self.reads)):
+            raise ValueError(f"Arg {self.name}: reads names the columns a row_errors table argument reads, "
+                             f"got {self.reads!r}")
 
     @property
     def optional(self) -> bool:

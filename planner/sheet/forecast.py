@@ -356,6 +356,10 @@ BACKENDS_TABLE = Arg(name="backends", unit="table", kind="table", help="The Fore
                      "included", row_errors=True)
 ROUTES_TABLE = Arg(name="routes", unit="table", kind="table", help="The Forecast sheet's route table, header "
                    "included (month 1's parts of each route and its own growth rate)", row_errors=True)
+BREACH_READS = ("route", "backend", "growth", *SHARE_KEYS)
+"""The route table's columns BACKEND_MONTHS_TO_BREACH reads (_share_rows): a route's costs and month-1 figures are
+not among them."""
+BREACH_ROUTES_TABLE = replace(ROUTES_TABLE, reads=BREACH_READS)
 ROUTE_DEMAND_TABLE = Arg(name="route_demand", unit="table", kind="table", help="The Forecast sheet's per-route "
                          "demand table, header included (a route's own multiple month by month)", default=None,
                          blank="no route's own multiples", row_errors=True)
@@ -581,7 +585,7 @@ def _routes_example(*, second_growth: str) -> str:
     "of it; where every route on the backend grows alike, MONTHS_TO_BREACH of the given utilization.",
     args=(
         Arg(name="backend", unit="name", kind="text", help="The backend"),
-        ROUTES_TABLE,
+        BREACH_ROUTES_TABLE,
         Arg(name="monthly_growth", unit="fraction/month", help="The Plan's monthly growth"),
         Arg(name="utilization", unit="fraction", help="The backend's highest linear utilization (1 / headroom): "
             "used where its routes grow alike"),

@@ -18,7 +18,7 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from planner.excel.expr import ALLOWED_BUILTINS, At, Block, Cells, Evaluator, Expr, Ref
+from planner.excel.expr import ALLOWED_BUILTINS, At, Block, Cells, Evaluator, Expr, Ref, Udf
 from planner.excel.tables import Column, Table, col_letter, sheet_ref
 from planner.excel.values import NA, VALUE, XlError, is_error
 from planner.template.forecast import (  # noqa: I001  issue 14: the Forecast sheet
@@ -200,6 +200,28 @@ def _references(expr: Expr) -> set[tuple[str, str]]:
     return set().union(*(_references(c) for c in expr.children()))
 
 
+def _read_references(expr: Expr, reads: Mapping[str, Mapping[int, tuple[str, ...]]]) -> set[tuple[str, str]]:
+    """:func:`_references`, where a whole table passed to a function whose ``Arg.reads`` names its columns depends
+    only on those (a key that is not a column of that table is refused: a declaration out of step with the
+    template)."""
+    if isinstance(expr, Udf) and expr.name in reads:
+        out: set[tuple[str, str]] = set()
+        for i, a in enumerate(expr.args):
+            keys = reads[expr.name].get(i)
+            if keys is not None and isinstance(a, Block):
+                have = {c.key for c in a.table.columns}
+                unknown = [k for k in keys if k not in have]
+                if unknown:
+                    raise ValueError(f"{expr.name} argument {i + 1} reads {unknown}: not columns of {a.table.name}")
+                out |= {(a.table.name, k) for k in keys}
+            else:
+                out |= _read_references(a, reads)
+        return out
+    if isinstance(expr, (Ref, Cells, At, Block)):
+        return _references(expr)
+    return set().union(*(_read_references(c, reads) for c in expr.children()))
+
+
 def _column_order() -> list[tuple[Table, Column]]:
     """Formula columns in dependency order (a column after every column it reads)."""
     nodes = {(t.name, c.key): (t, c) for t in FORMULA_TABLES for c in t.columns if c.formula is not None}
@@ -300,14 +322,24 @@ def evaluate_plan(
 
 @functools.cache
 def cone_cells(targets: tuple[tuple[str, str], ...], given: tuple[str, ...] = (),
-               changed: tuple[tuple[str, str], ...] | None = None) -> tuple[tuple[str, str], ...]:
+               changed: tuple[tuple[str, str], ...] | None = None, *,
+               reads: tuple[tuple[str, int, tuple[str, ...]], ...] = ()) -> tuple[tuple[str, str], ...]:
     """The formula cells the columns ``targets`` (``(table name, column key)``) depend on, themselves included, in
     the template's evaluation order: what a cell that asks "the plan with this input changed" evaluates again
     (:func:`planner.template.fast.evaluate_cells`), without the sheets it does not read. The tables in ``given``
     are read as they are (their cells are inputs of the cone: the Specs of a plan whose fleets do not change).
     ``changed`` (input columns, ``(table name, column key)``): only the cells of the cone that read one of them,
     directly or through other cells; the rest keep the values of the plan as it is. (A Plan setting is not a
-    column: a change of one needs the whole cone.)"""
+    column: a change of one needs the whole cone.) ``reads`` (``(function, argument position, column keys)``, the
+    registry's ``Arg.reads``): a whole table passed as that argument depends only on those columns, so the cone
+    leaves out the others (the cells outside it may then hold any value: no cell of it reads them)."""
+    by_function: dict[str, dict[int, tuple[str, ...]]] = {}
+    for name, i, keys in reads:
+        by_function.setdefault(name, {})[i] = keys
+
+    def refs(formula: Expr) -> set[tuple[str, str]]:
+        return _references(formula) if not by_function else _read_references(formula, by_function)
+
     nodes = {(t.name, c.key): (t, c) for t, c in _column_order() if t.name not in given}
     need: set[tuple[str, str]] = set()
     stack = list(targets)
@@ -318,12 +350,12 @@ def cone_cells(targets: tuple[tuple[str, str], ...], given: tuple[str, ...] = ()
         need.add(node)
         formula = nodes[node][1].formula
         assert formula is not None
-        stack.extend(d for d in _references(formula) if d in nodes)
+        stack.extend(d for d in refs(formula) if d in nodes)
     if changed is not None:
         moved = set(changed)
         for t, c in _column_order():  # dependency order: a column's precedents are decided before it
             assert c.formula is not None
-            if (t.name, c.key) in need and _references(c.formula) & moved:
+            if (t.name, c.key) in need and refs(c.formula) & moved:
                 moved.add((t.name, c.key))
         need &= moved
     return tuple((t.sheet, t.cell(c.key, i)) for t, c in _column_order() if (t.name, c.key) in need

@@ -6,8 +6,10 @@ OTPM under each provider's counting rules. Their highest utilization and first b
 the plan's input tables with the group scaled (:func:`planner.whatif.levers.scaled`, as ``planner size`` and
 ``planner sweep`` scale it), evaluated through the template's own expressions (compiled once per process,
 :mod:`planner.template.fast`), but only the cells Results' ``max_util`` and ``months_to_breach`` depend on
-(:func:`planner.template.cone_cells`: Results, the route profiles, the Forecast route table; the Options, Forecast
-and What-if sheets are not read), with the Specs as the plan computed them (no fleet changes). A cell that calls
+(:func:`planner.template.cone_cells`: Results, the route profiles, the Forecast route table's columns that
+BACKEND_MONTHS_TO_BREACH reads, its declared ``Arg.reads``; the Options, Forecast and What-if sheets are not read),
+with the Specs as the plan computed them (no fleet changes), and of those only what the targets read (each cell is
+computed on its first read: a branch an IF does not take is never computed). A cell that calls
 :func:`bar_figures` therefore shows what the whole plan re-evaluated shows (tests/test_whatif.py checks it against
 :func:`planner.template.evaluate_plan`). Pure.
 """
@@ -16,14 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from planner import template as ts
 from planner.decision import MONTHS_NEVER
 from planner.errors import ArgumentError
-from planner.excel.expr import Evaluator
-from planner.template.fast import evaluate_cells
+from planner.registry import load as load_functions
+from planner.template.fast import MEMO, FastEvaluator, compiled_cells
 from planner.template.sensitivity import BAR_TABLES
 from planner.whatif import levers
 
@@ -100,12 +102,58 @@ def _frozen(rows: Sequence[Sequence[Any]] | None) -> tuple | None:
     return tuple(tuple(r) for r in rows)
 
 
+_MISSING = object()
+_fixed_cells = lru_cache(maxsize=1)(ts.fixed_cells)
+
+
+class _Lazy(dict):  # type: ignore[type-arg]
+    """Cell values computed when a formula first reads them: a cell of ``code`` is evaluated (by ``ev``) on its
+    first read and kept; any other cell absent here is ``fallback``'s (the plan's own values), else blank. Reading
+    on demand, a bar end computes only what its targets read: a provider route's fleet columns, a blank row's cells
+    and the shares of a backend whose routes grow alike are never computed (an IF's branch not taken, a function's
+    argument it does not read). Every computed cell is complete when read (its own precedents are read first), so
+    the values are those of the template's evaluation order."""
+
+    __slots__ = ("code", "ev", "fallback")
+
+    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
+        v = dict.get(self, key, _MISSING)
+        if v is not _MISSING:
+            return v
+        f = self.code.get(key)
+        if f is not None:
+            v = self[key] = f(self.ev)
+            return v
+        if self.fallback is not None:
+            return self.fallback.get(key, default)
+        return default
+
+
+def _lazy(known: Mapping[tuple[str, str], Any], cone: tuple[tuple[str, str], ...],
+          fallback: _Lazy | None = None) -> tuple[_Lazy, FastEvaluator]:
+    code = compiled_cells()
+    values = _Lazy(_fixed_cells())
+    values.update(known)
+    for k in cone:  # re-evaluated here: not the known value
+        values.pop(k, None)
+    values.code = {k: code[k] for k in cone}
+    values.fallback = fallback
+    ev = FastEvaluator({}, load_functions(), memo=MEMO)
+    ev.values = values  # (the base class would copy it)
+    values.ev = ev
+    return values, ev
+
+
 @lru_cache(maxsize=8)  # the keys hold a plan's tables: a few plans' worth (a batch's memory stays flat)
-def _base(key: tuple) -> tuple[dict[tuple[str, str], Any], dict[tuple[str, str], Any]]:
-    """The plan's cells from its tables, and those with its own values of the cone (evaluated once for its six bar
-    ends)."""
+def _base(key: tuple) -> tuple[dict[tuple[str, str], Any], _Lazy]:
+    """The plan's cells from its tables, and its own values of the cone, computed as its six bar ends read them."""
     inputs = cells(dict(zip(TABLES, key)))
-    return inputs, {**inputs, **evaluate_cells(inputs, ts.cone_cells(_TARGETS, _GIVEN))}
+    return inputs, _lazy(inputs, _cone(None))[0]
+
+
+@cache
+def _cone(changed: tuple[tuple[str, str], ...] | None) -> tuple[tuple[str, str], ...]:
+    return ts.cone_cells(_TARGETS, _GIVEN, changed, reads=_reads())
 
 
 @lru_cache(maxsize=8)
@@ -118,16 +166,21 @@ def _bar(key: tuple, group: str, factor: float) -> BarFigures:
     scaled = levers.scaled(inputs, g, factor)
     table = {"Routes": ts.ROUTES, "Fleet": ts.FLEET}.get(g.table)
     if table is not None and not g.routes_key:
-        values = {**base, **evaluate_cells({**base, **scaled}, ts.cone_cells(_TARGETS, _GIVEN,
-                                                                             ((table.name, g.key),)))}
+        values, ev = _lazy(scaled, _cone(((table.name, g.key),)), base)
     else:
-        values = {**base, **evaluate_cells(scaled, ts.cone_cells(_TARGETS, _GIVEN))}
-    ev = Evaluator(values)
+        values, ev = _lazy(scaled, _cone(None))
     total = next(expr for _label, k, expr, _fmt in ts.TOTALS if k == "max_util")
     months = [m for i, _name in levers.route_rows(inputs)
               for m in (values.get((ts.RESULTS.sheet, ts.RESULTS.cell("months_to_breach", i))),)
               if isinstance(m, (int, float)) and not isinstance(m, bool) and m < MONTHS_NEVER]
     return BarFigures(max_util=total.evaluate(ev, 0), breach_months=min(months) if months else MONTHS_NEVER)
+
+
+@lru_cache(maxsize=1)
+def _reads() -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    """The registry's declared reads (``Arg.reads``): ``(function, argument position, column keys)``."""
+    return tuple((name, i, a.reads) for name, spec in sorted(load_functions().items())
+                 for i, a in enumerate(spec.args) if a.reads is not None)
 
 
 __all__ = ["TABLES", "BarFigures", "bar_figures", "cells"]
