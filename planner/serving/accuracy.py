@@ -45,7 +45,29 @@ TRACE_REPLAY = True
 """AccelMark online points replayed with the harness's own arrivals and prompt lengths (:func:`harness_trace`)."""
 
 
-def harness_settings(point: Mapping[str, Any], *, gpu_big: bool) -> dict[str, int]:
+RECORDED_ENGINE_CONFIG = True
+"""AccelMark runs replayed with the engine arguments their own result files record (``task.extra_config``:
+``enforce_eager``; :func:`harness_settings`, session 11)."""
+
+OFFLINE_QUANTIZATION = True
+"""AccelMark's offline scenario replayed with the ``quantization`` its runner passes to ``LLM(...)`` (suite C's
+W4A16: ``"gptq"``, vLLM's ExLlama kernels; :func:`harness_settings`, session 11)."""
+
+
+def _recorded_run_config(point: Mapping[str, Any]) -> dict[str, Any]:
+    """The recorded engine arguments of ``point``'s AccelMark run (``planner/data/benchmark_harnesses.json``,
+    ``accelmark.recorded_engine_config``), keyed by run directory and, for suite C, precision directory."""
+    from planner.catalog import benchmark_harness_data
+
+    parts = str(point.get("id", "")).split("/")
+    runs = benchmark_harness_data()["accelmark"].get("recorded_engine_config", {}).get("runs", {})
+    for key in ("/".join(parts[1:3]), parts[1] if len(parts) > 1 else ""):
+        if key in runs:
+            return {k: v for k, v in runs[key].items() if k != "where"}
+    return {}
+
+
+def harness_settings(point: Mapping[str, Any], *, gpu_big: bool) -> dict[str, Any]:
     """Engine settings a source's benchmark harness applies that its points do not restate.
 
     AccelMark's vLLM runners (``runners/nvidia_vllm_47f5d58e/runner.py``, ``runners/nvidia_vllm020_0f6c56e4``) run
@@ -56,6 +78,12 @@ def harness_settings(point: Mapping[str, Any], *, gpu_big: bool) -> dict[str, in
     else 8,192; an engine built directly (``UsageContext.ENGINE_CONTEXT``) is in neither table and falls back to
     ``SchedulerConfig.DEFAULT_MAX_NUM_SEQS`` 128 and ``DEFAULT_MAX_NUM_BATCHED_TOKENS`` 2,048. vLLM V0 (0.7.3) has
     fixed ``EngineArgs`` defaults (256 sequences, whole prompts up to ``max_model_len``), which the model already uses.
+
+    Two more settings come from the run itself (``planner/data/benchmark_harnesses.json``): ``enforce_eager`` where
+    its result.json records ``task.extra_config.enforce_eager: true`` (vLLM 0.20's suite-C W8A8, W8A16 and W4A16 runs
+    on the A100 80GB; the runner passes it to ``LLM`` and ``AsyncEngineArgs`` alike), and, offline only, the
+    ``quantization`` the runner passes to ``LLM(...)`` from the suite's ``precision_model_map`` (``"gptq"`` for
+    suite C's W4A16, which keeps vLLM on its ExLlama kernels; the online engine is built without it).
 
     >>> harness_settings({"id": "accelmark/x/online/qps25", "engine": "vllm", "engine_version": "0.20.1",
     ...                   "mode": "open"}, gpu_big=False)
@@ -72,12 +100,25 @@ def harness_settings(point: Mapping[str, Any], *, gpu_big: bool) -> dict[str, in
     except ValueError:
         return {}
     v1 = major_minor >= (0, 8)
+    extra: dict[str, Any] = {}
+    if RECORDED_ENGINE_CONFIG and _recorded_run_config(point).get("enforce_eager"):
+        extra["enforce_eager"] = True
     if point.get("mode") == "offline":
-        out = {"max_num_seqs": 512}
+        out: dict[str, Any] = {"max_num_seqs": 512}
         if v1:
             out["max_num_batched_tokens"] = 16384 if gpu_big else 8192
-        return out
-    return {"max_num_seqs": 128, "max_num_batched_tokens": 2048} if v1 else {}
+        if OFFLINE_QUANTIZATION:
+            import re
+
+            from planner.catalog import benchmark_harness_data
+
+            m = re.search(r"_suite_([A-Z])_", str(point.get("id", "")))
+            table = benchmark_harness_data()["accelmark"].get("offline_quantization", {})
+            quant = table.get(f"suite_{m.group(1)}", {}).get(str(point.get("weight_dtype"))) if m else None
+            if quant:
+                out["quantization"] = quant
+        return {**out, **extra}
+    return {**({"max_num_seqs": 128, "max_num_batched_tokens": 2048} if v1 else {}), **extra}
 
 
 V1_PREFIX_CACHE = False
@@ -457,7 +498,9 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   chunked_prefill=_flag(settings.get("enable_chunked_prefill")),
                   num_prompts=math.ceil(n_prompts / replicas) if n_prompts else None,  # each replica's share
                   latency_stat="median" if point.get("stat") in ("median", "p50") else "mean",
-                  ep=ep if ep > 1 and tp % ep == 0 else 1, dp=attn_dp if tp % attn_dp == 0 else 1)
+                  ep=ep if ep > 1 and tp % ep == 0 else 1, dp=attn_dp if tp % attn_dp == 0 else 1,
+                  enforce_eager=_flag(settings.get("enforce_eager")) is True,
+                  quantization=settings.get("quantization"))
     kv_tokens = None
     if V1_PREFIX_CACHE and accelmark_prefix_cache(point) and replicas == 1:
         from planner.engines import normalize_engine
