@@ -912,6 +912,13 @@ CHANGES_NEXT = (
     "read after the decision: TPOT 21.0% to 17.8%, TTFT 35.0% to 33.4%, output tok/s 16.9% to 16.1%, ±25% share "
     "55.6% to 57.4%. Every target (TPOT and tok/s "
     "15%, TTFT 25%, 70% within ±25%) is still missed.",
+    "- **Tried, not added: vLLM V0's offline step costs apart from its streaming ones.** The offline `LLM` asks for "
+    "final outputs only (`sp.output_kind = RequestOutputKind.FINAL_ONLY` in `LLM._validate_and_add_requests`), so "
+    "V0 builds no per-step `RequestOutput` for it, where AccelMark's online engine streams one per sequence and step "
+    "to its in-process clients; the training split's V0 offline runs on Hopper are predicted 20-29% slow. As two new "
+    "constants (V0's step and per-sequence costs for offline runs, by grid: halves and quarters of the fitted 6.5 ms "
+    "and 89 µs, and 0) the best lowers the training loss 0.3079 to 0.3070 (−0.3%, per-sequence cost halved), under "
+    "the 1% rule: not added, no code kept, no held-out figure of it read.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
