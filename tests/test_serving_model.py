@@ -256,3 +256,27 @@ def test_gptq_named_explicitly_rebuilds_the_16_bit_weights_above_50_tokens():
     assert step_time_s(exllama, cal, decode_seqs=50) == step_time_s(marlin, cal, decode_seqs=50)
     bf16 = _replica(quantization="gptq")  # a 16-bit checkpoint has nothing to rebuild
     assert bf16.dequant_bytes == 0.0
+
+
+def test_meta_fp8_checkpoint_keeps_attention_and_edge_layers_in_bf16():
+    """Meta's FP8 Llama-3.1-405B quantizes only the feed-forward layers of layers 2-125 (Llama 3 paper, section 6.2;
+    ``FbgemmFp8Config(modules_to_not_convert=...)``): 124 layers' attention (16,384 x 128 x (2 x 128 + 2 x 8)
+    weights each) and two whole layers ((405.85e9 - 2 x 128,256 x 16,384)/126 each) stay in BF16, one byte more
+    per weight than FP8, split over 8 GPUs; those bytes leave less room for the KV cache."""
+    m = get_model("llama-3.1-405b")
+    p16 = 124 * 16384 * 128 * 272 + 2 * (405.85e9 - 2 * 128256 * 16384) / 126
+    kw = dict(tp=8, weight_dtype="fp8", context_tokens=3000, input_tokens=2048, calibration=DERIVED)
+    plain = build_replica(m, H100, **kw)
+    meta = build_replica(m, H100, checkpoint_recipe="meta-fp8", **kw)
+    assert meta.dense_bytes - plain.dense_bytes == pytest.approx(p16 / 8, rel=1e-6)
+    assert meta.peak_flops_per_s < plain.peak_flops_per_s
+    from planner.serving.api import performance
+
+    runs = [performance("llama-3.1-405b", "h100-sxm", tp=8, weight_dtype="fp8", input_tokens=2048,
+                        output_tokens=2048, checkpoint_recipe=r) for r in (None, "meta-fp8")]
+    assert runs[1].max_running < runs[0].max_running
+    assert runs[1].output_tokens_per_s < runs[0].output_tokens_per_s
+    from planner.errors import ArgumentError
+
+    with pytest.raises(ArgumentError):
+        build_replica(m, H100, checkpoint_recipe="other", **kw)

@@ -54,6 +54,29 @@ OFFLINE_QUANTIZATION = True
 W4A16: ``"gptq"``, vLLM's ExLlama kernels; :func:`harness_settings`, session 11)."""
 
 
+CHECKPOINT_RECIPE = False
+"""Runs of a quantized checkpoint that keeps layers in 16 bits replayed with it (:func:`checkpoint_recipe`: dstack's
+Llama-3.1-405B runs of Meta's FP8 checkpoint, ``"meta-fp8"``). Tried in session 11 and not kept: the training loss
+rose, 0.3079 to 0.3081, and a warm refit round moved nothing (docs/serving.md section 4), so it is off; the API's
+``checkpoint_recipe`` argument stays."""
+
+
+def checkpoint_recipe(point: Mapping[str, Any]) -> str | None:
+    """The :data:`planner.serving.step.CHECKPOINT_RECIPES` entry of ``point``'s checkpoint, from
+    ``planner/data/benchmark_harnesses.json`` (``checkpoint_recipes``, by point-id prefix), or None.
+
+    >>> checkpoint_recipe({"id": "dstack-405b/8xH100-1FP8-meta/2048-2048/offline-n64"})
+    'meta-fp8'
+    >>> checkpoint_recipe({"id": "dstack-405b/8xMi300-1FP8-amd/2048-2048/offline-n64"}) is None
+    True
+    """
+    from planner.catalog import benchmark_harness_data
+
+    runs = benchmark_harness_data().get("checkpoint_recipes", {}).get("runs", {})
+    pid = str(point.get("id", ""))
+    return next((v["recipe"] for k, v in runs.items() if pid.startswith(k)), None)
+
+
 def _recorded_run_config(point: Mapping[str, Any]) -> dict[str, Any]:
     """The recorded engine arguments of ``point``'s AccelMark run (``planner/data/benchmark_harnesses.json``,
     ``accelmark.recorded_engine_config``), keyed by run directory and, for suite C, precision directory."""
@@ -500,7 +523,8 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   latency_stat="median" if point.get("stat") in ("median", "p50") else "mean",
                   ep=ep if ep > 1 and tp % ep == 0 else 1, dp=attn_dp if tp % attn_dp == 0 else 1,
                   enforce_eager=_flag(settings.get("enforce_eager")) is True,
-                  quantization=settings.get("quantization"))
+                  quantization=settings.get("quantization"),
+                  checkpoint_recipe=checkpoint_recipe(point) if CHECKPOINT_RECIPE else None)
     kv_tokens = None
     if V1_PREFIX_CACHE and accelmark_prefix_cache(point) and replicas == 1:
         from planner.engines import normalize_engine
@@ -919,6 +943,13 @@ CHANGES_NEXT = (
     "constants (V0's step and per-sequence costs for offline runs, by grid: halves and quarters of the fitted 6.5 ms "
     "and 89 µs, and 0) the best lowers the training loss 0.3079 to 0.3070 (−0.3%, per-sequence cost halved), under "
     "the 1% rule: not added, no code kept, no held-out figure of it read.",
+    "- **Tried, not kept: Meta's FP8 checkpoint for dstack's Llama-3.1-405B runs** (`checkpoint_recipe=\"meta-fp8\"`, "
+    "`CHECKPOINT_RECIPE` off): `meta-llama/Llama-3.1-405B-FP8` keeps the attention layers and the first and last "
+    "layers in BF16 (Llama 3 paper, section 6.2), 77 GB more weights over 8 GPUs, less KV room and a fifth of the "
+    "GEMM FLOPs at the 16-bit peak. The training split's H100 offline throughputs move much closer (+125% to +246% "
+    "down to +39% to +121% at the large batches), but the MI300X ShareGPT run's TPOT and TTFT move away, and per run "
+    "the training loss rises 0.3079 to 0.3081 (a warm refit round moved nothing): not kept, no held-out figure of it "
+    "read; the API argument stays.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 

@@ -53,6 +53,16 @@ DEQUANT_BYTES_PER_PARAM = 4.0
 reconstruction writes 2 bytes and cuBLAS reads them back (2 bytes), on top of the packed 4-bit read the step already
 counts."""
 
+CHECKPOINT_RECIPES = ("meta-fp8",)
+"""Quantized checkpoints that keep some linear layers in 16 bits (:func:`unquantized_params`). ``"meta-fp8"``: Meta's
+FBGEMM FP8 checkpoints of Llama 3.1 (``meta-llama/Llama-3.1-405B-FP8``, ``quant_method: fbgemm_fp8``), which quantize
+only the feed-forward layers and leave the self-attention layers and the first and last Transformer layers in BF16
+(Llama Team, *The Llama 3 Herd of Models*, arXiv 2407.21783, section 6.2 "FP8 quantization"; Hugging Face's
+conversion with ``FbgemmFp8Config(modules_to_not_convert=["model.layers.0", "model.layers.125", "lm_head",
+"model.layers.{1..124}.self_attn"])``, "As defined by Meta, we don't quantize the first and last layers as well as
+the lm_head. Also, we don't quantize the self_attn layers"); vLLM's ``fbgemm_fp8`` method runs the modules of that
+list unquantized (``FBGEMMFp8Config.ignore_list``)."""
+
 HOPPER_COMPUTE_CAPABILITY = 9.0
 """GPUs of a lower CUDA compute capability (the catalog's ``compute_capability``: A100 8.0; A10, RTX 3090 8.6; L4,
 L40S, RTX 4090 8.9; H100/H200 are 9.0, B200/GB200 10.0; NVIDIA, developer.nvidia.com/cuda-gpus) run attention
@@ -157,11 +167,40 @@ def gemm_peak_flops(gpu: GpuSpec, weight_dtype: str) -> float:
     return float(gpu.bf16_flops_per_s)
 
 
+def unquantized_params(model: ModelSpec, recipe: str | None) -> float:
+    """Linear-layer parameters a quantized checkpoint of ``recipe`` keeps in 16 bits (beyond the embeddings and LM
+    head, which every quantized checkpoint keeps; :data:`CHECKPOINT_RECIPES`). ``"meta-fp8"`` on a dense model: the
+    self-attention projections of layers 2..L−1 plus the whole first and last layers,
+    ``(L−2)·h·d_head·(2·n_q + 2·n_kv) + 2·P_body/L`` with ``P_body = P − 2·V·h``.
+
+    Worked example, Llama-3.1-405B (126 layers, h 16,384, 128 query and 8 KV heads of 128): attention 16,384·128·272 =
+    570.4 M per layer, ×124 = 70.7 G; ``P_body`` = 405.85 G − 2·128,256·16,384 = 401.6 G, two layers of it 6.4 G:
+    77.1 G parameters in BF16, 19% of the model.
+
+    >>> from planner.catalog import get_model
+    >>> round(unquantized_params(get_model("llama-3.1-405b"), "meta-fp8") / 1e9, 1)
+    77.1
+    >>> unquantized_params(get_model("llama-3.1-405b"), None)
+    0.0
+    """
+    if not recipe:
+        return 0.0
+    if recipe not in CHECKPOINT_RECIPES:
+        raise ArgumentError("checkpoint_recipe", recipe, f"one of {', '.join(CHECKPOINT_RECIPES)} or None")
+    if model.architecture == "moe":
+        raise ArgumentError("checkpoint_recipe", recipe, "a dense model (Meta's FP8 recipe is for dense Llama 3.1)")
+    layers = model.num_hidden_layers
+    head_dim = model.head_dim or model.hidden_size // model.num_attention_heads
+    attn = model.hidden_size * head_dim * 2 * (model.num_attention_heads + model.num_key_value_heads)
+    body = model.params_active - 2 * float(model.vocab_size or 0) * model.hidden_size
+    return (layers - 2) * attn + 2 * body / layers
+
+
 def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1,
                   weight_dtype: str = "auto", kv_cache_dtype: str = "auto", context_tokens: float,
                   input_tokens: float, cached_tokens: float = 0.0, engine: str = "vllm",
                   calibration: Calibration, enforce_eager: bool = False,
-                  quantization: str | None = None) -> Replica:
+                  quantization: str | None = None, checkpoint_recipe: str | None = None) -> Replica:
     """The per-step constants of ``model`` on ``tp × pp`` ``gpu`` for requests of ``input_tokens`` (of which
     ``cached_tokens`` hit the prefix cache) decoding at average ``context_tokens``.
 
@@ -184,6 +223,9 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     steps only). ``quantization="gptq"`` with a 4-bit GPTQ checkpoint: vLLM's ExLlama kernels instead of Marlin
     (:data:`EXLLAMA_MAX_Q_GEMM_ROWS`): a step of more than 50 tokens also writes and reads the 16-bit copy of the
     dense linear weights, ``dequant_bytes = 4 B·P_body/tp`` (:data:`DEQUANT_BYTES_PER_PARAM`; dense models only).
+    ``checkpoint_recipe`` (FP8/INT8 weights only): the :func:`unquantized_params` ``P_16`` of the checkpoint stay in
+    16 bits, so a step reads ``P_16·(2 − 1 B)/tp`` more and the GEMMs run at the blend of the two peaks,
+    ``F_peak = 1/((1 − s)/F_8 + s/F_16)`` with ``s = P_16/P_body``.
 
     >>> from planner.catalog import get_gpu, get_model
     >>> from planner.serving.calibration import DERIVED
@@ -219,6 +261,12 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     else:
         quant = calibration.fp4_eff if dtype in _FP4 else 1.0
     exllama = (quantization or "").strip().lower() == "gptq" and dtype in ("gptq", "int4") and not moe
+    peak = gemm_peak_flops(gpu, dtype)
+    p16 = unquantized_params(model, checkpoint_recipe) if dtype in ("fp8", "w8a8", "int8") else 0.0
+    if p16:
+        dense_bytes += p16 * (2.0 - 1.0) / tp
+        share = min(p16 / body, 1.0)
+        peak = 1.0 / ((1.0 - share) / peak + share / float(gpu.bf16_flops_per_s))
     return Replica(
         layers=model.num_hidden_layers, hidden=model.hidden_size, tp=tp, pp=pp, ep=ep,
         dense_bytes=dense_bytes, expert_bytes=expert_bytes, num_experts=e if moe else 0,
@@ -226,7 +274,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         body_flops_per_token=2 * body / tp, expert_flops_per_token=2 * experts_active / tp,
         head_flops_per_token=2 * head / tp,
         kv_read_bytes_per_seq=kv_seq, attn_flops_per_seq=attn_dec, attn_flops_per_prefill_token=attn_pre,
-        peak_flops_per_s=gemm_peak_flops(gpu, dtype), peak16_flops_per_s=float(gpu.bf16_flops_per_s),
+        peak_flops_per_s=peak, peak16_flops_per_s=float(gpu.bf16_flops_per_s),
         mem_bw_bytes_per_s=float(gpu.mem_bw_bytes_per_s), link_bytes_per_s=link / 2, link_is_pcie=pcie,
         quant_kernel_eff=quant, engine=engine,
         vendor_eff=calibration.rocm_factor(engine) if gpu.vendor.upper() == "AMD" else 1.0,
