@@ -60,3 +60,22 @@ def test_model_beats_the_old_roofline_on_held_out_points(rows):
     for metric in ("tpot", "ttft", "otps"):
         assert new[metric][0] < old[metric][0], metric
     assert new["within25"] > old["within25"]
+
+
+def test_accelmark_runs_keep_the_engine_arguments_they_record():
+    """AccelMark's vLLM 0.20 suite-C W8A8/W8A16/W4A16 result files record ``task.extra_config.enforce_eager: true``
+    (BF16 records none: ``results/verified/nvidia_a100_sxm4_80gbx1_suite_C_nvidia_vllm020_0f6c56e4_ffd81462/*/
+    online/result.json``), and suite C's ``precision_model_map`` names ``quantization: gptq`` for W4A16, which the
+    runner passes to the offline ``LLM(...)`` only (``runners/nvidia_vllm_47f5d58e/runner.py``)."""
+    run = "accelmark/nvidia_a100_sxm4_80gbx1_suite_C_nvidia_vllm020_0f6c56e4_ffd81462"
+    base = {"engine": "vllm", "engine_version": "0.20.1+transformers-5.8.1", "mode": "open"}
+    for prec, eager in (("w8a8", True), ("w8a16", True), ("w4a16", True), ("bf16", False)):
+        got = accuracy.harness_settings({**base, "id": f"{run}/{prec}/online/qps5"}, gpu_big=False)
+        assert got.get("enforce_eager", False) is eager, prec
+    offline = {**base, "mode": "offline", "weight_dtype": "int4-gptq"}
+    assert accuracy.harness_settings({**offline, "id": f"{run}/w4a16/offline"}, gpu_big=False)["quantization"] == "gptq"
+    old = "accelmark/nvidia_h100_80gb_hbm3x1_suite_C_nvidia_vllm_47f5d58e_a4a8716a"
+    v0 = {"engine": "vllm", "engine_version": "0.7.3", "weight_dtype": "int4-gptq"}
+    assert accuracy.harness_settings({**v0, "mode": "offline", "id": f"{old}/w4a16/offline"},
+                                     gpu_big=True) == {"max_num_seqs": 512, "quantization": "gptq"}
+    assert accuracy.harness_settings({**v0, "mode": "open", "id": f"{old}/w4a16/online/qps5"}, gpu_big=True) == {}

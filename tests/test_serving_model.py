@@ -217,3 +217,66 @@ def test_a_gpus_sheet_compute_capability_reaches_the_attention_efficiency():
 
     assert attention_eff(gpu_from_token("h100-sxm"), DERIVED) == DERIVED.attn_eff
     assert attention_eff(gpu_from_token("h100-sxm|compute_capability=8.6"), DERIVED) == DERIVED.attn_eff_pre_hopper
+
+
+def test_enforce_eager_puts_the_eager_floor_on_every_step():
+    """vLLM's ``enforce_eager=True`` captures no CUDA graph, so a decode-only step on vLLM V1 also launches every
+    kernel from Python: with 1 ms per layer, Llama-3.1-8B's 32 layers floor the step's compute part at 32 ms, where
+    the graphed step of one sequence reads 16 GB of weights in ~6 ms (AccelMark's vLLM 0.20 suite-C quantized runs
+    record ``task.extra_config.enforce_eager: true``)."""
+    cal = DERIVED.replace(eager_layer_floor_s=1e-3)
+    graphed = build_replica(LLAMA8, H100, context_tokens=100, input_tokens=8, engine="vllm", calibration=cal)
+    eager = build_replica(LLAMA8, H100, context_tokens=100, input_tokens=8, engine="vllm", calibration=cal,
+                          enforce_eager=True)
+    assert step_parts(graphed, cal, decode_seqs=1)[1] < 0.032
+    assert step_parts(eager, cal, decode_seqs=1)[1] == pytest.approx(0.032)
+    from planner.serving.api import performance
+
+    base = performance("llama-3.1-8b", "h100-sxm", input_tokens=8, output_tokens=64, concurrency=1, calibration=cal)
+    forced = performance("llama-3.1-8b", "h100-sxm", input_tokens=8, output_tokens=64, concurrency=1,
+                         calibration=cal, enforce_eager=True)
+    assert forced.tpot_s > base.tpot_s + 0.02
+
+
+def test_gptq_named_explicitly_rebuilds_the_16_bit_weights_above_50_tokens():
+    """``quantization="gptq"`` keeps vLLM on its ExLlama GPTQ kernels (no Marlin): a GEMM of more than 50 tokens
+    first writes the dense 16-bit weights and cuBLAS reads them back (``csrc/quantization/gptq/q_gemm.cu``,
+    ``MAX_Q_GEMM_ROWS`` 50). Llama-3.1-8B's linear layers without embedding and LM head are 8.03e9 − 2 × 128,256 ×
+    4,096 = 6.98e9 parameters: 4 bytes each, 27.9 GB, at 80% of the H100's 3.35 TB/s add 10.4 ms to a step of 64
+    sequences and nothing to a step of 50."""
+    # GEMMs at full efficiency, so that 64 tokens stay bound by the weight read with either kernel
+    cal = DERIVED.replace(gemm_eff=1.0, w4_kernel_eff=1.0)
+    marlin = build_replica(LLAMA8, H100, context_tokens=1500, input_tokens=1000, calibration=cal,
+                           weight_dtype="gptq")
+    exllama = build_replica(LLAMA8, H100, context_tokens=1500, input_tokens=1000, calibration=cal,
+                            weight_dtype="gptq", quantization="gptq")
+    extra = 4 * (8.03e9 - 2 * 128256 * 4096) / (3.35e12 * 0.8)
+    assert step_time_s(exllama, cal, decode_seqs=64) - step_time_s(marlin, cal, decode_seqs=64) == \
+        pytest.approx(extra, rel=0.01)
+    assert step_time_s(exllama, cal, decode_seqs=50) == step_time_s(marlin, cal, decode_seqs=50)
+    bf16 = _replica(quantization="gptq")  # a 16-bit checkpoint has nothing to rebuild
+    assert bf16.dequant_bytes == 0.0
+
+
+def test_meta_fp8_checkpoint_keeps_attention_and_edge_layers_in_bf16():
+    """Meta's FP8 Llama-3.1-405B quantizes only the feed-forward layers of layers 2-125 (Llama 3 paper, section 6.2;
+    ``FbgemmFp8Config(modules_to_not_convert=...)``): 124 layers' attention (16,384 x 128 x (2 x 128 + 2 x 8)
+    weights each) and two whole layers ((405.85e9 - 2 x 128,256 x 16,384)/126 each) stay in BF16, one byte more
+    per weight than FP8, split over 8 GPUs; those bytes leave less room for the KV cache."""
+    m = get_model("llama-3.1-405b")
+    p16 = 124 * 16384 * 128 * 272 + 2 * (405.85e9 - 2 * 128256 * 16384) / 126
+    kw = dict(tp=8, weight_dtype="fp8", context_tokens=3000, input_tokens=2048, calibration=DERIVED)
+    plain = build_replica(m, H100, **kw)
+    meta = build_replica(m, H100, checkpoint_recipe="meta-fp8", **kw)
+    assert meta.dense_bytes - plain.dense_bytes == pytest.approx(p16 / 8, rel=1e-6)
+    assert meta.peak_flops_per_s < plain.peak_flops_per_s
+    from planner.serving.api import performance
+
+    runs = [performance("llama-3.1-405b", "h100-sxm", tp=8, weight_dtype="fp8", input_tokens=2048,
+                        output_tokens=2048, checkpoint_recipe=r) for r in (None, "meta-fp8")]
+    assert runs[1].max_running < runs[0].max_running
+    assert runs[1].output_tokens_per_s < runs[0].output_tokens_per_s
+    from planner.errors import ArgumentError
+
+    with pytest.raises(ArgumentError):
+        build_replica(m, H100, checkpoint_recipe="other", **kw)

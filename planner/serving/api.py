@@ -96,16 +96,19 @@ def _specs(model: ModelSpec | str, gpu: GpuSpec | str) -> tuple[ModelSpec, GpuSp
 
 @lru_cache(maxsize=4096)
 def _kv_tokens(model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, kv_dtype: str, weight_dtype: str, engine: str,
-               version: str | None, max_num_seqs: int | None) -> tuple[float, int]:
-    """(KV tokens per replica, block size), cached: the engine memory model costs ~2 ms."""
+               version: str | None, max_num_seqs: int | None, extra_weight_bytes: float = 0.0) -> tuple[float, int]:
+    """(KV tokens per replica, block size), cached: the engine memory model costs ~2 ms. ``extra_weight_bytes``:
+    weight bytes per GPU the engine memory model does not count (a checkpoint's 16-bit layers,
+    :func:`planner.serving.step.unquantized_params`), taken from the KV room."""
     try:
         cap = kv_capacity(model, gpu, tp=tp, pp=pp, kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype,
                           engine=engine, engine_version=version, max_model_len=8192, max_num_seqs=max_num_seqs)
     except PlannerError:
         return 0.0, 16
-    if cap.available_kv_gib <= 0:
+    room = cap.available_kv_gib * GIB - extra_weight_bytes
+    if room <= 0:
         return 0.0, cap.block_size
-    return cap.available_kv_gib * GIB / max(cap.kv_bytes_per_logged_token, 1e-9), cap.block_size
+    return room / max(cap.kv_bytes_per_logged_token, 1e-9), cap.block_size
 
 
 def _weight_dtype(weight_dtype: str) -> str:
@@ -138,7 +141,8 @@ def _parallel(spec: ModelSpec, tp: int, ep: int, dp: int) -> tuple[int, int]:
 
 def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache_dtype, input_tokens, output_tokens,
            cache_hit_rate, max_num_batched_tokens, max_num_seqs, calibration, max_model_len=None,
-           chunked_prefill=None, ep=1, dp=1) -> _Setup:
+           chunked_prefill=None, ep=1, dp=1, enforce_eager=False, quantization=None,
+           checkpoint_recipe=None) -> _Setup:
     spec, card = _specs(model, gpu)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
@@ -161,7 +165,12 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
                                 chunked_prefill=chunked_prefill)
     seqs_for_kv = max_num_seqs or (vllm_v1_default_max_num_seqs(card, engine_version=engine_version)
                                    if key == "vllm" else None)
-    kv_tokens, block = _kv_tokens(spec, card, tp, pp, kd, wd, key, engine_version, seqs_for_kv)
+    extra = 0.0
+    if checkpoint_recipe and wd in ("fp8", "w8a8", "int8"):  # 16-bit layers of the checkpoint: one more byte each
+        from planner.serving.step import unquantized_params
+
+        extra = unquantized_params(spec, checkpoint_recipe) * (2.0 - 1.0) / (tp * pp)
+    kv_tokens, block = _kv_tokens(spec, card, tp, pp, kd, wd, key, engine_version, seqs_for_kv, extra)
     if kv_tokens <= 0:
         raise ArgumentError("gpu", f"{card.name} x{tp * pp}", f"room for {spec.name}'s weights and a KV cache "
                             "(more GPUs, a smaller weight dtype or a bigger GPU)")
@@ -175,7 +184,8 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     cached = i * h
     replica = build_replica(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=wd, kv_cache_dtype=kd,
                             context_tokens=i + o / 2.0, input_tokens=i, cached_tokens=cached, engine=key,
-                            calibration=cal)
+                            calibration=cal, enforce_eager=enforce_eager, quantization=quantization,
+                            checkpoint_recipe=checkpoint_recipe)
     max_running = min(float(sched.max_num_seqs), kv_running) / pp
     load = sch.Load(replica=replica, calibration=cal, schedule=sched, input_tokens=max(i - cached, 1.0),
                     output_tokens=o, max_running=max_running)
@@ -237,7 +247,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 max_model_len: int | None = None, num_prompts: int | None = None,
                 chunked_prefill: bool | None = None, latency_stat: str = "mean", ep: int = 1,
                 dp: int = 1, trace: list[tuple[list[float], list[int]]] | None = None,
-                lengths: tuple[list[int], list[int]] | None = None) -> ServingResult:
+                lengths: tuple[list[int], list[int]] | None = None, enforce_eager: bool = False,
+                quantization: str | None = None, checkpoint_recipe: str | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
     replayed step by step as :func:`planner.serving.schedule.trace_closed_run` with every request of the same
@@ -250,14 +261,20 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     (:func:`planner.serving.accuracy.harness_trace`), replayed at any load with
     :func:`planner.serving.schedule.trace_open_run` (mode ``open-trace``; ``request_rate`` only labels the load).
     ``lengths`` (with ``concurrency``): the run's per-request uncached prompt and output tokens, in order, replayed
-    as a finite closed-loop run with :func:`planner.serving.schedule.trace_closed_run` (mode ``closed-trace``)."""
+    as a finite closed-loop run with :func:`planner.serving.schedule.trace_closed_run` (mode ``closed-trace``).
+    ``enforce_eager`` and ``quantization`` are vLLM's engine arguments of those names (no CUDA graphs; ``"gptq"``
+    named explicitly runs a GPTQ checkpoint on the ExLlama kernels instead of Marlin), as
+    :func:`planner.serving.step.build_replica` models them. ``checkpoint_recipe`` names a quantized checkpoint that
+    keeps some linear layers in 16 bits (``"meta-fp8"``, :data:`planner.serving.step.CHECKPOINT_RECIPES`): their
+    extra bytes come out of the KV room and the step reads and computes them at 16 bits."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
                kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens, output_tokens=output_tokens,
                cache_hit_rate=cache_hit_rate, max_num_batched_tokens=max_num_batched_tokens,
                max_num_seqs=max_num_seqs, calibration=calibration, max_model_len=max_model_len,
-               chunked_prefill=chunked_prefill, ep=ep, dp=dp)
+               chunked_prefill=chunked_prefill, ep=ep, dp=dp, enforce_eager=enforce_eager,
+               quantization=quantization, checkpoint_recipe=checkpoint_recipe)
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None

@@ -39,6 +39,30 @@ decode-only batch, ``vllm/worker/model_runner.py``; SGLang: ``ModelRunner.forwar
 ``forward_mode.is_cuda_graph()``, i.e. decode, ``python/sglang/srt/model_executor/model_runner.py``): such a step
 takes at least ``L·eager_layer_floor_s`` (twice for MoE layers)."""
 
+EXLLAMA_MAX_Q_GEMM_ROWS = 50
+"""vLLM's ``gptq`` method (the ExLlama kernels, ``csrc/quantization/gptq/q_gemm.cu``): ``gemm_half_q_half_cuda``
+multiplies a GEMM of at most ``MAX_Q_GEMM_ROWS`` = 50 tokens straight from the packed 4-bit weights; a bigger one
+first rebuilds the whole 16-bit weight matrix (``reconstruct_exllama`` into ``temp_dq``) and then calls
+``cublasHgemm`` on it. vLLM runs this method for a GPTQ checkpoint only when the user names ``quantization="gptq"``:
+``GPTQMarlinConfig.override_quantization_method`` converts every Marlin-compatible GPTQ checkpoint to
+``gptq_marlin`` unless ``gptq`` was asked for explicitly ("forcing gptq. Use quantization=gptq_marlin for faster
+inference", ``vllm/model_executor/layers/quantization/gptq_marlin.py``)."""
+
+DEQUANT_BYTES_PER_PARAM = 4.0
+"""Memory traffic per quantized weight of a rebuilt 16-bit GEMM (:data:`EXLLAMA_MAX_Q_GEMM_ROWS`): the
+reconstruction writes 2 bytes and cuBLAS reads them back (2 bytes), on top of the packed 4-bit read the step already
+counts."""
+
+CHECKPOINT_RECIPES = ("meta-fp8",)
+"""Quantized checkpoints that keep some linear layers in 16 bits (:func:`unquantized_params`). ``"meta-fp8"``: Meta's
+FBGEMM FP8 checkpoints of Llama 3.1 (``meta-llama/Llama-3.1-405B-FP8``, ``quant_method: fbgemm_fp8``), which quantize
+only the feed-forward layers and leave the self-attention layers and the first and last Transformer layers in BF16
+(Llama Team, *The Llama 3 Herd of Models*, arXiv 2407.21783, section 6.2 "FP8 quantization"; Hugging Face's
+conversion with ``FbgemmFp8Config(modules_to_not_convert=["model.layers.0", "model.layers.125", "lm_head",
+"model.layers.{1..124}.self_attn"])``, "As defined by Meta, we don't quantize the first and last layers as well as
+the lm_head. Also, we don't quantize the self_attn layers"); vLLM's ``fbgemm_fp8`` method runs the modules of that
+list unquantized (``FBGEMMFp8Config.ignore_list``)."""
+
 HOPPER_COMPUTE_CAPABILITY = 9.0
 """GPUs of a lower CUDA compute capability (the catalog's ``compute_capability``: A100 8.0; A10, RTX 3090 8.6; L4,
 L40S, RTX 4090 8.9; H100/H200 are 9.0, B200/GB200 10.0; NVIDIA, developer.nvidia.com/cuda-gpus) run attention
@@ -90,6 +114,8 @@ class Replica:
     ttft_fixed_s: float = 0.0  # o_ttft of the engine
     dp: int = 1  # attention data-parallel groups inside the replica (tp/dp GPUs each)
     attn_eff: float | None = None  # attention's share of peak 16-bit FLOP/s (None: the calibration's attn_eff)
+    eager: bool = False  # every step without CUDA graphs (``enforce_eager=True``): the eager floor on every step
+    dequant_bytes: float = 0.0  # extra weight traffic per GPU of a step above EXLLAMA_MAX_Q_GEMM_ROWS tokens
 
 
 def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
@@ -141,10 +167,40 @@ def gemm_peak_flops(gpu: GpuSpec, weight_dtype: str) -> float:
     return float(gpu.bf16_flops_per_s)
 
 
+def unquantized_params(model: ModelSpec, recipe: str | None) -> float:
+    """Linear-layer parameters a quantized checkpoint of ``recipe`` keeps in 16 bits (beyond the embeddings and LM
+    head, which every quantized checkpoint keeps; :data:`CHECKPOINT_RECIPES`). ``"meta-fp8"`` on a dense model: the
+    self-attention projections of layers 2..L−1 plus the whole first and last layers,
+    ``(L−2)·h·d_head·(2·n_q + 2·n_kv) + 2·P_body/L`` with ``P_body = P − 2·V·h``.
+
+    Worked example, Llama-3.1-405B (126 layers, h 16,384, 128 query and 8 KV heads of 128): attention 16,384·128·272 =
+    570.4 M per layer, ×124 = 70.7 G; ``P_body`` = 405.85 G − 2·128,256·16,384 = 401.6 G, two layers of it 6.4 G:
+    77.1 G parameters in BF16, 19% of the model.
+
+    >>> from planner.catalog import get_model
+    >>> round(unquantized_params(get_model("llama-3.1-405b"), "meta-fp8") / 1e9, 1)
+    77.1
+    >>> unquantized_params(get_model("llama-3.1-405b"), None)
+    0.0
+    """
+    if not recipe:
+        return 0.0
+    if recipe not in CHECKPOINT_RECIPES:
+        raise ArgumentError("checkpoint_recipe", recipe, f"one of {', '.join(CHECKPOINT_RECIPES)} or None")
+    if model.architecture == "moe":
+        raise ArgumentError("checkpoint_recipe", recipe, "a dense model (Meta's FP8 recipe is for dense Llama 3.1)")
+    layers = model.num_hidden_layers
+    head_dim = model.head_dim or model.hidden_size // model.num_attention_heads
+    attn = model.hidden_size * head_dim * 2 * (model.num_attention_heads + model.num_key_value_heads)
+    body = model.params_active - 2 * float(model.vocab_size or 0) * model.hidden_size
+    return (layers - 2) * attn + 2 * body / layers
+
+
 def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1,
                   weight_dtype: str = "auto", kv_cache_dtype: str = "auto", context_tokens: float,
                   input_tokens: float, cached_tokens: float = 0.0, engine: str = "vllm",
-                  calibration: Calibration) -> Replica:
+                  calibration: Calibration, enforce_eager: bool = False,
+                  quantization: str | None = None, checkpoint_recipe: str | None = None) -> Replica:
     """The per-step constants of ``model`` on ``tp × pp`` ``gpu`` for requests of ``input_tokens`` (of which
     ``cached_tokens`` hit the prefix cache) decoding at average ``context_tokens``.
 
@@ -161,6 +217,15 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     (``dense_bytes`` per GPU ``×dp``) and a sequence's KV is split ``tp/dp`` ways instead of ``tp`` (no replication
     of KV heads when ``tp`` exceeds them, MLA's single latent head above all); the attention all-reduce runs over
     ``tp/dp`` GPUs with ``1/dp`` of the tokens.
+
+    ``enforce_eager`` (vLLM's engine argument): no step is captured as a CUDA graph, so every step, decode-only ones
+    included, takes at least the eager floor ``L·f_eager`` (S1; :data:`EAGER_PREFILL` is the same floor for prompt
+    steps only). ``quantization="gptq"`` with a 4-bit GPTQ checkpoint: vLLM's ExLlama kernels instead of Marlin
+    (:data:`EXLLAMA_MAX_Q_GEMM_ROWS`): a step of more than 50 tokens also writes and reads the 16-bit copy of the
+    dense linear weights, ``dequant_bytes = 4 B·P_body/tp`` (:data:`DEQUANT_BYTES_PER_PARAM`; dense models only).
+    ``checkpoint_recipe`` (FP8/INT8 weights only): the :func:`unquantized_params` ``P_16`` of the checkpoint stay in
+    16 bits, so a step reads ``P_16·(2 − 1 B)/tp`` more and the GEMMs run at the blend of the two peaks,
+    ``F_peak = 1/((1 − s)/F_8 + s/F_16)`` with ``s = P_16/P_body``.
 
     >>> from planner.catalog import get_gpu, get_model
     >>> from planner.serving.calibration import DERIVED
@@ -195,6 +260,13 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         quant = calibration.w4_kernel_eff
     else:
         quant = calibration.fp4_eff if dtype in _FP4 else 1.0
+    exllama = (quantization or "").strip().lower() == "gptq" and dtype in ("gptq", "int4") and not moe
+    peak = gemm_peak_flops(gpu, dtype)
+    p16 = unquantized_params(model, checkpoint_recipe) if dtype in ("fp8", "w8a8", "int8") else 0.0
+    if p16:
+        dense_bytes += p16 * (2.0 - 1.0) / tp
+        share = min(p16 / body, 1.0)
+        peak = 1.0 / ((1.0 - share) / peak + share / float(gpu.bf16_flops_per_s))
     return Replica(
         layers=model.num_hidden_layers, hidden=model.hidden_size, tp=tp, pp=pp, ep=ep,
         dense_bytes=dense_bytes, expert_bytes=expert_bytes, num_experts=e if moe else 0,
@@ -202,7 +274,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         body_flops_per_token=2 * body / tp, expert_flops_per_token=2 * experts_active / tp,
         head_flops_per_token=2 * head / tp,
         kv_read_bytes_per_seq=kv_seq, attn_flops_per_seq=attn_dec, attn_flops_per_prefill_token=attn_pre,
-        peak_flops_per_s=gemm_peak_flops(gpu, dtype), peak16_flops_per_s=float(gpu.bf16_flops_per_s),
+        peak_flops_per_s=peak, peak16_flops_per_s=float(gpu.bf16_flops_per_s),
         mem_bw_bytes_per_s=float(gpu.mem_bw_bytes_per_s), link_bytes_per_s=link / 2, link_is_pcie=pcie,
         quant_kernel_eff=quant, engine=engine,
         vendor_eff=calibration.rocm_factor(engine) if gpu.vendor.upper() == "AMD" else 1.0,
@@ -211,6 +283,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         seq_s=calibration.seq_overhead_s(engine) + (calibration.tp_seq_s(engine) * math.log2(tp * pp)
                                                     if tp * pp > 1 else 0.0),
         ttft_fixed_s=calibration.ttft_fixed_s(engine), dp=dp, attn_eff=attention_eff(gpu, calibration),
+        eager=bool(enforce_eager), dequant_bytes=DEQUANT_BYTES_PER_PARAM * body / tp if exllama else 0.0,
     )
 
 
@@ -250,6 +323,8 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     flops = r.body_flops_per_token * m + r.head_flops_per_token * sampled
     compute = flops / (r.peak_flops_per_s * eff * r.vendor_eff)
     read = r.dense_bytes
+    if r.dequant_bytes and m > EXLLAMA_MAX_Q_GEMM_ROWS:  # ExLlama GPTQ: a 16-bit copy rebuilt, then cuBLAS
+        read += r.dequant_bytes
     if r.num_experts:
         e, k = r.num_experts, r.experts_per_token
         touched = min(e * (1 - (1 - k / e) ** m), k * m, e)  # latency.experts_touched, unchecked
@@ -278,6 +353,6 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
             comm += (r.pp - 1) * (alpha + msg / r.link_bytes_per_s)
     layers = r.layers * (2.0 if r.num_experts else 1.0)  # MoE layers count twice
     floor = layers * cal.layer_floor_s
-    if p > 0 and r.engine in EAGER_PREFILL:  # no CUDA graph for a step with prompt tokens: launches from Python
+    if r.eager or (p > 0 and r.engine in EAGER_PREFILL):  # no CUDA graph for this step: launches from Python
         floor = max(floor, layers * cal.eager_layer_floor_s)
     return fixed, max(gemm + attn, floor), comm
