@@ -77,6 +77,84 @@ def checkpoint_recipe(point: Mapping[str, Any]) -> str | None:
     return next((v["recipe"] for k, v in runs.items() if pid.startswith(k)), None)
 
 
+TRTLLM_BENCH_SETTINGS = True
+"""The TensorRT-LLM performance overview's points replayed with the limits ``trtllm-bench throughput`` set for them
+(:func:`trtllm_bench_settings`: its batch-size and token-budget heuristic, chunked prefill off, attention data
+parallelism for the MoE models; session 11, docs/serving.md section 2)."""
+
+
+def _round_up(value: float, step: int) -> int:
+    return step * math.ceil(value / step)
+
+
+def trtllm_bench_settings(point: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine limits ``trtllm-bench throughput`` chose for a TensorRT-LLM performance-overview point
+    (``planner/data/benchmark_harnesses.json``, ``trtllm_bench``), or ``{}`` for other sources.
+
+    The overview's runs pass neither ``--max_batch_size`` nor ``--max_num_tokens``, so trtllm-bench's ``get_settings``
+    (``tensorrt_llm/bench/benchmark/utils/general.py``) takes them from ``calc_engine_setting`` and
+    ``finetune_setting`` (``tensorrt_llm/bench/build/tuning.py``):
+
+    - KV requests ``R = f·(n·G − P·b_w)/(2·L·max(tp, n_kv)·d_head·b_kv·(I + O))`` (GiB; ``f`` = 0.95, ``G`` = the
+      device's NVML total, ``P`` = parameters, ``b_w`` 1 for FP8 and 0.5 for NVFP4 weights, else 2; ``b_kv`` 1 for an
+      FP8 KV cache, else 2),
+    - ``raw_bs = min(R, 4096)/pp``, rounded up to a multiple of 32 (at least 64) below 256, of 128 below 1,024, else of
+      256: ``max_batch_size``;
+    - ``raw_tokens = min(raw_bs·(1 + I/O), 32768)``, rounded up to 256 (at least 2,048) below 4,096, to 512 below
+      8,192, else to 1,024; chunked prefill is off, so ``max_num_tokens = max(that, I + max_batch_size)``.
+
+    The MoE models run with ``enable_attention_dp: true`` (the overview's MoE ``llm_options.yml``): every rank then
+    schedules its own requests within those limits, so the replica's are ``tp`` times them.
+
+    Worked example, Llama-3.1-405B FP8 on 8 H100s at 1,000/2,000 tokens: ``R = 0.95·(8·79.65 − 405.85e9/2^30)/
+    (2·126·8·128·1/2^30·3000) = 0.95·(637.18 − 377.98)/0.721 = 341.5``, ``max_batch_size`` = 384 (a multiple of 128),
+    ``raw_tokens = 341.5·1.5 = 512`` -> 2,048, then ``max(2048, 1000 + 384)`` = 2,048.
+
+    >>> trtllm_bench_settings({"id": "trtllm-perf-overview/llama-3.1-405b/h100-sxmx8/1000-2000/offline",
+    ...     "model": "llama-3.1-405b", "gpu": "h100-sxm", "tp": 8, "pp": 1, "weight_dtype": "fp8",
+    ...     "input_tokens": 1000, "output_tokens": 2000, "engine": "trtllm"})
+    {'max_batch_size': 384, 'max_num_tokens': 2048, 'enable_chunked_prefill': False}
+    """
+    from planner.catalog import benchmark_harness_data, get_gpu, get_model
+
+    runs = benchmark_harness_data().get("trtllm_bench", {}).get("runs", {})
+    pid = str(point.get("id", ""))
+    run = next((v for k, v in runs.items() if pid.startswith(k)), None)
+    if run is None:
+        return {}
+    spec = get_model(MODEL_EQUIVALENTS.get(str(point["model"]).lower(), point["model"]))
+    card = get_gpu(point["gpu"])
+    tp, pp = int(point["tp"]), int(point.get("pp") or 1)
+    wd = str(point.get("weight_dtype") or "")
+    b_w = {"fp8": 1.0, "nvfp4": 0.5, "fp4": 0.5}.get(wd, 2.0)
+    kd = str(point.get("kv_cache_dtype") or ("fp8" if b_w < 2.0 else "auto"))  # ModelOpt checkpoints: FP8 KV
+    b_kv = 1.0 if kd == "fp8" else 2.0
+    gib = 1024**3
+    i, o = float(point["input_tokens"]), float(point["output_tokens"])
+    per_token = 2 * spec.num_hidden_layers * max(tp, spec.num_key_value_heads) * spec.head_dim * b_kv / gib
+    room = card.hbm_bytes / gib * tp * pp - spec.params_total * b_w / gib
+    cache = room * float(run["kv_cache_free_gpu_mem_fraction"])
+    raw_bs = min(cache / (per_token * (i + o)), float(run["max_batch_size_cap"])) / pp
+    raw_tokens = min(raw_bs * (1 + i / o), float(run["max_num_tokens_cap"]))
+    if raw_bs < 256:
+        bs = max(64, _round_up(raw_bs, 32))
+    else:
+        bs = _round_up(raw_bs, 128 if raw_bs < 1024 else 256)
+    if raw_tokens < 4096:
+        tokens = max(2048, _round_up(raw_tokens, 256))
+    else:
+        tokens = _round_up(raw_tokens, 512 if raw_tokens < 8192 else 1024)
+    chunked = bool(run.get("enable_chunked_prefill", False))
+    if not chunked:
+        tokens = max(tokens, int(math.ceil(i)) + bs)
+    out: dict[str, Any] = {}
+    ranks = 1
+    if run.get("moe_enable_attention_dp") and spec.architecture == "moe" and tp > 1:
+        out["enable_attention_dp"] = True
+        ranks = tp
+    return {"max_batch_size": bs * ranks, "max_num_tokens": tokens * ranks, "enable_chunked_prefill": chunked, **out}
+
+
 def _recorded_run_config(point: Mapping[str, Any]) -> dict[str, Any]:
     """The recorded engine arguments of ``point``'s AccelMark run (``planner/data/benchmark_harnesses.json``,
     ``accelmark.recorded_engine_config``), keyed by run directory and, for suite C, precision directory."""
@@ -115,6 +193,8 @@ def harness_settings(point: Mapping[str, Any], *, gpu_big: bool) -> dict[str, An
     ...                   "mode": "offline"}, gpu_big=True)
     {'max_num_seqs': 512}
     """
+    if TRTLLM_BENCH_SETTINGS and str(point.get("id", "")).startswith("trtllm-perf-overview/"):
+        return trtllm_bench_settings(point)
     if str(point.get("id", "")).split("/")[0] != "accelmark" or point.get("engine") != "vllm":
         return {}
     version = str(point.get("engine_version") or "").split("+")[0].lstrip("v")
