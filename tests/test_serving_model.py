@@ -280,3 +280,20 @@ def test_meta_fp8_checkpoint_keeps_attention_and_edge_layers_in_bf16():
 
     with pytest.raises(ArgumentError):
         build_replica(m, H100, checkpoint_recipe="other", **kw)
+
+
+def test_trtllm_pytorch_backend_prompt_steps_take_the_eager_layer_floor():
+    """TensorRT-LLM's PyTorch backend replays a CUDA graph only for a generation-only batch
+    (``PyTorchModelEngine._maybe_get_cuda_graph``, ``tensorrt_llm/_torch/pyexecutor/model_engine.py``), so with
+    ``eager_prefill=True`` a step carrying a 128-token prompt of Qwen3-30B-A3B (48 MoE layers, counted twice) costs
+    at least 48 x 2 x 1 ms = 96 ms at 1 ms per layer, where reading all 30.5 G parameters in NVFP4 (~15 GB) on a
+    GB200 (8 TB/s) takes about 2 ms; decode-only steps keep the graphed floor, and ``engine="trtllm"`` without it
+    (NIM's backend is not stated) is unchanged."""
+    cal = DERIVED.replace(eager_layer_floor_s=1e-3)
+    model, gb200 = get_model("qwen3-30b-a3b"), get_gpu("gb200")
+    kw = dict(context_tokens=192, input_tokens=128, engine="trtllm", weight_dtype="nvfp4", calibration=cal)
+    pyt = build_replica(model, gb200, eager_prefill=True, **kw)
+    default = build_replica(model, gb200, **kw)
+    assert step_parts(pyt, cal, decode_seqs=0, prefill_tokens=128, prefill_seqs=1)[1] == pytest.approx(0.096)
+    assert step_parts(pyt, cal, decode_seqs=64)[1] < 0.096
+    assert step_parts(default, cal, decode_seqs=0, prefill_tokens=128, prefill_seqs=1)[1] < 0.096

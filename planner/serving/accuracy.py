@@ -77,6 +77,30 @@ def checkpoint_recipe(point: Mapping[str, Any]) -> str | None:
     return next((v["recipe"] for k, v in runs.items() if pid.startswith(k)), None)
 
 
+TRTLLM_PYTORCH_PREFILL = True
+"""The sources that ran TensorRT-LLM's PyTorch backend replayed with its prompt steps outside CUDA graphs
+(:func:`trtllm_pytorch_backend`; session 11, docs/serving.md section 4)."""
+
+TRTLLM_PYTORCH_SOURCES = ("trtllm-perf-overview", "trtllm-dsr1-blog")
+"""Sources whose runs name TensorRT-LLM's PyTorch backend: the performance overview ("Starting with v0.19, testing
+was performed using the PyTorch backend", ``trtllm-bench ... throughput --backend pytorch``,
+``docs/source/performance/perf-overview.md``) and the DeepSeek-R1 blog (``pytorch_backend_config`` in its
+``extra-llm-api-config.yml``). NIM's tables do not say which backend ran, so its points keep the engine default."""
+
+
+def trtllm_pytorch_backend(point: Mapping[str, Any]) -> bool:
+    """Whether ``point`` ran TensorRT-LLM's PyTorch backend, whose steps with prompt tokens run without a CUDA graph
+    (``PyTorchModelEngine._maybe_get_cuda_graph``, ``tensorrt_llm/_torch/pyexecutor/model_engine.py``: no graph
+    unless ``batch.is_generation_only``), so they take the eager floor ``L·f_eager`` (twice for MoE layers).
+
+    >>> trtllm_pytorch_backend({"id": "trtllm-perf-overview/qwen3-30b-a3b/gb200x1/128-128/offline"})
+    True
+    >>> trtllm_pytorch_backend({"id": "nim-benchmarking-perf/llama-3.3-70b/h100-sxmx2/5000-500/c50"})
+    False
+    """
+    return TRTLLM_PYTORCH_PREFILL and str(point.get("id", "")).split("/")[0] in TRTLLM_PYTORCH_SOURCES
+
+
 TRTLLM_BENCH_SETTINGS = True
 """The TensorRT-LLM performance overview's points replayed with the limits ``trtllm-bench throughput`` set for them
 (:func:`trtllm_bench_settings`: its batch-size and token-budget heuristic, chunked prefill off, attention data
@@ -604,6 +628,7 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   ep=ep if ep > 1 and tp % ep == 0 else 1, dp=attn_dp if tp % attn_dp == 0 else 1,
                   enforce_eager=_flag(settings.get("enforce_eager")) is True,
                   quantization=settings.get("quantization"),
+                  eager_prefill=True if trtllm_pytorch_backend(point) else None,
                   checkpoint_recipe=checkpoint_recipe(point) if CHECKPOINT_RECIPE else None)
     kv_tokens = None
     if V1_PREFIX_CACHE and accelmark_prefix_cache(point) and replicas == 1:

@@ -142,7 +142,7 @@ def _parallel(spec: ModelSpec, tp: int, ep: int, dp: int) -> tuple[int, int]:
 def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache_dtype, input_tokens, output_tokens,
            cache_hit_rate, max_num_batched_tokens, max_num_seqs, calibration, max_model_len=None,
            chunked_prefill=None, ep=1, dp=1, enforce_eager=False, quantization=None,
-           checkpoint_recipe=None) -> _Setup:
+           checkpoint_recipe=None, eager_prefill=None) -> _Setup:
     spec, card = _specs(model, gpu)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
@@ -185,7 +185,7 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     replica = build_replica(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=wd, kv_cache_dtype=kd,
                             context_tokens=i + o / 2.0, input_tokens=i, cached_tokens=cached, engine=key,
                             calibration=cal, enforce_eager=enforce_eager, quantization=quantization,
-                            checkpoint_recipe=checkpoint_recipe)
+                            checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill)
     max_running = min(float(sched.max_num_seqs), kv_running) / pp
     load = sch.Load(replica=replica, calibration=cal, schedule=sched, input_tokens=max(i - cached, 1.0),
                     output_tokens=o, max_running=max_running)
@@ -248,7 +248,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 chunked_prefill: bool | None = None, latency_stat: str = "mean", ep: int = 1,
                 dp: int = 1, trace: list[tuple[list[float], list[int]]] | None = None,
                 lengths: tuple[list[int], list[int]] | None = None, enforce_eager: bool = False,
-                quantization: str | None = None, checkpoint_recipe: str | None = None) -> ServingResult:
+                quantization: str | None = None, checkpoint_recipe: str | None = None,
+                eager_prefill: bool | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
     replayed step by step as :func:`planner.serving.schedule.trace_closed_run` with every request of the same
@@ -266,7 +267,9 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     named explicitly runs a GPTQ checkpoint on the ExLlama kernels instead of Marlin), as
     :func:`planner.serving.step.build_replica` models them. ``checkpoint_recipe`` names a quantized checkpoint that
     keeps some linear layers in 16 bits (``"meta-fp8"``, :data:`planner.serving.step.CHECKPOINT_RECIPES`): their
-    extra bytes come out of the KV room and the step reads and computes them at 16 bits."""
+    extra bytes come out of the KV room and the step reads and computes them at 16 bits. ``eager_prefill``: steps
+    that carry prompt tokens run without CUDA graphs (None: the engine's default; True for TensorRT-LLM's PyTorch
+    backend, :data:`planner.serving.step.EAGER_PREFILL`)."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
@@ -274,7 +277,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                cache_hit_rate=cache_hit_rate, max_num_batched_tokens=max_num_batched_tokens,
                max_num_seqs=max_num_seqs, calibration=calibration, max_model_len=max_model_len,
                chunked_prefill=chunked_prefill, ep=ep, dp=dp, enforce_eager=enforce_eager,
-               quantization=quantization, checkpoint_recipe=checkpoint_recipe)
+               quantization=quantization, checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill)
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None

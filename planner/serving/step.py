@@ -37,7 +37,10 @@ EAGER_PREFILL = frozenset({"vllm-v0", "sglang"})
 """Engines whose steps with prompt tokens run without CUDA graphs (vLLM V0: ``_use_captured_graph`` needs a
 decode-only batch, ``vllm/worker/model_runner.py``; SGLang: ``ModelRunner.forward`` replays a graph only when
 ``forward_mode.is_cuda_graph()``, i.e. decode, ``python/sglang/srt/model_executor/model_runner.py``): such a step
-takes at least ``L·eager_layer_floor_s`` (twice for MoE layers)."""
+takes at least ``L·eager_layer_floor_s`` (twice for MoE layers). TensorRT-LLM's PyTorch backend does the same
+(``PyTorchModelEngine._maybe_get_cuda_graph`` in ``tensorrt_llm/_torch/pyexecutor/model_engine.py`` returns no graph
+unless ``batch.is_generation_only``), but ``engine="trtllm"`` also stands for its TensorRT-engine backend (NIM's tables
+do not name theirs), so it is not in this set: ``build_replica(..., eager_prefill=True)`` asks for it."""
 
 EXLLAMA_MAX_Q_GEMM_ROWS = 50
 """vLLM's ``gptq`` method (the ExLlama kernels, ``csrc/quantization/gptq/q_gemm.cu``): ``gemm_half_q_half_cuda``
@@ -115,6 +118,7 @@ class Replica:
     dp: int = 1  # attention data-parallel groups inside the replica (tp/dp GPUs each)
     attn_eff: float | None = None  # attention's share of peak 16-bit FLOP/s (None: the calibration's attn_eff)
     eager: bool = False  # every step without CUDA graphs (``enforce_eager=True``): the eager floor on every step
+    eager_prefill: bool = False  # steps with prompt tokens without CUDA graphs (EAGER_PREFILL, or asked for)
     dequant_bytes: float = 0.0  # extra weight traffic per GPU of a step above EXLLAMA_MAX_Q_GEMM_ROWS tokens
 
 
@@ -200,7 +204,8 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
                   weight_dtype: str = "auto", kv_cache_dtype: str = "auto", context_tokens: float,
                   input_tokens: float, cached_tokens: float = 0.0, engine: str = "vllm",
                   calibration: Calibration, enforce_eager: bool = False,
-                  quantization: str | None = None, checkpoint_recipe: str | None = None) -> Replica:
+                  quantization: str | None = None, checkpoint_recipe: str | None = None,
+                  eager_prefill: bool | None = None) -> Replica:
     """The per-step constants of ``model`` on ``tp × pp`` ``gpu`` for requests of ``input_tokens`` (of which
     ``cached_tokens`` hit the prefix cache) decoding at average ``context_tokens``.
 
@@ -220,9 +225,12 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
 
     ``enforce_eager`` (vLLM's engine argument): no step is captured as a CUDA graph, so every step, decode-only ones
     included, takes at least the eager floor ``L·f_eager`` (S1; :data:`EAGER_PREFILL` is the same floor for prompt
-    steps only). ``quantization="gptq"`` with a 4-bit GPTQ checkpoint: vLLM's ExLlama kernels instead of Marlin
-    (:data:`EXLLAMA_MAX_Q_GEMM_ROWS`): a step of more than 50 tokens also writes and reads the 16-bit copy of the
-    dense linear weights, ``dequant_bytes = 4 B·P_body/tp`` (:data:`DEQUANT_BYTES_PER_PARAM`; dense models only).
+    steps only). ``eager_prefill``: whether a step that carries prompt tokens runs without a CUDA graph (its floor
+    ``L·f_eager``); None takes the engine's own (:data:`EAGER_PREFILL`), True is TensorRT-LLM's PyTorch backend
+    (``trtllm-bench --backend pytorch``). ``quantization="gptq"`` with a 4-bit GPTQ checkpoint: vLLM's ExLlama
+    kernels instead of Marlin (:data:`EXLLAMA_MAX_Q_GEMM_ROWS`): a step of more than 50 tokens also writes and
+    reads the 16-bit copy of the dense linear weights, ``dequant_bytes = 4 B·P_body/tp``
+    (:data:`DEQUANT_BYTES_PER_PARAM`; dense models only).
     ``checkpoint_recipe`` (FP8/INT8 weights only): the :func:`unquantized_params` ``P_16`` of the checkpoint stay in
     16 bits, so a step reads ``P_16·(2 − 1 B)/tp`` more and the GEMMs run at the blend of the two peaks,
     ``F_peak = 1/((1 − s)/F_8 + s/F_16)`` with ``s = P_16/P_body``.
@@ -283,7 +291,9 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         seq_s=calibration.seq_overhead_s(engine) + (calibration.tp_seq_s(engine) * math.log2(tp * pp)
                                                     if tp * pp > 1 else 0.0),
         ttft_fixed_s=calibration.ttft_fixed_s(engine), dp=dp, attn_eff=attention_eff(gpu, calibration),
-        eager=bool(enforce_eager), dequant_bytes=DEQUANT_BYTES_PER_PARAM * body / tp if exllama else 0.0,
+        eager=bool(enforce_eager),
+        eager_prefill=engine in EAGER_PREFILL if eager_prefill is None else bool(eager_prefill),
+        dequant_bytes=DEQUANT_BYTES_PER_PARAM * body / tp if exllama else 0.0,
     )
 
 
@@ -353,6 +363,6 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
             comm += (r.pp - 1) * (alpha + msg / r.link_bytes_per_s)
     layers = r.layers * (2.0 if r.num_experts else 1.0)  # MoE layers count twice
     floor = layers * cal.layer_floor_s
-    if r.eager or (p > 0 and r.engine in EAGER_PREFILL):  # no CUDA graph for this step: launches from Python
+    if r.eager or (p > 0 and r.eager_prefill):  # no CUDA graph for this step: launches from Python
         floor = max(floor, layers * cal.eager_layer_floor_s)
     return fixed, max(gemm + attn, floor), comm
