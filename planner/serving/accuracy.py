@@ -1103,6 +1103,12 @@ CHANGES_NEXT = (
     "lowers the training loss at best 0.2979 to 0.2970, −0.3%: not added), the 8B's decode-heavy shapes (−18% to "
     "−32%), Maverick TP8 on B200 "
     "(−12% to −47%).",
+    "- **Tried, not published: `kv_bw_eff` restarted at 0.70** (`tools/serving_fit --warm --kv-start 0.7 --rounds "
+    "1`; the fit's ×1.6 step never tries it from 0.60). It met its training rule (loss 0.2979 to 0.2959; training "
+    "TPOT 19.3% to 16.8%, output tok/s 15.2% to 14.7%, ±25% share 59.9% to 59.6%), but it moves every engine and the "
+    "samples' answers (seed Options rank 1: 20 to 19 GPUs; selfhost-kv's LOAD 44.5% to 42.2%), which docs/whatif.md, "
+    "docs/forecast.md and samples/README.md quote and which could not be redone before this round's deadline: left "
+    "to the coordinator, no held-out figure of it read (docs/serving.md section 4).",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
