@@ -658,7 +658,7 @@ def _cells_by_search(
     not what its type says, a limit): the parser then reads the part and reports it."""
     cells: dict[str, CellView] = {}
     shared: dict[str, tuple[str, int, int]] = {}
-    max_row = max_col = n_formulas = n_cells = 0
+    max_row = max_col = n_formulas = 0
     max_cells, max_formulas = limits.max_cells, limits.max_formula_cells
     row_match, row_end, cell_match = _FAST_ROW.match, _FAST_ROW_END.match, _FAST_CELL.match
     grid, types, convert, text = _grid_position, _CELL_TYPES, _convert, _fast_text
@@ -734,17 +734,15 @@ def _cells_by_search(
                 max_row = p[0]
             if p[1] > max_col:
                 max_col = p[1]
+            if ref in cells:
+                return None
             if v is None and t != "inlineStr":
                 value = None  # what _convert gives a cell without a value
             elif t == "n":  # _convert's number case, without the call
-                if v.isdigit() and v.isascii():  # digits only: what the pattern accepts, with no "." or exponent
-                    f = float(v)
-                    value = int(f) if f.is_integer() else f
-                else:
-                    if number(v) is None:
-                        return None
-                    f = float(v)
-                    value = int(f) if f.is_integer() and "." not in v and "E" not in v and "e" not in v else f
+                if number(v) is None:
+                    return None
+                f = float(v)
+                value = int(f) if f.is_integer() and "." not in v and "E" not in v and "e" not in v else f
             elif t == "s" and v.isdigit() and int(v) < n_strings:  # _convert's shared string (checks as there)
                 value = strings[int(v)]
             else:
@@ -760,9 +758,8 @@ def _cells_by_search(
             d["formula"] = f_text
             d["array_ref"] = array_ref
             d["formula_kind"] = kind
-            n_cells += 1
-        if len(cells) != n_cells or n_cells > max_cells:
-            return None  # a cell given twice (the parser reports it), or more cells than the limit
+            if len(cells) > max_cells:
+                return None
         em = row_end(region, pos)
         if em is None:
             return None
