@@ -203,10 +203,26 @@ class Block(Expr):
         key = (t.sheet, t.header_row, t.first_col, tuple(c.key for c in t.columns), t.rows)
         block = cache.get(key)
         if block is None:
-            rows = [tuple(c.header for c in t.columns)]
-            rows += [tuple(ev.get(t.sheet, t.cell(c.key, i)) for c in t.columns) for i in range(t.rows)]
+            header, addresses = _block_addresses(t, key)
+            get = ev.get
+            rows = [header]
+            rows += [tuple([get(sheet, cell) for sheet, cell in row]) for row in addresses]
             block = cache[key] = HashedTuple(rows)
         return block
+
+
+_BLOCK_ADDRESSES: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[tuple[tuple[str, str], ...], ...]]] = {}
+
+
+def _block_addresses(t: Table, key: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[tuple[tuple[str, str], ...], ...]]:
+    """A table's header row and its cells' ``(sheet, cell)`` addresses row by row, computed once per process per
+    table shape (``key``, :meth:`Block.evaluate`'s) instead of once per evaluator."""
+    hit = _BLOCK_ADDRESSES.get(key)
+    if hit is None or hit[0] != tuple(c.header for c in t.columns):
+        hit = _BLOCK_ADDRESSES[key] = (tuple(c.header for c in t.columns),
+                                       tuple(tuple((t.sheet, t.cell(c.key, i)) for c in t.columns)
+                                             for i in range(t.rows)))
+    return hit
 
 
 class HashedTuple(tuple):

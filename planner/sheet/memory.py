@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import Any
+
 from planner import latency, memory, selfhosted
 from planner.defaults import DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION
 from planner.errors import ArgumentError
@@ -43,6 +46,67 @@ def _kv_dtype(call, *args, **kwargs):
 
 def _model(model):
     return selfhosted._model(model)
+
+
+REPLICA_CACHE_SIZE = 1024
+"""Results of :func:`planner.selfhosted.replica_kv` and :func:`~planner.selfhosted.prefix_retention_bytes` kept per
+process (:func:`_replica_kv`); a 20-route plan asks about 70 distinct ones, in about 235 calls with its tornado bars."""
+
+
+def _named(model: Any) -> bool:
+    """``model`` names its spec by itself: a Models-sheet token (``MODEL_SPEC``) or a catalog name, not a path of a
+    ``config.json`` (whose file may change between calls)."""
+    from planner import catalog, catalog_sheet
+
+    if catalog_sheet.is_token(model):
+        return True
+    return isinstance(model, str) and catalog.normalize_name(model) in catalog._models()[1]
+
+
+def _key(kwargs: dict[str, Any]) -> tuple:
+    """The keyword arguments with each value's type (``1`` and ``1.0``, ``True`` and ``1`` kept apart; ``-0.0`` and
+    ``0.0`` by their text)."""
+    return tuple((k, type(v), repr(v) if v == 0 and type(v) is float else v) for k, v in sorted(kwargs.items()))
+
+
+@lru_cache(maxsize=REPLICA_CACHE_SIZE, typed=True)
+def _replica_kv_kept(model, gpu, key):
+    return selfhosted.replica_kv(model, gpu, **{k: float(v) if type(v) is str and t is float else v
+                                                 for k, t, v in key})
+
+
+@lru_cache(maxsize=REPLICA_CACHE_SIZE, typed=True)
+def _prefix_bytes_kept(model, gpu, key):
+    return selfhosted.prefix_retention_bytes(model, gpu, **{k: float(v) if type(v) is str and t is float else v
+                                                             for k, t, v in key})
+
+
+def _replica_kv(model, gpu, **kwargs):
+    """:func:`planner.selfhosted.replica_kv`, its result kept per distinct arguments (arguments compared with their
+    types: ``1`` and ``1.0`` are kept apart) when ``model`` names its spec (:func:`_named`). Pure function, frozen
+    result: the same object for the same arguments. A plan's KV fits repeat the same replica at the same context
+    (every ``PREFIX_KV_FIT`` of a fleet asks for its budget at context 1; the tornado's bars ask again for each
+    input group). A call that raises is not kept."""
+    try:
+        key = _key(kwargs)
+        hash((model, gpu, key))
+    except TypeError:
+        return selfhosted.replica_kv(model, gpu, **kwargs)
+    if not _named(model):
+        return selfhosted.replica_kv(model, gpu, **kwargs)
+    return _replica_kv_kept(model, gpu, key)
+
+
+def _prefix_bytes(model, gpu, **kwargs):
+    """:func:`planner.selfhosted.prefix_retention_bytes`, kept as :func:`_replica_kv` keeps its results."""
+    try:
+        key = _key(kwargs)
+        hash((model, gpu, key))
+    except TypeError:
+        return selfhosted.prefix_retention_bytes(model, gpu, **kwargs)
+    if not _named(model):
+        return selfhosted.prefix_retention_bytes(model, gpu, **kwargs)
+    return _prefix_bytes_kept(model, gpu, key)
 
 
 @sheet_function(
@@ -95,7 +159,7 @@ def KV_BYTES_PER_REQUEST(model, context_tokens, kv_dtype="auto", tp=1, block_siz
 )
 def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, kv_dtype="auto",
                   engine="vllm", weight_dtype="auto", pp=1):
-    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=1, tp=tp, pp=pp,
+    kv = _kv_dtype(_replica_kv, model, gpu, context_tokens=1, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
     return kv.kv_budget_bytes / GIB
@@ -114,7 +178,7 @@ def KV_BUDGET_GIB(model, gpu, tp=1, gpu_memory_utilization=DEFAULT_GPU_MEMORY_UT
 )
 def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine="vllm",
                     weight_dtype="auto", pp=1):
-    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp, pp=pp,
+    kv = _kv_dtype(_replica_kv, model, gpu, context_tokens=context_tokens, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
     return kv.max_concurrency
@@ -140,7 +204,7 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
 def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=1,
            gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, kv_dtype="auto", engine="vllm", weight_dtype="auto",
            pp=1):
-    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=avg_context_tokens, tp=tp, pp=pp,
+    kv = _kv_dtype(_replica_kv, model, gpu, context_tokens=avg_context_tokens, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
     in_flight = latency.concurrency(peak_qps, latency_s=latency_s)
@@ -164,7 +228,7 @@ _PREFIX_ARGS = (
     formula_ids=("M10",),
 )
 def PREFIX_KV_GIB(model, gpu, prefix_tokens, distinct_prefixes=1, tp=1, kv_dtype="auto", engine="vllm", pp=1):
-    return _kv_dtype(selfhosted.prefix_retention_bytes, model, gpu, prefix_tokens=prefix_tokens,
+    return _kv_dtype(_prefix_bytes, model, gpu, prefix_tokens=prefix_tokens,
                      distinct_prefixes=distinct_prefixes, tp=tp, pp=pp, kv_cache_dtype=kv_dtype, engine=engine) / GIB
 
 
@@ -180,10 +244,10 @@ def PREFIX_KV_GIB(model, gpu, prefix_tokens, distinct_prefixes=1, tp=1, kv_dtype
 def PREFIX_KV_FIT(model, gpu, prefix_tokens, distinct_prefixes=1, tp=1,
                   gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, kv_dtype="auto", engine="vllm",
                   weight_dtype="auto", pp=1):
-    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=1, tp=tp, pp=pp,
+    kv = _kv_dtype(_replica_kv, model, gpu, context_tokens=1, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
-    need = _kv_dtype(selfhosted.prefix_retention_bytes, model, gpu, prefix_tokens=prefix_tokens,
+    need = _kv_dtype(_prefix_bytes, model, gpu, prefix_tokens=prefix_tokens,
                      distinct_prefixes=distinct_prefixes, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization,
                      kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype, engine=engine)
     return memory.kv_utilization(1, kv_request_bytes=need, kv_budget=kv.kv_budget_bytes, replicas=1)
@@ -202,7 +266,7 @@ def PREFIX_KV_FIT(model, gpu, prefix_tokens, distinct_prefixes=1, tp=1,
 def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=1,
                     gpu_memory_utilization=DEFAULT_GPU_MEMORY_UTILIZATION, kv_dtype="auto", engine="vllm",
                     weight_dtype="auto", pp=1):
-    kv = _kv_dtype(selfhosted.replica_kv, model, gpu, context_tokens=context_tokens, tp=tp, pp=pp,
+    kv = _kv_dtype(_replica_kv, model, gpu, context_tokens=context_tokens, tp=tp, pp=pp,
                    gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_dtype, engine=engine,
                    weight_dtype=weight_dtype)
     return memory.replicas_for_concurrency(in_flight_requests, max_concurrency_per_replica=kv.max_concurrency)

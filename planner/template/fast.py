@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from planner import template as ts
-from planner.excel.compiled import Compiled, column_arg
+from planner.excel.compiled import Compiled
 
 Key = tuple[str, str]
 
@@ -86,8 +86,10 @@ class FastEvaluator(ts.Evaluator):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._inputs: dict[tuple[str, str], list[Any]] = {}
-        self.column_args: dict[int, tuple[Any, ...]] = {}
-        """Input columns as registry calls take them (:func:`planner.excel.compiled.column_arg`), by ``id``."""
+        self.column_args: dict[int, Any] = {}
+        """Input columns as registry calls take them (:func:`planner.excel.compiled.column_arg`), by ``id``: the list
+        itself until a registry call first receives it (many columns only reach INDEX, MATCH or SUMIFS), then what
+        :func:`~planner.excel.compiled.column_arg` makes of it."""
 
     def get(self, sheet: str, cell: str) -> Any:  # the base class's, without its no-op "" normalisation
         return self.values.get((sheet, cell))
@@ -104,7 +106,7 @@ class FastEvaluator(ts.Evaluator):
         values = [("" if (v := get(k)) == "" else v) for k in cells]
         if table.sheet not in computed_sheets() or topological():  # callers only read the list
             self._inputs[(table.name, key)] = values
-            self.column_args[id(values)] = column_arg(values)
+            self.column_args[id(values)] = values  # prepared when a registry call first receives it
         return values
 
 
