@@ -347,9 +347,10 @@ def _udf(e: Udf, row: int) -> Compiled:
             if isinstance(v, XlError):
                 return v
             if isinstance(v, list):
-                hit = known.get(id(v)) if known is not None else None
-                if hit is v:  # an input column kept but not prepared yet: prepared on its first registry call
-                    hit = known[id(v)] = column_arg(v)
+                column: list[Any] = v
+                hit = known.get(id(column)) if known is not None else None
+                if hit is column and known is not None:  # an input column kept but not prepared yet: prepared on
+                    hit = known[id(column)] = column_arg(column)  # its first registry call
                 if hit is not None and hit[0] is v:  # an input column prepared once per plan (column_arg)
                     if hit[1] is not None and not row_errors(spec, i):
                         return hit[1]

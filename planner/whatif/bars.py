@@ -115,6 +115,9 @@ class _Lazy(dict):  # type: ignore[type-arg]
     the values are those of the template's evaluation order."""
 
     __slots__ = ("code", "ev", "fallback")
+    code: dict[tuple[str, str], Any]
+    ev: FastEvaluator
+    fallback: _Lazy | None
 
     def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
         v = dict.get(self, key, _MISSING)
