@@ -297,3 +297,22 @@ def test_trtllm_pytorch_backend_prompt_steps_take_the_eager_layer_floor():
     assert step_parts(pyt, cal, decode_seqs=0, prefill_tokens=128, prefill_seqs=1)[1] == pytest.approx(0.096)
     assert step_parts(pyt, cal, decode_seqs=64)[1] < 0.096
     assert step_parts(default, cal, decode_seqs=0, prefill_tokens=128, prefill_seqs=1)[1] < 0.096
+
+
+def test_w8a8_on_an_a100_runs_on_int8_tensor_cores():
+    """NVIDIA A100 datasheet: INT8 Tensor Core 624 TOPS dense, BF16 312 TFLOPS; no FP8. vLLM's compressed-tensors
+    W8A8-INT8 scheme runs ``cutlass_scaled_mm`` on INT8 (compute capability >= 7.5); FP8 on an A100 is weight-only
+    (Marlin), so it keeps the 16-bit peak. A long prompt is compute-bound, so W8A8's prefill step is shorter."""
+    from planner.serving.step import gemm_peak_flops
+
+    a100 = get_gpu("a100-80gb-sxm")
+    assert gemm_peak_flops(a100, "w8a8") == pytest.approx(624e12)
+    assert gemm_peak_flops(a100, "int8") == pytest.approx(624e12)
+    assert gemm_peak_flops(a100, "fp8") == pytest.approx(312e12)
+    assert gemm_peak_flops(a100, "bf16") == pytest.approx(312e12)
+    model = get_model("llama-3.1-8b")
+    kw = dict(context_tokens=4096, input_tokens=4096, calibration=DERIVED)
+    w8a8 = build_replica(model, a100, weight_dtype="w8a8", **kw)
+    fp8 = build_replica(model, a100, weight_dtype="fp8", **kw)
+    assert step_time_s(w8a8, DERIVED, decode_seqs=0, prefill_tokens=4096) < \
+        0.75 * step_time_s(fp8, DERIVED, decode_seqs=0, prefill_tokens=4096)
