@@ -50,6 +50,8 @@ _KV_DTYPE_BYTES = {
 _WEIGHT_DTYPE_BITS = {
     "bf16": 16.0, "fp16": 16.0, "fp32": 32.0,
     "fp8": 8.0, "int8": 8.0, "w8a8": 8.0,
+    # weight-only INT8 (W8A16: 8-bit weights, per-channel scales, 16-bit activations and tensor-core math)
+    "w8a16": 8.0,
     # 4-bit group quantization (AWQ/GPTQ, group 128): 4 bits + one fp16 scale and one 4-bit zero per 128 weights.
     "int4": 4.0 + (16 + 4) / 128, "awq": 4.0 + (16 + 4) / 128, "gptq": 4.0 + (16 + 4) / 128,
     # MXFP4: 4-bit values + one 8-bit shared exponent per 32 values = 4.25 bits (M1).

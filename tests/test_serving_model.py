@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -316,3 +318,29 @@ def test_w8a8_on_an_a100_runs_on_int8_tensor_cores():
     fp8 = build_replica(model, a100, weight_dtype="fp8", **kw)
     assert step_time_s(w8a8, DERIVED, decode_seqs=0, prefill_tokens=4096) < \
         0.75 * step_time_s(fp8, DERIVED, decode_seqs=0, prefill_tokens=4096)
+
+
+def test_w8a16_is_weight_only_on_every_gpu():
+    """W8A16 (INT8 weights, 16-bit activations; RedHatAI's W8A16 checkpoints, vLLM's Marlin / Machete weight-only
+    kernels) dequantizes to 16 bits before the tensor-core math: the A100's 312 TFLOPS BF16 peak, not its 624 TOPS
+    INT8 one, and the H100's 989 TFLOPS dense BF16, not its FP8 peak (datasheets); its weights are 1 byte each like
+    INT8's. AccelMark's suite C W8A16 runs (recorded as ``int8``) are scored as ``w8a16``."""
+    from planner.memory import weight_bytes_per_gpu
+    from planner.serving.accuracy import predict
+    from planner.serving.api import default_calibration
+    from planner.serving.step import gemm_peak_flops
+
+    assert gemm_peak_flops(get_gpu("a100-80gb-sxm"), "w8a16") == pytest.approx(312e12)
+    assert gemm_peak_flops(get_gpu("h100-sxm"), "w8a16") == pytest.approx(get_gpu("h100-sxm").bf16_flops_per_s)
+    assert gemm_peak_flops(get_gpu("h100-sxm"), "w8a16") < gemm_peak_flops(get_gpu("h100-sxm"), "int8")
+    model = get_model("llama-3.1-8b")
+    assert weight_bytes_per_gpu(model, weight_dtype="w8a16") == weight_bytes_per_gpu(model, weight_dtype="int8")
+    data = json.loads((Path(__file__).parent / "data" / "serving" / "accelmark-verified.json").read_text())
+    point = next(p for p in data["points"] if "a100_sxm4_80gbx1_suite_C_nvidia_vllm_47f5d58e" in p["id"]
+                 and p["id"].endswith("/w8a16/offline"))
+    assert point["weight_dtype"] == "int8"  # as the source records it
+    cal = default_calibration()
+    w8a16 = predict(point, calibration=cal)
+    w8a8 = predict({**point, "id": point["id"].replace("/w8a16/", "/w8a8/")}, calibration=cal)  # same run, INT8 math
+    assert w8a8 is not None and w8a16 is not None
+    assert w8a16.error("otps") < w8a8.error("otps")  # offline batches are compute-bound: 16-bit math is slower

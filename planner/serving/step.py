@@ -172,8 +172,9 @@ the activations quantized per token on the fly. Latency9 (session 11), docs/serv
 def gemm_peak_flops(gpu: GpuSpec, weight_dtype: str) -> float:
     """Peak FLOP/s of the model's GEMMs: FP4 tensor cores for nvfp4/mxfp4 where the GPU has them, FP8 for fp8/w8a8
     where it has FP8, INT8 tensor cores for w8a8/int8 where the GPU has INT8 but no FP8
-    (:data:`INT8_DENSE_OPS_PER_S`), else 16-bit (weight-only formats dequantize to 16 bits; FP8 on an A100 runs as
-    weight-only Marlin).
+    (:data:`INT8_DENSE_OPS_PER_S`), else 16-bit (weight-only formats dequantize to 16 bits: ``w8a16``, INT8 weights
+    with 16-bit activations, runs vLLM's Marlin/Machete weight-only kernels on 16-bit tensor cores on every GPU;
+    FP8 on an A100 runs as weight-only Marlin).
 
     Worked example: Llama-3.1-8B W8A8 on an A100 runs its GEMMs against 624 TOPS, BF16 and FP8 (weight-only) against
     312 TFLOP/s.
@@ -285,8 +286,9 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     new = max(input_tokens - cached_tokens, 1.0)
     attn_pre = latency.attention_flops(model, new_tokens=new, cached_tokens=cached_tokens) / new / tp_attn
     link, pcie = link_bytes_per_s_bidir(gpu)
-    if dtype not in ("bf16", "fp16", "fp32", "fp8", "w8a8", "int8", *_W4, *_FP4):
-        raise ArgumentError("weight_dtype", weight_dtype, "bf16, fp16, fp8, int8, int4/awq/gptq, nvfp4 or mxfp4")
+    if dtype not in ("bf16", "fp16", "fp32", "fp8", "w8a8", "int8", "w8a16", *_W4, *_FP4):
+        raise ArgumentError("weight_dtype", weight_dtype, "bf16, fp16, fp8, int8 (w8a8), w8a16, int4/awq/gptq, nvfp4 "
+                            "or mxfp4")
     has_fp4 = bool(getattr(gpu, "fp4_flops_per_s", None))
     if dtype in _W4 or (dtype in _FP4 and not has_fp4):
         quant = calibration.w4_kernel_eff
