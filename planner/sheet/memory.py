@@ -81,32 +81,30 @@ def _prefix_bytes_kept(model, gpu, key):
                                                              for k, t, v in key})
 
 
-def _replica_kv(model, gpu, **kwargs):
-    """:func:`planner.selfhosted.replica_kv`, its result kept per distinct arguments (arguments compared with their
-    types: ``1`` and ``1.0`` are kept apart) when ``model`` names its spec (:func:`_named`). Pure function, frozen
-    result: the same object for the same arguments. A plan's KV fits repeat the same replica at the same context
-    (every ``PREFIX_KV_FIT`` of a fleet asks for its budget at context 1; the tornado's bars ask again for each
-    input group). A call that raises is not kept."""
+def _kept(call, kept, model, gpu, kwargs):
+    """``call(model, gpu, **kwargs)``, its result kept by ``kept`` per distinct arguments (arguments compared with
+    their types: ``1`` and ``1.0`` are kept apart) when ``model`` names its spec (:func:`_named`). Pure functions,
+    frozen results: the same object for the same arguments. A call that raises is not kept."""
     try:
         key = _key(kwargs)
         hash((model, gpu, key))
     except TypeError:
-        return selfhosted.replica_kv(model, gpu, **kwargs)
+        return call(model, gpu, **kwargs)
     if not _named(model):
-        return selfhosted.replica_kv(model, gpu, **kwargs)
-    return _replica_kv_kept(model, gpu, key)
+        return call(model, gpu, **kwargs)
+    return kept(model, gpu, key)
+
+
+def _replica_kv(model, gpu, **kwargs):
+    """:func:`planner.selfhosted.replica_kv` through :func:`_kept`. A plan's KV fits repeat the same replica at the
+    same context (every ``PREFIX_KV_FIT`` of a fleet asks for its budget at context 1; the tornado's bars ask again
+    for each input group)."""
+    return _kept(selfhosted.replica_kv, _replica_kv_kept, model, gpu, kwargs)
 
 
 def _prefix_bytes(model, gpu, **kwargs):
-    """:func:`planner.selfhosted.prefix_retention_bytes`, kept as :func:`_replica_kv` keeps its results."""
-    try:
-        key = _key(kwargs)
-        hash((model, gpu, key))
-    except TypeError:
-        return selfhosted.prefix_retention_bytes(model, gpu, **kwargs)
-    if not _named(model):
-        return selfhosted.prefix_retention_bytes(model, gpu, **kwargs)
-    return _prefix_bytes_kept(model, gpu, key)
+    """:func:`planner.selfhosted.prefix_retention_bytes` through :func:`_kept`."""
+    return _kept(selfhosted.prefix_retention_bytes, _prefix_bytes_kept, model, gpu, kwargs)
 
 
 @sheet_function(
