@@ -115,20 +115,32 @@ def _fixed() -> dict[Key, Any]:
     return ts.fixed_cells()
 
 
+def evaluator(inputs: Mapping[Key, Any], functions: Mapping[str, Any] | None = None, *,
+              memo: dict[tuple[Any, ...], Any] | None = MEMO,
+              values: dict[Key, Any] | None = None) -> FastEvaluator:
+    """A :class:`FastEvaluator` over the template's fixed cells and ``inputs``, in ``values`` (a new dict by default;
+    a dict subclass may compute cells as they are read, :mod:`planner.whatif.bars`). ``functions``: the registry by
+    default; ``memo``: the registry-call memo (None: none)."""
+    if functions is None:
+        from planner.registry import load
+
+        functions = load()
+    store: dict[Key, Any] = {} if values is None else values
+    store.update(_fixed())
+    store.update(inputs)
+    ev = FastEvaluator({}, functions, memo=memo)
+    ev.values = store  # (the base class would copy it)
+    return ev
+
+
 def evaluate_cells(inputs: Mapping[Key, Any], keys: Iterable[Key], functions: Mapping[str, Any] | None = None, *,
                    memo: dict[tuple[Any, ...], Any] | None = MEMO) -> dict[Key, Any]:
     """The template formula cells ``keys`` (in an order that keeps every cell after its precedents: the template's,
     or a cone of it, :func:`planner.template.cone_cells`) computed from ``inputs`` (input cells, and the values of
     any formula cell not in ``keys`` that they read). Returns ``{cell: value}`` of those cells. ``memo``: the
     registry-call memo (None: none)."""
-    if functions is None:
-        from planner.registry import load
-
-        functions = load()
-    values = dict(_fixed())
-    values.update(inputs)
-    ev = FastEvaluator({}, functions, memo=memo)
-    ev.values = values  # (the base class would copy it)
+    ev = evaluator(inputs, functions, memo=memo)
+    values = ev.values
     code = compiled_cells()
     out: dict[Key, Any] = {}
     for key in keys:

@@ -108,7 +108,6 @@ def fingerprint(key: tuple[str, str]) -> str:
 _MEMO: dict[tuple[Any, ...], Any] = _fast.MEMO
 """Registry calls with scalar arguments, shared by the plans of one process: plans of one template repeat most
 calls (the same fleets, models and catalog rows)."""
-_FastEvaluator = _fast.FastEvaluator
 _COMPUTED_SHEETS = _fast.computed_sheets()
 _topological = _fast.topological
 _compiled_cells = _fast.compiled_cells
@@ -305,10 +304,7 @@ def evaluate(book: Book, keep: dict[Key, Any], edited: dict[Key, str] | None = N
     code = _compiled_cells()
     if not keep and not edited and order is None:  # the common case: every cell on the template's path
         return _fast.evaluate_cells(inputs, code, memo=_MEMO)
-    values: dict[Key, Any] = dict(compiled()[2])
-    values.update(inputs)
-    ev = _FastEvaluator({}, load(), memo=_MEMO)
-    ev.values = values  # (the base class would copy it)
+    ev = _fast.evaluator(inputs, load(), memo=_MEMO)
     out: dict[Key, Any] = {}
     edited = edited or {}
     store = ev.values

@@ -25,7 +25,7 @@ from planner import template as ts
 from planner.decision import MONTHS_NEVER
 from planner.errors import ArgumentError
 from planner.registry import load as load_functions
-from planner.template.fast import MEMO, FastEvaluator, compiled_cells
+from planner.template.fast import FastEvaluator, compiled_cells, evaluator
 from planner.template.sensitivity import BAR_TABLES
 from planner.whatif import levers
 
@@ -103,7 +103,6 @@ def _frozen(rows: Sequence[Sequence[Any]] | None) -> tuple | None:
 
 
 _MISSING = object()
-_fixed_cells = lru_cache(maxsize=1)(ts.fixed_cells)
 
 
 class _Lazy(dict):  # type: ignore[type-arg]
@@ -135,14 +134,12 @@ class _Lazy(dict):  # type: ignore[type-arg]
 def _lazy(known: Mapping[tuple[str, str], Any], cone: tuple[tuple[str, str], ...],
           fallback: _Lazy | None = None) -> tuple[_Lazy, FastEvaluator]:
     code = compiled_cells()
-    values = _Lazy(_fixed_cells())
-    values.update(known)
+    values = _Lazy()
+    ev = evaluator(known, load_functions(), values=values)
     for k in cone:  # re-evaluated here: not the known value
         values.pop(k, None)
     values.code = {k: code[k] for k in cone}
     values.fallback = fallback
-    ev = FastEvaluator({}, load_functions(), memo=MEMO)
-    ev.values = values  # (the base class would copy it)
     values.ev = ev
     return values, ev
 
