@@ -184,8 +184,11 @@ def table(name: str) -> Table:
     raise KeyError(name)
 
 
-def _references(expr: Expr) -> set[tuple[str, str]]:
-    """(table name, column key) pairs an expression reads."""
+def _references(expr: Expr, reads: Mapping[str, Mapping[int, tuple[str, ...]]] | None = None
+                ) -> set[tuple[str, str]]:
+    """(table name, column key) pairs an expression reads. ``reads`` (``{function: {argument position: column
+    keys}}``, the registry's ``Arg.reads``): a whole table passed to such an argument reads only those columns (a key
+    that is not a column of that table is refused: a declaration out of step with the template)."""
     if isinstance(expr, (Ref, Cells)):
         keys = {expr.first, expr.last} if isinstance(expr, Cells) else {expr.key}
         if isinstance(expr, Cells) and expr.last is not None:
@@ -197,29 +200,19 @@ def _references(expr: Expr) -> set[tuple[str, str]]:
         return {(expr.table.name, expr.key)}
     if isinstance(expr, Block):  # a whole table (FORECAST_MONTH reads the Forecast sheet's backend table)
         return {(expr.table.name, c.key) for c in expr.table.columns}
-    return set().union(*(_references(c) for c in expr.children()))
-
-
-def _read_references(expr: Expr, reads: Mapping[str, Mapping[int, tuple[str, ...]]]) -> set[tuple[str, str]]:
-    """:func:`_references`, where a whole table passed to a function whose ``Arg.reads`` names its columns depends
-    only on those (a key that is not a column of that table is refused: a declaration out of step with the
-    template)."""
-    if isinstance(expr, Udf) and expr.name in reads:
-        out: set[tuple[str, str]] = set()
-        for i, a in enumerate(expr.args):
-            keys = reads[expr.name].get(i)
-            if keys is not None and isinstance(a, Block):
-                have = {c.key for c in a.table.columns}
-                unknown = [k for k in keys if k not in have]
-                if unknown:
-                    raise ValueError(f"{expr.name} argument {i + 1} reads {unknown}: not columns of {a.table.name}")
-                out |= {(a.table.name, k) for k in keys}
-            else:
-                out |= _read_references(a, reads)
-        return out
-    if isinstance(expr, (Ref, Cells, At, Block)):
-        return _references(expr)
-    return set().union(*(_read_references(c, reads) for c in expr.children()))
+    name = expr.name if isinstance(expr, Udf) else ""
+    declared = reads.get(name, {}) if reads else {}
+    out: set[Any] = set()
+    for i, a in enumerate(expr.children()):
+        only = declared.get(i)
+        if only is not None and isinstance(a, Block):
+            unknown = [k for k in only if k not in {c.key for c in a.table.columns}]
+            if unknown:
+                raise ValueError(f"{name} argument {i + 1} reads {unknown}: not columns of {a.table.name}")
+            out |= {(a.table.name, k) for k in only}
+        else:
+            out |= _references(a, reads)
+    return out
 
 
 def _column_order() -> list[tuple[Table, Column]]:
@@ -338,7 +331,7 @@ def cone_cells(targets: tuple[tuple[str, str], ...], given: tuple[str, ...] = ()
         by_function.setdefault(name, {})[i] = keys
 
     def refs(formula: Expr) -> set[tuple[str, str]]:
-        return _references(formula) if not by_function else _read_references(formula, by_function)
+        return _references(formula, by_function)
 
     nodes = {(t.name, c.key): (t, c) for t, c in _column_order() if t.name not in given}
     need: set[tuple[str, str]] = set()
