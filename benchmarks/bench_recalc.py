@@ -17,7 +17,6 @@ where it exists). Optionally (``--cli``) one plan through the CLI in a fresh pro
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import subprocess
 import sys
@@ -64,7 +63,7 @@ def main(argv: list[str] | None = None) -> dict:
                          "it the plans are as generated (cached values current: the recompute changes no value)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
-    from bench_validate import generate
+    from bench_validate import emit, generate
 
     from planner.ooxml import write_cached_values
     from planner.recalc import compute, recalc_file
@@ -107,11 +106,7 @@ def main(argv: list[str] | None = None) -> dict:
                        check=True, cwd=ROOT, capture_output=True)
         res["cli_one_plan_wall_s"] = round(time.perf_counter() - t0, 3)
         res["cli_one_plan_cpu_s"] = round(_children_cpu() - c0, 3)
-    text = json.dumps(res, indent=1)
-    print(text)
-    if a.json:
-        a.json.write_text(text + "\n")
-    return res
+    return emit(res, a.json)
 
 
 if __name__ == "__main__":

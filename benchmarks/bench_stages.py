@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import sys
 import tempfile
 import time
@@ -52,7 +51,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--rounds", type=int, default=1, help="rounds over the same plans (see above); the best is kept")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
-    from bench_validate import generate
+    from bench_validate import emit, generate
 
     import planner.coerce as coerce
     from planner.excel.expr import Udf
@@ -123,11 +122,7 @@ def main(argv: list[str] | None = None) -> dict:
                                    for k, v in times.most_common(25)}
     res["registry_total_ms_per_plan"] = round(1000 * sum(times.values()) / n, 2)
     res["calls_per_plan"] = {k: round(v / n, 1) for k, v in counts.items()}
-    text = json.dumps(res, indent=1)
-    print(text)
-    if a.json:
-        a.json.write_text(text + "\n")
-    return res
+    return emit(res, a.json)
 
 
 if __name__ == "__main__":

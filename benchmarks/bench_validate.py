@@ -175,6 +175,15 @@ def time_naive_formulas(paths: list[Path]) -> float:
     return (time.perf_counter() - t0) / len(paths)
 
 
+def emit(res: dict, path: Path | None, *, indent: int = 1) -> dict:
+    """Print a benchmark's figures as JSON and write them to ``path`` too (``--json``); returns them."""
+    text = json.dumps(res, indent=indent)
+    print(text)
+    if path:
+        path.write_text(text + "\n")
+    return res
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=500, help="plans")
@@ -252,11 +261,7 @@ def main(argv: list[str] | None = None) -> dict:
         res["speedup_vs_naive_formulas_jobs1"] = round(1000 * naive_s / res["fast_jobs1_ms_per_plan"], 1)
     res["cpu_count"] = os.cpu_count()
     res["python_peak_rss_mib_this_process"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    text = json.dumps(res, indent=2)
-    print(text)
-    if a.json:
-        a.json.write_text(text + "\n")
-    return res
+    return emit(res, a.json, indent=2)
 
 
 if __name__ == "__main__":
