@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -222,12 +223,33 @@ def test_forecast_per_route_month_five_by_hand(seed_forecast) -> None:
     assert chat["max_utilization"] == pytest.approx(40 * 2500 * 60 / 8e6 * x)
     assert chat["binding"] == "ITPM" and "gemini-flash: ITPM 102% is per project" in chat["action"]
     assert chat["monthly_cost_usd"] == pytest.approx(rows[("chat", 1)]["monthly_cost_usd"] * x)
-    # completion on llama70b-h100: month 5's step takes the fleet from 22 to 24 replicas of 4 H100 at $3.20
+    # completion on llama70b-h100 (22 replicas of 4 H100 at $3.20 as entered): month 5's step is the fewest
+    # replicas that bring the fleet back under the seed's 0.8 threshold at 1.3605x demand, i.e. the plan itself
+    # re-evaluated at that demand and replica count (a different path from the forecast's), and it is billed
     comp = rows[("completion", 5)]
-    assert comp["action"].startswith("llama70b-h100: replicas 22 -> 24")
-    assert comp["monthly_cost_usd"] == pytest.approx(24 * 4 * 3.20 * HOURS_PER_MONTH)
+    step = re.match(r"llama70b-h100: replicas 22 -> (\d+) ", comp["action"])
+    assert step is not None, comp["action"]
+    n = int(step.group(1))
+    assert _seed_fleet_util(x, n) <= 0.8 < _seed_fleet_util(x, n - 1)
+    assert comp["monthly_cost_usd"] == pytest.approx(n * 4 * 3.20 * HOURS_PER_MONTH)
     assert rows[("completion", 1)]["monthly_cost_usd"] == pytest.approx(22 * 4 * 3.20 * HOURS_PER_MONTH)
     assert rows[("agent", 5)]["action"] == "none"
+
+
+def _seed_fleet_util(x: float, replicas: int) -> float:
+    """Results' max_util of the seed's completion route (its only route on llama70b-h100) with every peak QPS
+    times ``x`` and that fleet at ``replicas``: THE plan method run again on the edited inputs."""
+    from planner.whatif import levers
+    from planner.whatif.source import load_inputs
+
+    inputs = load_inputs(ROOT / "samples" / "seed.toml")
+    edited = dict(levers.scaled(inputs, levers.group("peak_qps"), x))
+    f, r = ts.FLEET, ts.RESULTS
+    row = next(i for i in range(f.rows) if inputs.get((f.sheet, f.cell("name", i))) == "llama70b-h100")
+    edited[(f.sheet, f.cell("replicas", row))] = replicas
+    again = ts.evaluate_plan(edited)
+    route = next(i for i in range(r.rows) if again.get((r.sheet, r.cell("route", i))) == "completion")
+    return float(again[(r.sheet, r.cell("max_util", route))])
 
 
 # ---- item 3: commitments ----------------------------------------------------------------------------------------
