@@ -221,6 +221,24 @@ def test_rtx_3090_and_mi300_series_are_in_the_catalog():
         assert gpu.vendor == "AMD" and round(gpu.hbm_gib, 1) == gib
 
 
+def test_int8_peaks_are_datasheet_figures_with_their_source():
+    """Dense INT8 tensor-core peaks (ops/s): every one filled carries its source and date; the figures are the
+    datasheets' (A100: 624 TOPS dense, 1,248 with 2:4 sparsity; A10: 250 TOPS; H100 SXM 3,958 and PCIe 3,026 TOPS
+    with sparsity, halved), not 2:4-sparse ones."""
+    filled = {}
+    for entry in _raw("gpus.json")["gpus"]:
+        assert "int8_ops_per_s" in entry, entry["id"]  # null where no datasheet figure was read: said, not omitted
+        if entry["int8_ops_per_s"] is None:
+            assert "int8_source" not in entry, entry["id"]
+            continue
+        assert entry["int8_source"] and entry["int8_as_of"], entry["id"]
+        filled[entry["id"]] = entry["int8_ops_per_s"]
+    assert filled == {"a100-40gb-sxm": 624e12, "a100-80gb-sxm": 624e12, "a100-80gb-pcie": 624e12, "a10": 250e12,
+                      "h100-sxm": 3958e12 / 2, "h100-pcie": 3026e12 / 2}
+    assert catalog.get_gpu("a100-80gb").int8_ops_per_s == 624e12
+    assert catalog.get_gpu("l40s").int8_ops_per_s is None
+
+
 def test_gpu_default_price_is_a_listed_offer():
     for entry in _raw("gpus.json")["gpus"]:
         if entry["usd_per_gpu_hour"] is None:
