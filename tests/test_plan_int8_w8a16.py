@@ -101,3 +101,25 @@ def test_a_w8a16_fleet_is_sized_with_one_byte_weights(tmp_path: Path) -> None:
     assert _kv_budget_bytes(w8a16) == pytest.approx(_kv_budget_bytes(int8), rel=1e-12)  # 1 byte per weight alike
     assert _ttft(w8a16) == pytest.approx(_ttft(fp8), rel=1e-12)
     assert _ttft(w8a16) > 1.5 * _ttft(int8)
+
+
+def test_a_gpu_row_the_catalog_lacks_takes_its_int8_peak_from_the_sheet() -> None:
+    """A planner's own GPUs-sheet row: an A30 (NVIDIA's aiconfigurator a30.yaml: 24 GiB, 933 GB/s, BF16 165 TFLOPS,
+    INT8 330 TOPS, sm_version 80). With compute capability 8.0 and no FP8 its W8A8 GEMMs run at the row's 330 TOPS;
+    without the INT8 cell, at its BF16 165. A negative cell is refused like any GPUs-sheet number."""
+    from planner import catalog_sheet
+    from planner.errors import ArgumentError
+    from planner.serving.step import gemm_peak_flops
+    from planner.sheet.plan import GPU_SPEC
+
+    headers = ["GPU [name]", "HBM [GiB]", "Bandwidth [GB/s]", "BF16 dense [TFLOP/s]", "INT8 dense [TOPS]",
+               "Compute capability [x.y]"]
+    token = GPU_SPEC("a30", [headers, ["a30", 24, 933, 165, 330, 8.0]])
+    assert token == "a30|hbm_gib=24|mem_bw_gb_s=933|bf16_tflops=165|int8_tops=330|compute_capability=8"
+    a30 = catalog_sheet.gpu_from_token(token)
+    assert a30.int8_ops_per_s == 330e12 and a30.fp8_flops_per_s is None
+    assert gemm_peak_flops(a30, "w8a8") == 330e12 and gemm_peak_flops(a30, "w8a16") == 165e12
+    no_int8 = catalog_sheet.gpu_from_token(GPU_SPEC("a30", [headers, ["a30", 24, 933, 165, None, 8.0]]))
+    assert gemm_peak_flops(no_int8, "w8a8") == 165e12
+    with pytest.raises(ArgumentError, match="INT8 dense"):
+        GPU_SPEC("a30", [headers, ["a30", 24, 933, 165, -1, 8.0]])
