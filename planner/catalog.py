@@ -455,6 +455,7 @@ def _gpus() -> tuple[tuple[GpuSpec, ...], dict[str, GpuSpec]]:
             bf16_flops_per_s=float(entry["bf16_flops_per_s"]),
             fp8_flops_per_s=None if entry.get("fp8_flops_per_s") is None else float(entry["fp8_flops_per_s"]),
             fp4_flops_per_s=_opt_float(entry.get("fp4_flops_per_s")),
+            int8_ops_per_s=_opt_float(entry.get("int8_ops_per_s")),
             nvlink_bytes_per_s_bidir=_opt_float(entry.get("nvlink_bytes_per_s_bidir")),
             interconnect=entry.get("interconnect"),
             interconnect_bytes_per_s_bidir=_opt_float(entry.get("interconnect_bytes_per_s_bidir")),

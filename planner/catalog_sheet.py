@@ -98,6 +98,9 @@ GPU_COLUMNS: tuple[SheetColumn, ...] = (
        required=True, number_format="#,##0"),
     _c("fp8_tflops", "FP8 dense [TFLOP/s]", "Peak dense FP8 (blank: none)", field="fp8_flops_per_s", scale=1e12,
        number_format="#,##0"),
+    _c("int8_tops", "INT8 dense [TOPS]", "Peak dense INT8 tensor-core ops (blank: the bundled figure, or none); "
+       "W8A8/INT8 GEMMs run at it on a GPU with no FP8 and compute capability 8.0 (the A100's), 0: the BF16 peak",
+       field="int8_ops_per_s", scale=1e12, number_format="#,##0"),
     _c("usd_per_gpu_hour", "Price [USD/GPU-h]", "On-demand price", field="usd_per_gpu_hour",
        number_format="0.00"),
     _c("compute_capability", "Compute capability [x.y]", "NVIDIA's CUDA compute capability (below 9.0: "

@@ -221,6 +221,27 @@ def test_rtx_3090_and_mi300_series_are_in_the_catalog():
         assert gpu.vendor == "AMD" and round(gpu.hbm_gib, 1) == gib
 
 
+def test_int8_peaks_are_datasheet_figures_with_their_source():
+    """Dense INT8 tensor-core peaks (ops/s): every one filled carries its source and date; the figures are the
+    datasheets' dense ones (A100: 624 TOPS, 1,248 with 2:4 sparsity; A10: 250 TOPS; H100/H200 SXM 3,958 and H100 PCIe
+    3,026 TOPS with sparsity, halved; NVIDIA's aiconfigurator specs: B200 4,500, GB200 5,000, B300 307 sparse halved,
+    GB300 165, L40S 733, L4 242), not 2:4-sparse ones."""
+    filled = {}
+    for entry in _raw("gpus.json")["gpus"]:
+        assert "int8_ops_per_s" in entry, entry["id"]  # null where no datasheet figure was read: said, not omitted
+        if entry["int8_ops_per_s"] is None:
+            assert "int8_source" not in entry, entry["id"]
+            continue
+        assert entry["int8_source"] and entry["int8_as_of"], entry["id"]
+        filled[entry["id"]] = entry["int8_ops_per_s"]
+    assert filled == {"a100-40gb-sxm": 624e12, "a100-80gb-sxm": 624e12, "a100-80gb-pcie": 624e12, "a10": 250e12,
+                      "h100-sxm": 3958e12 / 2, "h100-pcie": 3026e12 / 2, "h200-sxm": 3958e12 / 2,
+                      "b200-hgx": 4500e12, "gb200": 5000e12, "b300-hgx": 307e12 / 2, "gb300": 165e12,
+                      "l40s": 733e12, "l4": 242e12}  # L4: aiconfigurator's 242 for NVIDIA's 485 sparse, as its FP8
+    assert catalog.get_gpu("a100-80gb").int8_ops_per_s == 624e12
+    assert catalog.get_gpu("rtx-3090").int8_ops_per_s is None  # no datasheet figure read (GA102 whitepaper)
+
+
 def test_gpu_default_price_is_a_listed_offer():
     for entry in _raw("gpus.json")["gpus"]:
         if entry["usd_per_gpu_hour"] is None:

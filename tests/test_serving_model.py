@@ -308,6 +308,7 @@ def test_w8a8_on_an_a100_runs_on_int8_tensor_cores():
     from planner.serving.step import gemm_peak_flops
 
     a100 = get_gpu("a100-80gb-sxm")
+    assert a100.int8_ops_per_s == 624e12  # the catalog's fact (planner/data/gpus.json), no longer a constant in code
     assert gemm_peak_flops(a100, "w8a8") == pytest.approx(624e12)
     assert gemm_peak_flops(a100, "int8") == pytest.approx(624e12)
     assert gemm_peak_flops(a100, "fp8") == pytest.approx(312e12)
@@ -318,6 +319,26 @@ def test_w8a8_on_an_a100_runs_on_int8_tensor_cores():
     fp8 = build_replica(model, a100, weight_dtype="fp8", **kw)
     assert step_time_s(w8a8, DERIVED, decode_seqs=0, prefill_tokens=4096) < \
         0.75 * step_time_s(fp8, DERIVED, decode_seqs=0, prefill_tokens=4096)
+
+
+def test_int8_peak_stays_on_the_a100_class():
+    """The INT8 peak moved from planner/serving/step.py to the catalog (session 12) without moving a figure: only
+    compute capability 8.0 GPUs without FP8 (the three A100 boards, where latency9's evidence is) run W8A8 at it. The
+    A10 has a datasheet INT8 figure (250 TOPS, twice its 125 TFLOPS BF16) but keeps its BF16 peak; GPUs with FP8 keep
+    their FP8 peak for W8A8 (the H100's INT8 and FP8 figures are both 1,979 TOPS dense)."""
+    from dataclasses import replace
+
+    from planner.catalog import gpus
+    from planner.serving.step import gemm_peak_flops
+
+    on_int8 = {g.name for g in gpus() if gemm_peak_flops(g, "w8a8") != gemm_peak_flops(g, "bf16")
+               and not g.fp8_flops_per_s}
+    assert on_int8 == {"a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie"}
+    a10 = get_gpu("a10")
+    assert a10.int8_ops_per_s == 250e12 and gemm_peak_flops(a10, "w8a8") == 125e12
+    a100 = get_gpu("a100-40gb-sxm")
+    assert gemm_peak_flops(replace(a100, int8_ops_per_s=500e12), "int8") == 500e12  # an edited figure is used
+    assert gemm_peak_flops(replace(a100, int8_ops_per_s=0.0), "int8") == 312e12  # 0: the BF16 peak
 
 
 def test_w8a16_is_weight_only_on_every_gpu():

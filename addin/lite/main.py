@@ -369,7 +369,7 @@ def CHEAPEST_FLEET(model, peak_qps, avg_input_tokens, avg_output_tokens, ttft_sl
 @arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
 @arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
 @arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 def COMPUTE_UTILIZATION(model, gpu, peak_qps, avg_input_tokens, avg_output_tokens, replicas, tp=None, cache_hit_rate=None, mfu=None, weight_dtype=None, pp=None):
     """Compute utilization of a fleet at peak: peak QPS x FLOPs per request (2 x active params per uncached input and output token, plus attention) / (replicas x TP x PP x peak FLOP/s x MFU). Over 1 the fleet cannot compute the load. Returns fraction (<= 1 fi..."""
@@ -670,7 +670,7 @@ def KV_AVAILABLE_GIB(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_
 @arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 def KV_BUDGET_GIB(model, gpu, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
     """KV-cache budget of each GPU as the engine allocates it: HBM x utilization - weights - activation/runtime reserve (vLLM; SGLang and TensorRT-LLM by their own rules). Returns GiB per GPU."""
@@ -724,7 +724,7 @@ def KV_CACHE_TOKENS(model, gpu, tp=None, gpu_memory_utilization=None, kv_cache_d
 @arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 def KV_FIT(model, gpu, peak_qps, latency_s, avg_context_tokens, replicas, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
     """KV-memory utilization at peak: Little's-law in-flight requests (QPS x E2E latency) x KV each holds / (KV budget x replicas); sliding-window layers at the engine's steady state (vLLM: the window; SGLang: 1.5 windows). At most 1 fits. Returns fraction (<..."""
@@ -790,7 +790,7 @@ def LINEAR_BINDING_CONSTRAINT(utilizations):
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @arg('mbu', ndim=2, err_to_str=True, doc='Achieved fraction of peak memory bandwidth in decode (0-1) [fraction] (optional, default 0.7)')
 @arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 def MAX_BATCH_AT_TPOT(model, gpu, tp, tpot_slo_s, avg_context_tokens, kv_dtype=None, mbu=None, mfu=None, weight_dtype=None):
     """Largest batch per replica whose modelled TPOT still meets the SLO (0 if one sequence misses it). Returns sequences."""
     return excel_call(_REGISTRY['MAX_BATCH_AT_TPOT'], model, gpu, tp, tpot_slo_s, avg_context_tokens, kv_dtype, mbu, mfu, weight_dtype)
@@ -804,7 +804,7 @@ def MAX_BATCH_AT_TPOT(model, gpu, tp, tpot_slo_s, avg_context_tokens, kv_dtype=N
 @arg('kv_dtype', ndim=2, err_to_str=True, doc='KV-cache dtype: auto, bf16, fp16, fp8, int8 [dtype]')
 @arg('context_tokens', ndim=2, err_to_str=True, doc='Tokens per request held in the cache (input + output) [tokens]')
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_tokens, engine=None, weight_dtype=None, pp=None):
     """Requests of a given context that fit one replica's KV cache at once: floor(KV budget / KV per request), budget from the engine's accounting. Returns requests per replica."""
@@ -822,7 +822,7 @@ def MAX_CONCURRENCY(model, gpu, tp, gpu_memory_utilization, kv_dtype, context_to
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 @arg('calibration', ndim=2, err_to_str=True, doc="Calibration JSON from planner calibrate-bench (empty: the fitted defaults) [path] (optional, default '')")
 def MAX_RATE_AT_SLO(model, gpu, tp, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_slo_s, kv_dtype=None, cache_hit_rate=None, engine=None, weight_dtype=None, pp=None, calibration=None):
@@ -908,7 +908,7 @@ def POISSON_BURST_FACTOR(per_min_rate, window_s, quantile=None):
 @arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 def PREFIX_KV_FIT(model, gpu, prefix_tokens, distinct_prefixes=None, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
     """Share of one replica's KV budget that keeps shared prefixes warm (M10): PREFIX_KV_GIB / KV_BUDGET_GIB; added to KV_FIT of the requests in flight, which then hold their unshared context only. Returns fraction of the KV budget."""
@@ -1052,7 +1052,7 @@ def PROVISIONED_USD_MONTHLY_QUOTED(units, usd_per_unit_hour):
 @arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
 @arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc="Ignored (the engine's default memory fraction sizes the KV cache) [fraction] (optional, default 0.9)")
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('ttft_slo_s', ndim=2, err_to_str=True, doc='Mean time-to-first-token budget (0: none) [s] (optional, default 0.0)')
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 @arg('calibration', ndim=2, err_to_str=True, doc="Calibration JSON from planner calibrate-bench (empty: the fitted defaults) [path] (optional, default '')")
@@ -1070,7 +1070,7 @@ def REPLICAS_AT_SLO(model, gpu, tp, peak_qps, avg_input_tokens, avg_output_token
 @arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 def REPLICAS_FOR_KV(model, gpu, in_flight_requests, context_tokens, tp=None, gpu_memory_utilization=None, kv_dtype=None, engine=None, weight_dtype=None, pp=None):
     """Replicas whose KV caches hold a number of in-flight requests: ceil(concurrency / max concurrency per replica). Returns replicas."""
@@ -1148,7 +1148,7 @@ def SELFHOST_OR_API_REASONS(avg_qps, breakeven_rate_qps, selfhost_usd_mtok, api_
 @arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
 @arg('gpu_memory_utilization', ndim=2, err_to_str=True, doc='Fraction of GPU memory the engine may use (vLLM --gpu-memory-utilization) [fraction] (optional, default 0.9)')
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 def SELFHOST_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype=None, mbu=None, mfu=None, gpu_memory_utilization=None, engine=None, weight_dtype=None):
     """Output tokens per second one replica decodes at the largest batch meeting the TPOT SLO (and fitting the KV cache at context I+O): batch / TPOT(batch). Feeds SELFHOST_USD_PER_MTOK and SELFHOST_USD_PER_MTOK_OUTPUT. Returns tokens/s per replica."""
     return excel_call(_REGISTRY['SELFHOST_TOKENS_PER_S'], model, gpu, tp, avg_input_tokens, avg_output_tokens, tpot_slo_s, kv_dtype, mbu, mfu, gpu_memory_utilization, engine, weight_dtype)
@@ -1214,7 +1214,7 @@ def SENSITIVITY_BAR(field, group, factor, plan, routes, providers, fleet, specs,
 @arg('clients', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
 @arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when clients is 0 [req/s] (optional, default 0.0)')
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
@@ -1233,7 +1233,7 @@ def SERVING_TOKENS_PER_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, cl
 @arg('clients', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
 @arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when clients is 0 [req/s] (optional, default 0.0)')
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
@@ -1252,7 +1252,7 @@ def SERVING_TPOT_S(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients,
 @arg('clients', ndim=2, err_to_str=True, doc='Concurrent clients (closed loop, as vllm bench serve --max-concurrency); 0 with a request rate for an open loop, 0 and 0 for the offline maximum [requests]')
 @arg('request_rate', ndim=2, err_to_str=True, doc='Poisson request rate per replica (open loop) when clients is 0 [req/s] (optional, default 0.0)')
 @arg('engine', ndim=2, err_to_str=True, doc="Serving engine: vllm, vllm-v0, sglang, trtllm [name] (optional, default 'vllm')")
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @arg('cache_hit_rate', ndim=2, err_to_str=True, doc='Fraction of input tokens served from the prefix cache [fraction] (optional, default 0.0)')
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
@@ -1291,7 +1291,7 @@ def TCO_YEARLY(capex_usd, depreciation_years, license_usd_per_year=None, hosting
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @arg('mbu', ndim=2, err_to_str=True, doc='Achieved fraction of peak memory bandwidth in decode (0-1) [fraction] (optional, default 0.7)')
 @arg('mfu', ndim=2, err_to_str=True, doc='Achieved fraction of peak FLOP/s (0-1) [fraction] (optional, default 0.5)')
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 def TPOT_S(model, gpu, tp, batch, avg_context_tokens, kv_dtype=None, mbu=None, mfu=None, weight_dtype=None):
     """Decode time per output token at a batch: max((weights read + batch x KV read per sequence) / (bandwidth x MBU), batch x (2 x active params + attention FLOPs) / (FLOP/s x MFU x TP)); MoE reads only touched experts, sliding-window layers at most their wi..."""
     return excel_call(_REGISTRY['TPOT_S'], model, gpu, tp, batch, avg_context_tokens, kv_dtype, mbu, mfu, weight_dtype)
@@ -1307,7 +1307,7 @@ def TPOT_S(model, gpu, tp, batch, avg_context_tokens, kv_dtype=None, mbu=None, m
 @arg('mbu', ndim=2, err_to_str=True, doc='Achieved fraction of peak memory bandwidth in decode (0-1) [fraction] (optional, default 0.7)')
 @arg('kv_dtype', ndim=2, err_to_str=True, doc="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8 [dtype] (optional, default 'auto')")
 @arg('queue_s', ndim=2, err_to_str=True, doc='Queue wait before prefill [s] (optional, default 0.0)')
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=None, mfu=None, mbu=None, kv_dtype=None, queue_s=None, weight_dtype=None):
     """Time to first token on an idle replica: queue wait + prefill ((2 x active params x uncached input + attention FLOPs) / (FLOP/s x MFU x TP)) + one decode step. Returns s."""
     return excel_call(_REGISTRY['TTFT_S'], model, gpu, tp, input_tokens, cache_hit_rate, mfu, mbu, kv_dtype, queue_s, weight_dtype)
@@ -1315,7 +1315,7 @@ def TTFT_S(model, gpu, tp, input_tokens, cache_hit_rate=None, mfu=None, mbu=None
 
 @func
 @arg('model', ndim=2, err_to_str=True, doc='Model in the catalog (e.g. llama-3.1-70b) or the path of a Hugging Face config.json [name]')
-@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4 [dtype] (optional, default 'auto')")
+@arg('weight_dtype', ndim=2, err_to_str=True, doc="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4 [dtype] (optional, default 'auto')")
 @arg('tp', ndim=2, err_to_str=True, doc='Tensor-parallel degree (KV heads replicated when TP > KV heads) [GPUs] (optional, default 1)')
 @arg('pp', ndim=2, err_to_str=True, doc='Pipeline-parallel degree [GPUs] (optional, default 1)')
 def WEIGHTS_GIB(model, weight_dtype=None, tp=None, pp=None):

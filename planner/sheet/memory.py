@@ -17,7 +17,8 @@ GPU = Arg(name="gpu", unit="name", kind="text", help="GPU in the catalog (e.g. h
 KV_DTYPE = Arg(name="kv_dtype", unit="dtype", kind="text",
                help="KV-cache dtype: auto (the model's dtype), bf16, fp16, fp8, int8", default="auto")
 WEIGHT_DTYPE = Arg(name="weight_dtype", unit="dtype", kind="text",
-                   help="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8, int4, mxfp4",
+                   help="Weight dtype: auto (the released checkpoint), bf16, fp16, fp8, int8 (W8A8: 8-bit weights and "
+                   "activations), w8a16 (8-bit weights, 16-bit math), int4, mxfp4",
                    default="auto")
 TP_OPT = Arg(name="tp", unit="GPUs", help="Tensor-parallel degree (KV heads replicated when TP > KV heads)", default=1)
 TP = Arg(name="tp", unit="GPUs", help="Tensor-parallel degree (GPUs per replica)")

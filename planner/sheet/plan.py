@@ -75,7 +75,7 @@ def GPU_PRICE(gpu_token):
     returns_kind="text",
     category="Plan",
     example='=BUNDLED_FACTS("h100-sxm|hbm_gib=80", "gpu") -> "bundled: display_name, torch_total_gib, '
-    'mem_bw_gb_s, bf16_tflops, fp8_tflops, usd_per_gpu_hour"',
+    'mem_bw_gb_s, bf16_tflops, fp8_tflops, int8_tops, usd_per_gpu_hour, compute_capability"',
 )
 def BUNDLED_FACTS(spec, kind):
     if kind not in ("model", "gpu"):

@@ -159,7 +159,7 @@ __all__ = [
 ]
 
 TEMPLATE_ID = "llm-capacity-planner/capacity-plan"
-TEMPLATE_VERSION = "2.7.0"
+TEMPLATE_VERSION = "2.8.0"
 TEMPLATE_NAMES = {"PLANNER_TEMPLATE_ID": TEMPLATE_ID, "PLANNER_TEMPLATE_VERSION": TEMPLATE_VERSION}
 """Global defined names (constant strings) that identify the template."""
 

@@ -30,7 +30,9 @@ MODEL_ROWS = 36
 
 ROUTE_KINDS = ("latency-critical", "bulk", "interactive")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8")
-WEIGHT_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
+WEIGHT_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8", "w8a16", "int4", "mxfp4")
+"""The Fleet sheet's weight dtypes (docs/template.md, 2.8.0): ``int8`` is W8A8 (8-bit weights and activations,
+INT8 GEMMs), ``w8a16`` weight-only INT8 (8-bit weights, 16-bit math: vLLM's Marlin / Machete kernels)."""
 ENGINES = ("vllm", "sglang", "trtllm")
 FLAGS = ("TRUE", "FALSE")
 SCOPES = LIMIT_SCOPES
@@ -228,7 +230,8 @@ FLEET = Table(
           minimum=0.05, maximum=1.0, required=True, number_format="0.00"),
         C(key="kv_dtype", header="KV dtype", help="KV-cache dtype", kind="text", choices="kv_dtype", required=True),
         C(key="weight_dtype", header="Weight dtype", help="Weights as served: auto (the released checkpoint), bf16, "
-          "fp8, int4, mxfp4, ...", kind="text", choices="weight_dtype", required=True),
+          "fp8, int8 (W8A8), w8a16 (8-bit weights, 16-bit math), int4, mxfp4, ...", kind="text",
+          choices="weight_dtype", required=True),
         C(key="engine", header="Engine", help="Serving engine", kind="text", choices="engine", required=True),
         C(key="usd_per_gpu_hour", header="Price [USD/GPU-h]", help="Blank: GPU catalog price", minimum=0,
           number_format="0.00"),
