@@ -111,6 +111,32 @@ def test_harness_trace_follows_accelmarks_load_generator():
     assert len(lengths) == 500 and runs[0][1] == lengths[:300]
 
 
+def test_suite_d_runs_send_the_hundred_requests_their_durations_say():
+    """loadgen.py sends requests[:online_request_count], i.e. min(200, len(dataset)) requests. Suite D's dataset is
+    not stored; its size is read from the published durations (AccelMark result.json, elapsed_seconds_median at 0.5
+    req/s, the first level): the last arrival of the harness's own generator must come before a run can end, and
+    the last request then takes about one unloaded request's time (interactive p50 TTFT + 255 · p50 TPOT)."""
+    def last_arrivals(n: int) -> list[float]:
+        rng = random.Random(42)  # levels 0.5, 1, 2 in order, 2 runs each; 0.5 req/s is the first level
+        return [list(itertools.accumulate(rng.expovariate(0.5) for _ in range(n)))[-1] for _ in range(2)]
+
+    published = {"h100": (204.3, 1076.72, 11.88), "h200": (205.3, 1165.86, 16.06)}  # elapsed s, TTFT ms, TPOT ms
+    for elapsed, ttft_ms, tpot_ms in published.values():
+        assert min(last_arrivals(200)) > elapsed  # 200 requests cannot have ended by then
+        tail = elapsed - statistics.mean(last_arrivals(100))
+        assert 0.7 < tail / ((ttft_ms + 255 * tpot_ms) / 1e3) < 1.3
+    data = benchmark_harness_data()["accelmark"]
+    assert data["datasets"]["sharegpt_longctx_v1"]["requests"] == 100
+    recorded = data["datasets"]["sharegpt_longctx_v1"]["online_elapsed_seconds_median"]
+    assert sorted(v["0.5"] for v in recorded.values()) == [204.3, 205.3]
+    point = next(p for p in _accelmark_points() if p["mode"] == "open" and "h100_80gb_hbm3x1_suite_D" in p["id"]
+                 and p["request_rate_per_s"] == 0.5)
+    runs = accuracy.harness_trace(point)
+    assert runs is not None and len(runs) == 2 and all(len(r[0]) == 100 for r in runs)
+    assert [r[0][-1] for r in runs] == pytest.approx(last_arrivals(100), rel=1e-12)
+    assert {x for r in runs for x in r[1]} == {point["input_tokens"]}
+
+
 def test_every_accelmark_online_level_is_one_the_suite_runs():
     harness = benchmark_harness_data()["accelmark"]
     for p in _accelmark_points():

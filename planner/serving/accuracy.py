@@ -315,13 +315,20 @@ def harness_trace(point: Mapping[str, Any], *,
     them (``planner/data/benchmark_harnesses.json``, from AccelMark's ``loadgen/loadgen.py``): one
     ``random.Random(42)`` per scenario process draws ``online_request_count`` gaps ``expovariate(qps)`` per run, for
     each of the suite's qps levels in order and ``num_runs`` runs each, over the first ``online_request_count``
-    requests of the suite's dataset in file order; the published p50s pool a level's runs. None for other points and
-    for suites whose dataset is not stored (suite D's long-context set).
+    requests of the suite's dataset in file order; the published p50s pool a level's runs. A run sends
+    ``min(online_request_count, len(dataset))`` requests (``requests[:count]``). Where the dataset itself is not stored
+    but its size is known (suite D's long-context set: 100 requests, read from the published run durations,
+    docs/serving.md section 4, session 12), the arrivals are still the harness's and every prompt has the point's
+    published p50 length. None for other points and for suites whose dataset is unknown.
 
     >>> runs = harness_trace({"id": "accelmark/nvidia_h100_80gb_hbm3x1_suite_A_nvidia_vllm_47f5d58e_x/online/qps25",
     ...                       "mode": "open", "request_rate_per_s": 25.0})
     >>> len(runs), len(runs[0][0]), runs[0][1][:3]
     (3, 300, [395, 342, 401])
+    >>> runs = harness_trace({"id": "accelmark/nvidia_h100_80gb_hbm3x1_suite_D_nvidia_vllm_47f5d58e_x/online/qps0.5",
+    ...                       "mode": "open", "request_rate_per_s": 0.5, "input_tokens": 28650})
+    >>> len(runs), len(runs[0][0]), round(runs[0][0][-1], 1), set(runs[0][1])
+    (2, 100, 198.4, {28650})
     """
     import itertools
     import random
@@ -339,7 +346,12 @@ def harness_trace(point: Mapping[str, Any], *,
     if float(rate) not in levels:
         return None
     n, runs_per_level = int(suite["online_request_count"]), int(suite["num_runs"])
-    lengths = [int(x) for x in dataset["input_tokens"][:n]]
+    if dataset.get("input_tokens"):
+        lengths = [int(x) for x in dataset["input_tokens"][:n]]
+    elif dataset.get("requests") and point.get("input_tokens"):
+        lengths = [round(float(point["input_tokens"]))] * min(n, int(dataset["requests"]))
+    else:
+        return None
     rng = random.Random(int(benchmark_harness_data()["accelmark"]["seed"]))
     cache = kv_tokens is not None and accelmark_cached_runs(point, prompts=lengths, kv_tokens=kv_tokens)
     warm = int(suite.get("online_warmup_requests") or 0)
