@@ -1187,6 +1187,13 @@ CHANGES_NEXT = (
     "again). Its constants move the seed's forecast (`tests/test_forecast.py` month 5: replicas 22 -> 26 where the "
     "hand-worked month says 22 -> 24), so by the rule set before it ran it is not published; no held-out figure of "
     "it was read. Left to the coordinator.",
+    "- **Tried, not kept: vLLM's KV admission by the prompt alone** (V0 `BlockSpaceManager.can_allocate`, V1 "
+    "`KVCacheManager.allocate_slots`; preemption when a decode step finds no block) approximated as a running cap of "
+    "`KV / (I + O/2)` instead of `KV / (I + O)`: training loss 0.28822 to 0.28698 (−0.4%), the KV-bound RTX 4090 "
+    "runs' TPOT closer (−24%..−43% to −1%..−26%) but their TTFT further and the offline waves, whose requests do "
+    "reach `I + O` together, the wrong way (+69% to +135%, +84% to +142%). Tried on the training loss before a rule "
+    "was written for it, so not kept; the token-level admission with preemption it stands for was not built. No "
+    "held-out figure of it was read.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
