@@ -1191,8 +1191,9 @@ CHANGES_NEXT = (
     "- **Ran, not published: the warm refit round after it** (`tools/serving_fit --warm --rounds 1`: 0.28822 to "
     "0.28761, −0.2%; all-reduce latency 4.9 to 7.9 µs, SGLang's step cost 195 to 1 µs: latency9's unpublished round "
     "again). Its constants move the seed's forecast (`tests/test_forecast.py` month 5: replicas 22 -> 26 where the "
-    "hand-worked month says 22 -> 24), so by the rule set before it ran it is not published; no held-out figure of "
-    "it was read. Left to the coordinator.",
+    "hand-worked month says 22 -> 24) and selfhost-kv's assistant binding (LOAD to TPOT), so by the rule set before "
+    "it ran it is not published. Its held-out figures were seen only after that decision, while listing what it "
+    "moves: TPOT 18.7%, TTFT 28.9%, output tok/s 17.4%, ±25% share 59.9%. Left to the coordinator.",
     "- **Tried, not kept: vLLM's KV admission by the prompt alone** (V0 `BlockSpaceManager.can_allocate`, V1 "
     "`KVCacheManager.allocate_slots`; preemption when a decode step finds no block) approximated as a running cap of "
     "`KV / (I + O/2)` instead of `KV / (I + O)`: training loss 0.28822 to 0.28698 (−0.4%), the KV-bound RTX 4090 "
