@@ -1201,6 +1201,21 @@ CHANGES_NEXT = (
     "reach `I + O` together, the wrong way (+69% to +135%, +84% to +142%). Tried on the training loss before a rule "
     "was written for it, so not kept; the token-level admission with preemption it stands for was not built. No "
     "held-out figure of it was read.",
+    "- **Kept: vLLM V0's KV admission with preemption in the step-by-step replays** (`schedule._replay_trace_kv`, "
+    "`KV_ADMISSION`; the rule written before it was built: keep it if it lowers the training loss). V0 without "
+    "chunked prefill admits a waiting prompt while its blocks fit the free KV less the 1% watermark "
+    "(`BlockSpaceManager.can_allocate`) and, when a decode step's tokens do not fit, preempts the most recently "
+    "admitted request (`Scheduler._preempt`, RECOMPUTE: requeued at the head, prompt and generated tokens prefilled "
+    "again); the replay had capped the batch at `KV / (I + O)`. No constant; the steady state (template, sheet "
+    "functions, `planner size`) is unchanged. Training loss 0.28822 to 0.28115 (−2.5%; a first run with an "
+    "admission bug gave 0.28529), kept: the KV-bound RTX 4090 and L4 runs' TPOT −14%..−43% to −20%..+6%, the RTX "
+    "4090 suite-A TTFT at 25 req/s +4,536% to −19%, but several RTX 4090 suite-C TTFTs further off (−16% to −93% at "
+    "its worst) and the eight-RTX-4090 offline run +69% to +130%. Training: TPOT 16.0% to 12.9%, TTFT 26.5%, output "
+    "tok/s 14.1%, ±25% share 61.4% to 62.8%. Held out, read after the decision: TPOT 18.7% to 15.4%, TTFT 28.9% to "
+    "31.3%, output tok/s 17.3% to 17.5%, ±25% share 59.5% unchanged. No refit round (it would repeat the one above).",
+    "- Net effect of session 12 (latency10) on the held-out split: TPOT 21.0% to 15.4%, TTFT 32.5% to 31.3%, output "
+    "tok/s 17.3% to 17.5%, ±25% share 57.0% to 59.5%. Every target (TPOT and output tok/s 15%, TTFT 25%, 70% within "
+    "±25%) is still missed; TPOT is 0.4 points from its target.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
