@@ -648,7 +648,31 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
     - a request's first token and TPOT as in :func:`_replay_trace` (its TPOT spans any preemption).
 
     KV per request in tokens (prompt + generated); block rounding is left out. ``load.max_running`` (the
-    ``KV/(I + O)`` cap) is not used: ``max_num_seqs`` and the KV in use bound the batch."""
+    ``KV/(I + O)`` cap) is not used: ``max_num_seqs`` and the KV in use bound the batch::
+
+        admit the head  while  KV_free − I_head ≥ 0.01·KV  and  running < max_num_seqs
+        preempt the last admitted  while  Σ_running (I_j + g_j) + running > KV
+
+    Worked example (``tests/test_serving_trace.py`` follows it step by step): three 40-token prompts at 0, 11 output
+    tokens each, a 90-token cache. Two prompts fit (80 + 40 > 90 − 0.9), so the first step prefills 80 tokens and
+    five decode steps of two fill the cache (90); the second request is preempted (45 tokens freed), the first
+    finishes after five steps of one, a prefill step of 85 tokens recomputes the second (40 + 5) and admits the third,
+    two steps of two fill the cache again, the third is preempted, the second finishes, and the third is recomputed
+    (40 + 2) and finishes after seven steps: at most two requests run, and the run takes 21 decode and 3 prefill
+    steps (181.6 ms on one H100 with the derived constants).
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=45, input_tokens=40,
+    ...                   engine="vllm-v0", calibration=DERIVED)
+    >>> s = EngineSchedule(engine="vllm-v0", budget_tokens=4096, max_num_seqs=256, mixed=False, source="doc")
+    >>> load = Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=40, output_tokens=11, max_running=256,
+    ...             kv_tokens=90)
+    >>> duration, peak_running, _, _ = _replay_trace(load, [0.0] * 3, [40] * 3, [], [])
+    >>> peak_running, round(duration * 1e3, 1)
+    (2, 181.6)
+    """
     import collections
 
     r, cal, sched = load.replica, load.calibration, load.schedule
