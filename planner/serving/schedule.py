@@ -736,8 +736,8 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
             need = prefill_left[i]
             if len(running) + len(admitted_order) + len(chosen) + 1 > seq_cap:
                 break
-            if kv_cap - held - need < free_floor:
-                break
+            if kv_cap - held - need < free_floor and (chosen or running or admitted_order):
+                break  # (an idle engine takes the head anyway: a prompt beyond the cache would stall the replay)
             held += need
             if need > room:
                 if not chosen:  # the head alone exceeds the budget: a chunk of it
