@@ -6,6 +6,7 @@ here from that source rather than taken from the code under test."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -109,6 +110,32 @@ def test_harness_trace_follows_accelmarks_load_generator():
     assert statistics.mean(b - a for a, b in zip(runs[0][0], runs[0][0][1:])) == pytest.approx(1 / 25, rel=0.15)
     lengths = harness["datasets"]["sharegpt_standard_v1"]["input_tokens"]
     assert len(lengths) == 500 and runs[0][1] == lengths[:300]
+
+
+def test_suite_d_runs_send_the_hundred_requests_their_durations_say():
+    """loadgen.py sends requests[:online_request_count], i.e. min(200, len(dataset)) requests. Suite D's dataset is
+    not stored; its size is read from the published durations (AccelMark result.json, elapsed_seconds_median at 0.5
+    req/s, the first level): the last arrival of the harness's own generator must come before a run can end, and
+    the last request then takes about one unloaded request's time (interactive p50 TTFT + 255 · p50 TPOT)."""
+    def last_arrivals(n: int) -> list[float]:
+        rng = random.Random(42)  # levels 0.5, 1, 2 in order, 2 runs each; 0.5 req/s is the first level
+        return [list(itertools.accumulate(rng.expovariate(0.5) for _ in range(n)))[-1] for _ in range(2)]
+
+    published = {"h100": (204.3, 1076.72, 11.88), "h200": (205.3, 1165.86, 16.06)}  # elapsed s, TTFT ms, TPOT ms
+    for elapsed, ttft_ms, tpot_ms in published.values():
+        assert min(last_arrivals(200)) > elapsed  # 200 requests cannot have ended by then
+        tail = elapsed - statistics.mean(last_arrivals(100))
+        assert 0.7 < tail / ((ttft_ms + 255 * tpot_ms) / 1e3) < 1.3
+    data = benchmark_harness_data()["accelmark"]
+    assert data["datasets"]["sharegpt_longctx_v1"]["requests"] == 100
+    recorded = data["datasets"]["sharegpt_longctx_v1"]["online_elapsed_seconds_median"]
+    assert sorted(v["0.5"] for v in recorded.values()) == [204.3, 205.3]
+    point = next(p for p in _accelmark_points() if p["mode"] == "open" and "h100_80gb_hbm3x1_suite_D" in p["id"]
+                 and p["request_rate_per_s"] == 0.5)
+    runs = accuracy.harness_trace(point)
+    assert runs is not None and len(runs) == 2 and all(len(r[0]) == 100 for r in runs)
+    assert [r[0][-1] for r in runs] == pytest.approx(last_arrivals(100), rel=1e-12)
+    assert {x for r in runs for x in r[1]} == {point["input_tokens"]}
 
 
 def test_every_accelmark_online_level_is_one_the_suite_runs():
@@ -400,3 +427,56 @@ def test_replay_median_is_numpys():
     pairs = [(0.5, 3), (0.2, 1), (0.9, 2)]
     assert _stat(pairs, "median") == statistics.median([0.5] * 3 + [0.2] + [0.9] * 2)
     assert _stat(pairs, "mean") == pytest.approx((0.5 * 3 + 0.2 + 0.9 * 2) / 6)
+
+
+def test_v0_kv_admission_and_preemption_by_hand():
+    """vLLM V0 without chunked prefill admits a prompt while its KV fits the free cache less the 1% watermark and,
+    when the running requests' next tokens do not fit, preempts the most recently admitted one (RECOMPUTE: back at
+    the head of the queue, its prompt and generated tokens prefilled again; that step samples its next token).
+    Three 40-token prompts at 0, 11 output tokens (10 decode steps) each, a KV cache of 90 tokens, worked by hand:
+    P(80, 2 prompts) -> 5 decode steps of 2 (KV 80 -> 90) -> request 1 preempted (KV 45) -> 5 steps of 1, request 0
+    done (KV 0) -> P(45 + 40, 2): request 1 recomputed (generated 6), request 2's first token (KV 86) -> 2 steps of 2
+    (KV 90) -> request 2 preempted (KV 48) -> 2 steps of 1, request 1 done -> P(42, 1): request 2 recomputed
+    (generated 3) -> 7 steps of 1."""
+    r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=45, input_tokens=40,
+                      engine="vllm-v0", calibration=DERIVED)
+    s = sch.EngineSchedule(engine="vllm-v0", budget_tokens=4096, max_num_seqs=256, mixed=False, source="test")
+    load = sch.Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=40, output_tokens=11, max_running=256,
+                    kv_tokens=90)
+
+    def p(tokens: int, seqs: int) -> float:
+        return step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=tokens, prefill_seqs=seqs)
+
+    def d(seqs: int) -> float:
+        return step_time_s(r, DERIVED, decode_seqs=seqs)
+
+    delay2 = sch.first_token_delay_s(r, decode_seqs=2)  # Q4': V0 hands the first token out after the next launch
+    first01 = p(80, 2)
+    end0 = p(80, 2) + 5 * d(2) + 5 * d(1)
+    end1 = end0 + p(85, 2) + 2 * d(2) + 2 * d(1)
+    first2 = end0 + p(85, 2)
+    end2 = end1 + p(42, 1) + 7 * d(1)
+    run = sch.trace_open_run(load, runs=[([0.0, 0.0, 0.0], [40, 40, 40])], stat="mean")
+    o = r.ttft_fixed_s + delay2
+    assert run.ttft_s == pytest.approx((2 * (o + first01) + o + first2) / 3, rel=1e-9)
+    assert run.tpot_s == pytest.approx(((end0 - first01) + (end1 - first01) + (end2 - first2)) / 30, rel=1e-9)
+    assert run.duration_s == pytest.approx(end2, rel=1e-9)
+    assert run.peak_running == 2
+    # without the KV limit the replay keeps the request cap only: all three admitted at once
+    off = sch.trace_open_run(dataclasses.replace(load, kv_tokens=None, max_running=256),
+                             runs=[([0.0, 0.0, 0.0], [40, 40, 40])], stat="mean")
+    assert off.peak_running == 3 and off.duration_s < run.duration_s
+
+
+def test_v0_kv_admission_matches_the_request_cap_replay_when_the_cache_is_ample():
+    r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=400, input_tokens=300,
+                      engine="vllm-v0", calibration=DERIVED)
+    s = sch.EngineSchedule(engine="vllm-v0", budget_tokens=4096, max_num_seqs=64, mixed=False, source="test")
+    load = sch.Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=300, output_tokens=200, max_running=64,
+                    kv_tokens=1e9)
+    runs = [([i / 40.0 for i in range(200)], [300] * 200)]
+    with_kv = sch.trace_open_run(load, runs=runs)
+    without = sch.trace_open_run(dataclasses.replace(load, kv_tokens=None), runs=runs)
+    assert with_kv.ttft_s == pytest.approx(without.ttft_s, rel=1e-9)
+    assert with_kv.tpot_s == pytest.approx(without.tpot_s, rel=1e-9)
+    assert with_kv.peak_running == without.peak_running == 64

@@ -188,7 +188,7 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
                             checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill)
     max_running = min(float(sched.max_num_seqs), kv_running) / pp
     load = sch.Load(replica=replica, calibration=cal, schedule=sched, input_tokens=max(i - cached, 1.0),
-                    output_tokens=o, max_running=max_running)
+                    output_tokens=o, max_running=max_running, kv_tokens=kv_tokens / pp)
     return _Setup(load=load, pp=pp, output_tokens=o, engine=key, calibration=cal, kv_running=kv_running)
 
 

@@ -158,6 +158,7 @@ class Load:
     output_tokens: float
     max_running: float  # per virtual engine: min(max_num_seqs, KV capacity) / pp
     others: float = 1.0  # share of the arrivals that come from other clients: 1 open loop, (N−1)/N closed loop
+    kv_tokens: float | None = None  # per virtual engine: the KV cache in tokens (None: the request cap only)
 
 
 def state(load: Load, *, d: float) -> State:
@@ -495,6 +496,16 @@ def trace_closed_run(load: Load, *, clients: int, input_tokens: list[int], outpu
                      requests_per_s=n / dur, peak_running=pr, peak_waiting=pw, mean_running=area / dur)
 
 
+KV_ADMISSION = True
+"""vLLM V0's prompt-only KV admission with preemption in the step-by-step replays (:func:`_replay_trace_kv`), where
+the load knows its KV cache (``Load.kv_tokens``); off, every replay caps the running requests at ``max_running``
+(``KV / (I + O)``, a reservation of each request's final length)."""
+
+KV_WATERMARK = 0.01
+"""vLLM V0's ``BlockSpaceManager`` watermark (``watermark=0.01``): a prompt is admitted only while the free KV
+blocks less its own stay above 1% of the cache."""
+
+
 def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], ttfts: list[tuple[float, float]],
                   tpots: list[tuple[float, float]], *, outputs: list[int] | None = None,
                   clients: int | None = None) -> tuple[float, int, int, float]:
@@ -503,6 +514,8 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
     ``(duration, peak running, peak waiting, ∫ running dt)``. ``outputs``: per-request output tokens (default
     ``load.output_tokens`` for all)."""
     r, cal, sched = load.replica, load.calibration, load.schedule
+    if KV_ADMISSION and load.kv_tokens and r.engine == "vllm-v0" and not sched.mixed:
+        return _replay_trace_kv(load, arrivals_s, input_tokens, ttfts, tpots, outputs=outputs, clients=clients)
     n = len(input_tokens)
     if clients is not None:
         arrivals_s = [0.0] * min(clients, n) + [math.inf] * max(n - clients, 0)
@@ -615,4 +628,212 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
                     order += 1
             done_prefill = j
         prefill_left = left
+    return max(t, 1e-12), peak_running, peak_waiting, area
+
+
+def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int],
+                     ttfts: list[tuple[float, float]], tpots: list[tuple[float, float]], *,
+                     outputs: list[int] | None = None, clients: int | None = None) -> tuple[float, int, int, float]:
+    """:func:`_replay_trace` for vLLM V0 without chunked prefill, with its KV admission and preemption
+    (``Scheduler._schedule_default``, ``BlockSpaceManager``, RECOMPUTE preemption), request by request:
+
+    - prefill first: while requests wait, a step takes whole prompts FCFS from the head of the waiting queue while
+      they fit the token budget, fewer than ``max_num_seqs`` run and the prompt fits the free KV less the watermark
+      (``can_allocate``: ``free − blocks(prompt) ≥ 1%`` of the cache, :data:`KV_WATERMARK`); the head is chunked at
+      the budget if it alone exceeds it; the step stalls decoding. A request holds its prompt's KV from admission;
+    - otherwise a decode step: each running request adds one token; when the running requests' next tokens do not
+      fit, the most recently admitted running request is preempted (``_preempt``, RECOMPUTE: its KV freed, put back
+      at the head of the waiting queue) until they do. A preempted request is prefilled again with its prompt and
+      the tokens it had generated; that step samples its next token;
+    - a request's first token and TPOT as in :func:`_replay_trace` (its TPOT spans any preemption).
+
+    KV per request in tokens (prompt + generated); block rounding is left out. ``load.max_running`` (the
+    ``KV/(I + O)`` cap) is not used: ``max_num_seqs`` and the KV in use bound the batch::
+
+        admit the head  while  KV_free − I_head ≥ 0.01·KV  and  running < max_num_seqs
+        preempt the last admitted  while  Σ_running (I_j + g_j) + running > KV
+
+    Worked example (``tests/test_serving_trace.py`` follows it step by step): three 40-token prompts at 0, 11 output
+    tokens each, a 90-token cache. Two prompts fit (80 + 40 > 90 − 0.9), so the first step prefills 80 tokens and
+    five decode steps of two fill the cache (90); the second request is preempted (45 tokens freed), the first
+    finishes after five steps of one, a prefill step of 85 tokens recomputes the second (40 + 5) and admits the third,
+    two steps of two fill the cache again, the third is preempted, the second finishes, and the third is recomputed
+    (40 + 2) and finishes after seven steps: at most two requests run, and the run takes 21 decode and 3 prefill
+    steps (181.6 ms on one H100 with the derived constants).
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=45, input_tokens=40,
+    ...                   engine="vllm-v0", calibration=DERIVED)
+    >>> s = EngineSchedule(engine="vllm-v0", budget_tokens=4096, max_num_seqs=256, mixed=False, source="doc")
+    >>> load = Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=40, output_tokens=11, max_running=256,
+    ...             kv_tokens=90)
+    >>> duration, peak_running, _, _ = _replay_trace(load, [0.0] * 3, [40] * 3, [], [])
+    >>> peak_running, round(duration * 1e3, 1)
+    (2, 181.6)
+    """
+    import collections
+
+    r, cal, sched = load.replica, load.calibration, load.schedule
+    n = len(input_tokens)
+    if clients is not None:
+        arrivals_s = [0.0] * min(clients, n) + [math.inf] * max(n - clients, 0)
+        released = min(clients, n)
+    if n == 0 or len(arrivals_s) != n:
+        raise ValueError("arrivals_s and input_tokens must be non-empty and of equal length")
+    lens = [max(int(x), 1) for x in input_tokens]
+    steps_of = [max(int(x) - 1, 0) for x in outputs] if outputs is not None else \
+        [max(int(round(load.output_tokens)) - 1, 0)] * n
+    kv_cap = float(load.kv_tokens or 0.0)
+    free_floor = KV_WATERMARK * kv_cap
+    seq_cap = max(int(sched.max_num_seqs), 1)
+    budget = max(int(sched.budget_tokens), 1)
+    memo: dict[tuple[int, int, int], float] = {}
+
+    def step(d: int, p: int, k: int) -> float:
+        key = (d, p, k)
+        if key not in memo:
+            memo[key] = step_time_s(r, cal, decode_seqs=float(d), prefill_tokens=float(p), prefill_seqs=float(k))
+        return memo[key]
+
+    gen = [0] * n  # decode steps done (tokens after the first)
+    first = [math.nan] * n
+    waiting: collections.deque[int] = collections.deque()
+    prefill_left: dict[int, int] = {}  # request -> prompt (+ recomputed) tokens still to prefill
+    running: list[int] = []  # decoding requests in admission order
+    admitted_order: list[int] = []  # admitted, not yet decoding (being prefilled), in order
+    kv_used = 0.0
+    t = 0.0
+    arrived = completed = 0
+    peak_running = peak_waiting = 0
+    area = 0.0
+    o_ttft = r.ttft_fixed_s
+    guard = 0
+
+    def finish(i: int) -> None:
+        nonlocal completed, released
+        completed += 1
+        if steps_of[i]:
+            tpots.append(((t - first[i]) / steps_of[i], 1.0))
+        if clients is not None and released < n:
+            arrivals_s[released] = t
+            released += 1
+
+    while completed < n and guard < 4_000_000:
+        guard += 1
+        while arrived < n and arrivals_s[arrived] <= t + 1e-12:
+            waiting.append(arrived)
+            prefill_left[arrived] = lens[arrived]
+            arrived += 1
+        peak_waiting = max(peak_waiting, len(waiting))
+        # prefill step: admit from the head of the queue (budget, sequences, KV less the watermark)
+        chosen: list[int] = []
+        room, p_tokens = budget, 0
+        chunk_only = False
+        held = kv_used
+        for i in waiting:
+            need = prefill_left[i]
+            if len(running) + len(admitted_order) + len(chosen) + 1 > seq_cap:
+                break
+            if kv_cap - held - need < free_floor and (chosen or running or admitted_order):
+                break  # (an idle engine takes the head anyway: a prompt beyond the cache would stall the replay)
+            held += need
+            if need > room:
+                if not chosen:  # the head alone exceeds the budget: a chunk of it
+                    chosen.append(i)
+                    p_tokens = room
+                    chunk_only = True
+                break
+            chosen.append(i)
+            room -= need
+            p_tokens += need
+        if chosen:
+            for _ in chosen:
+                waiting.popleft()
+            kv_used += sum(prefill_left[i] for i in chosen)  # the prompt's blocks, allocated at admission
+            done = chosen if not chunk_only else []
+            if chunk_only:
+                prefill_left[chosen[0]] -= p_tokens
+                admitted_order.append(chosen[0])
+            dt = step(0, p_tokens, len(done))
+            running_now = len(running) + len(admitted_order) + len(done)
+            t += dt
+            area += running_now * dt
+            peak_running = max(peak_running, running_now)
+            if chunk_only:
+                continue
+            newly = [i for i in done]
+            for i in list(admitted_order):  # a chunked head finished earlier in this scheme is in `done`
+                if i in done:
+                    admitted_order.remove(i)
+            after = len(running) + sum(1 for i in newly if steps_of[i] > gen[i])
+            delay = first_token_delay_s(r, decode_seqs=after)
+            for i in newly:
+                prefill_left[i] = 0
+                if math.isnan(first[i]):
+                    first[i] = t  # TPOT runs from the step's end: the last token is delayed alike
+                    ttfts.append((o_ttft + t + delay - arrivals_s[i], 1.0))
+                else:  # a recomputed request: this step samples its next token
+                    gen[i] += 1
+                    kv_used += 1
+                if gen[i] >= steps_of[i]:
+                    kv_used -= lens[i] + gen[i]
+                    finish(i)
+                else:
+                    running.append(i)
+            continue
+        if admitted_order:  # a chunked head continues (it holds its KV already)
+            i = admitted_order[0]
+            part = min(prefill_left[i], budget)
+            prefill_left[i] -= part
+            dt = step(0, part, 1 if prefill_left[i] == 0 else 0)
+            t += dt
+            area += (len(running) + len(admitted_order)) * dt
+            if prefill_left[i] == 0:
+                admitted_order.pop(0)
+                delay = first_token_delay_s(r, decode_seqs=len(running) + 1)
+                if math.isnan(first[i]):
+                    first[i] = t  # TPOT runs from the step's end: the last token is delayed alike
+                    ttfts.append((o_ttft + t + delay - arrivals_s[i], 1.0))
+                if gen[i] >= steps_of[i]:
+                    kv_used -= lens[i] + gen[i]
+                    finish(i)
+                else:
+                    running.append(i)
+            continue
+        if not running:
+            if arrived >= n:
+                break
+            t = max(t, arrivals_s[arrived])
+            continue
+        # decode: every running request needs one more token; preempt the latest admitted while they do not fit
+        while running and kv_used + len(running) > kv_cap:
+            v = running.pop()
+            kv_used -= lens[v] + gen[v]
+            prefill_left[v] = lens[v] + gen[v]
+            waiting.appendleft(v)
+        if not running:
+            continue
+        d = len(running)
+        dt = step(d, 0, 0)
+        k = min(steps_of[i] - gen[i] for i in running)
+        k = min(k, max(int((kv_cap - kv_used) // d), 1))  # (a waiting head that did not fit waits for a completion)
+        if arrived < n and math.isfinite(arrivals_s[arrived]):
+            k = min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
+        k = max(k, 1)
+        t += k * dt
+        area += d * k * dt
+        peak_running = max(peak_running, d)
+        kv_used += k * d
+        for i in running:
+            gen[i] += k
+        still = []
+        for i in running:
+            if gen[i] >= steps_of[i]:
+                kv_used -= lens[i] + gen[i]
+                finish(i)
+            else:
+                still.append(i)
+        running = still
     return max(t, 1e-12), peak_running, peak_waiting, area
