@@ -156,6 +156,22 @@ def test_fp8_weights_compute_at_fp8_flops():
     assert latency.flops_for(get_gpu("a100-80gb-sxm"), weight_dtype="fp8") == get_gpu("a100-80gb-sxm").bf16_flops_per_s
 
 
+def test_fleet_compute_capacity_uses_the_serving_models_gemm_peak():
+    """One peak per GPU and weight dtype: a fleet's FLOP/s (COMPUTE, P2/P4) is counted at the peak the serving model's
+    steps run at. Datasheet figures: A100 INT8 tensor core 624 TOPS dense (BF16 312 TFLOPS); H100 SXM FP8 1,979
+    TFLOPS dense; INT8 weights with 16-bit math (w8a16) at the 16-bit peak. Until session 12 the COMPUTE column
+    counted an A100 W8A8 fleet at 312 and an H100 INT8 fleet at its BF16 peak while its latency used 624 / 1,979."""
+    from planner.selfhosted import fleet_flops_per_s
+
+    a100 = get_gpu("a100-80gb-sxm")
+    assert latency.flops_for(a100, weight_dtype="w8a8") == pytest.approx(624e12)
+    assert latency.flops_for(a100, weight_dtype="w8a16") == pytest.approx(312e12)
+    assert latency.flops_for(H100, weight_dtype="int8") == pytest.approx(1979e12)
+    # 10 replicas of TP 2 at MFU 0.4: 10 x 2 x 624e12 x 0.4
+    assert fleet_flops_per_s("llama-3.1-8b", "a100-80gb-sxm", replicas=10, tp=2, mfu=0.4, weight_dtype="w8a8") \
+        == pytest.approx(10 * 2 * 624e12 * 0.4)
+
+
 def test_max_batch_at_tpot_is_the_last_batch_meeting_the_slo():
     d = _llama8_decode()
     batch = latency.max_batch_at_tpot(d, tpot_slo_s=0.02)

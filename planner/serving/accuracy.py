@@ -1216,6 +1216,13 @@ CHANGES_NEXT = (
     "- Net effect of session 12 (latency10) on the held-out split: TPOT 21.0% to 15.4%, TTFT 32.5% to 31.3%, output "
     "tok/s 17.3% to 17.5%, ±25% share 57.0% to 59.5%. Every target (TPOT and output tok/s 15%, TTFT 25%, 70% within "
     "±25%) is still missed; TPOT is 0.4 points from its target.",
+    "- **One GEMM peak for latency and for COMPUTE** (coordinator, session 12): `planner.latency.flops_for`, the peak "
+    "a fleet's COMPUTE capacity is counted at, now is the serving model's `gemm_peak_flops` (moved from "
+    "`planner/serving/step.py` to `planner/latency.py`): FP4 tensor cores for nvfp4/mxfp4, FP8 for int8 where the GPU "
+    "has it, the INT8 peak for W8A8 on the A100; before, the COMPUTE column counted those at the 16-bit peak while "
+    "their latency used the others. No serving prediction moved; the old roofline's rows above did (held-out output "
+    "tok/s 155% to 168%), because that baseline calls `flops_for`: it now runs FP4 and INT8 models at the peaks the "
+    "serving model uses.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 

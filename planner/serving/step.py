@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from planner import latency, memory
 from planner.errors import ArgumentError
+from planner.latency import gemm_peak_flops
 from planner.memory import weight_bytes_per_gpu
 from planner.serving.calibration import Calibration
 from planner.specs import GpuSpec, ModelSpec
@@ -82,7 +83,7 @@ PCIE_GEN4_BYTES_PER_S_BIDIR = 64e9
 """PCIe 4.0 x16, both directions (32 GB/s each way): the link of a GPU the catalog gives no interconnect for."""
 
 _W4 = ("int4", "awq", "gptq", "int4-awq", "int4-gptq")
-_FP4 = ("nvfp4", "mxfp4", "fp4")
+_FP4 = latency.FP4_WEIGHT_DTYPES
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,49 +153,6 @@ def attention_eff(gpu: GpuSpec, cal: Calibration) -> float:
     if PRE_HOPPER_ATTENTION and cc is not None and cc < HOPPER_COMPUTE_CAPABILITY:
         return cal.attn_eff_pre_hopper
     return cal.attn_eff
-
-
-INT8_PEAK = True
-"""Switch for the INT8 tensor-core peak (latency9; off reproduces the 16-bit peak for INT8 on the A100)."""
-
-INT8_PEAK_COMPUTE_CAPABILITY = 8.0
-"""The compute capability whose W8A8/INT8 GEMMs run at the GPU's dense INT8 tensor-core peak
-(``GpuSpec.int8_ops_per_s``, a catalog fact: planner/data/gpus.json, the GPUs sheet's *INT8 dense [TOPS]*), on a GPU
-with no FP8 peak. vLLM runs compressed-tensors W8A8-INT8 checkpoints through ``CompressedTensorsW8A8Int8``
-(``vllm/model_executor/layers/quantization/compressed_tensors/schemes/compressed_tensors_w8a8_int8.py``), whose
-``cutlass_scaled_mm`` has INT8 kernels for compute capability 7.5 and up (``csrc/quantization/cutlass_w8a8/``), with
-the activations quantized per token on the fly. The evidence that the peak is reached is the A100's (8.0, GA100:
-AccelMark's suite-C W8A8 runs, latency9, session 11, docs/serving.md section 1); the 8.6 GPUs (A10, RTX 3090, GA10x
-tensor cores) have no measured W8A8 point and keep the 16-bit peak, as before the figure moved to the catalog
-(session 12). NVIDIA A100 datasheet: INT8 Tensor Core 624 TOPS dense, twice its BF16 312 TFLOPS."""
-
-
-def gemm_peak_flops(gpu: GpuSpec, weight_dtype: str) -> float:
-    """Peak FLOP/s of the model's GEMMs: FP4 tensor cores for nvfp4/mxfp4 where the GPU has them, FP8 for fp8/w8a8
-    where it has FP8, INT8 tensor cores (``gpu.int8_ops_per_s``) for w8a8/int8 where the GPU has no FP8 and compute
-    capability :data:`INT8_PEAK_COMPUTE_CAPABILITY`, else 16-bit (weight-only formats dequantize to 16 bits:
-    ``w8a16``, INT8 weights with 16-bit activations, runs vLLM's Marlin/Machete weight-only kernels on 16-bit tensor
-    cores on every GPU; FP8 on an A100 runs as weight-only Marlin).
-
-    Worked example: Llama-3.1-8B W8A8 on an A100 runs its GEMMs against 624 TOPS, BF16 and FP8 (weight-only) against
-    312 TFLOP/s.
-
-    >>> from planner.catalog import get_gpu
-    >>> gemm_peak_flops(get_gpu("h100-sxm"), "fp8") / 1e12, gemm_peak_flops(get_gpu("a100-80gb-sxm"), "fp8") / 1e12
-    (1979.0, 312.0)
-    >>> gemm_peak_flops(get_gpu("a100-80gb-sxm"), "w8a8") / 1e12, gemm_peak_flops(get_gpu("h100-sxm"), "w8a8") / 1e12
-    (624.0, 1979.0)
-    """
-    name = weight_dtype.lower()
-    fp4 = getattr(gpu, "fp4_flops_per_s", None)
-    if name in _FP4 and fp4:
-        return float(fp4)
-    if name in ("fp8", "w8a8", "int8", *_FP4) and gpu.fp8_flops_per_s:
-        return float(gpu.fp8_flops_per_s)
-    int8 = getattr(gpu, "int8_ops_per_s", None)
-    if name in ("w8a8", "int8") and INT8_PEAK and int8 and gpu.compute_capability == INT8_PEAK_COMPUTE_CAPABILITY:
-        return float(int8)
-    return float(gpu.bf16_flops_per_s)
 
 
 def unquantized_params(model: ModelSpec, recipe: str | None) -> float:
