@@ -1139,7 +1139,8 @@ CHANGES_NEXT = (
     "AccelMark's A100 runs (vLLM 0.20 at 25-100 req/s +315% to +2,206%; vLLM 0.7.3 at 50 req/s −84% to −87% for the "
     "weight-only FP8 and W4A16 runs, −56% BF16, +41% and +56% W8A8, where the model gave every precision the same "
     "157 ms); W8A8 on the A100 slow at every load (vLLM 0.7.3 TTFT +22% to +56%, offline output tok/s −15% and −22%).",
-    "- **Kept: W8A8/INT8 GEMMs on the A100's INT8 tensor cores** (`planner.serving.step.INT8_DENSE_OPS_PER_S`: 624 "
+    "- **Kept: W8A8/INT8 GEMMs on the A100's INT8 tensor cores** (then `planner.serving.step.INT8_DENSE_OPS_PER_S`, "
+    "since session 12 the GPU catalog's `int8_ops_per_s`: 624 "
     "TOPS dense, the A100 datasheet, twice its BF16 peak; vLLM's compressed-tensors `CompressedTensorsW8A8Int8` runs "
     "`cutlass_scaled_mm` on INT8 from compute capability 7.5; AccelMark's suite C: \"INT8 weights + INT8 activations "
     "via compressed-tensors. Exercises native int8 tensor cores\"). The model had given them the 16-bit peak, as an "
