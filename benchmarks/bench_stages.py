@@ -12,7 +12,8 @@ passes of ``validate_book`` took 92.4, 85.2 and 92.1 ms, no systematic differenc
   ``write_cached_values`` on the first ``--recalc`` plans;
 - **registry functions**: the time of each registry call the memo misses (``Udf._call``: coercion and the
   function's body) and how many, per plan, over one round (a timer around each call: the figures include its own
-  small cost);
+  small cost); ``registry_own_total_ms_per_plan``: the same calls' own time, the registry calls they make excluded
+  (SENSITIVITY_BAR evaluates part of the template again), i.e. every function body and its coercion once;
 - **coercion**: ``coerce_scalar`` and ``prepare_args`` calls per plan (counted, not timed).
 
     .venv/bin/python benchmarks/bench_stages.py --dir /tmp/bench-plans-26 -n 20 --json out.json
@@ -93,13 +94,22 @@ def main(argv: list[str] | None = None) -> dict:
     counts: collections.Counter[str] = collections.Counter()
     orig_call, orig_scalar, orig_prepare = Udf._call, coerce.coerce_scalar, coerce.prepare_args
 
+    own: collections.Counter[str] = collections.Counter()
+    nested: list[float] = []  # per open call, the time of the registry calls it made (SENSITIVITY_BAR's cone)
+
     def timed_call(spec: Any, raw: list[Any]) -> Any:
         t0 = time.process_time()
+        nested.append(0.0)
         try:
             return orig_call(spec, raw)
         finally:
-            times[spec.name] += time.process_time() - t0
+            dt = time.process_time() - t0
+            inner = nested.pop()
+            times[spec.name] += dt
+            own[spec.name] += dt - inner
             calls[spec.name] += 1
+            if nested:
+                nested[-1] += dt
 
     def counted(name: str, fn: Any) -> Any:
         def f(*args: Any, **kwargs: Any) -> Any:
@@ -121,6 +131,9 @@ def main(argv: list[str] | None = None) -> dict:
     res["registry_ms_per_plan"] = {k: [round(1000 * v / n, 2), round(calls[k] / n, 1)]
                                    for k, v in times.most_common(25)}
     res["registry_total_ms_per_plan"] = round(1000 * sum(times.values()) / n, 2)
+    # each registry call's own time, the calls it made excluded: the functions' bodies and their coercion, what an
+    # evaluation costs with no template machinery around it (the floor the issue 12 notes compare with)
+    res["registry_own_total_ms_per_plan"] = round(1000 * sum(own.values()) / n, 2)
     res["calls_per_plan"] = {k: round(v / n, 1) for k, v in counts.items()}
     return emit(res, a.json)
 
