@@ -109,3 +109,27 @@ def test_api_applies_it_from_vllm_0_20_only():
     assert new.tpot_s == old.tpot_s and new.output_tokens_per_s == old.output_tokens_per_s
     assert not sch.async_scheduling_default("vllm", engine_version="0.20.1", pp=2)
     assert not sch.async_scheduling_default("vllm-v0", engine_version="0.7.3")
+
+
+def test_sglang_overlap_scheduler_admits_one_step_late():
+    """SGLang's default overlap loop schedules batch ``k+1`` when batch ``k`` starts, so the same rule holds there: on
+    a prefill-first engine, a request arriving halfway through request 0's first decode step is prefilled in a
+    prefill-only step after the next decode step, not right after the current one (``t_s`` the prefill-only step;
+    the Q4' delivery wait of SGLang, the fixed part of the step after, is added to both)."""
+    r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=310, input_tokens=300,
+                      engine="sglang", calibration=DERIVED)
+    s = sch.engine_schedule("sglang", gpu_big=True, gpu_gib=79.6, max_position=131072,
+                            async_scheduling=sch.async_scheduling_default("sglang", engine_version=None))
+    assert s.async_scheduling and not s.mixed
+    load = sch.Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=300, output_tokens=20, max_running=128)
+    sync = dataclasses.replace(load, schedule=dataclasses.replace(s, async_scheduling=False))
+    t_p = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=300, prefill_seqs=1)
+    t_d = step_time_s(r, DERIVED, decode_seqs=1)
+    a1 = t_p + 0.5 * t_d
+    o = r.ttft_fixed_s
+    delay_first = r.fixed_s + r.seq_s * 1  # Q4': the next step carries request 0 alone
+    delay_second = r.fixed_s + r.seq_s * 2  # ... request 0 and request 1
+    assert _ttfts(sync, [0.0, a1], [300, 300]) == pytest.approx(
+        [o + t_p + delay_first, o + t_p + t_d + t_p + delay_second - a1], rel=1e-9)
+    assert _ttfts(load, [0.0, a1], [300, 300]) == pytest.approx(
+        [o + t_p + delay_first, o + t_p + 2 * t_d + t_p + delay_second - a1], rel=1e-9)

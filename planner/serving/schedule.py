@@ -86,23 +86,37 @@ ASYNC_SCHEDULING = True
 docs/serving.md); off, every V1 release schedules synchronously."""
 
 
+SGLANG_OVERLAP_ADMISSION = True
+"""SGLang's overlap scheduler admits a new request one step late, as vLLM's async scheduling does
+(:func:`async_scheduling_default`; session 12, docs/serving.md); off, SGLang admits at the next step."""
+
+
 def async_scheduling_default(engine: str, *, engine_version: str | None, pp: int = 1) -> bool:
     """Whether ``engine`` (a :func:`planner.engines.normalize_engine` key) at ``engine_version`` schedules
     asynchronously by default: vLLM V1 from :data:`ASYNC_SCHEDULING_SINCE`, without pipeline parallelism (which
     vLLM disabled it for in the releases that introduced the default). With async scheduling ``EngineCore`` keeps
     two batches in flight (``step_with_batch_queue``): batch ``n+1`` is scheduled right after batch ``n`` is
-    submitted, so a request that arrives while batch ``n`` runs enters batch ``n+2``.
+    submitted, so a request that arrives while batch ``n`` runs enters batch ``n+2``. SGLang's default overlap
+    scheduler (``event_loop_overlap``: receive, schedule and launch batch ``k``, then wait for batch ``k−1``'s
+    result) does the same at every release in the data (:data:`SGLANG_OVERLAP_ADMISSION`), without pipeline
+    parallelism (its own event loop).
 
     >>> async_scheduling_default("vllm", engine_version="0.20.1"), async_scheduling_default("vllm", engine_version=None)
     (True, False)
     >>> async_scheduling_default("vllm-v0", engine_version="0.7.3")
     False
+    >>> async_scheduling_default("sglang", engine_version=None)
+    True
     >>> async_scheduling_default("vllm", engine_version="0.21", pp=2)
     False
     """
     from planner.engines.common import version_tuple
 
-    if not ASYNC_SCHEDULING or engine != "vllm" or not engine_version or pp > 1:
+    if pp > 1:
+        return False
+    if engine == "sglang":
+        return SGLANG_OVERLAP_ADMISSION
+    if not ASYNC_SCHEDULING or engine != "vllm" or not engine_version:
         return False
     return version_tuple(engine_version) >= ASYNC_SCHEDULING_SINCE
 
