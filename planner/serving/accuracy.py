@@ -1216,6 +1216,31 @@ CHANGES_NEXT = (
     "- Net effect of session 12 (latency10) on the held-out split: TPOT 21.0% to 15.4%, TTFT 32.5% to 31.3%, output "
     "tok/s 17.3% to 17.5%, ±25% share 57.0% to 59.5%. Every target (TPOT and output tok/s 15%, TTFT 25%, 70% within "
     "±25%) is still missed; TPOT is 0.4 points from its target.",
+    "- **Kept (latency12): vLLM V1's async scheduling** (`schedule.async_scheduling_default`, "
+    "`ASYNC_SCHEDULING_SINCE`). From the release of the training split's V1 runs (vLLM 0.20; the default came with "
+    "vllm-project/vllm#27614: `VllmConfig.__post_init__` resolves `async_scheduling=None` to True \"unless there is "
+    "an incompatible option\") `EngineCore.step_with_batch_queue` schedules batch n+1 right after submitting batch "
+    "n, so a request that arrives while batch n runs enters batch n+2: one more step of wait than the synchronous "
+    "scheduler, none on an idle engine. In the replays the request is admitted one step later; in the steady state "
+    "TTFT gains `a·t_d` (Q4''). Not applied to an unnamed release, releases before 0.20 or pipeline parallelism. "
+    "Diagnosis first (training only): vLLM 0.20's online TTFT at 5-10 req/s −19% to −57% while its one-client runs "
+    "were right. No constant; rule set before it was run: keep it if it lowers the training loss. 0.28115 to 0.28018 "
+    "(−0.35%, hinge 0), kept: those seven points to −43%..+12% (BF16 at 10 req/s −28% to +0%). Training: TTFT 26.5% "
+    "to 25.9%, ±25% share 62.8% to 63.3%, TPOT and output tok/s unchanged. Held out, read after the decision: TTFT "
+    "31.3% to 30.2%, ±25% share 59.5% to 60.6%, TPOT 15.4%, output tok/s 17.5%.",
+    "- **Kept (latency12): SGLang's overlap scheduler admits a request one step late too** (`event_loop_overlap` "
+    "receives requests, schedules and launches batch k, then waits for batch k−1's result: batch k+1 is scheduled "
+    "when batch k starts; `SGLANG_OVERLAP_ADMISSION`), every SGLang release without pipeline parallelism. Rule set "
+    "before it was run: keep it if it lowers the training loss below 0.28018. 0.28018 to 0.27891 (−0.45%, hinge 0), "
+    "kept. Training: the cookbook's 16-64-client TTFTs 5-10 points closer (Qwen3-235B 64 clients −15% to −5%, "
+    "DeepSeek-R1 −26% to −17%), its 100-client runs further (+16% to +37%, +30% to +42%, −1% to +12%), one-client "
+    "runs unchanged: the cookbook's TTFT median abs 29% to 35%, its ±25% share 62% to 65%; all training TTFT 25.9% to "
+    "24.0%, ±25% share 63.3% to 63.6%. Held out, read after the decision: TTFT 30.2% to 28.7%, ±25% share 60.6% to "
+    "60.9%. No sample or seed answer moved (`tools/regenerate` changed `docs/accuracy.md` only: the samples are "
+    "sized with vLLM without a release named, which keeps the synchronous scheduler).",
+    "- Net effect of latency12 on the held-out split: TTFT 31.3% to 28.7%, ±25% share 59.5% to 60.9%, TPOT 15.4%, "
+    "output tok/s 17.5%; training loss 0.28115 to 0.27891, no constant refitted. Every target (TPOT and output tok/s "
+    "15%, TTFT 25%, 70% within ±25%) is still missed; TTFT is 3.7 points from its target.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
