@@ -79,7 +79,8 @@ the release of the training split's vLLM V1 runs (AccelMark's ``nvidia_vllm020``
 (``VllmConfig.__post_init__`` in ``vllm/config/vllm.py``: ``async_scheduling`` None resolves to True "unless there is
 an incompatible option") came with vllm-project/vllm#27614, after releases whose ``SchedulerConfig`` had
 ``async_scheduling: bool = False``; the first release that carries it is not pinned here, so earlier V1 releases and
-an unnamed release keep the synchronous scheduler."""
+an unnamed release keep the synchronous scheduler (an unnamed vLLM release is the engine model's pinned 0.11.0,
+``planner/engines/vllm.py``, whose ``SchedulerConfig`` still defaults it off)."""
 
 ASYNC_SCHEDULING = True
 """vLLM V1's async scheduling in the steady state and the replays (:func:`async_scheduling_default`; session 12,
