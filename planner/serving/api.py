@@ -162,7 +162,9 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     sched = sch.engine_schedule(key, gpu_big=big, gpu_gib=gib,
                                 max_position=max_model_len or spec.max_position_embeddings,
                                 max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
-                                chunked_prefill=chunked_prefill)
+                                chunked_prefill=chunked_prefill,
+                                async_scheduling=sch.async_scheduling_default(key, engine_version=engine_version,
+                                                                              pp=pp))
     seqs_for_kv = max_num_seqs or (vllm_v1_default_max_num_seqs(card, engine_version=engine_version)
                                    if key == "vllm" else None)
     extra = 0.0

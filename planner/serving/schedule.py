@@ -14,6 +14,8 @@ uncached prompt tokens and ``O`` output tokens each (``O−1`` decode steps afte
            s = t_m·I_u/p_m (M/D/1 wait for the prefill share of the engine)                                  (Q4)
     TTFT += o_engine + o_tp·log2(tp·pp) + o_seq·(a·d + 1)   vLLM V0 and SGLang: the first token leaves after the
            next step is launched (:func:`first_token_delay_s`)                                              (Q4')
+    TTFT += a·t_d   vLLM V1 with async scheduling (0.20+, :func:`async_scheduling_default`): the step after the one
+           in flight is already scheduled, so a new request waits for it too                                (Q4'')
 
 ``a`` is the share of arrivals a request sees from others: 1 for Poisson arrivals (PASTA), ``(N−1)/N`` for ``N``
 closed-loop clients (a client's own next prompt arrives only after its request is done).
@@ -71,20 +73,72 @@ def first_token_delay_s(r: Replica, *, decode_seqs: float) -> float:
     return r.fixed_s + r.seq_s * max(decode_seqs, 1.0)
 
 
+ASYNC_SCHEDULING_SINCE = (0, 20)
+"""The first vLLM V1 release taken to schedule asynchronously by default (:func:`async_scheduling_default`): 0.20,
+the release of the training split's vLLM V1 runs (AccelMark's ``nvidia_vllm020`` runner). The default itself
+(``VllmConfig.__post_init__`` in ``vllm/config/vllm.py``: ``async_scheduling`` None resolves to True "unless there is
+an incompatible option") came with vllm-project/vllm#27614, after releases whose ``SchedulerConfig`` had
+``async_scheduling: bool = False``; the first release that carries it is not pinned here, so earlier V1 releases and
+an unnamed release keep the synchronous scheduler (an unnamed vLLM release is the engine model's pinned 0.11.0,
+``planner/engines/vllm.py``, whose ``SchedulerConfig`` still defaults it off)."""
+
+ASYNC_SCHEDULING = True
+"""vLLM V1's async scheduling in the steady state and the replays (:func:`async_scheduling_default`; session 12,
+docs/serving.md); off, every V1 release schedules synchronously."""
+
+
+SGLANG_OVERLAP_ADMISSION = True
+"""SGLang's overlap scheduler admits a new request one step late, as vLLM's async scheduling does
+(:func:`async_scheduling_default`; session 12, docs/serving.md); off, SGLang admits at the next step."""
+
+
+def async_scheduling_default(engine: str, *, engine_version: str | None, pp: int = 1) -> bool:
+    """Whether ``engine`` (a :func:`planner.engines.normalize_engine` key) at ``engine_version`` schedules
+    asynchronously by default: vLLM V1 from :data:`ASYNC_SCHEDULING_SINCE`, without pipeline parallelism (which
+    vLLM disabled it for in the releases that introduced the default). With async scheduling ``EngineCore`` keeps
+    two batches in flight (``step_with_batch_queue``): batch ``n+1`` is scheduled right after batch ``n`` is
+    submitted, so a request that arrives while batch ``n`` runs enters batch ``n+2``. SGLang's default overlap
+    scheduler (``event_loop_overlap``: receive, schedule and launch batch ``k``, then wait for batch ``k−1``'s
+    result) does the same at every release in the data (:data:`SGLANG_OVERLAP_ADMISSION`), without pipeline
+    parallelism (its own event loop).
+
+    >>> async_scheduling_default("vllm", engine_version="0.20.1"), async_scheduling_default("vllm", engine_version=None)
+    (True, False)
+    >>> async_scheduling_default("vllm-v0", engine_version="0.7.3")
+    False
+    >>> async_scheduling_default("sglang", engine_version=None)
+    True
+    >>> async_scheduling_default("vllm", engine_version="0.21", pp=2)
+    False
+    """
+    from planner.engines.common import version_tuple
+
+    if pp > 1:
+        return False
+    if engine == "sglang":
+        return SGLANG_OVERLAP_ADMISSION
+    if not ASYNC_SCHEDULING or engine != "vllm" or not engine_version:
+        return False
+    return version_tuple(engine_version) >= ASYNC_SCHEDULING_SINCE
+
+
 @dataclass(frozen=True, kw_only=True)
 class EngineSchedule:
-    """How an engine batches: token budget per step, sequence cap, whether decode rides along with prefill."""
+    """How an engine batches: token budget per step, sequence cap, whether decode rides along with prefill, and
+    whether the next step is scheduled while one runs (vLLM V1's async scheduling: a new request waits one more
+    step)."""
 
     engine: str
     budget_tokens: int
     max_num_seqs: int
     mixed: bool
     source: str
+    async_scheduling: bool = False
 
 
 def engine_schedule(engine: str, *, gpu_big: bool, gpu_gib: float, max_position: int | None,
                     max_num_batched_tokens: int | None = None, max_num_seqs: int | None = None,
-                    chunked_prefill: bool | None = None) -> EngineSchedule:
+                    chunked_prefill: bool | None = None, async_scheduling: bool = False) -> EngineSchedule:
     """The scheduling defaults of ``engine`` (a key of :func:`planner.engines.normalize_engine`).
 
     - vLLM V1 (0.8+): chunked prefill always on, decode first, ``max_num_batched_tokens`` 8192 for ``vllm serve`` on
@@ -128,6 +182,8 @@ def engine_schedule(engine: str, *, gpu_big: bool, gpu_gib: float, max_position:
                                max_num_seqs=int(max_num_seqs or sched.max_num_seqs),
                                mixed=sched.mixed,
                                source=sched.source + " (overridden)")
+    if async_scheduling:
+        sched = dataclasses.replace(sched, async_scheduling=True, source=sched.source + " (async scheduling)")
     return sched
 
 
@@ -203,7 +259,8 @@ def state(load: Load, *, d: float) -> State:
     valid = rho < 1.0 and d <= load.max_running
     if valid:
         wait = load.others * rho * (t_m * iu / p_m) / (2.0 * (1.0 - rho))
-        ttft = (load.replica.ttft_fixed_s + load.others * 0.5 * t_d * min(d, 1.0) + wait + service
+        in_flight = 1.5 if sched.async_scheduling else 0.5  # async: the rest of the step in flight and the next
+        ttft = (load.replica.ttft_fixed_s + load.others * in_flight * t_d * min(d, 1.0) + wait + service
                 + first_token_delay_s(r, decode_seqs=load.others * d + 1.0))
     else:
         ttft = math.inf
@@ -546,9 +603,14 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
     area = 0.0
     o_ttft = r.ttft_fixed_s
     guard = 0
+    # async scheduling: the step that starts at t was scheduled when the step before it started (``busy_from``), so
+    # only requests that had arrived by then are in it; an idle engine schedules at once (busy_from None)
+    lag = sched.async_scheduling
+    busy_from: float | None = None
     while completed < n and guard < 4_000_000:
         guard += 1
-        while arrived < n and arrivals_s[arrived] <= t + 1e-12:
+        cut = busy_from if (lag and busy_from is not None) else t
+        while arrived < n and arrivals_s[arrived] <= cut + 1e-12:
             arrived += 1
         running = decode + (admitted - done_prefill)
         admissible = min(arrived - admitted, cap - running)
@@ -561,7 +623,11 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
         if pending == 0 and decode == 0:
             if arrived >= n:
                 break
+            if lag and busy_from is not None and arrivals_s[arrived] <= t + 1e-12:
+                busy_from = None  # the engine has gone idle with an arrival waiting: it is scheduled now
+                continue
             t = max(t, arrivals_s[arrived])
+            busy_from = None
             continue
         room = (budget - decode if sched.mixed else budget) if pending else 0
         p_tokens, finished = 0, 0
@@ -585,12 +651,14 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
             k = max(nxt - dstep, 1)
             if arrived < n and math.isfinite(arrivals_s[arrived]):
                 k = min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
+            busy_from = t + (k - 1) * dt
             t += k * dt
             area += running * k * dt
             dstep += k
         else:
             d_now = decode if sched.mixed else 0
             dt = step(d_now, p_tokens, finished)
+            busy_from = t
             t += dt
             area += running * dt
             if d_now:
