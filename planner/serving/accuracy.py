@@ -44,6 +44,11 @@ LATENCY_STATS = ("mean", "median", "p50")
 TRACE_REPLAY = True
 """AccelMark online points replayed with the harness's own arrivals and prompt lengths (:func:`harness_trace`)."""
 
+DSTACK_TRACE = False
+"""dstack's Llama-3.1-405B ShareGPT points replayed with benchmark_serving's own arrivals and the requests' recorded
+prompt (and, where the run's result file is stored, output) lengths (:func:`dstack_sharegpt_trace`; session 12,
+latency11, docs/serving.md section 4)."""
+
 
 RECORDED_ENGINE_CONFIG = True
 """AccelMark runs replayed with the engine arguments their own result files record (``task.extra_config``:
@@ -307,6 +312,48 @@ def _accelmark_suite(point: Mapping[str, Any]) -> tuple[dict, dict | None] | Non
     if not suite:
         return None
     return suite, harness["datasets"].get(suite.get("dataset", ""))
+
+
+def dstack_sharegpt_trace(point: Mapping[str, Any]) -> list[tuple[list[float], list[int], list[int]]] | list[
+        tuple[list[float], list[int]]] | None:
+    """The run behind a dstack Llama-3.1-405B ShareGPT point as ``vllm benchmarks/benchmark_serving.py`` sent it
+    (``planner/data/benchmark_harnesses.json``, ``dstack_sharegpt``): its 1,000 requests in order with the prompt
+    lengths its result files record (``input_lens``, one list in every stored file), arriving as ``get_request``
+    spaces them, request 0 at 0 and one ``np.random.exponential(1/λ)`` gap after each request, from
+    ``np.random.seed(0)`` (``main``; ``--seed`` 0)::
+
+        a_0 = 0,   a_i = Σ_{k<i} g_k,   g_k = −ln(1 − u_k)/λ,   u_k: numpy's legacy MT19937 stream, seed 0
+
+    and, where the run's own result file is stored, each request's recorded output length (``output_lens``,
+    the generated text retokenized; ``ignore_eos`` off). The runs whose files are absent from the snapshot (the
+    8xMI300X amd and 4xMI300X builds) keep every output at the point's published mean. None for other points.
+
+    Worked example: numpy's first uniform from seed 0 is 0.5488135, so request 1 of the 16 req/s run arrives
+    at −ln(1 − 0.5488135)/16 = 0.0497 s.
+
+    >>> runs = dstack_sharegpt_trace({"id": "dstack-405b/8xH100-1FP8-meta/sharegpt/qps16", "mode": "open",
+    ...                               "request_rate_per_s": 16.0, "output_tokens": 121})
+    >>> len(runs), len(runs[0]), round(runs[0][0][1], 4), sum(runs[0][1]), sum(runs[0][2])
+    (1, 3, 0.0497, 215196, 120689)
+    """
+    import numpy as np
+
+    from planner.catalog import benchmark_harness_data
+
+    pid = str(point.get("id", ""))
+    rate = point.get("request_rate_per_s")
+    if not pid.startswith("dstack-405b/") or "/sharegpt/" not in pid or point.get("mode") != "open" or not rate:
+        return None
+    data = benchmark_harness_data().get("dstack_sharegpt")
+    if not data:
+        return None
+    prompts = [int(x) for x in data["input_tokens"]]
+    gaps = np.random.RandomState(int(data["seed"])).exponential(1.0 / float(rate), size=len(prompts) - 1)
+    arrivals = [0.0, *(float(x) for x in np.cumsum(gaps))]
+    run = data["runs"].get(pid)
+    if run:
+        return [(arrivals, prompts, [int(x) for x in run["output_tokens"]])]
+    return [(arrivals, prompts)]
 
 
 def harness_trace(point: Mapping[str, Any], *,
@@ -652,6 +699,8 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
         kv_tokens, _ = _kv_tokens(spec, card, tp, pp, kd, wd, normalize_engine(engine, engine_version=version),
                                   version, kwargs["max_num_seqs"])
     trace = harness_trace(point, kv_tokens=kv_tokens) if TRACE_REPLAY and replicas == 1 else None
+    if trace is None and DSTACK_TRACE and replicas == 1:
+        trace = dstack_sharegpt_trace(point)
     if trace:  # the harness's own prompts: the replica is built for their mean length
         kwargs["input_tokens"] = sum(trace[0][1]) / len(trace[0][1])
         kwargs["trace"] = trace

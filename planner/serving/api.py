@@ -246,7 +246,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 cache_hit_rate=0.0, max_num_batched_tokens=None, max_num_seqs=None, calibration=None,
                 max_model_len: int | None = None, num_prompts: int | None = None,
                 chunked_prefill: bool | None = None, latency_stat: str = "mean", ep: int = 1,
-                dp: int = 1, trace: list[tuple[list[float], list[int]]] | None = None,
+                dp: int = 1, trace: list[sch.TraceRun] | None = None,
                 lengths: tuple[list[int], list[int]] | None = None, enforce_eager: bool = False,
                 quantization: str | None = None, checkpoint_recipe: str | None = None,
                 eager_prefill: bool | None = None) -> ServingResult:
@@ -259,7 +259,9 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     steady-state capacity: the run replayed step by step, :func:`planner.serving.schedule.finite_open_run`, mode
     ``open-finite``, latencies as ``latency_stat`` ("mean" or "median") over its requests) and vLLM V0's
     ``enable_chunked_prefill``. ``trace`` (with ``request_rate``): the runs' known arrival times and prompt lengths
-    (:func:`planner.serving.accuracy.harness_trace`), replayed at any load with
+    (:func:`planner.serving.accuracy.harness_trace`), and where a run carries a third list its requests' output
+    lengths (:func:`planner.serving.accuracy.dstack_sharegpt_trace`; output tokens/s then uses their mean),
+    replayed at any load with
     :func:`planner.serving.schedule.trace_open_run` (mode ``open-trace``; ``request_rate`` only labels the load).
     ``lengths`` (with ``concurrency``): the run's per-request uncached prompt and output tokens, in order, replayed
     as a finite closed-loop run with :func:`planner.serving.schedule.trace_closed_run` (mode ``closed-trace``).
@@ -327,13 +329,15 @@ def uniform_lengths(s: _Setup, *, prompts: int) -> tuple[list[int], list[int]]:
     return ([max(int(round(s.load.input_tokens)), 1)] * p, [max(int(round(s.output_tokens)), 1)] * p)
 
 
-def _traced(s: _Setup, trace: list[tuple[list[float], list[int]]], stat: str) -> ServingResult:
+def _traced(s: _Setup, trace: list[sch.TraceRun], stat: str) -> ServingResult:
     pp = s.pp  # each of the pp virtual engines takes every pp-th request
-    runs = [(list(a[k::pp]), list(i[k::pp])) for a, i in trace for k in range(pp) if len(a) > k]
+    runs = [tuple(list(x[k::pp]) for x in r) for r in trace for k in range(pp) if len(r[0]) > k]
     run = sch.trace_open_run(s.load, runs=runs, stat=stat)
+    outs = [o for r in trace if len(r) > 2 for o in r[2]]  # recorded output lengths: their mean, else O
+    mean_out = sum(outs) / len(outs) if outs and all(len(r) > 2 for r in trace) else s.output_tokens
     return ServingResult(
-        tpot_s=run.tpot_s, ttft_s=run.ttft_s, e2e_s=run.ttft_s + max(s.output_tokens - 1, 0) * run.tpot_s,
-        output_tokens_per_s=run.requests_per_s * pp * s.output_tokens, requests_per_s=run.requests_per_s * pp,
+        tpot_s=run.tpot_s, ttft_s=run.ttft_s, e2e_s=run.ttft_s + max(mean_out - 1, 0) * run.tpot_s,
+        output_tokens_per_s=run.requests_per_s * pp * mean_out, requests_per_s=run.requests_per_s * pp,
         running_batch=run.mean_running * pp, saturated=False, mode="open-trace", decode_batch=run.mean_running * pp,
         decode_step_s=run.tpot_s, prefill_share=math.nan, admission_wait_s=0.0, max_requests_per_s=math.nan,
         max_running=s.load.max_running * pp, budget_tokens=s.load.schedule.budget_tokens,
