@@ -44,10 +44,15 @@ LATENCY_STATS = ("mean", "median", "p50")
 TRACE_REPLAY = True
 """AccelMark online points replayed with the harness's own arrivals and prompt lengths (:func:`harness_trace`)."""
 
+MULTI_STEP = False
+"""vLLM V0's recorded ``num_scheduler_steps`` (dstack's MI300X serving runs: 15) passed to the replays
+(:func:`planner.serving.schedule._replay_trace_kv`). Tried in session 12 (latency11) and not kept: training loss
+0.28115 to 0.28116 alone, 0.28312 with :data:`DSTACK_TRACE` (docs/serving.md section 4)."""
+
 DSTACK_TRACE = False
 """dstack's Llama-3.1-405B ShareGPT points replayed with benchmark_serving's own arrivals and the requests' recorded
-prompt (and, where the run's result file is stored, output) lengths (:func:`dstack_sharegpt_trace`; session 12,
-latency11, docs/serving.md section 4)."""
+prompt (and, where the run's result file is stored, output) lengths (:func:`dstack_sharegpt_trace`). Tried in session
+12 (latency11) and not kept: training loss 0.28115 to 0.28310 (docs/serving.md section 4)."""
 
 
 RECORDED_ENGINE_CONFIG = True
@@ -690,7 +695,8 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   enforce_eager=_flag(settings.get("enforce_eager")) is True,
                   quantization=settings.get("quantization"),
                   eager_prefill=True if trtllm_pytorch_backend(point) else None,
-                  checkpoint_recipe=checkpoint_recipe(point) if CHECKPOINT_RECIPE else None)
+                  checkpoint_recipe=checkpoint_recipe(point) if CHECKPOINT_RECIPE else None,
+                  num_scheduler_steps=(_int(settings.get("num_scheduler_steps")) or 1) if MULTI_STEP else 1)
     kv_tokens = None
     if V1_PREFIX_CACHE and accelmark_prefix_cache(point) and replicas == 1:
         from planner.engines import normalize_engine
