@@ -16,7 +16,7 @@ import pytest
 from planner.catalog import benchmark_harness_data, get_gpu, get_model
 from planner.serving import accuracy
 from planner.serving import schedule as sch
-from planner.serving.api import performance
+from planner.serving.api import default_calibration, performance
 from planner.serving.calibration import DERIVED
 from planner.serving.step import build_replica, step_time_s
 
@@ -131,3 +131,25 @@ def test_api_num_scheduler_steps_one_is_the_default():
     assert dataclasses.astuple(base) == dataclasses.astuple(same)
     multi = performance("llama-3.1-8b", "h100-sxm", num_scheduler_steps=8, **kw)
     assert math.isfinite(multi.ttft_s) and multi.ttft_s != base.ttft_s
+
+
+def test_v0_decode_past_max_seq_len_to_capture_is_eager():
+    """vLLM V0 replays a decode step as a CUDA graph only while the batch's sequences are within
+    ``max_seq_len_to_capture`` (8,192 by default in 0.6/0.7, ``ModelRunner._use_captured_graph``). Past it every step
+    is eager, which is what ``enforce_eager=True`` asks for (V0's prompt steps are eager either way); within it, or
+    on V1, nothing changes."""
+    cal = default_calibration()  # the fitted eager floor (0.41 ms a layer) binds an 8B step; the derived not
+    kw = dict(engine="vllm", engine_version="0.6.3", output_tokens=200, concurrency=1, calibration=cal)
+    long_default = performance("llama-3.1-8b", "h100-sxm", input_tokens=20000, **kw)
+    long_eager = performance("llama-3.1-8b", "h100-sxm", input_tokens=20000, enforce_eager=True, **kw)
+    long_graphs = performance("llama-3.1-8b", "h100-sxm", input_tokens=20000, max_seq_len_to_capture=32768, **kw)
+    assert dataclasses.astuple(long_default) == dataclasses.astuple(long_eager)
+    # the eager floor: Llama-3.1-8B's 32 layers at the eager per-layer floor
+    assert long_default.tpot_s >= 32 * cal.eager_layer_floor_s
+    assert long_graphs.tpot_s < long_default.tpot_s
+    short_default = performance("llama-3.1-8b", "h100-sxm", input_tokens=4000, **kw)
+    short_eager = performance("llama-3.1-8b", "h100-sxm", input_tokens=4000, enforce_eager=True, **kw)
+    assert short_default.tpot_s < short_eager.tpot_s
+    v1 = dict(kw, engine_version="0.10.0")
+    assert performance("llama-3.1-8b", "h100-sxm", input_tokens=20000, **v1).tpot_s < performance(
+        "llama-3.1-8b", "h100-sxm", input_tokens=20000, enforce_eager=True, **v1).tpot_s

@@ -142,7 +142,8 @@ def _parallel(spec: ModelSpec, tp: int, ep: int, dp: int) -> tuple[int, int]:
 def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache_dtype, input_tokens, output_tokens,
            cache_hit_rate, max_num_batched_tokens, max_num_seqs, calibration, max_model_len=None,
            chunked_prefill=None, ep=1, dp=1, enforce_eager=False, quantization=None,
-           checkpoint_recipe=None, eager_prefill=None, num_scheduler_steps=1) -> _Setup:
+           checkpoint_recipe=None, eager_prefill=None, num_scheduler_steps=1,
+           max_seq_len_to_capture=None) -> _Setup:
     spec, card = _specs(model, gpu)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
@@ -187,9 +188,13 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     per_request = math.ceil((i + o) / block) * block
     kv_running = kv_tokens / per_request
     cached = i * h
+    from planner.serving.step import v0_decode_eager
+
+    eager = enforce_eager or v0_decode_eager(key, context_tokens=i + o / 2.0,
+                                             max_seq_len_to_capture=max_seq_len_to_capture)
     replica = build_replica(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=wd, kv_cache_dtype=kd,
                             context_tokens=i + o / 2.0, input_tokens=i, cached_tokens=cached, engine=key,
-                            calibration=cal, enforce_eager=enforce_eager, quantization=quantization,
+                            calibration=cal, enforce_eager=eager, quantization=quantization,
                             checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill)
     max_running = min(float(sched.max_num_seqs), kv_running) / pp
     load = sch.Load(replica=replica, calibration=cal, schedule=sched, input_tokens=max(i - cached, 1.0),
@@ -254,7 +259,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 dp: int = 1, trace: list[sch.TraceRun] | None = None,
                 lengths: tuple[list[int], list[int]] | None = None, enforce_eager: bool = False,
                 quantization: str | None = None, checkpoint_recipe: str | None = None,
-                eager_prefill: bool | None = None, num_scheduler_steps: int = 1) -> ServingResult:
+                eager_prefill: bool | None = None, num_scheduler_steps: int = 1,
+                max_seq_len_to_capture: int | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
     replayed step by step as :func:`planner.serving.schedule.trace_closed_run` with every request of the same
@@ -279,7 +285,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     backend, :data:`planner.serving.step.EAGER_PREFILL`). ``num_scheduler_steps``: vLLM V0's multi-step scheduling,
     followed by the step-by-step KV replay of V0 without chunked prefill (a decode batch runs that many steps before
     the scheduler admits prompts again; :func:`planner.serving.schedule._replay_trace_kv`); the steady state ignores
-    it."""
+    it. ``max_seq_len_to_capture``: vLLM V0's engine argument (None: its default, 8,192); a V0 replica whose mean
+    decode context exceeds it decodes without CUDA graphs (:func:`planner.serving.step.v0_decode_eager`)."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
@@ -288,7 +295,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                max_num_seqs=max_num_seqs, calibration=calibration, max_model_len=max_model_len,
                chunked_prefill=chunked_prefill, ep=ep, dp=dp, enforce_eager=enforce_eager,
                quantization=quantization, checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill,
-               num_scheduler_steps=num_scheduler_steps)
+               num_scheduler_steps=num_scheduler_steps, max_seq_len_to_capture=max_seq_len_to_capture)
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None
