@@ -1,5 +1,5 @@
-"""dstack's Llama-3.1-405B runs (session 12, latency11): benchmark_serving's own load for the ShareGPT runs and vLLM
-V0's multi-step scheduling in the step-by-step replay.
+"""dstack's Llama-3.1-405B runs (session 12, latency11): benchmark_serving's own load for the ShareGPT runs (tried, off)
+and vLLM V0's eager decode past ``max_seq_len_to_capture`` (kept).
 
 The expected step sequences are worked out by hand from the rules in docs/serving.md (section 4, latency11) and the
 vLLM V0 code they cite; the published totals are copied from the runs' result files
@@ -54,8 +54,10 @@ def test_sharegpt_trace_only_for_dstack_sharegpt_points_and_outputs_only_where_s
 
 
 def test_the_kept_flags_say_what_docs_say():
-    """Both mechanisms were tried and not kept (docs/serving.md section 4, latency11)."""
-    assert accuracy.DSTACK_TRACE is False and accuracy.MULTI_STEP is False
+    """The trace was tried and not kept; V0's graph-capture cap was kept (docs/serving.md section 4, latency11)."""
+    from planner.serving import step
+
+    assert accuracy.DSTACK_TRACE is False and step.V0_GRAPH_SEQ_CAP is True
 
 
 def _v1_load():
@@ -92,45 +94,6 @@ def test_api_output_rate_uses_the_recorded_outputs():
                       request_rate=20.0, trace=[(arrivals, prompts, outputs)], calibration=DERIVED)
     assert res.mode == "open-trace"
     assert res.output_tokens_per_s == pytest.approx(res.requests_per_s * 30.0, rel=1e-12)  # mean of 10, 30, 50
-
-
-def test_v0_multi_step_window_by_hand():
-    """vLLM V0 without chunked prefill, ``num_scheduler_steps`` 3 (``LLMEngine.step`` calls the scheduler only when
-    the window's steps are done; a prompt runs as a single step). Request 0 (100 tokens, 5 output tokens) at 0;
-    request 1 (the same) arrives half-way through request 0's first decode step:
-
-    - prefill of request 0 (``t_p``); a window of 3 decode steps of one (request 1 waits: no scheduler call);
-    - prefill of request 1; a window of two: request 0's last step (it finishes), then two more steps still of two
-      rows (the window's batch is fixed); a window of one: request 1's last step.
-    TPOT_0 = (3·t_d1 + t_p + t_d2)/4, TPOT_1 = (3·t_d2 + t_d1)/4, duration 2·t_p + 4·t_d1 + 3·t_d2."""
-    r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=102, input_tokens=100,
-                      engine="vllm-v0", calibration=DERIVED)
-    s = sch.EngineSchedule(engine="vllm-v0", budget_tokens=4096, max_num_seqs=256, mixed=False, source="test",
-                           scheduler_steps=3)
-    load = sch.Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=100, output_tokens=5, max_running=256,
-                    kv_tokens=100_000)
-    tp = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=100, prefill_seqs=1)
-    td1 = step_time_s(r, DERIVED, decode_seqs=1)
-    td2 = step_time_s(r, DERIVED, decode_seqs=2)
-    run = sch.trace_open_run(load, runs=[([0.0, tp + 0.5 * td1], [100, 100])])
-    tpot0 = (3 * td1 + tp + td2) / 4
-    tpot1 = (3 * td2 + td1) / 4
-    assert run.tpot_s == pytest.approx((tpot0 + tpot1) / 2, rel=1e-9)
-    assert run.duration_s == pytest.approx(2 * tp + 4 * td1 + 3 * td2, rel=1e-9)
-    # one scheduler step a step (the default): request 1 is prefilled after request 0's first decode step
-    single = sch.trace_open_run(dataclasses.replace(load, schedule=dataclasses.replace(s, scheduler_steps=1)),
-                                runs=[([0.0, tp + 0.5 * td1], [100, 100])])
-    assert single.duration_s == pytest.approx(2 * tp + 1 * td1 + 3 * td2 + 1 * td1, rel=1e-9)
-
-
-def test_api_num_scheduler_steps_one_is_the_default():
-    kw = dict(engine="vllm", engine_version="0.6.3", input_tokens=300, output_tokens=100, request_rate=1000.0,
-              num_prompts=300, chunked_prefill=False, calibration=DERIVED)
-    base = performance("llama-3.1-8b", "h100-sxm", **kw)
-    same = performance("llama-3.1-8b", "h100-sxm", num_scheduler_steps=1, **kw)
-    assert dataclasses.astuple(base) == dataclasses.astuple(same)
-    multi = performance("llama-3.1-8b", "h100-sxm", num_scheduler_steps=8, **kw)
-    assert math.isfinite(multi.ttft_s) and multi.ttft_s != base.ttft_s
 
 
 def test_v0_decode_past_max_seq_len_to_capture_is_eager():

@@ -44,15 +44,12 @@ LATENCY_STATS = ("mean", "median", "p50")
 TRACE_REPLAY = True
 """AccelMark online points replayed with the harness's own arrivals and prompt lengths (:func:`harness_trace`)."""
 
-MULTI_STEP = False
-"""vLLM V0's recorded ``num_scheduler_steps`` (dstack's MI300X serving runs: 15) passed to the replays
-(:func:`planner.serving.schedule._replay_trace_kv`). Tried in session 12 (latency11) and not kept: training loss
-0.28115 to 0.28116 alone, 0.28312 with :data:`DSTACK_TRACE` (docs/serving.md section 4)."""
-
 DSTACK_TRACE = False
 """dstack's Llama-3.1-405B ShareGPT points replayed with benchmark_serving's own arrivals and the requests' recorded
 prompt (and, where the run's result file is stored, output) lengths (:func:`dstack_sharegpt_trace`). Tried in session
-12 (latency11) and not kept: training loss 0.28115 to 0.28310 (docs/serving.md section 4)."""
+12 (latency11) and not kept: training loss 0.28115 to 0.28310; with vLLM V0's multi-step scheduling also
+replayed, 0.28312 (that replay's code, in :func:`planner.serving.schedule._replay_trace_kv`, is not kept; commit
+0da57e4 has it; docs/serving.md section 4)."""
 
 
 RECORDED_ENGINE_CONFIG = True
@@ -696,7 +693,6 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   quantization=settings.get("quantization"),
                   eager_prefill=True if trtllm_pytorch_backend(point) else None,
                   checkpoint_recipe=checkpoint_recipe(point) if CHECKPOINT_RECIPE else None,
-                  num_scheduler_steps=(_int(settings.get("num_scheduler_steps")) or 1) if MULTI_STEP else 1,
                   max_seq_len_to_capture=_int(settings.get("max_seq_len_to_capture")))
     kv_tokens = None
     if V1_PREFIX_CACHE and accelmark_prefix_cache(point) and replicas == 1:
@@ -1287,8 +1283,8 @@ CHANGES_NEXT = (
     "exponential gaps, the recorded prompt lengths, and the recorded output lengths of the six stored result "
     "files): 0.28115 to 0.28310 (the H100's output tok/s +43% to +10%..+16%, but the meta MI300X run's TPOT +11% to "
     "+83%); **with vLLM V0's multi-step scheduling** (`num_scheduler_steps` 15 recorded for the MI300X serving "
-    "runs; `EngineSchedule.scheduler_steps`, `performance(..., num_scheduler_steps=)`): 0.28312; the multi-step "
-    "windows alone: 0.2811493, unchanged. `DSTACK_TRACE` and `MULTI_STEP` are off; nothing moved, held out or "
+    "runs; its replay code is not kept, commit 0da57e4 has it): 0.28312; the multi-step windows alone: "
+    "0.2811493, unchanged. `DSTACK_TRACE` is off; nothing moved, held out or "
     "training (held out TPOT 15.4%, TTFT 31.3%, output tok/s 17.5%, 59.5% within ±25%). Measured outside any rule "
     "and not kept: the trace for the H100's single-step runs only, 0.28070. Every target is still missed.",
     "- **Kept (latency11): vLLM V0 decodes without CUDA graphs past `max_seq_len_to_capture`** (default 8,192; "

@@ -142,8 +142,7 @@ def _parallel(spec: ModelSpec, tp: int, ep: int, dp: int) -> tuple[int, int]:
 def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache_dtype, input_tokens, output_tokens,
            cache_hit_rate, max_num_batched_tokens, max_num_seqs, calibration, max_model_len=None,
            chunked_prefill=None, ep=1, dp=1, enforce_eager=False, quantization=None,
-           checkpoint_recipe=None, eager_prefill=None, num_scheduler_steps=1,
-           max_seq_len_to_capture=None) -> _Setup:
+           checkpoint_recipe=None, eager_prefill=None, max_seq_len_to_capture=None) -> _Setup:
     spec, card = _specs(model, gpu)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
@@ -164,11 +163,6 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
                                 max_position=max_model_len or spec.max_position_embeddings,
                                 max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
                                 chunked_prefill=chunked_prefill)
-    steps = int(check_number("num_scheduler_steps", num_scheduler_steps, minimum=1, integer=True))
-    if steps > 1 and key == "vllm-v0":  # multi-step scheduling (V0 only; V1 removed it)
-        import dataclasses
-
-        sched = dataclasses.replace(sched, scheduler_steps=steps, source=sched.source + f" (multi-step {steps})")
     seqs_for_kv = max_num_seqs or (vllm_v1_default_max_num_seqs(card, engine_version=engine_version)
                                    if key == "vllm" else None)
     extra = 0.0
@@ -259,7 +253,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 dp: int = 1, trace: list[sch.TraceRun] | None = None,
                 lengths: tuple[list[int], list[int]] | None = None, enforce_eager: bool = False,
                 quantization: str | None = None, checkpoint_recipe: str | None = None,
-                eager_prefill: bool | None = None, num_scheduler_steps: int = 1,
+                eager_prefill: bool | None = None,
                 max_seq_len_to_capture: int | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
@@ -282,11 +276,9 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     keeps some linear layers in 16 bits (``"meta-fp8"``, :data:`planner.serving.step.CHECKPOINT_RECIPES`): their
     extra bytes come out of the KV room and the step reads and computes them at 16 bits. ``eager_prefill``: steps
     that carry prompt tokens run without CUDA graphs (None: the engine's default; True for TensorRT-LLM's PyTorch
-    backend, :data:`planner.serving.step.EAGER_PREFILL`). ``num_scheduler_steps``: vLLM V0's multi-step scheduling,
-    followed by the step-by-step KV replay of V0 without chunked prefill (a decode batch runs that many steps before
-    the scheduler admits prompts again; :func:`planner.serving.schedule._replay_trace_kv`); the steady state ignores
-    it. ``max_seq_len_to_capture``: vLLM V0's engine argument (None: its default, 8,192); a V0 replica whose mean
-    decode context exceeds it decodes without CUDA graphs (:func:`planner.serving.step.v0_decode_eager`)."""
+    backend, :data:`planner.serving.step.EAGER_PREFILL`). ``max_seq_len_to_capture``: vLLM V0's engine argument
+    (None: its default, 8,192); a V0 replica whose mean decode context exceeds it decodes without CUDA graphs
+    (:func:`planner.serving.step.v0_decode_eager`)."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
@@ -295,7 +287,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                max_num_seqs=max_num_seqs, calibration=calibration, max_model_len=max_model_len,
                chunked_prefill=chunked_prefill, ep=ep, dp=dp, enforce_eager=enforce_eager,
                quantization=quantization, checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill,
-               num_scheduler_steps=num_scheduler_steps, max_seq_len_to_capture=max_seq_len_to_capture)
+               max_seq_len_to_capture=max_seq_len_to_capture)
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None

@@ -80,9 +80,6 @@ class EngineSchedule:
     max_num_seqs: int
     mixed: bool
     source: str
-    scheduler_steps: int = 1
-    """vLLM V0's ``num_scheduler_steps`` (multi-step scheduling): a decode batch runs this many steps before the
-    scheduler is called again; followed by the KV replay of V0 without chunked prefill (:func:`_replay_trace_kv`)."""
 
 
 def engine_schedule(engine: str, *, gpu_big: bool, gpu_gib: float, max_position: int | None,
@@ -709,9 +706,6 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
             memo[key] = step_time_s(r, cal, decode_seqs=float(d), prefill_tokens=float(p), prefill_seqs=float(k))
         return memo[key]
 
-    win = max(int(sched.scheduler_steps), 1)  # multi-step window (1: a scheduler call every step)
-    window_left = 0  # decode steps left in the current window; prompts are scheduled only at 0
-    d_window = 0  # the window's GPU batch: fixed until the window ends
     gen = [0] * n  # decode steps done (tokens after the first)
     first = [math.nan] * n
     waiting: collections.deque[int] = collections.deque()
@@ -747,7 +741,7 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
         room, p_tokens = budget, 0
         chunk_only = False
         held = kv_used
-        for i in (waiting if window_left == 0 else ()):  # inside a multi-step window the scheduler does not run
+        for i in waiting:
             need = prefill_left[i]
             if len(running) + len(admitted_order) + len(chosen) + 1 > seq_cap:
                 break
@@ -798,7 +792,7 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
                 else:
                     running.append(i)
             continue
-        if admitted_order and window_left == 0:  # a chunked head continues (it holds its KV already)
+        if admitted_order:  # a chunked head continues (it holds its KV already)
             i = admitted_order[0]
             part = min(prefill_left[i], budget)
             prefill_left[i] -= part
@@ -822,32 +816,25 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
                 break
             t = max(t, arrivals_s[arrived])
             continue
-        if window_left == 0:
-            # decode: every running request needs its next token (a multi-step window: its next `win` tokens,
-            # the lookahead slots); preempt the latest admitted while they do not fit
-            while running and kv_used + win * len(running) > kv_cap:
-                v = running.pop()
-                kv_used -= lens[v] + gen[v]
-                prefill_left[v] = lens[v] + gen[v]
-                waiting.appendleft(v)
-            if not running:
-                continue
-            if win > 1:
-                window_left, d_window = win, len(running)
-        d = len(running) if win == 1 else d_window
+        # decode: every running request needs one more token; preempt the latest admitted while they do not fit
+        while running and kv_used + len(running) > kv_cap:
+            v = running.pop()
+            kv_used -= lens[v] + gen[v]
+            prefill_left[v] = lens[v] + gen[v]
+            waiting.appendleft(v)
+        if not running:
+            continue
+        d = len(running)
         dt = step(d, 0, 0)
         k = min(steps_of[i] - gen[i] for i in running)
-        if win == 1:
-            k = min(k, max(int((kv_cap - kv_used) // d), 1))  # (a waiting head that did not fit waits for a completion)
-            if arrived < n and math.isfinite(arrivals_s[arrived]):
-                k = min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
-        else:  # inside a window: no scheduler call, so arrivals wait for its end
-            k = min(k, window_left)
+        k = min(k, max(int((kv_cap - kv_used) // d), 1))  # (a waiting head that did not fit waits for a completion)
+        if arrived < n and math.isfinite(arrivals_s[arrived]):
+            k = min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
         k = max(k, 1)
         t += k * dt
         area += d * k * dt
         peak_running = max(peak_running, d)
-        kv_used += k * len(running)
+        kv_used += k * d
         for i in running:
             gen[i] += k
         still = []
@@ -858,11 +845,4 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
             else:
                 still.append(i)
         running = still
-        if win > 1:
-            window_left -= k
-            if not running:  # the window's remaining steps run on for the finished requests' rows
-                if completed < n:  # (they delay only what comes next; the run's last completion ends it)
-                    t += window_left * dt
-                    area += d * window_left * dt
-                window_left = 0
     return max(t, 1e-12), peak_running, peak_waiting, area
