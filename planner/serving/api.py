@@ -142,7 +142,7 @@ def _parallel(spec: ModelSpec, tp: int, ep: int, dp: int) -> tuple[int, int]:
 def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache_dtype, input_tokens, output_tokens,
            cache_hit_rate, max_num_batched_tokens, max_num_seqs, calibration, max_model_len=None,
            chunked_prefill=None, ep=1, dp=1, enforce_eager=False, quantization=None,
-           checkpoint_recipe=None, eager_prefill=None) -> _Setup:
+           checkpoint_recipe=None, eager_prefill=None, max_seq_len_to_capture=None) -> _Setup:
     spec, card = _specs(model, gpu)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
@@ -184,9 +184,13 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     per_request = math.ceil((i + o) / block) * block
     kv_running = kv_tokens / per_request
     cached = i * h
+    from planner.serving.step import v0_decode_eager
+
+    eager = enforce_eager or v0_decode_eager(key, context_tokens=i + o / 2.0,
+                                             max_seq_len_to_capture=max_seq_len_to_capture)
     replica = build_replica(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=wd, kv_cache_dtype=kd,
                             context_tokens=i + o / 2.0, input_tokens=i, cached_tokens=cached, engine=key,
-                            calibration=cal, enforce_eager=enforce_eager, quantization=quantization,
+                            calibration=cal, enforce_eager=eager, quantization=quantization,
                             checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill)
     max_running = min(float(sched.max_num_seqs), kv_running) / pp
     load = sch.Load(replica=replica, calibration=cal, schedule=sched, input_tokens=max(i - cached, 1.0),
@@ -248,10 +252,11 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 cache_hit_rate=0.0, max_num_batched_tokens=None, max_num_seqs=None, calibration=None,
                 max_model_len: int | None = None, num_prompts: int | None = None,
                 chunked_prefill: bool | None = None, latency_stat: str = "mean", ep: int = 1,
-                dp: int = 1, trace: list[tuple[list[float], list[int]]] | None = None,
+                dp: int = 1, trace: list[sch.TraceRun] | None = None,
                 lengths: tuple[list[int], list[int]] | None = None, enforce_eager: bool = False,
                 quantization: str | None = None, checkpoint_recipe: str | None = None,
-                eager_prefill: bool | None = None) -> ServingResult:
+                eager_prefill: bool | None = None,
+                max_seq_len_to_capture: int | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
     replayed step by step as :func:`planner.serving.schedule.trace_closed_run` with every request of the same
@@ -261,7 +266,9 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     steady-state capacity: the run replayed step by step, :func:`planner.serving.schedule.finite_open_run`, mode
     ``open-finite``, latencies as ``latency_stat`` ("mean" or "median") over its requests) and vLLM V0's
     ``enable_chunked_prefill``. ``trace`` (with ``request_rate``): the runs' known arrival times and prompt lengths
-    (:func:`planner.serving.accuracy.harness_trace`), replayed at any load with
+    (:func:`planner.serving.accuracy.harness_trace`), and where a run carries a third list its requests' output
+    lengths (:func:`planner.serving.accuracy.dstack_sharegpt_trace`; output tokens/s then uses their mean),
+    replayed at any load with
     :func:`planner.serving.schedule.trace_open_run` (mode ``open-trace``; ``request_rate`` only labels the load).
     ``lengths`` (with ``concurrency``): the run's per-request uncached prompt and output tokens, in order, replayed
     as a finite closed-loop run with :func:`planner.serving.schedule.trace_closed_run` (mode ``closed-trace``).
@@ -271,7 +278,9 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     keeps some linear layers in 16 bits (``"meta-fp8"``, :data:`planner.serving.step.CHECKPOINT_RECIPES`): their
     extra bytes come out of the KV room and the step reads and computes them at 16 bits. ``eager_prefill``: steps
     that carry prompt tokens run without CUDA graphs (None: the engine's default; True for TensorRT-LLM's PyTorch
-    backend, :data:`planner.serving.step.EAGER_PREFILL`)."""
+    backend, :data:`planner.serving.step.EAGER_PREFILL`). ``max_seq_len_to_capture``: vLLM V0's engine argument
+    (None: its default, 8,192); a V0 replica whose mean decode context exceeds it decodes without CUDA graphs
+    (:func:`planner.serving.step.v0_decode_eager`)."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
@@ -279,7 +288,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                cache_hit_rate=cache_hit_rate, max_num_batched_tokens=max_num_batched_tokens,
                max_num_seqs=max_num_seqs, calibration=calibration, max_model_len=max_model_len,
                chunked_prefill=chunked_prefill, ep=ep, dp=dp, enforce_eager=enforce_eager,
-               quantization=quantization, checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill)
+               quantization=quantization, checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill,
+               max_seq_len_to_capture=max_seq_len_to_capture)
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None
@@ -329,13 +339,15 @@ def uniform_lengths(s: _Setup, *, prompts: int) -> tuple[list[int], list[int]]:
     return ([max(int(round(s.load.input_tokens)), 1)] * p, [max(int(round(s.output_tokens)), 1)] * p)
 
 
-def _traced(s: _Setup, trace: list[tuple[list[float], list[int]]], stat: str) -> ServingResult:
+def _traced(s: _Setup, trace: list[sch.TraceRun], stat: str) -> ServingResult:
     pp = s.pp  # each of the pp virtual engines takes every pp-th request
-    runs = [(list(a[k::pp]), list(i[k::pp])) for a, i in trace for k in range(pp) if len(a) > k]
+    runs = [tuple(list(x[k::pp]) for x in r) for r in trace for k in range(pp) if len(r[0]) > k]
     run = sch.trace_open_run(s.load, runs=runs, stat=stat)
+    outs = [o for r in trace if len(r) > 2 for o in r[2]]  # recorded output lengths: their mean, else O
+    mean_out = sum(outs) / len(outs) if outs and all(len(r) > 2 for r in trace) else s.output_tokens
     return ServingResult(
-        tpot_s=run.tpot_s, ttft_s=run.ttft_s, e2e_s=run.ttft_s + max(s.output_tokens - 1, 0) * run.tpot_s,
-        output_tokens_per_s=run.requests_per_s * pp * s.output_tokens, requests_per_s=run.requests_per_s * pp,
+        tpot_s=run.tpot_s, ttft_s=run.ttft_s, e2e_s=run.ttft_s + max(mean_out - 1, 0) * run.tpot_s,
+        output_tokens_per_s=run.requests_per_s * pp * mean_out, requests_per_s=run.requests_per_s * pp,
         running_batch=run.mean_running * pp, saturated=False, mode="open-trace", decode_batch=run.mean_running * pp,
         decode_step_s=run.tpot_s, prefill_share=math.nan, admission_wait_s=0.0, max_requests_per_s=math.nan,
         max_running=s.load.max_running * pp, budget_tokens=s.load.schedule.budget_tokens,

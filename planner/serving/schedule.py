@@ -467,11 +467,18 @@ def finite_open_run(load: Load, *, rate: float, prompts: int, stat: str = "mean"
                           stat=stat)
 
 
-def trace_open_run(load: Load, *, runs: list[tuple[list[float], list[int]]], stat: str = "mean") -> FiniteRun:
+TraceRun = tuple[list[float], list[int]] | tuple[list[float], list[int], list[int]]
+"""One run of :func:`trace_open_run`: arrival times, prompt lengths and, optionally, output lengths."""
+
+
+def trace_open_run(load: Load, *, runs: list[TraceRun], stat: str = "mean") -> FiniteRun:
     """The step-by-step replay of finite runs with given traces (Q8'; :func:`finite_open_run` is its regular case):
     each run ``(arrivals_s, input_tokens)`` starts on an idle engine; its request ``i`` arrives at ``arrivals_s[i]``
     (ascending) with a prompt of ``input_tokens[i]`` tokens; every
-    request generates ``load.output_tokens`` tokens. The statistic pools the requests of all runs (AccelMark's p50s
+    request generates ``load.output_tokens`` tokens, or, where a run is given as ``(arrivals_s, input_tokens,
+    output_tokens)``, its own ``output_tokens[i]`` (a harness's recorded lengths: dstack's ShareGPT runs,
+    :func:`planner.serving.accuracy.dstack_sharegpt_trace`; a request of 0 or 1 tokens finishes with its prefill
+    and has no TPOT, as ``benchmark_serving`` counts it). The statistic pools the requests of all runs (AccelMark's p50s
     pool its ``num_runs`` runs); the duration and throughput are the runs' mean. This replays a
     harness whose arrival times and prompt lengths are known (AccelMark's online scenario: Poisson gaps from
     ``random.Random(42).expovariate`` over the first requests of its dataset,
@@ -502,8 +509,10 @@ def trace_open_run(load: Load, *, runs: list[tuple[list[float], list[int]]], sta
     ttfts: list[tuple[float, float]] = []
     tpots: list[tuple[float, float]] = []
     durations, peaks_r, peaks_w, counts, areas = [], [], [], [], []
-    for arrivals_s, input_tokens in runs:
-        dur, pr, pw, area = _replay_trace(load, arrivals_s, input_tokens, ttfts, tpots)
+    for run in runs:  # (arrivals, prompts) or (arrivals, prompts, outputs): a run's recorded output lengths
+        arrivals_s, input_tokens = run[0], run[1]
+        outputs = list(run[2]) if len(run) > 2 else None
+        dur, pr, pw, area = _replay_trace(load, list(arrivals_s), input_tokens, ttfts, tpots, outputs=outputs)
         durations.append(dur)
         peaks_r.append(pr)
         peaks_w.append(pw)

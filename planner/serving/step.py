@@ -43,6 +43,36 @@ takes at least ``L·eager_layer_floor_s`` (twice for MoE layers). TensorRT-LLM's
 unless ``batch.is_generation_only``), but ``engine="trtllm"`` also stands for its TensorRT-engine backend (NIM's tables
 do not name theirs), so it is not in this set: ``build_replica(..., eager_prefill=True)`` asks for it."""
 
+V0_MAX_SEQ_LEN_TO_CAPTURE = 8192
+"""vLLM V0's default ``max_seq_len_to_capture`` (``EngineArgs`` and ``LLM(...)`` in 0.6 and 0.7): the longest
+sequence a decode step may hold and still be replayed as a CUDA graph (``ModelRunner._use_captured_graph``:
+``decode_only and not enforce_eager and max_decode_seq_len <= max_seq_len_to_capture``; the argument's help: "When a
+sequence has context length larger than this, we fall back to eager mode"). :func:`v0_decode_eager` applies it."""
+
+V0_GRAPH_SEQ_CAP = True
+"""Whether :func:`v0_decode_eager` is used by the library (session 12, latency11; docs/serving.md section 4)."""
+
+
+def v0_decode_eager(engine: str, *, context_tokens: float, max_seq_len_to_capture: int | None = None) -> bool:
+    """Whether vLLM V0 runs its decode steps without CUDA graphs because their sequences are longer than
+    ``max_seq_len_to_capture`` (:data:`V0_MAX_SEQ_LEN_TO_CAPTURE` unless given): then every step takes the eager floor
+    ``L·f_eager``, as with ``enforce_eager``. The test uses the replica's mean decode context ``I + O/2`` (V0 checks the
+    batch's longest sequence; for the published runs that cross the cap, every decode step is past it or none is)::
+
+        eager  ⇔  engine is vLLM V0  and  I + O/2 > max_seq_len_to_capture
+
+    Worked example: dstack's 32,784/2,048 runs of Llama-3.1-405B (vLLM 0.6.3, no ``--max-seq-len-to-capture``):
+    33,808 > 8,192, so every decode step launches Llama's 126 layers from Python (126 × 0.41 ms = 52 ms of floor).
+
+    >>> v0_decode_eager("vllm-v0", context_tokens=32784 + 2048 / 2), v0_decode_eager("vllm", context_tokens=33808)
+    (True, False)
+    >>> v0_decode_eager("vllm-v0", context_tokens=33808, max_seq_len_to_capture=65536)
+    False
+    """
+    cap = V0_MAX_SEQ_LEN_TO_CAPTURE if max_seq_len_to_capture is None else int(max_seq_len_to_capture)
+    return V0_GRAPH_SEQ_CAP and engine == "vllm-v0" and float(context_tokens) > cap
+
+
 EXLLAMA_MAX_Q_GEMM_ROWS = 50
 """vLLM's ``gptq`` method (the ExLlama kernels, ``csrc/quantization/gptq/q_gemm.cu``): ``gemm_half_q_half_cuda``
 multiplies a GEMM of at most ``MAX_Q_GEMM_ROWS`` = 50 tokens straight from the packed 4-bit weights; a bigger one
