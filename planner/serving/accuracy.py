@@ -1330,6 +1330,18 @@ CHANGES_NEXT = (
     "MI300X 10,000-token runs within 3 points; medians unchanged (TPOT 12.90% to 12.89%). Held out, read after the "
     "decision: TPOT 15.4%, TTFT 31.3%, output tok/s 17.5% unchanged, ±25% share 59.5% to 59.2%. Every target is "
     "still missed. No sample or seed answer moved.",
+    "- **Tried and dropped (latency13): SGLang's fixed TTFT cost per prompt step instead of per request.** Diagnosed "
+    "on the training split: SGLang's one-client TTFT predicted +5% to +313% (median +35%, 7 points) with the fitted "
+    "93 ms `o_ttft`, which SGLang's request path (HTTP, tokenization, ZMQ hops, detokenizer) does not hold. Built: "
+    "SGLang's `o_ttft` at vLLM V1's 3.09 ms and a new constant, SGLang's own eager floor for its prompt (`EXTEND`) "
+    "steps, fitted alone (0.93 ms a layer). Rule set before it was run (a new constant, section 4's 1% rule): keep "
+    "it only below 0.27612. Training loss 0.27891 to 0.27820 (−0.25%, hinge 0): dropped, code removed, nothing "
+    "published moved. On the training split it brought Llama-3.1-70B's and DeepSeek-R1's one-client TTFT closer "
+    "(+35% to −21%, +29% to +8%) but Qwen3-235B's further (+71% to +78%) and raised the loaded runs' TPOT (Qwen3-235B "
+    "at 64 clients 0% to +28%): the one-client excess is not engine time paid per prompt step. vLLM 0.7.3 at TP8 "
+    "(the brief's second pattern) is the step's multi-GPU cost (its one-client TPOT 12.3 ms measured, 14.2 ms of "
+    "fixed step parts predicted), not addressed (docs/serving.md, session 12, latency13). Held out unchanged: TPOT "
+    "15.4%, TTFT 28.7%, output tok/s 17.5%, 60.9% within ±25%.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
