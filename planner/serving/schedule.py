@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from planner.serving.calibration import Calibration
@@ -572,27 +573,19 @@ KV_WATERMARK = 0.01
 blocks less its own stay above 1% of the cache."""
 
 
-def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], ttfts: list[tuple[float, float]],
-                  tpots: list[tuple[float, float]], *, outputs: list[int] | None = None,
-                  clients: int | None = None) -> tuple[float, int, int, float]:
-    """One run of :func:`trace_open_run` (or, with ``clients``, of :func:`trace_closed_run`, ``arrivals_s``
-    ignored): appends its requests' ``(TTFT, 1)`` and ``(TPOT, count)`` pairs and returns
-    ``(duration, peak running, peak waiting, ∫ running dt)``. ``outputs``: per-request output tokens (default
-    ``load.output_tokens`` for all)."""
-    r, cal, sched = load.replica, load.calibration, load.schedule
-    if KV_ADMISSION and load.kv_tokens and r.engine == "vllm-v0" and not sched.mixed:
-        return _replay_trace_kv(load, arrivals_s, input_tokens, ttfts, tpots, outputs=outputs, clients=clients)
+def _replay_setup(load: Load, arrivals_s: list[float], input_tokens: list[int], clients: int | None
+                  ) -> tuple[list[float], int, list[int], Callable[[int, int, int], float]]:
+    """What both replays start from: the arrival times (a closed loop's first ``clients`` requests at 0, the rest
+    released as requests finish), how many are released, the prompts' lengths (at least one token) and the step
+    time of ``(decode sequences, prefill tokens, prefill sequences)``, each distinct step computed once."""
     n = len(input_tokens)
+    released = 0
     if clients is not None:
         arrivals_s = [0.0] * min(clients, n) + [math.inf] * max(n - clients, 0)
         released = min(clients, n)
     if n == 0 or len(arrivals_s) != n:
         raise ValueError("arrivals_s and input_tokens must be non-empty and of equal length")
-    lens = [max(int(x), 1) for x in input_tokens]
-    o1 = max(int(round(load.output_tokens)) - 1, 0)
-    o1s = [max(int(x) - 1, 0) for x in outputs] if outputs is not None else None
-    cap = max(int(load.max_running), 1)
-    budget = max(int(sched.budget_tokens), 1)
+    r, cal = load.replica, load.calibration
     memo: dict[tuple[int, int, int], float] = {}
 
     def step(d: int, p: int, k: int) -> float:
@@ -600,6 +593,26 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
         if key not in memo:
             memo[key] = step_time_s(r, cal, decode_seqs=float(d), prefill_tokens=float(p), prefill_seqs=float(k))
         return memo[key]
+
+    return arrivals_s, released, [max(int(x), 1) for x in input_tokens], step
+
+
+def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], ttfts: list[tuple[float, float]],
+                  tpots: list[tuple[float, float]], *, outputs: list[int] | None = None,
+                  clients: int | None = None) -> tuple[float, int, int, float]:
+    """One run of :func:`trace_open_run` (or, with ``clients``, of :func:`trace_closed_run`, ``arrivals_s``
+    ignored): appends its requests' ``(TTFT, 1)`` and ``(TPOT, count)`` pairs and returns
+    ``(duration, peak running, peak waiting, ∫ running dt)``. ``outputs``: per-request output tokens (default
+    ``load.output_tokens`` for all)."""
+    r, sched = load.replica, load.schedule
+    if KV_ADMISSION and load.kv_tokens and r.engine == "vllm-v0" and not sched.mixed:
+        return _replay_trace_kv(load, arrivals_s, input_tokens, ttfts, tpots, outputs=outputs, clients=clients)
+    n = len(input_tokens)
+    arrivals_s, released, lens, step = _replay_setup(load, arrivals_s, input_tokens, clients)
+    o1 = max(int(round(load.output_tokens)) - 1, 0)
+    o1s = [max(int(x) - 1, 0) for x in outputs] if outputs is not None else None
+    cap = max(int(load.max_running), 1)
+    budget = max(int(sched.budget_tokens), 1)
 
     t = 0.0
     arrived = admitted = done_prefill = 0
@@ -752,27 +765,15 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
     """
     import collections
 
-    r, cal, sched = load.replica, load.calibration, load.schedule
+    r, sched = load.replica, load.schedule
     n = len(input_tokens)
-    if clients is not None:
-        arrivals_s = [0.0] * min(clients, n) + [math.inf] * max(n - clients, 0)
-        released = min(clients, n)
-    if n == 0 or len(arrivals_s) != n:
-        raise ValueError("arrivals_s and input_tokens must be non-empty and of equal length")
-    lens = [max(int(x), 1) for x in input_tokens]
+    arrivals_s, released, lens, step = _replay_setup(load, arrivals_s, input_tokens, clients)
     steps_of = [max(int(x) - 1, 0) for x in outputs] if outputs is not None else \
         [max(int(round(load.output_tokens)) - 1, 0)] * n
     kv_cap = float(load.kv_tokens or 0.0)
     free_floor = KV_WATERMARK * kv_cap
     seq_cap = max(int(sched.max_num_seqs), 1)
     budget = max(int(sched.budget_tokens), 1)
-    memo: dict[tuple[int, int, int], float] = {}
-
-    def step(d: int, p: int, k: int) -> float:
-        key = (d, p, k)
-        if key not in memo:
-            memo[key] = step_time_s(r, cal, decode_seqs=float(d), prefill_tokens=float(p), prefill_seqs=float(k))
-        return memo[key]
 
     gen = [0] * n  # decode steps done (tokens after the first)
     first = [math.nan] * n
@@ -796,6 +797,22 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
         if clients is not None and released < n:
             arrivals_s[released] = t
             released += 1
+
+    def prefilled(i: int, delay: float) -> None:
+        """Request ``i``'s prompt is in after the step ending at ``t``: its first token (a recomputed request's
+        next one), then it finishes or decodes."""
+        nonlocal kv_used
+        if math.isnan(first[i]):
+            first[i] = t  # TPOT runs from the step's end: the last token is delayed alike
+            ttfts.append((o_ttft + t + delay - arrivals_s[i], 1.0))
+        else:  # a recomputed request: this step samples its next token
+            gen[i] += 1
+            kv_used += 1
+        if gen[i] >= steps_of[i]:
+            kv_used -= lens[i] + gen[i]
+            finish(i)
+        else:
+            running.append(i)
 
     while completed < n and guard < 4_000_000:
         guard += 1
@@ -848,17 +865,7 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
             delay = first_token_delay_s(r, decode_seqs=after)
             for i in newly:
                 prefill_left[i] = 0
-                if math.isnan(first[i]):
-                    first[i] = t  # TPOT runs from the step's end: the last token is delayed alike
-                    ttfts.append((o_ttft + t + delay - arrivals_s[i], 1.0))
-                else:  # a recomputed request: this step samples its next token
-                    gen[i] += 1
-                    kv_used += 1
-                if gen[i] >= steps_of[i]:
-                    kv_used -= lens[i] + gen[i]
-                    finish(i)
-                else:
-                    running.append(i)
+                prefilled(i, delay)
             continue
         if admitted_order:  # a chunked head continues (it holds its KV already)
             i = admitted_order[0]
@@ -869,15 +876,7 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
             area += (len(running) + len(admitted_order)) * dt
             if prefill_left[i] == 0:
                 admitted_order.pop(0)
-                delay = first_token_delay_s(r, decode_seqs=len(running) + 1)
-                if math.isnan(first[i]):
-                    first[i] = t  # TPOT runs from the step's end: the last token is delayed alike
-                    ttfts.append((o_ttft + t + delay - arrivals_s[i], 1.0))
-                if gen[i] >= steps_of[i]:
-                    kv_used -= lens[i] + gen[i]
-                    finish(i)
-                else:
-                    running.append(i)
+                prefilled(i, first_token_delay_s(r, decode_seqs=len(running) + 1))
             continue
         if not running:
             if arrived >= n:
