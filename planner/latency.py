@@ -257,7 +257,7 @@ tensor cores) have no measured W8A8 point and keep the 16-bit peak, as before th
 (session 12). NVIDIA A100 datasheet: INT8 Tensor Core 624 TOPS dense, twice its BF16 312 TFLOPS."""
 
 
-def gemm_peak_flops(gpu: GpuSpec, weight_dtype: str) -> float:
+def gemm_peak_flops(gpu: GpuSpec, *, weight_dtype: str) -> float:
     """Peak FLOP/s of the model's GEMMs: FP4 tensor cores for nvfp4/mxfp4 where the GPU has them, FP8 for fp8/w8a8
     where it has FP8, INT8 tensor cores (``gpu.int8_ops_per_s``) for w8a8/int8 where the GPU has no FP8 and compute
     capability :data:`INT8_PEAK_COMPUTE_CAPABILITY`, else 16-bit (weight-only formats dequantize to 16 bits:
@@ -268,9 +268,10 @@ def gemm_peak_flops(gpu: GpuSpec, weight_dtype: str) -> float:
     312 TFLOP/s.
 
     >>> from planner.catalog import get_gpu
-    >>> gemm_peak_flops(get_gpu("h100-sxm"), "fp8") / 1e12, gemm_peak_flops(get_gpu("a100-80gb-sxm"), "fp8") / 1e12
+    >>> h100, a100 = get_gpu("h100-sxm"), get_gpu("a100-80gb-sxm")
+    >>> gemm_peak_flops(h100, weight_dtype="fp8") / 1e12, gemm_peak_flops(a100, weight_dtype="fp8") / 1e12
     (1979.0, 312.0)
-    >>> gemm_peak_flops(get_gpu("a100-80gb-sxm"), "w8a8") / 1e12, gemm_peak_flops(get_gpu("h100-sxm"), "w8a8") / 1e12
+    >>> gemm_peak_flops(a100, weight_dtype="w8a8") / 1e12, gemm_peak_flops(h100, weight_dtype="w8a8") / 1e12
     (624.0, 1979.0)
     """
     name = weight_dtype.lower()
@@ -297,7 +298,7 @@ def flops_for(gpu: GpuSpec, *, weight_dtype: str = "auto", model: ModelSpec | No
     name = str(weight_dtype).strip().lower()
     if name == "auto":
         name = model.weight_dtype if model is not None else "bf16"
-    return gemm_peak_flops(gpu, name)
+    return gemm_peak_flops(gpu, weight_dtype=name)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -118,8 +118,8 @@ def test_a_gpu_row_the_catalog_lacks_takes_its_int8_peak_from_the_sheet() -> Non
     assert token == "a30|hbm_gib=24|mem_bw_gb_s=933|bf16_tflops=165|int8_tops=330|compute_capability=8"
     a30 = catalog_sheet.gpu_from_token(token)
     assert a30.int8_ops_per_s == 330e12 and a30.fp8_flops_per_s is None
-    assert gemm_peak_flops(a30, "w8a8") == 330e12 and gemm_peak_flops(a30, "w8a16") == 165e12
+    assert gemm_peak_flops(a30, weight_dtype="w8a8") == 330e12 and gemm_peak_flops(a30, weight_dtype="w8a16") == 165e12
     no_int8 = catalog_sheet.gpu_from_token(GPU_SPEC("a30", [headers, ["a30", 24, 933, 165, None, 8.0]]))
-    assert gemm_peak_flops(no_int8, "w8a8") == 165e12
+    assert gemm_peak_flops(no_int8, weight_dtype="w8a8") == 165e12
     with pytest.raises(ArgumentError, match="INT8 dense"):
         GPU_SPEC("a30", [headers, ["a30", 24, 933, 165, -1, 8.0]])

@@ -39,6 +39,20 @@ def test_sharegpt_trace_matches_the_published_result_file():
     assert 50.0 < arrivals[-1] < 75.0
 
 
+def test_sharegpt_arrivals_are_numpys_own():
+    """The arrivals come from numpy's legacy generator reproduced without numpy: bit for bit what
+    ``np.random.seed(0)`` then ``np.random.exponential(1/λ)`` and a running sum give (benchmark_serving's
+    ``get_request``)."""
+    np = pytest.importorskip("numpy")
+    data = benchmark_harness_data()["dstack_sharegpt"]
+    run = accuracy.dstack_sharegpt_trace({"id": "dstack-405b/8xH100-1FP8-meta/sharegpt/qps16", "mode": "open",
+                                          "request_rate_per_s": 16.0, "output_tokens": 121})
+    assert run is not None
+    n = len(data["input_tokens"])
+    gaps = np.random.RandomState(int(data["seed"])).exponential(1.0 / 16.0, size=n - 1)
+    assert run[0][0] == [0.0, *(float(x) for x in np.cumsum(gaps))]
+
+
 def test_sharegpt_trace_only_for_dstack_sharegpt_points_and_outputs_only_where_stored():
     amd = accuracy.dstack_sharegpt_trace({"id": "dstack-405b/8xMi300-1FP8-amd/sharegpt/qps32", "mode": "open",
                                          "request_rate_per_s": 32.0})

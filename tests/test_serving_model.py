@@ -309,10 +309,10 @@ def test_w8a8_on_an_a100_runs_on_int8_tensor_cores():
 
     a100 = get_gpu("a100-80gb-sxm")
     assert a100.int8_ops_per_s == 624e12  # the catalog's fact (planner/data/gpus.json), no longer a constant in code
-    assert gemm_peak_flops(a100, "w8a8") == pytest.approx(624e12)
-    assert gemm_peak_flops(a100, "int8") == pytest.approx(624e12)
-    assert gemm_peak_flops(a100, "fp8") == pytest.approx(312e12)
-    assert gemm_peak_flops(a100, "bf16") == pytest.approx(312e12)
+    assert gemm_peak_flops(a100, weight_dtype="w8a8") == pytest.approx(624e12)
+    assert gemm_peak_flops(a100, weight_dtype="int8") == pytest.approx(624e12)
+    assert gemm_peak_flops(a100, weight_dtype="fp8") == pytest.approx(312e12)
+    assert gemm_peak_flops(a100, weight_dtype="bf16") == pytest.approx(312e12)
     model = get_model("llama-3.1-8b")
     kw = dict(context_tokens=4096, input_tokens=4096, calibration=DERIVED)
     w8a8 = build_replica(model, a100, weight_dtype="w8a8", **kw)
@@ -331,14 +331,16 @@ def test_int8_peak_stays_on_the_a100_class():
     from planner.catalog import gpus
     from planner.serving.step import gemm_peak_flops
 
-    on_int8 = {g.name for g in gpus() if gemm_peak_flops(g, "w8a8") != gemm_peak_flops(g, "bf16")
+    on_int8 = {g.name for g in gpus()
+               if gemm_peak_flops(g, weight_dtype="w8a8") != gemm_peak_flops(g, weight_dtype="bf16")
                and not g.fp8_flops_per_s}
     assert on_int8 == {"a100-40gb-sxm", "a100-80gb-sxm", "a100-80gb-pcie"}
     a10 = get_gpu("a10")
-    assert a10.int8_ops_per_s == 250e12 and gemm_peak_flops(a10, "w8a8") == 125e12
+    assert a10.int8_ops_per_s == 250e12 and gemm_peak_flops(a10, weight_dtype="w8a8") == 125e12
     a100 = get_gpu("a100-40gb-sxm")
-    assert gemm_peak_flops(replace(a100, int8_ops_per_s=500e12), "int8") == 500e12  # an edited figure is used
-    assert gemm_peak_flops(replace(a100, int8_ops_per_s=0.0), "int8") == 312e12  # 0: the BF16 peak
+    # an edited figure is used
+    assert gemm_peak_flops(replace(a100, int8_ops_per_s=500e12), weight_dtype="int8") == 500e12
+    assert gemm_peak_flops(replace(a100, int8_ops_per_s=0.0), weight_dtype="int8") == 312e12  # 0: the BF16 peak
 
 
 def test_w8a16_is_weight_only_on_every_gpu():
@@ -351,9 +353,10 @@ def test_w8a16_is_weight_only_on_every_gpu():
     from planner.serving.api import default_calibration
     from planner.serving.step import gemm_peak_flops
 
-    assert gemm_peak_flops(get_gpu("a100-80gb-sxm"), "w8a16") == pytest.approx(312e12)
-    assert gemm_peak_flops(get_gpu("h100-sxm"), "w8a16") == pytest.approx(get_gpu("h100-sxm").bf16_flops_per_s)
-    assert gemm_peak_flops(get_gpu("h100-sxm"), "w8a16") < gemm_peak_flops(get_gpu("h100-sxm"), "int8")
+    h100 = get_gpu("h100-sxm")
+    assert gemm_peak_flops(get_gpu("a100-80gb-sxm"), weight_dtype="w8a16") == pytest.approx(312e12)
+    assert gemm_peak_flops(h100, weight_dtype="w8a16") == pytest.approx(h100.bf16_flops_per_s)
+    assert gemm_peak_flops(h100, weight_dtype="w8a16") < gemm_peak_flops(h100, weight_dtype="int8")
     model = get_model("llama-3.1-8b")
     assert weight_bytes_per_gpu(model, weight_dtype="w8a16") == weight_bytes_per_gpu(model, weight_dtype="int8")
     data = json.loads((Path(__file__).parent / "data" / "serving" / "accelmark-verified.json").read_text())

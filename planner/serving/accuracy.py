@@ -18,6 +18,7 @@ from typing import Any
 
 from planner.errors import PlannerError
 from planner.serving.calibration import Calibration
+from planner.serving.schedule import TraceRun
 
 TRAIN_SHARE = 70
 """Percent of points in the training split."""
@@ -316,15 +317,18 @@ def _accelmark_suite(point: Mapping[str, Any]) -> tuple[dict, dict | None] | Non
     return suite, harness["datasets"].get(suite.get("dataset", ""))
 
 
-def dstack_sharegpt_trace(point: Mapping[str, Any]) -> list[tuple[list[float], list[int], list[int]]] | list[
-        tuple[list[float], list[int]]] | None:
+def dstack_sharegpt_trace(point: Mapping[str, Any]) -> list[TraceRun] | None:
     """The run behind a dstack Llama-3.1-405B ShareGPT point as ``vllm benchmarks/benchmark_serving.py`` sent it
     (``planner/data/benchmark_harnesses.json``, ``dstack_sharegpt``): its 1,000 requests in order with the prompt
     lengths its result files record (``input_lens``, one list in every stored file), arriving as ``get_request``
     spaces them, request 0 at 0 and one ``np.random.exponential(1/λ)`` gap after each request, from
     ``np.random.seed(0)`` (``main``; ``--seed`` 0)::
 
-        a_0 = 0,   a_i = Σ_{k<i} g_k,   g_k = −ln(1 − u_k)/λ,   u_k: numpy's legacy MT19937 stream, seed 0
+        a_0 = 0,   a_i = Σ_{k<i} g_k,   g_k = (1/λ)·(−ln(1 − u_k)),   u_k: numpy's legacy MT19937 stream, seed 0
+
+    (numpy's legacy ``exponential(scale)`` is ``scale · −log(1 − random_sample())`` and its ``random_sample`` the
+    53-bit draw Python's ``random()`` makes from the same state: :func:`_numpy_legacy_generator`, no numpy;
+    tests/test_serving_dstack.py checks the arrivals against numpy itself)
 
     and, where the run's own result file is stored, each request's recorded output length (``output_lens``,
     the generated text retokenized; ``ignore_eos`` off). The runs whose files are absent from the snapshot (the
@@ -338,8 +342,6 @@ def dstack_sharegpt_trace(point: Mapping[str, Any]) -> list[tuple[list[float], l
     >>> len(runs), len(runs[0]), round(runs[0][0][1], 4), sum(runs[0][1]), sum(runs[0][2])
     (1, 3, 0.0497, 215196, 120689)
     """
-    import numpy as np
-
     from planner.catalog import benchmark_harness_data
 
     pid = str(point.get("id", ""))
@@ -350,8 +352,11 @@ def dstack_sharegpt_trace(point: Mapping[str, Any]) -> list[tuple[list[float], l
     if not data:
         return None
     prompts = [int(x) for x in data["input_tokens"]]
-    gaps = np.random.RandomState(int(data["seed"])).exponential(1.0 / float(rate), size=len(prompts) - 1)
-    arrivals = [0.0, *(float(x) for x in np.cumsum(gaps))]
+    gen, scale = _numpy_legacy_generator(int(data["seed"])), 1.0 / float(rate)
+    arrivals, a = [0.0], 0.0
+    for _ in range(len(prompts) - 1):
+        a += scale * -math.log(1.0 - gen.random())
+        arrivals.append(a)
     run = data["runs"].get(pid)
     if run:
         return [(arrivals, prompts, [int(x) for x in run["output_tokens"]])]
@@ -359,7 +364,7 @@ def dstack_sharegpt_trace(point: Mapping[str, Any]) -> list[tuple[list[float], l
 
 
 def harness_trace(point: Mapping[str, Any], *,
-                  kv_tokens: float | None = None) -> list[tuple[list[float], list[int]]] | None:
+                  kv_tokens: float | None = None) -> list[TraceRun] | None:
     """The arrival times and prompt lengths of the runs behind an AccelMark online point, as its load generator made
     them (``planner/data/benchmark_harnesses.json``, from AccelMark's ``loadgen/loadgen.py``): one
     ``random.Random(42)`` per scenario process draws ``online_request_count`` gaps ``expovariate(qps)`` per run, for
@@ -405,7 +410,7 @@ def harness_trace(point: Mapping[str, Any], *,
     cache = kv_tokens is not None and accelmark_cached_runs(point, prompts=lengths, kv_tokens=kv_tokens)
     warm = int(suite.get("online_warmup_requests") or 0)
     for index, qps in enumerate(levels):
-        runs = []
+        runs: list[TraceRun] = []
         for k in range(runs_per_level):
             gaps = list(itertools.accumulate(rng.expovariate(qps) for _ in range(len(lengths))))
             if not cache:
@@ -701,7 +706,8 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
 
         kv_tokens, _ = _kv_tokens(spec, card, tp, pp, kd, wd, normalize_engine(engine, engine_version=version),
                                   version, kwargs["max_num_seqs"])
-    trace = harness_trace(point, kv_tokens=kv_tokens) if TRACE_REPLAY and replicas == 1 else None
+    trace: list[TraceRun] | None = (harness_trace(point, kv_tokens=kv_tokens) if TRACE_REPLAY and replicas == 1
+                                    else None)
     if trace is None and DSTACK_TRACE and replicas == 1:
         trace = dstack_sharegpt_trace(point)
     if trace:  # the harness's own prompts: the replica is built for their mean length

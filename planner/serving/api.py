@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from planner.engines import kv_capacity, normalize_engine, vllm_v1_default_max_num_seqs
 from planner.errors import ArgumentError, PlannerError, check_fraction, check_number
@@ -341,7 +341,7 @@ def uniform_lengths(s: _Setup, *, prompts: int) -> tuple[list[int], list[int]]:
 
 def _traced(s: _Setup, trace: list[sch.TraceRun], stat: str) -> ServingResult:
     pp = s.pp  # each of the pp virtual engines takes every pp-th request
-    runs = [tuple(list(x[k::pp]) for x in r) for r in trace for k in range(pp) if len(r[0]) > k]
+    runs = [cast(sch.TraceRun, tuple(list(x[k::pp]) for x in r)) for r in trace for k in range(pp) if len(r[0]) > k]
     run = sch.trace_open_run(s.load, runs=runs, stat=stat)
     outs = [o for r in trace if len(r) > 2 for o in r[2]]  # recorded output lengths: their mean, else O
     mean_out = sum(outs) / len(outs) if outs and all(len(r) > 2 for r in trace) else s.output_tokens

@@ -284,7 +284,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     else:
         quant = calibration.fp4_eff if dtype in _FP4 else 1.0
     exllama = (quantization or "").strip().lower() == "gptq" and dtype in ("gptq", "int4") and not moe
-    peak = gemm_peak_flops(gpu, dtype)
+    peak = gemm_peak_flops(gpu, weight_dtype=dtype)
     p16 = unquantized_params(model, checkpoint_recipe) if dtype in ("fp8", "w8a8", "int8") else 0.0
     if p16:
         dense_bytes += p16 * (2.0 - 1.0) / tp
