@@ -21,9 +21,56 @@ def _load(kv_tokens: float | None, *, budget: int = 64, seqs: int = 256) -> sch.
                     kv_tokens=kv_tokens)
 
 
-def test_v1_kv_admission_and_preemption_by_hand():
-    """Three 40-token prompts at 0, 11 output tokens each, 64-token steps, a cache of 6 blocks of 16 tokens, worked by
-    hand (c = computed tokens, b = blocks held, 6 in all):
+def _steps(load: sch.Load):
+    r = load.replica
+
+    def m(decode: int, prefill: int, finished: int) -> float:
+        return step_time_s(r, DERIVED, decode_seqs=decode, prefill_tokens=prefill, prefill_seqs=finished)
+
+    return m, (lambda seqs: m(seqs, 0, 0))
+
+
+def test_v1_kv_admission_preemption_and_cached_blocks_by_hand():
+    """Three 40-token prompts at 0, 11 output tokens each, 64-token steps, a cache of 6 blocks of 16 tokens, with
+    V1's prefix cache keeping a preempted request's full blocks in the free queue (FIFO: allocation takes the head, a
+    freed request's blocks join the tail, its last block first), worked by hand (c = computed tokens):
+
+    1. prompt 0 whole (40 tokens, 3 blocks) and a 24-token chunk of prompt 1 (2 blocks); request 0's first token.
+    2. request 0 decodes (c 41), prompt 1's last 16 tokens (a third block, the cache full); request 1's first token.
+    3-9. seven steps of two decodes: request 0 to c 48, request 1 to c 47.
+    10. request 0's 49th token needs a 4th block: request 1 is preempted; its 3 blocks join the queue, the partial
+        one first, then its two full blocks (32 tokens) cached; request 0 takes the partial one (the head). Free 2.
+    11. request 0 finishes (free 6: queue = request 1's 2 cached blocks, then 4); request 1's re-admission needs
+        blocks for 48 tokens, 3, where 2 were free before the step.
+    12. request 1 re-admitted: 32 tokens cached (2 blocks back out of the queue), 16 recomputed (a third block), its
+        9th token sampled; prompt 2 whole (40 tokens, 3 blocks; free 0); its first token. One step of 56 tokens.
+    13. request 1's 49th token needs a block: request 2 (c 40) is preempted, its 2 full blocks cached, its partial
+        one taken by request 1. Free 2.
+    14. request 1 finishes (free 6); request 2 (41 tokens, 3 blocks) did not fit the 2 free blocks before it.
+    15. request 2 re-admitted: 32 tokens cached, 9 computed (its prompt's last 8 and its first output); its 2nd
+        token sampled.
+    16-24. nine decode steps of one; request 2 finishes.
+    """
+    load = _load(96)
+    m, d = _steps(load)
+    t1 = m(0, 64, 1)
+    t2 = t1 + m(1, 16, 1)
+    t11 = t2 + 7 * d(2) + 2 * d(1)
+    t12 = t11 + m(0, 56, 2)
+    t14 = t12 + 2 * d(1)
+    t15 = t14 + m(0, 9, 1)
+    t24 = t15 + 9 * d(1)
+    run = sch.trace_open_run(load, runs=[([0.0, 0.0, 0.0], [40, 40, 40])], stat="mean")
+    o = load.replica.ttft_fixed_s  # vLLM V1 hands a step's tokens out when it ends (no Q4' delay)
+    assert run.ttft_s == pytest.approx(o + (t1 + t2 + t12) / 3, rel=1e-9)
+    assert run.tpot_s == pytest.approx(((t11 - t1) + (t14 - t2) + (t24 - t12)) / 30, rel=1e-9)
+    assert run.duration_s == pytest.approx(t24, rel=1e-9)
+    assert run.peak_running == 2
+
+
+def test_v1_kv_admission_and_preemption_without_cached_blocks_by_hand(monkeypatch):
+    """The same case with a preempted request recomputed from its first token (the first variant, not kept:
+    docs/serving.md), worked by hand (c = computed tokens, b = blocks held, 6 in all):
 
     1. prompt 0 whole (40 tokens, 3 blocks) and a 24-token chunk of prompt 1 (2 blocks); request 0's first token.
        Free 1 block.
@@ -43,15 +90,10 @@ def test_v1_kv_admission_and_preemption_by_hand():
     15. prompt 2 whole (3 blocks); its first token.
     16-25. ten decode steps of one; request 2 finishes.
     """
+    monkeypatch.setattr(sch, "V1_PREEMPTED_BLOCKS_CACHED", False)
     load = _load(96)
     r = load.replica
-
-    def m(decode: int, prefill: int, finished: int) -> float:
-        return step_time_s(r, DERIVED, decode_seqs=decode, prefill_tokens=prefill, prefill_seqs=finished)
-
-    def d(seqs: int) -> float:
-        return m(seqs, 0, 0)
-
+    m, d = _steps(load)
     t1 = m(0, 64, 1)
     t2 = t1 + m(1, 16, 1)
     t11 = t2 + 7 * d(2) + 2 * d(1)

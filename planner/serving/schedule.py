@@ -922,6 +922,11 @@ KV_ADMISSION_V1 = True
 session 12, latency14), where the load knows its KV cache; off, a V1 replay caps the running requests at
 ``max_running`` (``KV / (I + O)``)."""
 
+V1_PREEMPTED_BLOCKS_CACHED = True
+"""vLLM V1's prefix cache (on by default) in :func:`_replay_trace_kv_v1`: a preempted request's full blocks keep
+their hashes in the free queue until reused, and its next admission takes back those not evicted; off, a preempted
+request recomputes from its first token."""
+
 V1_BLOCK_TOKENS = 16
 """vLLM V1's KV block size in tokens (``CacheConfig.block_size``, 16 by default on CUDA and ROCm):
 ``KVCacheManager.allocate_slots`` allocates whole blocks."""
@@ -931,8 +936,9 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
                         ttfts: list[tuple[float, float]], tpots: list[tuple[float, float]], *,
                         outputs: list[int] | None = None, clients: int | None = None) -> tuple[float, int, int, float]:
     """:func:`_replay_trace` for vLLM V1 with its KV admission and preemption (``Scheduler.schedule`` in
-    ``vllm/v1/core/sched/scheduler.py``, ``KVCacheManager.allocate_slots``; FCFS policy, no prefix caching), step by
-    step. A request holds the blocks of the tokens it has computed; each step, within ``max_num_batched_tokens``:
+    ``vllm/v1/core/sched/scheduler.py``, ``KVCacheManager.allocate_slots``; FCFS policy; the prefix cache for a
+    request's own blocks only), step by step. A request holds the blocks of the tokens it has computed; each step,
+    within ``max_num_batched_tokens``:
 
     - the running requests in order ask for the tokens they lack (``num_tokens − num_computed_tokens``: one when
       decoding, the rest of the prompt, or of a recomputed prompt and its outputs, at most the budget left); when
@@ -942,22 +948,28 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
     - only if no request was preempted in this step, waiting requests are admitted FCFS while budget is left, fewer
       than ``max_num_seqs`` run and the blocks of their first chunk (at most the budget left) fit;
     - a request whose tokens are all computed samples one (its first is its TTFT; a recomputed request's next one);
-      it finishes at its output count. TTFT, TTPT and async scheduling's late admission as in :func:`_replay_trace`.
+      it finishes at its output count. TTFT, TPOT and async scheduling's late admission as in :func:`_replay_trace`.
 
     KV in blocks of :data:`V1_BLOCK_TOKENS`; ``load.max_running`` is not used::
 
         admit the head  while  blocks(first chunk) ≤ free  and  running < max_num_seqs  and  nothing preempted
         preempt the last running  while  blocks(c_i + n_i) − held_i > free   (request i asking for n_i tokens)
 
+    With :data:`V1_PREEMPTED_BLOCKS_CACHED` (V1's prefix cache, on by default) the free blocks are a FIFO queue:
+    allocation takes the head, a freed request's blocks join the tail (its last block first, so its partial block is
+    reused before its full ones), and a preempted request admitted again takes back its leading full blocks still in
+    the queue as computed tokens (at most ``num_tokens − 1``; they count against the free blocks, as in
+    ``allocate_slots``). Prompts of different requests share no prefix here.
+
     Worked example (``tests/test_serving_kv_v1.py`` follows it step by step): three 40-token prompts at 0, 11 output
     tokens each, 64-token steps, a cache of 6 blocks (96 tokens). Step 1 takes prompt 0 (3 blocks) and a 24-token
     chunk of prompt 1 (2 blocks); step 2 decodes request 0 and finishes prompt 1 (its third block: the cache is
     full; prompt 2 waits); seven steps of two decodes fill the blocks (48 and 47 tokens); request 0's 49th token
-    needs a fourth block, so request 1 is preempted (3 blocks freed); request 0 finishes after two steps of one; a
-    step recomputes request 1 (40 + 8 = 48 tokens, its 9th token sampled) with a 16-token chunk of prompt 2; in the
-    next step request 2's next chunk (2 more blocks) does not fit the one free block and preempts itself; request 1
-    finishes after two steps of one, and request 2 is prefilled again whole and decodes ten steps: at most two
-    requests run, the run takes 25 steps (165.2 ms on one H100 with the derived constants).
+    needs a fourth block, so request 1 is preempted (its two full blocks stay cached); request 0 finishes after two
+    steps of one; one step re-admits request 1 (32 tokens cached, 16 recomputed, its 9th token sampled) and prompt 2
+    whole; request 1's 49th token preempts request 2 (two full blocks cached), request 1 finishes after two steps of
+    one, and request 2 is re-admitted (32 tokens cached, 9 computed) and decodes nine steps: at most two requests
+    run, the run takes 24 steps (158.6 ms on one H100 with the derived constants).
 
     >>> from planner.catalog import get_gpu, get_model
     >>> from planner.serving.calibration import DERIVED
@@ -969,7 +981,7 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
     ...             kv_tokens=96)
     >>> duration, peak_running, _, _ = _replay_trace(load, [0.0] * 3, [40] * 3, [], [])
     >>> peak_running, round(duration * 1e3, 1)
-    (2, 165.2)
+    (2, 158.6)
     """
     import collections
 
@@ -1000,9 +1012,51 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
     def blocks(tokens: int) -> int:
         return -(-tokens // bs)
 
-    def preempt(v: int) -> None:
+    # the free blocks, a FIFO queue of [owner, count] runs (owner −1: blocks nobody asks for again); allocation
+    # takes from the head, a freed request's blocks join the tail, its last (and partial) block first
+    queue: collections.deque[list[int]] = collections.deque([[-1, free]])
+    cached = [0] * n  # a preempted request's leading blocks still in the queue
+
+    def take(m: int) -> None:
         nonlocal free
-        free += held[v]
+        free -= m
+        while m > 0 and queue:
+            head = queue[0]
+            got = min(m, head[1])
+            head[1] -= got
+            m -= got
+            if head[0] >= 0:
+                cached[head[0]] -= got
+            if head[1] == 0:
+                queue.popleft()
+
+    def give(v: int, count: int, keep: int) -> None:
+        nonlocal free
+        free += count
+        for owner, c in ((-1, count - keep), (v, keep)):
+            if c <= 0:
+                continue
+            if owner < 0 and queue and queue[-1][0] < 0:
+                queue[-1][1] += c
+            else:
+                queue.append([owner, c])
+        if keep > 0:
+            cached[v] = keep
+
+    def reclaim(v: int, count: int) -> None:
+        """Request ``v`` takes ``count`` of its leading cached blocks back out of the queue; the rest are orphans."""
+        nonlocal free
+        for seg in queue:
+            if seg[0] == v:
+                seg[0] = -1
+                seg[1] -= count
+                break
+        free -= count
+        cached[v] = 0
+
+    def preempt(v: int) -> None:
+        full = min(computed[v] // bs, held[v]) if V1_PREEMPTED_BLOCKS_CACHED else 0
+        give(v, held[v], full)
         held[v] = computed[v] = 0
         waiting.appendleft(v)
 
@@ -1037,7 +1091,7 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
                 preempt(running.pop())
                 preempted = True
                 break
-            free -= extra  # (a lone request beyond the cache is let through: it would stall the replay)
+            take(extra)  # (a lone request beyond the cache is let through: it would stall the replay)
             held[i] += extra
             plan.append((i, want))
             room -= want
@@ -1045,12 +1099,16 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
         if not preempted:  # then the waiting ones, FCFS, by the blocks of their first chunk
             while waiting and room > 0 and len(running) < seq_cap:
                 h = waiting[0]
-                want = min(lens[h] + sampled[h], room)
-                need = blocks(want)
+                hit = min(cached[h], (lens[h] + sampled[h] - 1) // bs)  # its own blocks still cached (not all)
+                want = min(lens[h] + sampled[h] - hit * bs, room)
+                need = blocks(hit * bs + want)  # the cached blocks count against the free ones, as they are in it
                 if need > free and running:
                     break
                 waiting.popleft()
-                free -= need
+                if cached[h]:
+                    reclaim(h, hit)
+                computed[h] = hit * bs
+                take(need - hit)
                 held[h] = need
                 running.append(h)
                 plan.append((h, want))
@@ -1080,7 +1138,7 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
             k = lo
             for i in decoding:
                 grow = blocks(computed[i] + k) - held[i]
-                free -= grow
+                take(grow)
                 held[i] += grow
         busy_from = t + (k - 1) * dt
         t += k * dt
@@ -1094,7 +1152,7 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
                 first[i] = t
                 ttfts.append((o_ttft + t + first_token_delay_s(r, decode_seqs=len(running)) - arrivals_s[i], 1.0))
             if sampled[i] >= outs[i]:
-                free += held[i]
+                give(i, held[i], 0)
                 held[i] = 0
                 running.remove(i)
                 completed += 1
