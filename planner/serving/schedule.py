@@ -950,7 +950,9 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
     - a request whose tokens are all computed samples one (its first is its TTFT; a recomputed request's next one);
       it finishes at its output count. TTFT, TPOT and async scheduling's late admission as in :func:`_replay_trace`.
 
-    KV in blocks of :data:`V1_BLOCK_TOKENS`; ``load.max_running`` is not used::
+    KV in blocks of :data:`V1_BLOCK_TOKENS`; ``load.max_running`` is not used. When any ``max_num_seqs`` of the
+    requests fit the cache whole, none is ever preempted or held back by KV, and the replay is
+    :func:`_replay_trace`'s with ``max_num_seqs`` as the cap (the same steps, faster)::
 
         admit the head  while  blocks(first chunk) ≤ free  and  running < max_num_seqs  and  nothing preempted
         preempt the last running  while  blocks(c_i + n_i) − held_i > free   (request i asking for n_i tokens)
@@ -987,11 +989,15 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
 
     r, sched = load.replica, load.schedule
     n = len(input_tokens)
-    arrivals_s, released, lens, step = _replay_setup(load, arrivals_s, input_tokens, clients)
     outs = [max(int(x), 1) for x in outputs] if outputs is not None else [max(int(round(load.output_tokens)), 1)] * n
     bs = V1_BLOCK_TOKENS
     free = int(float(load.kv_tokens or 0.0) // bs)
     seq_cap = max(int(sched.max_num_seqs), 1)
+    sizes = sorted((-(-(max(int(x), 1) + o) // bs) for x, o in zip(input_tokens, outs)), reverse=True)
+    if sum(sizes[:seq_cap]) <= free:  # the cache holds any max_num_seqs requests whole: nothing is ever preempted
+        return _replay_trace(dataclasses.replace(load, max_running=float(seq_cap), kv_tokens=None), arrivals_s,
+                             input_tokens, ttfts, tpots, outputs=outputs, clients=clients)
+    arrivals_s, released, lens, step = _replay_setup(load, arrivals_s, input_tokens, clients)
     budget = max(int(sched.budget_tokens), 1)
 
     sampled = [0] * n  # tokens sampled so far (the first is the first token)
