@@ -113,19 +113,26 @@ def test_v1_kv_admission_and_preemption_without_cached_blocks_by_hand(monkeypatc
 
 
 def test_v1_kv_admission_matches_the_request_cap_replay_when_the_cache_is_ample():
-    """With a cache far beyond the requests, V1's admission is the request cap's: the same steps, the same answers."""
-    load = dataclasses.replace(_load(1e9, budget=2048, seqs=64), input_tokens=300, output_tokens=200)
+    """Where the cache never fills, V1's admission is the request cap's: the same steps, the same answers. The cache
+    (6,250 blocks) is smaller than the 200 requests' 6,400 (32 blocks each), so the block-by-block replay runs, not
+    its shortcut, and far larger than the ~60 requests that run at once."""
+    load = dataclasses.replace(_load(1e5, budget=2048, seqs=256), input_tokens=300, output_tokens=200)
     runs = [([i / 40.0 for i in range(200)], [300] * 200)]
     with_kv = sch.trace_open_run(load, runs=runs)
     without = sch.trace_open_run(dataclasses.replace(load, kv_tokens=None), runs=runs)
     assert with_kv.ttft_s == pytest.approx(without.ttft_s, rel=1e-9)
     assert with_kv.tpot_s == pytest.approx(without.tpot_s, rel=1e-9)
     assert with_kv.duration_s == pytest.approx(without.duration_s, rel=1e-9)
-    assert with_kv.peak_running == without.peak_running == 64
+    assert with_kv.peak_running == without.peak_running
+    assert 32 * with_kv.peak_running < 6250 < 200 * 32
+    # and a cache that holds any 256 of them whole takes the shortcut, with the same answers
+    ample = sch.trace_open_run(dataclasses.replace(load, kv_tokens=1e9), runs=runs)
+    assert ample.ttft_s == pytest.approx(with_kv.ttft_s, rel=1e-9)
+    assert ample.duration_s == pytest.approx(with_kv.duration_s, rel=1e-9)
 
 
 def test_v1_kv_admission_in_a_closed_loop_with_async_scheduling_matches_the_request_cap_replay():
-    load = _load(1e9, budget=512)
+    load = _load(1e4, budget=512)  # 625 blocks: fewer than the 40 requests' 880, more than 8 running ever hold
     load = dataclasses.replace(load, schedule=dataclasses.replace(load.schedule, async_scheduling=True))
     kw = dict(clients=8, input_tokens=[300] * 40, output_tokens=[50] * 40)
     with_kv = sch.trace_closed_run(load, **kw)
