@@ -1358,6 +1358,19 @@ CHANGES_NEXT = (
     "21.0% to 15.4%, TTFT 32.5% to 28.7%, output tok/s 17.3% to 17.5%, ±25% share 57.0% to 60.6%; training loss "
     "0.29382 to 0.27872. Every target (TPOT and output tok/s 15%, TTFT 25%, 70% within ±25%) is still missed; TPOT "
     "is 0.4 points from its target, TTFT 3.7.",
+    "- **vLLM V1's KV admission and preemption in the step-by-step replays** (latency14, "
+    "`planner.serving.schedule._replay_trace_kv_v1`, `KV_ADMISSION_V1`, `V1_PREEMPTED_BLOCKS_CACHED`; "
+    "`Scheduler.schedule` and `KVCacheManager.allocate_slots`: running requests first, each allocating the blocks of "
+    "the tokens it computes, the last running request preempted when they do not fit; waiting requests admitted by "
+    "their first chunk's blocks, and only in a step without preemption; 16-token blocks; a preempted request's full "
+    "blocks stay in V1's prefix cache until reused). No constant, no refit. Rule before it ran: keep it if the "
+    "training loss drops below 0.2787223. Tried first without the prefix cache (a preempted request recomputed from "
+    "0): 0.2787852, not kept (the long-prompt offline waves thrash: suite D's offline run +9% to −60%, the 405B's "
+    "32,784/2,048 at 32 prompts +16% to −83%). With it: 0.2785165 (−0.07%), kept: suite D's online runs on the A100 "
+    "80GB TPOT −26% to −23%, TTFT −52%..−33% to −53%..−34%, the 405B on 4×MI300X 2,048/2,048 at 256 prompts +24% to "
+    "+2% output tok/s; training output tok/s 14.1% to 13.9%, ±25% share 63.6% to 64.0%. Not KV-bound, so not moved: "
+    "the A100 80GB knee (128 sequences, KV for 832). Held out unchanged: TPOT 15.4%, TTFT 28.7%, output tok/s "
+    "17.5%, 60.6% within ±25%. No sample or seed answer moved (the steady state keeps the `KV/(I + O)` cap).",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
