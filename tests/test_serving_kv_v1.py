@@ -32,14 +32,15 @@ def _steps(load: sch.Load):
 
 def test_v1_kv_admission_preemption_and_cached_blocks_by_hand():
     """Three 40-token prompts at 0, 11 output tokens each, 64-token steps, a cache of 6 blocks of 16 tokens, with
-    V1's prefix cache keeping a preempted request's full blocks in the free queue (FIFO: allocation takes the head, a
-    freed request's blocks join the tail, its last block first), worked by hand (c = computed tokens):
+    V1's prefix cache keeping a preempted request's full blocks in the free queue (allocation takes the head; a freed
+    request's full blocks join the tail, its last first, its partial block the head), worked by hand (c = computed
+    tokens):
 
     1. prompt 0 whole (40 tokens, 3 blocks) and a 24-token chunk of prompt 1 (2 blocks); request 0's first token.
     2. request 0 decodes (c 41), prompt 1's last 16 tokens (a third block, the cache full); request 1's first token.
     3-9. seven steps of two decodes: request 0 to c 48, request 1 to c 47.
-    10. request 0's 49th token needs a 4th block: request 1 is preempted; its 3 blocks join the queue, the partial
-        one first, then its two full blocks (32 tokens) cached; request 0 takes the partial one (the head). Free 2.
+    10. request 0's 49th token needs a 4th block: request 1 is preempted; its partial block goes to the head of the
+        queue, its two full blocks (32 tokens) to the tail, cached; request 0 takes the partial one. Free 2.
     11. request 0 finishes (free 6: queue = request 1's 2 cached blocks, then 4); request 1's re-admission needs
         blocks for 48 tokens, 3, where 2 were free before the step.
     12. request 1 re-admitted: 32 tokens cached (2 blocks back out of the queue), 16 recomputed (a third block), its

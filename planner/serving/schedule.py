@@ -957,11 +957,11 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
         admit the head  while  blocks(first chunk) ≤ free  and  running < max_num_seqs  and  nothing preempted
         preempt the last running  while  blocks(c_i + n_i) − held_i > free   (request i asking for n_i tokens)
 
-    With :data:`V1_PREEMPTED_BLOCKS_CACHED` (V1's prefix cache, on by default) the free blocks are a FIFO queue:
-    allocation takes the head, a freed request's blocks join the tail (its last block first, so its partial block is
-    reused before its full ones), and a preempted request admitted again takes back its leading full blocks still in
-    the queue as computed tokens (at most ``num_tokens − 1``; they count against the free blocks, as in
-    ``allocate_slots``). Prompts of different requests share no prefix here.
+    With :data:`V1_PREEMPTED_BLOCKS_CACHED` (V1's prefix cache, on by default) the free blocks are a queue
+    (``BlockPool.free_blocks``): allocation takes the head; a freed request's full (hashed) blocks join the tail, its
+    last block first, and its partial block the head; a preempted request admitted again takes back its leading full
+    blocks still in the queue as computed tokens (at most ``num_tokens − 1``; they count against the free blocks, as
+    in ``allocate_slots``). Prompts of different requests share no prefix here.
 
     Worked example (``tests/test_serving_kv_v1.py`` follows it step by step): three 40-token prompts at 0, 11 output
     tokens each, 64-token steps, a cache of 6 blocks (96 tokens). Step 1 takes prompt 0 (3 blocks) and a 24-token
@@ -1018,8 +1018,8 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
     def blocks(tokens: int) -> int:
         return -(-tokens // bs)
 
-    # the free blocks, a FIFO queue of [owner, count] runs (owner −1: blocks nobody asks for again); allocation
-    # takes from the head, a freed request's blocks join the tail, its last (and partial) block first
+    # the free blocks, a queue of [owner, count] runs (owner −1: blocks nobody asks for again); allocation takes from
+    # the head; a freed request's full (hashed) blocks join the tail, its last first, its partial block the head
     queue: collections.deque[list[int]] = collections.deque([[-1, free]])
     cached = [0] * n  # a preempted request's leading blocks still in the queue
 
@@ -1036,18 +1036,24 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
             if head[1] == 0:
                 queue.popleft()
 
-    def give(v: int, count: int, keep: int) -> None:
+    def give(v: int, count: int, full: int, keep: bool) -> None:
+        """Free ``count`` blocks of request ``v``, ``full`` of them hashed (kept as ``v``'s when ``keep``)."""
         nonlocal free
         free += count
-        for owner, c in ((-1, count - keep), (v, keep)):
-            if c <= 0:
-                continue
-            if owner < 0 and queue and queue[-1][0] < 0:
-                queue[-1][1] += c
+        bare = count - full
+        if bare > 0:  # unhashed: at the head, reused first (``prepend_n``)
+            if queue and queue[0][0] < 0:
+                queue[0][1] += bare
             else:
-                queue.append([owner, c])
-        if keep > 0:
-            cached[v] = keep
+                queue.appendleft([-1, bare])
+        owner = v if keep else -1
+        if full > 0:
+            if owner < 0 and queue and queue[-1][0] < 0:
+                queue[-1][1] += full
+            else:
+                queue.append([owner, full])
+        if keep and full > 0:
+            cached[v] = full
 
     def reclaim(v: int, count: int) -> None:
         """Request ``v`` takes ``count`` of its leading cached blocks back out of the queue; the rest are orphans."""
@@ -1061,8 +1067,7 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
         cached[v] = 0
 
     def preempt(v: int) -> None:
-        full = min(computed[v] // bs, held[v]) if V1_PREEMPTED_BLOCKS_CACHED else 0
-        give(v, held[v], full)
+        give(v, held[v], min(computed[v] // bs, held[v]), V1_PREEMPTED_BLOCKS_CACHED)
         held[v] = computed[v] = 0
         waiting.appendleft(v)
 
@@ -1158,7 +1163,7 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
                 first[i] = t
                 ttfts.append((o_ttft + t + first_token_delay_s(r, decode_seqs=len(running)) - arrivals_s[i], 1.0))
             if sampled[i] >= outs[i]:
-                give(i, held[i], 0)
+                give(i, held[i], min(computed[i] // bs, held[i]), False)
                 held[i] = 0
                 running.remove(i)
                 completed += 1
