@@ -1360,10 +1360,6 @@ CHANGES_NEXT = (
     "admission makes KV room matter in the replays. Rule before it ran: keep it if the training loss drops below "
     "0.2787223. It gave 0.2789218 (training output tok/s 14.1% to 13.8%, ±25% share 63.6% to 63.7%): not kept. No "
     "held-out figure of it was read.",
-    "- Net effect of session 12 on the held-out split (main after latency10-13 and the coordinator's changes): TPOT "
-    "21.0% to 15.4%, TTFT 32.5% to 28.7%, output tok/s 17.3% to 17.5%, ±25% share 57.0% to 60.6%; training loss "
-    "0.29382 to 0.27872. Every target (TPOT and output tok/s 15%, TTFT 25%, 70% within ±25%) is still missed; TPOT "
-    "is 0.4 points from its target, TTFT 3.7.",
     "- **Tried and dropped (latency15): a per-sequence multi-GPU step cost for vLLM V0** (`tp_seq_overhead_s`, "
     "refitted for `vllm-v0` alone under today's model). Read from V0's code: at `tp > 1` a step adds one pickled "
     "message on the shared-memory queue and a fixed set of NCCL broadcasts of the model input "
@@ -1374,6 +1370,26 @@ CHANGES_NEXT = (
     "(−0.34%, hinge 0): dropped, nothing published moved. Training medians unchanged (TPOT 13%, TTFT 24%, output "
     "tok/s 14%, ±25% share 64%; vLLM 0.7.3's TPOT 18% to 17%). No held-out figure of it was read; held out as "
     "before: TPOT 15.4%, TTFT 28.7%, output tok/s 17.5%, 60.6% within ±25% (docs/serving.md, session 12, latency15).",
+    "- **vLLM V1's KV admission and preemption in the step-by-step replays** (latency14, "
+    "`planner.serving.schedule._replay_trace_kv_v1`, `KV_ADMISSION_V1`, `V1_PREEMPTED_BLOCKS_CACHED`; "
+    "`Scheduler.schedule` and `KVCacheManager.allocate_slots`: running requests first, each allocating the blocks of "
+    "the tokens it computes, the last running request preempted when they do not fit; waiting requests admitted by "
+    "their first chunk's blocks, and only in a step without preemption; 16-token blocks; a preempted request's full "
+    "blocks stay in V1's prefix cache until reused, its partial block first in line for reuse, as "
+    "`BlockPool.free_blocks` orders them; that ordering, read afterwards, left the loss at 0.2785165). No constant, "
+    "no refit. Rule before it ran: keep it if the "
+    "training loss drops below 0.2787223. Tried first without the prefix cache (a preempted request recomputed from "
+    "0): 0.2787852, not kept (the long-prompt offline waves thrash: suite D's offline run +9% to −60%, the 405B's "
+    "32,784/2,048 at 32 prompts +16% to −83%). With it: 0.2785165 (−0.07%), kept: suite D's online runs on the A100 "
+    "80GB TPOT −26% to −23%, TTFT −52%..−33% to −53%..−34%, the 405B on 4×MI300X 2,048/2,048 at 256 prompts +24% to "
+    "+2% output tok/s; training output tok/s 14.1% to 13.9%, ±25% share 63.6% to 64.0%. Not KV-bound, so not moved: "
+    "the A100 80GB knee (128 sequences, KV for 832). Held out unchanged: TPOT 15.4%, TTFT 28.7%, output tok/s "
+    "17.5%, 60.6% within ±25%. No sample or seed answer moved (the steady state keeps the `KV/(I + O)` cap).",
+    "- Net effect of session 12 on the held-out split (main after latency10-15 and the coordinator's changes): TPOT "
+    "21.0% to 15.4%, TTFT 32.5% to 28.7%, output tok/s 17.3% to 17.5%, ±25% share 57.0% to 60.6%; training loss "
+    "0.29382 to 0.27852 (training TPOT 16.4% to 12.9%, TTFT 27.6% to 24.0%, output tok/s 14.1% to 13.9%, ±25% share "
+    "61.0% to 64.0%). Every target (TPOT and output tok/s 15%, TTFT 25%, 70% within ±25%) is still missed; TPOT is "
+    "0.4 points from its target, TTFT 3.7, output tok/s 2.5, the ±25% share 9.4.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 

@@ -607,6 +607,8 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
     r, sched = load.replica, load.schedule
     if KV_ADMISSION and load.kv_tokens and r.engine == "vllm-v0" and not sched.mixed:
         return _replay_trace_kv(load, arrivals_s, input_tokens, ttfts, tpots, outputs=outputs, clients=clients)
+    if KV_ADMISSION_V1 and load.kv_tokens and r.engine == "vllm" and sched.mixed:
+        return _replay_trace_kv_v1(load, arrivals_s, input_tokens, ttfts, tpots, outputs=outputs, clients=clients)
     n = len(input_tokens)
     arrivals_s, released, lens, step = _replay_setup(load, arrivals_s, input_tokens, clients)
     o1 = max(int(round(load.output_tokens)) - 1, 0)
@@ -912,4 +914,262 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
             else:
                 still.append(i)
         running = still
+    return max(t, 1e-12), peak_running, peak_waiting, area
+
+
+KV_ADMISSION_V1 = True
+"""vLLM V1's token-level KV admission with preemption in the step-by-step replays (:func:`_replay_trace_kv_v1`,
+session 12, latency14), where the load knows its KV cache; off, a V1 replay caps the running requests at
+``max_running`` (``KV / (I + O)``)."""
+
+V1_PREEMPTED_BLOCKS_CACHED = True
+"""vLLM V1's prefix cache (on by default) in :func:`_replay_trace_kv_v1`: a preempted request's full blocks keep
+their hashes in the free queue until reused, and its next admission takes back those not evicted; off, a preempted
+request recomputes from its first token."""
+
+V1_BLOCK_TOKENS = 16
+"""vLLM V1's KV block size in tokens (``CacheConfig.block_size``, 16 by default on CUDA and ROCm):
+``KVCacheManager.allocate_slots`` allocates whole blocks."""
+
+
+def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[int],
+                        ttfts: list[tuple[float, float]], tpots: list[tuple[float, float]], *,
+                        outputs: list[int] | None = None, clients: int | None = None) -> tuple[float, int, int, float]:
+    """:func:`_replay_trace` for vLLM V1 with its KV admission and preemption (``Scheduler.schedule`` in
+    ``vllm/v1/core/sched/scheduler.py``, ``KVCacheManager.allocate_slots``; FCFS policy; the prefix cache for a
+    request's own blocks only), step by step. A request holds the blocks of the tokens it has computed; each step,
+    within ``max_num_batched_tokens``:
+
+    - the running requests in order ask for the tokens they lack (``num_tokens − num_computed_tokens``: one when
+      decoding, the rest of the prompt, or of a recomputed prompt and its outputs, at most the budget left); when
+      their blocks exceed the free blocks (no watermark), the last running request is preempted (RECOMPUTE: its
+      blocks freed, its computed tokens 0, back at the head of the waiting queue) until they fit, or the request
+      itself was the one preempted, which ends the running pass;
+    - only if no request was preempted in this step, waiting requests are admitted FCFS while budget is left, fewer
+      than ``max_num_seqs`` run and the blocks of their first chunk (at most the budget left) fit;
+    - a request whose tokens are all computed samples one (its first is its TTFT; a recomputed request's next one);
+      it finishes at its output count. TTFT, TPOT and async scheduling's late admission as in :func:`_replay_trace`.
+
+    KV in blocks of :data:`V1_BLOCK_TOKENS`; ``load.max_running`` is not used. When any ``max_num_seqs`` of the
+    requests fit the cache whole, none is ever preempted or held back by KV, and the replay is
+    :func:`_replay_trace`'s with ``max_num_seqs`` as the cap (the same steps, faster)::
+
+        admit the head  while  blocks(first chunk) ≤ free  and  running < max_num_seqs  and  nothing preempted
+        preempt the last running  while  blocks(c_i + n_i) − held_i > free   (request i asking for n_i tokens)
+
+    With :data:`V1_PREEMPTED_BLOCKS_CACHED` (V1's prefix cache, on by default) the free blocks are a queue
+    (``BlockPool.free_blocks``): allocation takes the head; a freed request's full (hashed) blocks join the tail, its
+    last block first, and its partial block the head; a preempted request admitted again takes back its leading full
+    blocks still in the queue as computed tokens (at most ``num_tokens − 1``; they count against the free blocks, as
+    in ``allocate_slots``). Prompts of different requests share no prefix here.
+
+    Worked example (``tests/test_serving_kv_v1.py`` follows it step by step): three 40-token prompts at 0, 11 output
+    tokens each, 64-token steps, a cache of 6 blocks (96 tokens). Step 1 takes prompt 0 (3 blocks) and a 24-token
+    chunk of prompt 1 (2 blocks); step 2 decodes request 0 and finishes prompt 1 (its third block: the cache is
+    full; prompt 2 waits); seven steps of two decodes fill the blocks (48 and 47 tokens); request 0's 49th token
+    needs a fourth block, so request 1 is preempted (its two full blocks stay cached); request 0 finishes after two
+    steps of one; one step re-admits request 1 (32 tokens cached, 16 recomputed, its 9th token sampled) and prompt 2
+    whole; request 1's 49th token preempts request 2 (two full blocks cached), request 1 finishes after two steps of
+    one, and request 2 is re-admitted (32 tokens cached, 9 computed) and decodes nine steps: at most two requests
+    run, the run takes 24 steps (158.6 ms on one H100 with the derived constants).
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=45, input_tokens=40,
+    ...                   calibration=DERIVED)
+    >>> s = EngineSchedule(engine="vllm", budget_tokens=64, max_num_seqs=256, mixed=True, source="doc")
+    >>> load = Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=40, output_tokens=11, max_running=256,
+    ...             kv_tokens=96)
+    >>> duration, peak_running, _, _ = _replay_trace(load, [0.0] * 3, [40] * 3, [], [])
+    >>> peak_running, round(duration * 1e3, 1)
+    (2, 158.6)
+    """
+    import collections
+
+    r, sched = load.replica, load.schedule
+    n = len(input_tokens)
+    outs = [max(int(x), 1) for x in outputs] if outputs is not None else [max(int(round(load.output_tokens)), 1)] * n
+    bs = V1_BLOCK_TOKENS
+    free = int(float(load.kv_tokens or 0.0) // bs)
+    seq_cap = max(int(sched.max_num_seqs), 1)
+    sizes = sorted((-(-(max(int(x), 1) + o) // bs) for x, o in zip(input_tokens, outs)), reverse=True)
+    if sum(sizes[:seq_cap]) <= free:  # the cache holds any max_num_seqs requests whole: nothing is ever preempted
+        return _replay_trace(dataclasses.replace(load, max_running=float(seq_cap), kv_tokens=None), arrivals_s,
+                             input_tokens, ttfts, tpots, outputs=outputs, clients=clients)
+    arrivals_s, released, lens, step = _replay_setup(load, arrivals_s, input_tokens, clients)
+    budget = max(int(sched.budget_tokens), 1)
+
+    sampled = [0] * n  # tokens sampled so far (the first is the first token)
+    computed = [0] * n  # tokens whose KV is computed
+    held = [0] * n  # blocks held
+    first = [math.nan] * n
+    waiting: collections.deque[int] = collections.deque()
+    running: list[int] = []  # in admission order
+    t = 0.0
+    arrived = completed = 0
+    peak_running = peak_waiting = 0
+    area = 0.0
+    o_ttft = r.ttft_fixed_s
+    lag = sched.async_scheduling
+    busy_from: float | None = None
+    guard = 0
+
+    def blocks(tokens: int) -> int:
+        return -(-tokens // bs)
+
+    # the free blocks, a queue of [owner, count] runs (owner −1: blocks nobody asks for again); allocation takes from
+    # the head; a freed request's full (hashed) blocks join the tail, its last first, its partial block the head
+    queue: collections.deque[list[int]] = collections.deque([[-1, free]])
+    cached = [0] * n  # a preempted request's leading blocks still in the queue
+
+    def take(m: int) -> None:
+        nonlocal free
+        free -= m
+        while m > 0 and queue:
+            head = queue[0]
+            got = min(m, head[1])
+            head[1] -= got
+            m -= got
+            if head[0] >= 0:
+                cached[head[0]] -= got
+            if head[1] == 0:
+                queue.popleft()
+
+    def give(v: int, count: int, full: int, keep: bool) -> None:
+        """Free ``count`` blocks of request ``v``, ``full`` of them hashed (kept as ``v``'s when ``keep``)."""
+        nonlocal free
+        free += count
+        bare = count - full
+        if bare > 0:  # unhashed: at the head, reused first (``prepend_n``)
+            if queue and queue[0][0] < 0:
+                queue[0][1] += bare
+            else:
+                queue.appendleft([-1, bare])
+        owner = v if keep else -1
+        if full > 0:
+            if owner < 0 and queue and queue[-1][0] < 0:
+                queue[-1][1] += full
+            else:
+                queue.append([owner, full])
+        if keep and full > 0:
+            cached[v] = full
+
+    def reclaim(v: int, count: int) -> None:
+        """Request ``v`` takes ``count`` of its leading cached blocks back out of the queue; the rest are orphans."""
+        nonlocal free
+        for seg in queue:
+            if seg[0] == v:
+                seg[0] = -1
+                seg[1] -= count
+                break
+        free -= count
+        cached[v] = 0
+
+    def preempt(v: int) -> None:
+        give(v, held[v], min(computed[v] // bs, held[v]), V1_PREEMPTED_BLOCKS_CACHED)
+        held[v] = computed[v] = 0
+        waiting.appendleft(v)
+
+    while completed < n and guard < 4_000_000:
+        guard += 1
+        cut = busy_from if (lag and busy_from is not None) else t
+        while arrived < n and arrivals_s[arrived] <= cut + 1e-12:
+            waiting.append(arrived)
+            arrived += 1
+        peak_waiting = max(peak_waiting, len(waiting))
+        if not running and not waiting:
+            if arrived >= n:
+                break
+            if lag and busy_from is not None and arrivals_s[arrived] <= t + 1e-12:
+                busy_from = None  # the engine has gone idle with an arrival waiting: it is scheduled now
+                continue
+            t = max(t, arrivals_s[arrived])
+            busy_from = None
+            continue
+        room = budget
+        plan: list[tuple[int, int]] = []  # (request, tokens scheduled)
+        preempted = False
+        idx = 0
+        while idx < len(running) and room > 0:  # the running requests first
+            i = running[idx]
+            want = min(lens[i] + sampled[i] - computed[i], room)
+            extra = blocks(computed[i] + want) - held[i]
+            while extra > free and running[-1] != i:
+                preempt(running.pop())
+                preempted = True
+            if extra > free and len(running) > 1:  # the request itself is the last: preempted, the pass ends
+                preempt(running.pop())
+                preempted = True
+                break
+            take(extra)  # (a lone request beyond the cache is let through: it would stall the replay)
+            held[i] += extra
+            plan.append((i, want))
+            room -= want
+            idx += 1
+        if not preempted:  # then the waiting ones, FCFS, by the blocks of their first chunk
+            while waiting and room > 0 and len(running) < seq_cap:
+                h = waiting[0]
+                hit = min(cached[h], (lens[h] + sampled[h] - 1) // bs)  # its own blocks still cached (not all)
+                want = min(lens[h] + sampled[h] - hit * bs, room)
+                need = blocks(hit * bs + want)  # the cached blocks count against the free ones, as they are in it
+                if need > free and running:
+                    break
+                waiting.popleft()
+                if cached[h]:
+                    reclaim(h, hit)
+                computed[h] = hit * bs
+                take(need - hit)
+                held[h] = need
+                running.append(h)
+                plan.append((h, want))
+                room -= want
+        peak_running = max(peak_running, len(running))
+        if not plan:
+            continue
+        # a decoding request computes its last sampled token; the others carry prompt (or recomputed) tokens
+        decoding = [i for i, want in plan if want == 1 and sampled[i] and computed[i] + 1 == lens[i] + sampled[i]]
+        dec = set(decoding)
+        p_tokens = sum(want for i, want in plan if i not in dec)
+        finishing = sum(1 for i, want in plan if i not in dec and computed[i] + want == lens[i] + sampled[i])
+        d = len(decoding)
+        dt = step(d, p_tokens, finishing)
+        k = 1
+        if p_tokens == 0 and not preempted:  # a decode-only stretch: to the next completion, arrival or new block
+            k = min(outs[i] - sampled[i] for i in decoding)
+            if arrived < n and math.isfinite(arrivals_s[arrived]):
+                k = min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
+            lo, hi = 1, max(k, 1)  # the largest k whose new blocks fit the free ones
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if sum(blocks(computed[i] + mid) - held[i] for i in decoding) <= free:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            k = lo
+            for i in decoding:
+                grow = blocks(computed[i] + k) - held[i]
+                take(grow)
+                held[i] += grow
+        busy_from = t + (k - 1) * dt
+        t += k * dt
+        area += len(running) * k * dt
+        for i, want in plan:
+            computed[i] += want * k
+            if computed[i] < lens[i] + sampled[i]:
+                continue  # a chunk
+            sampled[i] += k
+            if sampled[i] == k and math.isnan(first[i]):  # (k is 1 after a prompt)
+                first[i] = t
+                ttfts.append((o_ttft + t + first_token_delay_s(r, decode_seqs=len(running)) - arrivals_s[i], 1.0))
+            if sampled[i] >= outs[i]:
+                give(i, held[i], min(computed[i] // bs, held[i]), False)
+                held[i] = 0
+                running.remove(i)
+                completed += 1
+                if outs[i] > 1:
+                    tpots.append(((t - first[i]) / (outs[i] - 1), 1.0))
+                if clients is not None and released < n:
+                    arrivals_s[released] = t
+                    released += 1
     return max(t, 1e-12), peak_running, peak_waiting, area
