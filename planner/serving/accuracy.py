@@ -1385,6 +1385,17 @@ CHANGES_NEXT = (
     "+2% output tok/s; training output tok/s 14.1% to 13.9%, ±25% share 63.6% to 64.0%. Not KV-bound, so not moved: "
     "the A100 80GB knee (128 sequences, KV for 832). Held out unchanged: TPOT 15.4%, TTFT 28.7%, output tok/s "
     "17.5%, 60.6% within ±25%. No sample or seed answer moved (the steady state keeps the `KV/(I + O)` cap).",
+    "- **Looked at, not built (latency16): SGLang's KV admission and retraction in the replays.** Read from SGLang "
+    "0.5.6 (`PrefillAdder`: a request is refused only when its prompt plus `min(max_new_tokens, 4096)` reaches the "
+    "free and evictable KV less the running requests' remaining outputs times `new_token_ratio`, 0.7 decaying to "
+    "0.098; `retract_decode` only when a decode step's tokens do not fit; `max_running_requests` at least 2,048). In "
+    "the cookbook's 16-100-client training runs the clients' whole prompts and outputs (clipped at 4,096) take at most "
+    "45% of the KV pool (Llama-3.1-70B on 8×A100 80GB at 64 clients, 569k of 1.27M tokens; the others 0.5% to 29%), so "
+    "the admission never binds and no request is retracted. Rule before anything was built: build it only if a "
+    "training run can be bounded by it (then keep it below a training loss of 0.2785165). None can: nothing built, "
+    "nothing published moved. Found on the way, not addressed: on 80-90 GB GPUs SGLang chunks a second prompt into "
+    "a prompt step's leftover (`max_prefill_tokens` 16,384 above `chunked_prefill_size` 8,192), which the replay "
+    "does not (docs/serving.md, session 12, latency16).",
     "- Net effect of session 12 on the held-out split (main after latency10-15 and the coordinator's changes): TPOT "
     "21.0% to 15.4%, TTFT 32.5% to 28.7%, output tok/s 17.3% to 17.5%, ±25% share 57.0% to 60.6%; training loss "
     "0.29382 to 0.27852 (training TPOT 16.4% to 12.9%, TTFT 27.6% to 24.0%, output tok/s 14.1% to 13.9%, ±25% share "
