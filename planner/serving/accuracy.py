@@ -1396,7 +1396,7 @@ CHANGES_NEXT = (
     "nothing published moved. Found on the way, not addressed: on 80-90 GB GPUs SGLang chunks a second prompt into "
     "a prompt step's leftover (`max_prefill_tokens` 16,384 above `chunked_prefill_size` 8,192), which the replay "
     "does not (docs/serving.md, session 12, latency16).",
-    "- Net effect of session 12 on the held-out split (main after latency10-15 and the coordinator's changes): TPOT "
+    "- Net effect of session 12 on the held-out split (main after latency10-16 and the coordinator's changes): TPOT "
     "21.0% to 15.4%, TTFT 32.5% to 28.7%, output tok/s 17.3% to 17.5%, ±25% share 57.0% to 60.6%; training loss "
     "0.29382 to 0.27852 (training TPOT 16.4% to 12.9%, TTFT 27.6% to 24.0%, output tok/s 14.1% to 13.9%, ±25% share "
     "61.0% to 64.0%). Every target (TPOT and output tok/s 15%, TTFT 25%, 70% within ±25%) is still missed; TPOT is "
