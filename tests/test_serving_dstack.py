@@ -14,7 +14,7 @@ import math
 import pytest
 
 from planner.catalog import benchmark_harness_data, get_gpu, get_model
-from planner.serving import accuracy
+from planner.serving import accuracy, replay
 from planner.serving import schedule as sch
 from planner.serving.api import default_calibration, performance
 from planner.serving.calibration import DERIVED
@@ -88,7 +88,7 @@ def test_trace_with_per_request_outputs_by_hand():
     r, load = _v1_load()
     t1 = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=200, prefill_seqs=2)
     td1 = step_time_s(r, DERIVED, decode_seqs=1)
-    run = sch.trace_open_run(load, runs=[([0.0, 0.0], [100, 100], [1, 4])])
+    run = replay.trace_open_run(load, runs=[([0.0, 0.0], [100, 100], [1, 4])])
     assert run.tpot_s == pytest.approx(td1, rel=1e-9)
     assert run.ttft_s == pytest.approx(r.ttft_fixed_s + t1, rel=1e-9)
     assert run.duration_s == pytest.approx(t1 + 3 * td1, rel=1e-9)
@@ -97,8 +97,8 @@ def test_trace_with_per_request_outputs_by_hand():
 def test_trace_outputs_equal_to_the_uniform_length_change_nothing():
     _, load = _v1_load()
     arrivals, prompts = [0.0, 0.01, 0.02, 0.5], [100, 300, 50, 700]
-    two = sch.trace_open_run(load, runs=[(arrivals, prompts)])
-    three = sch.trace_open_run(load, runs=[(arrivals, prompts, [4] * 4)])
+    two = replay.trace_open_run(load, runs=[(arrivals, prompts)])
+    three = replay.trace_open_run(load, runs=[(arrivals, prompts, [4] * 4)])
     assert dataclasses.astuple(two) == dataclasses.astuple(three)
 
 

@@ -1,4 +1,4 @@
-"""vLLM V1's KV admission and preemption in the step-by-step replay (planner.serving.schedule._replay_trace_kv_v1;
+"""vLLM V1's KV admission and preemption in the step-by-step replay (planner.serving.replay._replay_trace_kv_v1;
 docs/serving.md, session 12, latency14), worked by hand."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from planner.catalog import get_gpu, get_model
+from planner.serving import replay
 from planner.serving import schedule as sch
 from planner.serving.calibration import DERIVED
 from planner.serving.step import build_replica, step_time_s
@@ -61,7 +62,7 @@ def test_v1_kv_admission_preemption_and_cached_blocks_by_hand():
     t14 = t12 + 2 * d(1)
     t15 = t14 + m(0, 9, 1)
     t24 = t15 + 9 * d(1)
-    run = sch.trace_open_run(load, runs=[([0.0, 0.0, 0.0], [40, 40, 40])], stat="mean")
+    run = replay.trace_open_run(load, runs=[([0.0, 0.0, 0.0], [40, 40, 40])], stat="mean")
     o = load.replica.ttft_fixed_s  # vLLM V1 hands a step's tokens out when it ends (no Q4' delay)
     assert run.ttft_s == pytest.approx(o + (t1 + t2 + t12) / 3, rel=1e-9)
     assert run.tpot_s == pytest.approx(((t11 - t1) + (t14 - t2) + (t24 - t12)) / 30, rel=1e-9)
@@ -91,7 +92,7 @@ def test_v1_kv_admission_and_preemption_without_cached_blocks_by_hand(monkeypatc
     15. prompt 2 whole (3 blocks); its first token.
     16-25. ten decode steps of one; request 2 finishes.
     """
-    monkeypatch.setattr(sch, "V1_PREEMPTED_BLOCKS_CACHED", False)
+    monkeypatch.setattr(replay, "V1_PREEMPTED_BLOCKS_CACHED", False)
     load = _load(96)
     r = load.replica
     m, d = _steps(load)
@@ -102,14 +103,14 @@ def test_v1_kv_admission_and_preemption_without_cached_blocks_by_hand(monkeypatc
     t14 = t12 + 2 * d(1)
     t15 = t14 + m(0, 40, 1)
     t25 = t15 + 10 * d(1)
-    run = sch.trace_open_run(load, runs=[([0.0, 0.0, 0.0], [40, 40, 40])], stat="mean")
+    run = replay.trace_open_run(load, runs=[([0.0, 0.0, 0.0], [40, 40, 40])], stat="mean")
     o = r.ttft_fixed_s  # vLLM V1 hands a step's tokens out when it ends (no Q4' delay)
     assert run.ttft_s == pytest.approx(o + (t1 + t2 + t15) / 3, rel=1e-9)
     assert run.tpot_s == pytest.approx(((t11 - t1) + (t14 - t2) + (t25 - t15)) / 30, rel=1e-9)
     assert run.duration_s == pytest.approx(t25, rel=1e-9)
     assert run.peak_running == 2
     # without the KV size the replay keeps the request cap only: all three run together
-    off = sch.trace_open_run(dataclasses.replace(load, kv_tokens=None), runs=[([0.0, 0.0, 0.0], [40, 40, 40])])
+    off = replay.trace_open_run(dataclasses.replace(load, kv_tokens=None), runs=[([0.0, 0.0, 0.0], [40, 40, 40])])
     assert off.peak_running == 3 and off.duration_s < run.duration_s
 
 
@@ -119,15 +120,15 @@ def test_v1_kv_admission_matches_the_request_cap_replay_when_the_cache_is_ample(
     its shortcut, and far larger than the ~60 requests that run at once."""
     load = dataclasses.replace(_load(1e5, budget=2048, seqs=256), input_tokens=300, output_tokens=200)
     runs = [([i / 40.0 for i in range(200)], [300] * 200)]
-    with_kv = sch.trace_open_run(load, runs=runs)
-    without = sch.trace_open_run(dataclasses.replace(load, kv_tokens=None), runs=runs)
+    with_kv = replay.trace_open_run(load, runs=runs)
+    without = replay.trace_open_run(dataclasses.replace(load, kv_tokens=None), runs=runs)
     assert with_kv.ttft_s == pytest.approx(without.ttft_s, rel=1e-9)
     assert with_kv.tpot_s == pytest.approx(without.tpot_s, rel=1e-9)
     assert with_kv.duration_s == pytest.approx(without.duration_s, rel=1e-9)
     assert with_kv.peak_running == without.peak_running
     assert 32 * with_kv.peak_running < 6250 < 200 * 32
     # and a cache that holds any 256 of them whole takes the shortcut, with the same answers
-    ample = sch.trace_open_run(dataclasses.replace(load, kv_tokens=1e9), runs=runs)
+    ample = replay.trace_open_run(dataclasses.replace(load, kv_tokens=1e9), runs=runs)
     assert ample.ttft_s == pytest.approx(with_kv.ttft_s, rel=1e-9)
     assert ample.duration_s == pytest.approx(with_kv.duration_s, rel=1e-9)
 
@@ -136,8 +137,8 @@ def test_v1_kv_admission_in_a_closed_loop_with_async_scheduling_matches_the_requ
     load = _load(1e4, budget=512)  # 625 blocks: fewer than the 40 requests' 880, more than 8 running ever hold
     load = dataclasses.replace(load, schedule=dataclasses.replace(load.schedule, async_scheduling=True))
     kw = dict(clients=8, input_tokens=[300] * 40, output_tokens=[50] * 40)
-    with_kv = sch.trace_closed_run(load, **kw)
-    without = sch.trace_closed_run(dataclasses.replace(load, kv_tokens=None), **kw)
+    with_kv = replay.trace_closed_run(load, **kw)
+    without = replay.trace_closed_run(dataclasses.replace(load, kv_tokens=None), **kw)
     assert with_kv.ttft_s == pytest.approx(without.ttft_s, rel=1e-9)
     assert with_kv.tpot_s == pytest.approx(without.tpot_s, rel=1e-9)
     assert with_kv.duration_s == pytest.approx(without.duration_s, rel=1e-9)

@@ -10,6 +10,7 @@ from planner import serving_performance
 from planner.catalog import get_gpu, get_model
 from planner.errors import ArgumentError
 from planner.memory import kv_bytes_per_token_layer
+from planner.serving import replay
 from planner.serving import schedule as sch
 from planner.serving.api import performance
 from planner.serving.calibration import DERIVED
@@ -97,18 +98,18 @@ def test_finite_run_replays_the_steps_by_hand():
     t2 = t1 + step_time_s(r, DERIVED, decode_seqs=1, prefill_tokens=300, prefill_seqs=3)
     t3 = t2 + step_time_s(r, DERIVED, decode_seqs=3)
     o = r.ttft_fixed_s
-    run = sch.finite_open_run(load, rate=1 / gap, prompts=4)
+    run = replay.finite_open_run(load, rate=1 / gap, prompts=4)
     assert run.ttft_s == pytest.approx((o + t1 + 3 * (o + t2) - 6 * gap) / 4, rel=1e-9)
     assert run.tpot_s == pytest.approx(((t2 - t1) + 3 * (t3 - t2)) / 4, rel=1e-9)
     assert run.duration_s == pytest.approx(t3, rel=1e-9)
-    median = sch.finite_open_run(load, rate=1 / gap, prompts=4, stat="median")
+    median = replay.finite_open_run(load, rate=1 / gap, prompts=4, stat="median")
     assert median.tpot_s == pytest.approx(t3 - t2, rel=1e-9)
 
 
 def test_finite_run_queues_behind_the_running_cap():
     """With room for 2 running requests, the third waits for the first completion."""
     r, load = _load(max_running=2)
-    run = sch.finite_open_run(load, rate=1e6, prompts=3)
+    run = replay.finite_open_run(load, rate=1e6, prompts=3)
     assert run.peak_running == 2 and run.peak_waiting == 1
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from planner.catalog import benchmark_harness_data, get_gpu, get_model
-from planner.serving import accuracy
+from planner.serving import accuracy, replay
 from planner.serving import schedule as sch
 from planner.serving.calibration import DERIVED
 from planner.serving.step import build_replica, step_time_s
@@ -42,7 +42,7 @@ def test_trace_replay_by_hand_on_a_mixed_engine():
     t2 = t1 + step_time_s(r, DERIVED, decode_seqs=1, prefill_tokens=300, prefill_seqs=1)
     t3 = t2 + step_time_s(r, DERIVED, decode_seqs=1)
     o = r.ttft_fixed_s
-    run = sch.trace_open_run(load, runs=[([0.0, t1 / 2], [100, 300])])
+    run = replay.trace_open_run(load, runs=[([0.0, t1 / 2], [100, 300])])
     assert run.ttft_s == pytest.approx(((o + t1) + (o + t2 - t1 / 2)) / 2, rel=1e-9)
     assert run.tpot_s == pytest.approx(((t2 - t1) + (t3 - t2)) / 2, rel=1e-9)
     assert run.duration_s == pytest.approx(t3, rel=1e-9)
@@ -58,7 +58,7 @@ def test_trace_replay_by_hand_on_a_prefill_first_engine():
     t1 = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=100, prefill_seqs=1)
     t2 = t1 + step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=300, prefill_seqs=1)
     t3 = t2 + step_time_s(r, DERIVED, decode_seqs=2)
-    run = sch.trace_open_run(load, runs=[([0.0, 0.0], [100, 300])], stat="median")
+    run = replay.trace_open_run(load, runs=[([0.0, 0.0], [100, 300])], stat="median")
     tpots = sorted([t3 - t1, t3 - t2])
     assert run.tpot_s == pytest.approx((tpots[0] + tpots[1]) / 2, rel=1e-9)  # numpy's median of two: their mean
     assert run.duration_s == pytest.approx(t3, rel=1e-9)
@@ -66,8 +66,8 @@ def test_trace_replay_by_hand_on_a_prefill_first_engine():
 
 def test_runs_are_pooled_and_each_starts_idle():
     r, load = _load()
-    one = sch.trace_open_run(load, runs=[([0.0, 0.01, 0.02], [150, 250, 200])])
-    three = sch.trace_open_run(load, runs=[([0.0, 0.01, 0.02], [150, 250, 200])] * 3)
+    one = replay.trace_open_run(load, runs=[([0.0, 0.01, 0.02], [150, 250, 200])])
+    three = replay.trace_open_run(load, runs=[([0.0, 0.01, 0.02], [150, 250, 200])] * 3)
     assert three.ttft_s == pytest.approx(one.ttft_s, rel=1e-12)
     assert three.duration_s == pytest.approx(one.duration_s, rel=1e-12)
 
@@ -77,8 +77,8 @@ def test_even_arrivals_and_uniform_lengths_reproduce_the_uniform_replay():
     r, load = _load(max_running=48)
     for rate in (20.0, 400.0):
         for stat in ("mean", "median"):
-            even = sch.finite_open_run(load, rate=rate, prompts=200, stat=stat)
-            traced = sch.trace_open_run(load, runs=[([i / rate for i in range(200)], [200] * 200)], stat=stat)
+            even = replay.finite_open_run(load, rate=rate, prompts=200, stat=stat)
+            traced = replay.trace_open_run(load, runs=[([i / rate for i in range(200)], [200] * 200)], stat=stat)
             assert traced.tpot_s == pytest.approx(even.tpot_s, rel=1e-12)
             assert traced.ttft_s == pytest.approx(even.ttft_s, rel=1e-12)
             assert traced.duration_s == pytest.approx(even.duration_s, rel=1e-12)
@@ -190,7 +190,7 @@ def test_closed_trace_by_hand():
     t3 = t2 + step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=100, prefill_seqs=1)
     t4 = t3 + step_time_s(r, DERIVED, decode_seqs=1)
     o = r.ttft_fixed_s
-    run = sch.trace_closed_run(load, clients=2, input_tokens=[100] * 3, output_tokens=[2] * 3)
+    run = replay.trace_closed_run(load, clients=2, input_tokens=[100] * 3, output_tokens=[2] * 3)
     assert run.ttft_s == pytest.approx((2 * (o + t1) + (o + t3 - t2)) / 3, rel=1e-9)
     assert run.tpot_s == pytest.approx((2 * (t2 - t1) + (t4 - t3)) / 3, rel=1e-9)
     assert run.duration_s == pytest.approx(t4, rel=1e-9)
@@ -203,7 +203,7 @@ def test_closed_trace_per_request_outputs():
     r, load = _load()
     t1 = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=200, prefill_seqs=2)
     t2 = t1 + step_time_s(r, DERIVED, decode_seqs=1, prefill_tokens=100, prefill_seqs=1)  # request 2 joins
-    run = sch.trace_closed_run(load, clients=2, input_tokens=[100] * 3, output_tokens=[1, 3, 2], stat="mean")
+    run = replay.trace_closed_run(load, clients=2, input_tokens=[100] * 3, output_tokens=[1, 3, 2], stat="mean")
     o = r.ttft_fixed_s
     assert run.ttft_s == pytest.approx((2 * (o + t1) + (o + t2 - t1)) / 3, rel=1e-9)
 
@@ -390,7 +390,7 @@ def test_first_token_waits_for_the_next_step_launch_on_deferred_engines(engine, 
     r, load = _engine_load(engine)
     t1 = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=200, prefill_seqs=1)
     by_hand = {"vllm-v0": 1.5e-3 + 50e-6, "sglang": 0.5e-3 + 10e-6}.get(engine, 0.0) if deferred else 0.0
-    run = sch.trace_open_run(load, runs=[([0.0], [200])])
+    run = replay.trace_open_run(load, runs=[([0.0], [200])])
     assert run.ttft_s == pytest.approx(r.ttft_fixed_s + t1 + by_hand, rel=1e-9)
     # the steady state of one closed-loop client says the same (no queue, no step in flight)
     st, _ = sch.closed_loop(load, clients=1)
@@ -420,7 +420,7 @@ def test_replay_median_is_numpys():
     """The tools' medians (np.median in vllm bench serve and sglang.bench_serving, np.percentile(x, 50) in
     AccelMark's loadgen.py) interpolate the middle two of an even count; the replays' (value, count) pairs give the
     same as statistics.median of the expanded list."""
-    from planner.serving.schedule import _stat
+    from planner.serving.replay import _stat
 
     assert _stat([(1.0, 1), (2.0, 1), (4.0, 1), (10.0, 1)], "p50") == 3.0
     assert _stat([(5.0, 2), (1.0, 2)], "median") == 3.0
@@ -456,14 +456,14 @@ def test_v0_kv_admission_and_preemption_by_hand():
     end1 = end0 + p(85, 2) + 2 * d(2) + 2 * d(1)
     first2 = end0 + p(85, 2)
     end2 = end1 + p(42, 1) + 7 * d(1)
-    run = sch.trace_open_run(load, runs=[([0.0, 0.0, 0.0], [40, 40, 40])], stat="mean")
+    run = replay.trace_open_run(load, runs=[([0.0, 0.0, 0.0], [40, 40, 40])], stat="mean")
     o = r.ttft_fixed_s + delay2
     assert run.ttft_s == pytest.approx((2 * (o + first01) + o + first2) / 3, rel=1e-9)
     assert run.tpot_s == pytest.approx(((end0 - first01) + (end1 - first01) + (end2 - first2)) / 30, rel=1e-9)
     assert run.duration_s == pytest.approx(end2, rel=1e-9)
     assert run.peak_running == 2
     # without the KV limit the replay keeps the request cap only: all three admitted at once
-    off = sch.trace_open_run(dataclasses.replace(load, kv_tokens=None, max_running=256),
+    off = replay.trace_open_run(dataclasses.replace(load, kv_tokens=None, max_running=256),
                              runs=[([0.0, 0.0, 0.0], [40, 40, 40])], stat="mean")
     assert off.peak_running == 3 and off.duration_s < run.duration_s
 
@@ -475,8 +475,8 @@ def test_v0_kv_admission_matches_the_request_cap_replay_when_the_cache_is_ample(
     load = sch.Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=300, output_tokens=200, max_running=64,
                     kv_tokens=1e9)
     runs = [([i / 40.0 for i in range(200)], [300] * 200)]
-    with_kv = sch.trace_open_run(load, runs=runs)
-    without = sch.trace_open_run(dataclasses.replace(load, kv_tokens=None), runs=runs)
+    with_kv = replay.trace_open_run(load, runs=runs)
+    without = replay.trace_open_run(dataclasses.replace(load, kv_tokens=None), runs=runs)
     assert with_kv.ttft_s == pytest.approx(without.ttft_s, rel=1e-9)
     assert with_kv.tpot_s == pytest.approx(without.tpot_s, rel=1e-9)
     assert with_kv.peak_running == without.peak_running == 64

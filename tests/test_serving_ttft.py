@@ -13,6 +13,7 @@ import dataclasses
 import pytest
 
 from planner.catalog import get_gpu, get_model
+from planner.serving import replay
 from planner.serving import schedule as sch
 from planner.serving.api import performance
 from planner.serving.calibration import DERIVED
@@ -30,7 +31,7 @@ def _load(*, async_scheduling: bool, output_tokens: int = 20):
 
 def _ttfts(load, arrivals, lens):
     ttfts: list[tuple[float, float]] = []
-    sch._replay_trace(load, arrivals, lens, ttfts, [])
+    replay._replay_trace(load, arrivals, lens, ttfts, [])
     return [v for v, _ in ttfts]
 
 
@@ -77,7 +78,7 @@ def test_closed_loop_next_request_waits_one_more_step():
     t_p = step_time_s(r, DERIVED, decode_seqs=0, prefill_tokens=300, prefill_seqs=1)
     for load in (sync, lagged):
         ttfts: list[tuple[float, float]] = []
-        sch._replay_trace(load, [], [300, 300], ttfts, [], outputs=[2, 2], clients=1)
+        replay._replay_trace(load, [], [300, 300], ttfts, [], outputs=[2, 2], clients=1)
         assert [v for v, _ in ttfts] == pytest.approx([r.ttft_fixed_s + t_p] * 2, rel=1e-9)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from planner.errors import PlannerError
 from planner.serving.calibration import Calibration
-from planner.serving.schedule import TraceRun
+from planner.serving.replay import TraceRun
 
 TRAIN_SHARE = 70
 """Percent of points in the training split."""
@@ -49,7 +49,7 @@ DSTACK_TRACE = False
 """dstack's Llama-3.1-405B ShareGPT points replayed with benchmark_serving's own arrivals and the requests' recorded
 prompt (and, where the run's result file is stored, output) lengths (:func:`dstack_sharegpt_trace`). Tried in session
 12 (latency11) and not kept: training loss 0.28115 to 0.28310; with vLLM V0's multi-step scheduling also
-replayed, 0.28312 (that replay's code, in :func:`planner.serving.schedule._replay_trace_kv`, is not kept; commit
+replayed, 0.28312 (that replay's code, in :func:`planner.serving.replay._replay_trace_kv`, is not kept; commit
 0da57e4 has it; docs/serving.md section 4)."""
 
 
@@ -1047,7 +1047,7 @@ CHANGES_NEXT = (
     "meets its 15% target; TPOT (15%), TTFT (25%) and the ±25% share (70%) are still missed. The seed plan's "
     "70B fleet moved with it (`planner size samples/seed.toml --months 12`: month 4's step is gone, month 5 is "
     "22 -> 24 replicas where it was 22 -> 26).",
-    "- **Medians as the tools compute them** (`planner.serving.schedule.MEDIAN_INTERPOLATED`): a replay's median "
+    "- **Medians as the tools compute them** (`planner.serving.replay.MEDIAN_INTERPOLATED`): a replay's median "
     "of an even count is the mean of the middle two, as `np.median` (`vllm bench serve`, `sglang.bench_serving`) and "
     "`np.percentile(x, 50)` (AccelMark) give it, not the lower middle value. No constant; training loss 0.3132 to "
     "0.3131, a refit round moved nothing; kept. Held out: unchanged at the rounding above (TPOT 21.0%, TTFT 35.6%, "
@@ -1262,7 +1262,7 @@ CHANGES_NEXT = (
     "reach `I + O` together, the wrong way (+69% to +135%, +84% to +142%). Tried on the training loss before a rule "
     "was written for it, so not kept; the token-level admission with preemption it stands for was not built. No "
     "held-out figure of it was read.",
-    "- **Kept: vLLM V0's KV admission with preemption in the step-by-step replays** (`schedule._replay_trace_kv`, "
+    "- **Kept: vLLM V0's KV admission with preemption in the step-by-step replays** (`replay._replay_trace_kv`, "
     "`KV_ADMISSION`; the rule written before it was built: keep it if it lowers the training loss). V0 without "
     "chunked prefill admits a waiting prompt while its blocks fit the free KV less the 1% watermark "
     "(`BlockSpaceManager.can_allocate`) and, when a decode step's tokens do not fit, preempts the most recently "
@@ -1371,7 +1371,7 @@ CHANGES_NEXT = (
     "tok/s 14%, ±25% share 64%; vLLM 0.7.3's TPOT 18% to 17%). No held-out figure of it was read; held out as "
     "before: TPOT 15.4%, TTFT 28.7%, output tok/s 17.5%, 60.6% within ±25% (docs/serving.md, session 12, latency15).",
     "- **vLLM V1's KV admission and preemption in the step-by-step replays** (latency14, "
-    "`planner.serving.schedule._replay_trace_kv_v1`, `KV_ADMISSION_V1`, `V1_PREEMPTED_BLOCKS_CACHED`; "
+    "`planner.serving.replay._replay_trace_kv_v1`, `KV_ADMISSION_V1`, `V1_PREEMPTED_BLOCKS_CACHED`; "
     "`Scheduler.schedule` and `KVCacheManager.allocate_slots`: running requests first, each allocating the blocks of "
     "the tokens it computes, the last running request preempted when they do not fit; waiting requests admitted by "
     "their first chunk's blocks, and only in a step without preemption; 16-token blocks; a preempted request's full "

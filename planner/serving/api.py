@@ -26,6 +26,7 @@ from typing import Any, cast
 
 from planner.engines import kv_capacity, normalize_engine, vllm_v1_default_max_num_seqs
 from planner.errors import ArgumentError, PlannerError, check_fraction, check_number
+from planner.serving import replay
 from planner.serving import schedule as sch
 from planner.serving.calibration import Calibration, from_dict
 from planner.serving.step import build_replica, step_time_s
@@ -252,26 +253,26 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 cache_hit_rate=0.0, max_num_batched_tokens=None, max_num_seqs=None, calibration=None,
                 max_model_len: int | None = None, num_prompts: int | None = None,
                 chunked_prefill: bool | None = None, latency_stat: str = "mean", ep: int = 1,
-                dp: int = 1, trace: list[sch.TraceRun] | None = None,
+                dp: int = 1, trace: list[replay.TraceRun] | None = None,
                 lengths: tuple[list[int], list[int]] | None = None, enforce_eager: bool = False,
                 quantization: str | None = None, checkpoint_recipe: str | None = None,
                 eager_prefill: bool | None = None,
                 max_seq_len_to_capture: int | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
-    replayed step by step as :func:`planner.serving.schedule.trace_closed_run` with every request of the same
+    replayed step by step as :func:`planner.serving.replay.trace_closed_run` with every request of the same
     uncached prompt and output length, :func:`uniform_lengths`, mode ``closed-trace``, the one closed-loop replay
     the accuracy tables and ``planner calibrate-bench`` use; offline: prompts that
     all fit the running batch run as one batch, :func:`planner.serving.schedule.one_shot_batch`; open loop past the
-    steady-state capacity: the run replayed step by step, :func:`planner.serving.schedule.finite_open_run`, mode
+    steady-state capacity: the run replayed step by step, :func:`planner.serving.replay.finite_open_run`, mode
     ``open-finite``, latencies as ``latency_stat`` ("mean" or "median") over its requests) and vLLM V0's
     ``enable_chunked_prefill``. ``trace`` (with ``request_rate``): the runs' known arrival times and prompt lengths
     (:func:`planner.serving.accuracy.harness_trace`), and where a run carries a third list its requests' output
     lengths (:func:`planner.serving.accuracy.dstack_sharegpt_trace`; output tokens/s then uses their mean),
     replayed at any load with
-    :func:`planner.serving.schedule.trace_open_run` (mode ``open-trace``; ``request_rate`` only labels the load).
+    :func:`planner.serving.replay.trace_open_run` (mode ``open-trace``; ``request_rate`` only labels the load).
     ``lengths`` (with ``concurrency``): the run's per-request uncached prompt and output tokens, in order, replayed
-    as a finite closed-loop run with :func:`planner.serving.schedule.trace_closed_run` (mode ``closed-trace``).
+    as a finite closed-loop run with :func:`planner.serving.replay.trace_closed_run` (mode ``closed-trace``).
     ``enforce_eager`` and ``quantization`` are vLLM's engine arguments of those names (no CUDA graphs; ``"gptq"``
     named explicitly runs a GPTQ checkpoint on the ExLlama kernels instead of Marlin), as
     :func:`planner.serving.step.build_replica` models them. ``checkpoint_recipe`` names a quantized checkpoint that
@@ -333,16 +334,16 @@ OFFLINE_REPLAY = True
 def uniform_lengths(s: _Setup, *, prompts: int) -> tuple[list[int], list[int]]:
     """The per-request (uncached prompt, output) tokens of a finite closed-loop run of ``prompts`` requests of one
     shape: ``round(I·(1−h))`` (at least 1) and ``round(O)`` (at least 1) each, the lengths
-    :func:`planner.serving.schedule.trace_closed_run` replays when a run gives ``num_prompts`` but no per-request
+    :func:`planner.serving.replay.trace_closed_run` replays when a run gives ``num_prompts`` but no per-request
     lengths (Q8'' with uniform lengths)."""
     p = max(int(prompts), 1)
     return ([max(int(round(s.load.input_tokens)), 1)] * p, [max(int(round(s.output_tokens)), 1)] * p)
 
 
-def _traced(s: _Setup, trace: list[sch.TraceRun], stat: str) -> ServingResult:
+def _traced(s: _Setup, trace: list[replay.TraceRun], stat: str) -> ServingResult:
     pp = s.pp  # each of the pp virtual engines takes every pp-th request
-    runs = [cast(sch.TraceRun, tuple(list(x[k::pp]) for x in r)) for r in trace for k in range(pp) if len(r[0]) > k]
-    run = sch.trace_open_run(s.load, runs=runs, stat=stat)
+    runs = [cast(replay.TraceRun, tuple(list(x[k::pp]) for x in r)) for r in trace for k in range(pp) if len(r[0]) > k]
+    run = replay.trace_open_run(s.load, runs=runs, stat=stat)
     outs = [o for r in trace if len(r) > 2 for o in r[2]]  # recorded output lengths: their mean, else O
     mean_out = sum(outs) / len(outs) if outs and all(len(r) > 2 for r in trace) else s.output_tokens
     return ServingResult(
@@ -361,7 +362,7 @@ def _closed_traced(s: _Setup, clients: int, lengths: tuple[list[int], list[int]]
     tpots: list[float] = []
     rates, runnings = [], []
     for k in range(min(pp, len(ins))):
-        run = sch.trace_closed_run(s.load, clients=max(clients // pp, 1), input_tokens=list(ins[k::pp]),
+        run = replay.trace_closed_run(s.load, clients=max(clients // pp, 1), input_tokens=list(ins[k::pp]),
                                    output_tokens=list(outs[k::pp]), stat=stat)
         ttfts.append(run.ttft_s)
         tpots.append(run.tpot_s)
@@ -381,7 +382,7 @@ def _closed_traced(s: _Setup, clients: int, lengths: tuple[list[int], list[int]]
 
 def _finite(s: _Setup, rate: float, prompts: int, stat: str, mode: str, peak: sch.State | None) -> ServingResult:
     pp = s.pp
-    run = sch.finite_open_run(s.load, rate=rate / pp, prompts=max(int(prompts / pp), 1), stat=stat)
+    run = replay.finite_open_run(s.load, rate=rate / pp, prompts=max(int(prompts / pp), 1), stat=stat)
     return ServingResult(
         tpot_s=run.tpot_s, ttft_s=run.ttft_s, e2e_s=run.ttft_s + max(s.output_tokens - 1, 0) * run.tpot_s,
         output_tokens_per_s=run.requests_per_s * pp * s.output_tokens, requests_per_s=run.requests_per_s * pp,
