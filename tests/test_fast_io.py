@@ -230,6 +230,14 @@ _ROWS = ('<row r="1" spans="1:3" x14ac:dyDescent="0.25"><c r="A1" s="1" t="n"><v
     (_ROWS.replace("</row>", "</row><!-- c -->", 1), False),  # a comment
     (_ROWS.replace("</row>", "</rows>", 1), False),  # not well-formed
     (_ROWS + "<row>", False),
+    (_ROWS.replace("</c><c r=\"B1\"", "</c>x<c r=\"B1\""), False),  # text between two cells
+    (_ROWS.replace("</c><c r=\"B1\"", "</c> \n x<c r=\"B1\""), False),  # text after blanks between two cells
+    (_ROWS.replace("</c></row>", "</c>x</row>", 1), False),  # text after a row's last cell
+    (_ROWS.replace("</c></row>", "</c> \n </row>", 1), True),  # blanks after a row's last cell
+    (_ROWS.replace('<row r="2"/>', '<row r="2"><row r="4"></row></row>'), False),  # a row inside a row
+    (_ROWS.replace('<row r="2"/>', '<c r="A2"><v>1</v></c>'), False),  # a cell outside a row
+    (_ROWS.replace('<row r="2"/>', '<row r="2"><c r="A2"><v>1</v></c>'), False),  # a row without its end
+    (_ROWS.replace("<v>4</v>", "<v>4</v><v>5</v>"), False),  # two values
 ])
 def test_reader_by_search_or_by_the_parser(tmp_path: Path, rows: str, searched: bool) -> None:
     """A sheet in the common form is read by search, anything else by the parser, with the same result: the same
@@ -249,6 +257,36 @@ def test_reader_by_search_or_by_the_parser(tmp_path: Path, rows: str, searched: 
         assert cells["C1"].value == " x & y " and cells["C3"].formula == "B3*2" and cells["E3"].array_ref == "E3:E4"
         assert cells["A3"].value is True and cells["D3"].value is None and cells["A1"].value == 4
         assert fast.sheet("S").data_validations == 1  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("cell", [
+    '<c r="A1" t="inlineStr"><is><t></t></is></c>',  # an empty inline string: ""
+    '<c r="A1" t="inlineStr"></c>',  # no inline string: None
+    '<c r="A1" t="inlineStr"><is><t xml:space="preserve"></t></is></c>',
+    '<c r="A1" t="inlineStr"><v>1</v></c>',
+    '<c r="A1" t="str"><f/><v>x</v></c>',  # a formula without text or attributes
+    '<c r="A1" t="str"><f></f><v></v></c>',
+    '<c r="A1" t="str"><f>"a"</f><v /></c>',
+    '<c r="A1"><f t="array" ref="A1:A2">B1:B2</f><v>1</v></c>',
+    '<c r="A1"><f t="array">B1</f><v>1</v></c>',  # an array formula without ref: its own cell
+    '<c r="A1"><f t="shared" si="0">B1</f><v>1</v></c><c r="A2"><f t="shared" si="0"/><v>1</v></c>',
+    '<c r="A1"><f t="shared" si="0" ref="A1:A2">B1</f></c><c r="A2"><f t="shared" si="0" ref="A1:A2"/></c>',
+    '<c r="A1" s="2"/><c r="B1" s="2" />',
+    '<c r="A1" t="n"><v>12345678901234567890</v></c><c r="B1"><v>1e3</v></c><c r="C1"><v>-0.5</v></c>',
+])
+def test_reader_by_search_on_each_cell_form(tmp_path: Path, cell: str) -> None:
+    """Each form of a cell the search reads gives the parser's view (an element present but empty is not an
+    element absent: ``<is><t></t></is>`` is the empty string, no ``<is>`` no value)."""
+    xml = (_HEAD + "<sheetData><row r=\"1\">" + cell + "</row></sheetData>" + _TAIL).encode()
+    path = tmp_path / "s.xlsx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in (("[Content_Types].xml", _CT), ("_rels/.rels", _ROOT_RELS), ("xl/workbook.xml", _WB),
+                           ("xl/_rels/workbook.xml.rels", _WB_RELS), ("xl/worksheets/sheet1.xml", xml)):
+            z.writestr(name, data)
+    assert _searchable(xml)
+    fast, parsed = _read_both(path)
+    assert fast == parsed
+    assert fast.sheet("S").plain  # type: ignore[union-attr]
 
 
 def test_a_big_sheet_goes_to_the_parser() -> None:
