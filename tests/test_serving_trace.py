@@ -163,8 +163,9 @@ def test_accelmark_online_points_are_replayed_from_the_trace_and_others_are_not(
                       max_model_len=4096, latency_stat="median", trace=trace)
     assert res.mode == "open-trace"
     assert row is not None and row.predicted["ttft"] == pytest.approx(res.ttft_s, rel=1e-9)
-    # at 5 req/s the engine is far from its cap: the median TTFT is the front end plus about one prefill step
-    assert res.ttft_s < 3 * (res.tpot_s + default_calibration().ttft_fixed_s("vllm"))
+    # at 5 req/s the engine is far from its cap: the median TTFT is the front end plus a few steps (the step already
+    # scheduled under 0.20's async scheduling, the one that carries the prompt, little queue), not a queue's worth
+    assert res.ttft_s < default_calibration().ttft_fixed_s("vllm") + 4 * res.tpot_s
     other = next(p for p in json.loads((ROOT / "tests" / "data" / "serving" / "dstack-405b-h100-mi300x.json")
                                        .read_text())["points"] if p["mode"] == "open")
     assert accuracy.harness_trace(other) is None
