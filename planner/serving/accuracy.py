@@ -1411,6 +1411,22 @@ CHANGES_NEXT = (
     "0.29382 to 0.27666 (training TPOT 16.4% to 12.9%, TTFT 27.6% to 23.9%, output tok/s 14.1% to 13.9%, ±25% share "
     "61.0% to 64.2%). Every target (TPOT and output tok/s 15%, TTFT 25%, 70% within ±25%) is still missed; TPOT is "
     "0.4 points from its target, TTFT 6.3, output tok/s 2.5, the ±25% share 10.8.",
+    "- **Tried, not kept (session 13, latency17): vLLM V0's per-sequence step cost overlapped with the GPU (S2'').** "
+    "Read from vLLM 0.7.3 (its PyPI wheel): `ModelRunner.execute_model` launches the forward, then runs the previous "
+    "step's `_process_model_outputs` (detokenisation, stop checks, `RequestOutput`s, `MQLLMEngine`'s socket send) "
+    "through `async_callback` before the sampler waits for the GPU; scheduling and input preparation stay serial; the "
+    "only context-dependent host work, the block-table copy, is about 1 µs a sequence at AccelMark's 280/310 and 30 µs "
+    "at suite D's 28,650-token prompts (measured on this machine's CPU), too small to try. Form with no new constant: "
+    "`t = o_engine + o_tp·log2(tp·pp) + max(t_body + t_comm, o_seq·(d + n_p))` (off with `enforce_eager` or `pp > "
+    "1`). Rule before it ran: refit V0's `step_overhead_s` and `per_seq_overhead_s` alone (`--warm --rounds 3`) "
+    "under S2 (B0) and S2'' (A); keep S2'' only below both 0.2766570 and (B0). (B0) 0.2748971 (5.12 ms, 112 µs); "
+    "(A) 0.2860176 (8.19 ms, 202 µs), and from a second start at 4 ms and 0.2 ms the same 0.2860: dropped "
+    "(`planner.serving.step.V0_ASYNC_OUTPUT_OVERLAP` False). Training TPOT of vLLM 0.7.3 by load (high open / low "
+    "closed / low open): main −9.9% / +22.5% / +24.9%, (B0) −7.8% / +14.2% / +11.9%, (A) −12.3% / +33.9% / +46.8%: "
+    "the loaded runs want the per-sequence cost added to the GPU's step, not hidden. Nothing published moved; held "
+    "out (read after the decision): main TPOT 15.4%, TTFT 31.3%, output tok/s 17.5%, 59.2% within ±25%; (B0) 15.4%, "
+    "30.3%, 17.4%, 60.6%; (A) 18.7%, 27.2%, 17.7%, 59.5%. (B0), a refit without a mechanism, is reported and not "
+    "published (docs/serving.md, session 13, latency17).",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 

@@ -5,6 +5,8 @@ and ``p`` prefill tokens (chunks of prompts). Its time on one replica of ``tp ×
 
     t = t_fixed + max(t_gemm + t_attn, L·f_layer·(2 if MoE)) + t_comm                        (S1)
     t_fixed = o_engine + o_tp·log2(tp·pp) + (o_seq + o_tp_seq·log2(tp·pp))·(d + n_prefill)  (S2)
+    S2'' (vLLM V0's async output processing; tried, off: V0_ASYNC_OUTPUT_OVERLAP) overlaps the per-sequence part:
+    t = o_engine + o_tp·log2(tp·pp) + max(t_body + t_comm, o_seq·(d + n_prefill))
     t_gemm  = max(W_read / (BW·η_w),  F_lin / (F_peak·η(M)))      η(M) = η_gemm·M/(M + M½)   (S3)
     t_attn  = max(d·KV(c) / (BW·η_kv),  A / (F_16·η_attn))                                  (S4)
     t_comm  = 2·L·[α + 2(tp−1)/tp · M·h·2 B / B_link] + (pp−1)·(α + M·h·2 B / B_link)       (S5)
@@ -71,6 +73,34 @@ def v0_decode_eager(engine: str, *, context_tokens: float, max_seq_len_to_captur
     """
     cap = V0_MAX_SEQ_LEN_TO_CAPTURE if max_seq_len_to_capture is None else int(max_seq_len_to_capture)
     return V0_GRAPH_SEQ_CAP and engine == "vllm-v0" and float(context_tokens) > cap
+
+
+V0_ASYNC_OUTPUT_OVERLAP = False
+"""Whether vLLM V0's per-sequence step cost overlaps the GPU's work (S2'', :func:`overlaps_output_processing`).
+Tried and not kept (session 13, latency17, docs/serving.md): refitted, its training loss is 0.2860 against 0.2749 for
+the same refit under S2 and 0.2767 before; so False, the serial sum S2 for every engine."""
+
+
+def overlaps_output_processing(engine: str, *, pp: int = 1, enforce_eager: bool = False) -> bool:
+    """Whether the per-sequence host cost of a step runs while the GPU computes (S2''): vLLM V0's async output
+    processing, on by default (``ModelConfig.use_async_output_proc``). vLLM 0.7.3's ``ModelRunner.execute_model``
+    (``vllm/worker/model_runner.py``) launches the forward and ``compute_logits``, then calls
+    ``model_input.async_callback()``, i.e. ``LLMEngine._process_model_outputs`` of the *previous* step (incremental
+    detokenisation, stop checks, ``RequestOutput`` creation and, under ``vllm serve``'s ``MQLLMEngine``, the
+    outputs pickled and sent by ``_async_socket_engine_callback``), and only then the sampler, whose copy to the host
+    waits for the GPU. ``ModelConfig.verify_async_output_proc`` (``vllm/config.py``) turns it off with pipeline
+    parallelism, and ``CudaPlatform.is_async_output_supported`` (``vllm/platforms/cuda.py``, ROCm alike) with
+    ``enforce_eager``. The per-sequence constant ``o_seq`` of vLLM V0 is taken as that overlapped work (splitting
+    it from the serial per-sequence scheduling and input preparation would need a new constant)::
+
+        t = o_engine + o_tp·log2(tp·pp) + max(t_body + t_comm, o_seq·(d + n_p))        (S2'')
+
+    Off by default (:data:`V0_ASYNC_OUTPUT_OVERLAP`: tried, not kept), so every engine answers False.
+
+    >>> overlaps_output_processing("vllm-v0"), overlaps_output_processing("vllm")
+    (False, False)
+    """
+    return V0_ASYNC_OUTPUT_OVERLAP and engine == "vllm-v0" and pp == 1 and not enforce_eager
 
 
 EXLLAMA_MAX_Q_GEMM_ROWS = 50
@@ -151,6 +181,7 @@ class Replica:
     eager: bool = False  # every step without CUDA graphs (``enforce_eager=True``): the eager floor on every step
     eager_prefill: bool = False  # steps with prompt tokens without CUDA graphs (EAGER_PREFILL, or asked for)
     dequant_bytes: float = 0.0  # extra weight traffic per GPU of a step above EXLLAMA_MAX_Q_GEMM_ROWS tokens
+    overlap_seq: bool = False  # the per-sequence cost runs while the GPU computes (S2''; V0_ASYNC_OUTPUT_OVERLAP)
 
 
 def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
@@ -309,6 +340,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         eager=bool(enforce_eager),
         eager_prefill=engine in EAGER_PREFILL if eager_prefill is None else bool(eager_prefill),
         dequant_bytes=DEQUANT_BYTES_PER_PARAM * body / tp if exllama else 0.0,
+        overlap_seq=overlaps_output_processing(engine, pp=pp, enforce_eager=enforce_eager),
     )
 
 
@@ -337,13 +369,15 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
                prefill_seqs: float = 0.0) -> tuple[float, float, float]:
     """The parts of one engine step (S1-S6) with ``decode_seqs`` decoding sequences and ``prefill_tokens`` prompt
     tokens (from ``prefill_seqs`` prompts, whose last chunk samples a token): ``(t_fixed, max(t_gemm + t_attn,
-    floor), t_comm)`` in seconds. The fixed costs are those of the calibration ``r`` was built with."""
+    floor), t_comm)`` in seconds. The fixed costs are those of the calibration ``r`` was built with. When the
+    per-sequence cost overlaps the GPU (``r.overlap_seq``, S2''), ``t_fixed`` holds the fixed part and only the
+    per-sequence host time beyond ``t_body + t_comm``."""
     d, p = decode_seqs, prefill_tokens
     m = d + p
     if m <= 0:
         return 0.0, 0.0, 0.0
     sampled = d + prefill_seqs
-    fixed = r.fixed_s + r.seq_s * sampled
+    host = r.seq_s * sampled
     eff = cal.gemm_eff * m / (m + cal.gemm_half_tokens) * r.quant_kernel_eff
     flops = r.body_flops_per_token * m + r.head_flops_per_token * sampled
     compute = flops / (r.peak_flops_per_s * eff * r.vendor_eff)
@@ -380,4 +414,7 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     floor = layers * cal.layer_floor_s
     if r.eager or (p > 0 and r.eager_prefill):  # no CUDA graph for this step: launches from Python
         floor = max(floor, layers * cal.eager_layer_floor_s)
-    return fixed, max(gemm + attn, floor), comm
+    body = max(gemm + attn, floor)
+    if r.overlap_seq:  # S2'': the previous step's output processing runs while the GPU computes
+        return r.fixed_s + max(host - (body + comm), 0.0), body, comm
+    return r.fixed_s + host, body, comm
