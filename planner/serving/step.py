@@ -3,7 +3,7 @@
 A step runs every scheduled token through the model once: ``d`` decoding sequences (one token each, context ``c``)
 and ``p`` prefill tokens (chunks of prompts). Its time on one replica of ``tp × pp`` GPUs is::
 
-    t = t_fixed + max(t_gemm + t_attn, L·f_layer·(2 if MoE)) + t_comm                        (S1)
+    t = t_fixed + max(t_gemm + t_attn + t_act, L·f_layer·(2 if MoE)) + t_comm                (S1, S7)
     t_fixed = o_engine + o_tp·log2(tp·pp) + (o_seq + o_tp_seq·log2(tp·pp))·(d + n_prefill)  (S2)
     t_gemm  = max(W_read / (BW·η_w),  F_lin / (F_peak·η(M)))      η(M) = η_gemm·M/(M + M½)   (S3)
     t_attn  = max(d·KV(c) / (BW·η_kv),  A / (F_16·η_attn))                                  (S4)
@@ -16,6 +16,8 @@ experts the ``M`` tokens route to, :func:`planner.latency.experts_touched`), ``F
 for sampled tokens), ``KV(c)`` the KV bytes one sequence's decode reads per GPU, ``A`` the attention FLOPs
 (:func:`planner.latency.attention_flops`), ``B_link`` one direction of the GPU's NVLink/Infinity Fabric/PCIe.
 MoE experts run at ``η_moe·η(M·k/E_touched)`` (grouped GEMM of the tokens one expert gets) (S6).
+``t_act = M·B_act/(BW·η_w)``: the MoE layers' routed-token activation traffic between the grouped GEMMs (permute,
+activation and sum passes; :func:`moe_activation_bytes_per_token`, S7; 0 for dense models).
 Pipeline stages run in sequence for one micro-batch, so a step covers all ``L`` layers at ``1/tp`` of the weights.
 """
 
@@ -130,7 +132,7 @@ def moe_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: st
     """Bytes the memory-bound kernels between an MoE layer's grouped GEMMs move per token, per GPU, summed over the
     model's MoE layers (S7 of ``docs/serving.md``; what a GEMM kernel reads and writes itself is not counted)::
 
-        B_act/M = L_moe · [ k·h·a_perm/ep + k·(I/tp)·a_mid + h·a_tok ]
+        B_act/M = L_moe · [ k·h·a_perm + k·(I/tp)·a_mid + h·a_tok ]
 
     TensorRT-LLM (CUTLASS fused MoE, ``CutlassMoeFCRunner::runMoe`` in
     ``cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/moe_kernels.cu``): ``expandInputRowsKernel`` reads the token's
@@ -142,7 +144,9 @@ def moe_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: st
     ``vllm/model_executor/layers/fused_moe/fused_moe.py``): no permute copy; ``silu_and_mul`` reads ``2I`` and writes
     ``I`` in 16 bits (``a_mid = 6``), ``moe_sum`` reads the ``k`` 16-bit copies (``a_perm = 2``) and writes the sum
     (``a_tok = 2``); with 8-bit activations a quantisation pass adds 3 bytes an element to both (``a_mid = 9``,
-    ``a_tok = 5``). 0 for a dense model.
+    ``a_tok = 5``). 0 for a dense model. Expert parallelism ``ep`` is not separated (the count of ``ep = 1``):
+    TensorRT-LLM's expand writes only a GPU's local rows (``/ep``), while the Triton path's ``silu_and_mul`` and
+    ``moe_sum`` run over all ``M·k`` rows, zeros of other GPUs' experts included (``×ep`` on the activation term).
 
     Worked example, Qwen3-30B-A3B (h 2,048, I 768, k 8, 48 MoE layers) NVFP4 on a B200, TensorRT-LLM:
     ``48·(8·2,048·0.5625 + 8·768·4.5625 + 2,048·2)`` = 48·41,344 = 1,984,512 B a token; with vLLM in BF16 on an H100
@@ -176,7 +180,8 @@ def moe_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: st
     else:
         quant = ACT_BYTES + 1.0 if eight_bit else 0.0  # read 16-bit, write 8-bit
         a_perm, a_mid, a_tok = ACT_BYTES, 3 * ACT_BYTES + quant, ACT_BYTES + quant
-    return layers * (k * h * a_perm / max(ep, 1) + k * width / tp * a_mid + h * a_tok)
+    del ep  # not separated (docs/serving.md, session 13): the count of ep = 1, as S5' leaves the rest of the step
+    return layers * (k * h * a_perm + k * width / tp * a_mid + h * a_tok)
 
 
 @dataclass(frozen=True, kw_only=True)
