@@ -1427,6 +1427,21 @@ CHANGES_NEXT = (
     "out (read after the decision): main TPOT 15.4%, TTFT 31.3%, output tok/s 17.5%, 59.2% within ±25%; (B0) 15.4%, "
     "30.3%, 17.4%, 60.6%; (A) 18.7%, 27.2%, 17.7%, 59.5%. (B0), a refit without a mechanism, is reported and not "
     "published (docs/serving.md, session 13, latency17).",
+    "- **Session 13 (latency18): MoE's routed-token activation traffic (S7)**, read from the engines' kernels "
+    "(TensorRT-LLM's CUTLASS `CutlassMoeFCRunner::runMoe`: the permuted copy written at the GEMM's input precision, "
+    "the 16-bit gate and up outputs read and the activation written by `doActivation`, the finalize fused into the "
+    "second GEMM; vLLM's and SGLang's Triton `fused_experts_impl`: `silu_and_mul`, `moe_sum` and the 8-bit "
+    "quantisation passes), added to each step as memory-bound time at `weight_bw_eff`, no new constant "
+    "(docs/serving.md, session 13, latency18). Rule written before it ran: keep it if the training loss falls. "
+    "Training loss 0.2766570 to 0.2749068 (−0.63%; 0.2751093 with a first version that divided the permute term by "
+    "`ep`, dropped because the Triton path runs its passes over all rows under EP), kept; training output tok/s "
+    "13.9% to 13.5%, ±25% share 64.2% to 64.5%, TPOT and TTFT unchanged. The overview's MoE runs moved little: "
+    "Qwen3-30B-A3B +37.6% to +36.5% median "
+    "(its prompt steps sit on the eager floor, 2·48·0.41 ms = 39 ms, which the added 0.6-2.4 ms a step does not "
+    "cross), Qwen3-235B-A22B +2.8% to +0.3%. Tried, not kept: a refit of `moe_eff` alone (`tools/serving_fit --warm "
+    "--rounds 1 --only moe_eff`) moved nothing (0.4218). Held out, read after the decision: TPOT 15.4% "
+    "unchanged, TTFT 31.3% to 30.3%, output tok/s 17.5% to 17.3%, ±25% share 59.2% to 59.9%; every target is still "
+    "missed. No sample's or seed plan's answer moved (dense models only).",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 

@@ -3,7 +3,7 @@
 A step runs every scheduled token through the model once: ``d`` decoding sequences (one token each, context ``c``)
 and ``p`` prefill tokens (chunks of prompts). Its time on one replica of ``tp × pp`` GPUs is::
 
-    t = t_fixed + max(t_gemm + t_attn, L·f_layer·(2 if MoE)) + t_comm                        (S1)
+    t = t_fixed + max(t_gemm + t_attn + t_act, L·f_layer·(2 if MoE)) + t_comm                (S1, S7)
     t_fixed = o_engine + o_tp·log2(tp·pp) + (o_seq + o_tp_seq·log2(tp·pp))·(d + n_prefill)  (S2)
     S2'' (vLLM V0's async output processing; tried, off: V0_ASYNC_OUTPUT_OVERLAP) overlaps the per-sequence part:
     t = o_engine + o_tp·log2(tp·pp) + max(t_body + t_comm, o_seq·(d + n_prefill))
@@ -18,6 +18,8 @@ experts the ``M`` tokens route to, :func:`planner.latency.experts_touched`), ``F
 for sampled tokens), ``KV(c)`` the KV bytes one sequence's decode reads per GPU, ``A`` the attention FLOPs
 (:func:`planner.latency.attention_flops`), ``B_link`` one direction of the GPU's NVLink/Infinity Fabric/PCIe.
 MoE experts run at ``η_moe·η(M·k/E_touched)`` (grouped GEMM of the tokens one expert gets) (S6).
+``t_act = M·B_act/(BW·η_w)``: the MoE layers' routed-token activation traffic between the grouped GEMMs (permute,
+activation and sum passes; :func:`moe_activation_bytes_per_token`, S7; 0 for dense models).
 Pipeline stages run in sequence for one micro-batch, so a step covers all ``L`` layers at ``1/tp`` of the weights.
 """
 
@@ -146,6 +148,72 @@ _W4 = ("int4", "awq", "gptq", "int4-awq", "int4-gptq")
 _FP4 = latency.FP4_WEIGHT_DTYPES
 
 
+MOE_ACT_TRAFFIC = True
+"""Whether a step counts the MoE layers' routed-token activation traffic (S7, :func:`moe_activation_bytes_per_token`;
+session 13, latency18, docs/serving.md). False gives the model before it."""
+
+NVFP4_ACT_BYTES = 0.5 + 1.0 / 16
+"""Bytes per activation element quantised to NVFP4: 4 bits and one FP8 scale per 16 elements (TensorRT-LLM's
+``expandInputRowsKernel`` and ``doActivation`` write the GEMM inputs so on a GPU with FP4 tensor cores)."""
+
+
+def moe_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: str, weight_dtype: str, tp: int = 1,
+                                   ep: int = 1) -> float:
+    """Bytes the memory-bound kernels between an MoE layer's grouped GEMMs move per token, per GPU, summed over the
+    model's MoE layers (S7 of ``docs/serving.md``; what a GEMM kernel reads and writes itself is not counted)::
+
+        B_act/M = L_moe · [ k·h·a_perm + k·(I/tp)·a_mid + h·a_tok ]
+
+    TensorRT-LLM (CUTLASS fused MoE, ``CutlassMoeFCRunner::runMoe`` in
+    ``cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/moe_kernels.cu``): ``expandInputRowsKernel`` reads the token's
+    16-bit row (``a_tok = 2``) and writes ``k`` permuted copies at the first GEMM's input precision ``a_q``
+    (``a_perm = a_q``); ``doActivation`` reads the 16-bit gate and up outputs (``2I``) and writes ``I`` at ``a_q``
+    (``a_mid = 4 + a_q``); the second GEMM's epilogue does the finalize (``EpilogueFusion::FINALIZE``). ``a_q`` =
+    :data:`NVFP4_ACT_BYTES` for NVFP4 on a GPU with FP4 tensor cores, 1 for FP8/W8A8/INT8 on a GPU that runs them at
+    its 8-bit peak (and MXFP4 with FP4 tensor cores), 2 otherwise. vLLM and SGLang (Triton ``fused_experts_impl``,
+    ``vllm/model_executor/layers/fused_moe/fused_moe.py``): no permute copy; ``silu_and_mul`` reads ``2I`` and writes
+    ``I`` in 16 bits (``a_mid = 6``), ``moe_sum`` reads the ``k`` 16-bit copies (``a_perm = 2``) and writes the sum
+    (``a_tok = 2``); with 8-bit activations a quantisation pass adds 3 bytes an element to both (``a_mid = 9``,
+    ``a_tok = 5``). 0 for a dense model. Expert parallelism ``ep`` is not separated (the count of ``ep = 1``):
+    TensorRT-LLM's expand writes only a GPU's local rows (``/ep``), while the Triton path's ``silu_and_mul`` and
+    ``moe_sum`` run over all ``M·k`` rows, zeros of other GPUs' experts included (``×ep`` on the activation term).
+
+    Worked example, Qwen3-30B-A3B (h 2,048, I 768, k 8, 48 MoE layers) NVFP4 on a B200, TensorRT-LLM:
+    ``48·(8·2,048·0.5625 + 8·768·4.5625 + 2,048·2)`` = 48·41,344 = 1,984,512 B a token; with vLLM in BF16 on an H100
+    ``48·(8·2,048·2 + 8·768·6 + 2,048·2)`` = 48·73,728 = 3,538,944 B.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> m = get_model("qwen3-30b-a3b")
+    >>> moe_activation_bytes_per_token(m, get_gpu("b200-hgx"), engine="trtllm", weight_dtype="nvfp4")
+    1984512.0
+    >>> moe_activation_bytes_per_token(m, get_gpu("h100-sxm"), engine="vllm", weight_dtype="bf16")
+    3538944.0
+    """
+    e, k = model.num_experts or 0, model.num_experts_per_tok or 0
+    width = model.expert_intermediate_size
+    if model.architecture != "moe" or not (e > k > 0) or not width:
+        return 0.0
+    layers = len(model.moe_layers) or model.num_hidden_layers
+    h = float(model.hidden_size)
+    name = str(weight_dtype).lower()
+    peak = gemm_peak_flops(gpu, weight_dtype=name)
+    fp4 = getattr(gpu, "fp4_flops_per_s", None)
+    eight_bit = name in ("fp8", "w8a8", "int8") and peak > float(gpu.bf16_flops_per_s)
+    if engine == "trtllm":
+        if name == "nvfp4" and fp4 and peak == float(fp4):
+            a_q = NVFP4_ACT_BYTES
+        elif eight_bit or (name == "mxfp4" and fp4 and peak == float(fp4)):
+            a_q = 1.0
+        else:
+            a_q = ACT_BYTES
+        a_perm, a_mid, a_tok = a_q, 2 * ACT_BYTES + a_q, ACT_BYTES
+    else:
+        quant = ACT_BYTES + 1.0 if eight_bit else 0.0  # read 16-bit, write 8-bit
+        a_perm, a_mid, a_tok = ACT_BYTES, 3 * ACT_BYTES + quant, ACT_BYTES + quant
+    del ep  # not separated (docs/serving.md, session 13): the count of ep = 1, as S5' leaves the rest of the step
+    return layers * (k * h * a_perm + k * width / tp * a_mid + h * a_tok)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Replica:
     """Per-step constants of one model on one replica (``tp × pp`` GPUs), per GPU of a tensor-parallel group."""
@@ -182,6 +250,7 @@ class Replica:
     eager_prefill: bool = False  # steps with prompt tokens without CUDA graphs (EAGER_PREFILL, or asked for)
     dequant_bytes: float = 0.0  # extra weight traffic per GPU of a step above EXLLAMA_MAX_Q_GEMM_ROWS tokens
     overlap_seq: bool = False  # the per-sequence cost runs while the GPU computes (S2''; V0_ASYNC_OUTPUT_OVERLAP)
+    moe_act_bytes: float = 0.0  # MoE activation traffic per token per GPU between the grouped GEMMs (S7)
 
 
 def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
@@ -341,6 +410,8 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         eager_prefill=engine in EAGER_PREFILL if eager_prefill is None else bool(eager_prefill),
         dequant_bytes=DEQUANT_BYTES_PER_PARAM * body / tp if exllama else 0.0,
         overlap_seq=overlaps_output_processing(engine, pp=pp, enforce_eager=enforce_eager),
+        moe_act_bytes=(moe_activation_bytes_per_token(model, gpu, engine=engine, weight_dtype=dtype, tp=tp, ep=ep)
+                       if moe and MOE_ACT_TRAFFIC else 0.0),
     )
 
 
@@ -392,6 +463,8 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
         eff_e = cal.moe_eff * cal.gemm_eff * per_expert_tokens / (per_expert_tokens + cal.gemm_half_tokens)
         compute += r.expert_flops_per_token * m / (r.peak_flops_per_s * eff_e * r.quant_kernel_eff * r.vendor_eff)
     gemm = max(read / (r.mem_bw_bytes_per_s * cal.weight_bw_eff), compute)
+    if r.moe_act_bytes:  # S7: permute/activation/sum passes between the grouped GEMMs, memory-bound
+        gemm += r.moe_act_bytes * m / (r.mem_bw_bytes_per_s * cal.weight_bw_eff)
     g = float(r.dp)  # attention groups: each GPU's attention sees 1/dp of the sequences and tokens
     attn = max(d / g * r.kv_read_bytes_per_seq / (r.mem_bw_bytes_per_s * cal.kv_bw_eff),
                (d * r.attn_flops_per_seq + p * r.attn_flops_per_prefill_token) / g
