@@ -220,7 +220,7 @@ def serving_performance(
     ep: int = 1,
     dp: int = 1,
 ) -> ServingResult:
-    """Mean TPOT, TTFT, E2E and throughput of one replica of ``tp × pp`` ``gpu`` serving ``model`` (S1-S6, Q1-Q6).
+    """Mean TPOT, TTFT, E2E and throughput of one replica of ``tp × pp`` ``gpu`` serving ``model`` (S1-S7, Q1-Q6).
 
     ``concurrency`` N: a closed loop of N clients (``vllm bench serve --max-concurrency N`` with enough prompts);
     ``request_rate`` λ: an open Poisson loop (``--request-rate λ``); neither: offline maximum throughput (the

@@ -1,4 +1,4 @@
-"""The time of one engine step on one replica (pure; formulas S1-S6 of ``docs/serving.md``).
+"""The time of one engine step on one replica (pure; formulas S1-S7 of ``docs/serving.md``).
 
 A step runs every scheduled token through the model once: ``d`` decoding sequences (one token each, context ``c``)
 and ``p`` prefill tokens (chunks of prompts). Its time on one replica of ``tp × pp`` GPUs is::
@@ -438,7 +438,7 @@ def step_time_s(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tok
 
 def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tokens: float = 0.0,
                prefill_seqs: float = 0.0) -> tuple[float, float, float]:
-    """The parts of one engine step (S1-S6) with ``decode_seqs`` decoding sequences and ``prefill_tokens`` prompt
+    """The parts of one engine step (S1-S7) with ``decode_seqs`` decoding sequences and ``prefill_tokens`` prompt
     tokens (from ``prefill_seqs`` prompts, whose last chunk samples a token): ``(t_fixed, max(t_gemm + t_attn,
     floor), t_comm)`` in seconds. The fixed costs are those of the calibration ``r`` was built with. When the
     per-sequence cost overlaps the GPU (``r.overlap_seq``, S2''), ``t_fixed`` holds the fixed part and only the
