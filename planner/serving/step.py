@@ -258,15 +258,15 @@ def layer_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: 
     ``ops.fused_add_rms_norm`` in ``RMSNorm.forward_cuda``, ``vllm/model_executor/layers/layernorm.py``; SGLang
     ``sgl_kernel`` ``fused_add_rmsnorm``; TensorRT-LLM's PyTorch ``RMSNorm`` with ``residual``, flashinfer
     ``fused_add_rmsnorm``); ``Q``: the quantisation before an FP8/FP4 GEMM (vLLM ``Fp8LinearOp.apply`` ->
-    ``ops.scaled_fp8_quant``; TensorRT-LLM ``FP8QDQLinearMethod.apply`` -> ``static_quantize_e4m3_per_tensor``), ``a``
-    = :func:`activation_quant_bytes`; ``q = n_q·d_v/tp``: the attention output, quantised by a pass in vLLM and SGLang
-    and inside the attention kernel in TensorRT-LLM (``out_scale = o_proj.inv_input_scale``); ``r_q + r_k =
-    (n_q + max(n_kv, tp))·d/tp`` (MLA: ``(n_q/tp + 1)·d_rope``): RoPE in place on q and k (vLLM
-    ``ops.rotary_embedding``, SGLang ``apply_rope_with_cos_sin_cache_inplace``; TensorRT-LLM fuses it into the
-    attention op); ``6·I_mlp``: SiLU-and-mul (read ``2I``, write ``I``, 16-bit; ``I_mlp`` the dense MLP's width, ``dense_intermediate_size`` for
-    the dense layers of an MoE model, the shared experts' width in an MoE layer, 0 without them; ``/tp``). vLLM V1 runs
-    the same bytes (Inductor compiles the norm, SiLU-and-mul and RoPE, but the FP8 quantisation is the opaque
-    ``scaled_fp8_quant`` through 0.9, so nothing is folded).
+    ``ops.scaled_fp8_quant``; TensorRT-LLM ``FP8QDQLinearMethod.apply`` -> ``static_quantize_e4m3_per_tensor``), ``a`` =
+    :func:`activation_quant_bytes`; ``q = n_q·d_v/tp``: the attention output, quantised by a pass in vLLM and SGLang and
+    inside the attention kernel in TensorRT-LLM (``out_scale = o_proj.inv_input_scale``); ``r_q + r_k = (n_q + max(n_kv,
+    tp))·d/tp`` (MLA: ``(n_q/tp + 1)·d_rope``): RoPE in place on q and k (vLLM ``ops.rotary_embedding``, SGLang
+    ``apply_rope_with_cos_sin_cache_inplace``; TensorRT-LLM fuses it into the attention op); ``6·I_mlp``: SiLU-and-mul
+    (read ``2I``, write ``I``, 16-bit; ``I_mlp`` the dense MLP's width, ``dense_intermediate_size`` for the dense layers
+    of an MoE model, the shared experts' width in an MoE layer, 0 without them; ``/tp``). vLLM V1 runs the same bytes
+    (Inductor compiles the norm, SiLU-and-mul and RoPE, but the FP8 quantisation is the opaque ``scaled_fp8_quant``
+    through 0.9, so nothing is folded).
 
     Worked example, Llama-3.1-8B (h 4,096, I 14,336, 32 q and 8 KV heads of 128, 32 layers) FP8 on an H100:
     TensorRT-LLM ``2·(8 + 3)·4,096 + 9·14,336`` = 219,136 B a layer, ×32 = 7,012,352 B a token; vLLM adds
