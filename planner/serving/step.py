@@ -19,7 +19,9 @@ for sampled tokens), ``KV(c)`` the KV bytes one sequence's decode reads per GPU,
 (:func:`planner.latency.attention_flops`), ``B_link`` one direction of the GPU's NVLink/Infinity Fabric/PCIe.
 MoE experts run at ``η_moe·η(M·k/E_touched)`` (grouped GEMM of the tokens one expert gets) (S6).
 ``t_act = M·B_act/(BW·η_w)``: the MoE layers' routed-token activation traffic between the grouped GEMMs (permute,
-activation and sum passes; :func:`moe_activation_bytes_per_token`, S7; 0 for dense models).
+activation and sum passes; :func:`moe_activation_bytes_per_token`, S7; 0 for dense models). S8 (every layer's
+norms, quantisation, RoPE and SiLU-and-mul passes, :func:`layer_activation_bytes_per_token`) was tried and is off
+(:data:`LAYER_ACT_TRAFFIC`).
 Pipeline stages run in sequence for one micro-batch, so a step covers all ``L`` layers at ``1/tp`` of the weights.
 """
 
@@ -214,6 +216,95 @@ def moe_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: st
     return layers * (k * h * a_perm + k * width / tp * a_mid + h * a_tok)
 
 
+LAYER_ACT_TRAFFIC = False
+"""Whether a step counts every layer's non-GEMM activation traffic (S8, :func:`layer_activation_bytes_per_token`;
+session 13, latency19, docs/serving.md): tried and **not kept** (training loss 0.2749068 to 0.2722102 but the
+acceptance hinge 0 to 1.133, the decision rule counting both), so off; True gives S8."""
+
+LAYER_ACT_PROMPT_ONLY = False
+"""Variant S8p of docs/serving.md (session 13, latency19): count S8's bytes for a step's prompt tokens only (a decode
+step's activation rows fit in L2). False counts every token of the step (S8)."""
+
+
+def activation_quant_bytes(gpu: GpuSpec, weight_dtype: str) -> float | None:
+    """Bytes per element a dense layer's activation quantisation writes before its GEMM, or None when the GEMM takes
+    16-bit activations (no quantisation pass): :data:`NVFP4_ACT_BYTES` for NVFP4 on a GPU with FP4 tensor cores, 1 for
+    FP8/W8A8/INT8 on a GPU that runs them at its 8-bit peak, None otherwise (weight-only kernels, FP8 on an A100,
+    MXFP4, whose checkpoints keep the attention in BF16 and quantise only the experts).
+
+    >>> from planner.catalog import get_gpu
+    >>> activation_quant_bytes(get_gpu("h100-sxm"), "fp8"), activation_quant_bytes(get_gpu("a100-80gb-sxm"), "fp8")
+    (1.0, None)
+    """
+    name = str(weight_dtype).lower()
+    peak = gemm_peak_flops(gpu, weight_dtype=name)
+    fp4 = getattr(gpu, "fp4_flops_per_s", None)
+    if name == "nvfp4" and fp4 and peak == float(fp4):
+        return NVFP4_ACT_BYTES
+    if name in ("fp8", "w8a8", "int8") and peak > float(gpu.bf16_flops_per_s):
+        return 1.0
+    return None
+
+
+def layer_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: str, weight_dtype: str,
+                                     tp: int = 1) -> float:
+    """Bytes the memory-bound kernels between a layer's GEMMs move per token, per GPU, summed over the model's layers
+    (S8 of ``docs/serving.md``; an MoE layer's routed-expert passes are S7's, :func:`moe_activation_bytes_per_token`)::
+
+        B/M = Σ_layers [ 8h + Q(h) ] + [ 8h + Q(h) (MoE layer: 8h) ] + [Q(q) + 4·(r_q + r_k)]·(not trtllm)
+                       + 6·I_mlp + Q(I_mlp),          Q(x) = (2 + a)·x with a quantisation, else 0
+
+    ``8h``: residual add + RMSNorm in place (read the row and the residual, write both, 16-bit: vLLM
+    ``ops.fused_add_rms_norm`` in ``RMSNorm.forward_cuda``, ``vllm/model_executor/layers/layernorm.py``; SGLang
+    ``sgl_kernel`` ``fused_add_rmsnorm``; TensorRT-LLM's PyTorch ``RMSNorm`` with ``residual``, flashinfer
+    ``fused_add_rmsnorm``); ``Q``: the quantisation before an FP8/FP4 GEMM (vLLM ``Fp8LinearOp.apply`` ->
+    ``ops.scaled_fp8_quant``; TensorRT-LLM ``FP8QDQLinearMethod.apply`` -> ``static_quantize_e4m3_per_tensor``), ``a`` =
+    :func:`activation_quant_bytes`; ``q = n_q·d_v/tp``: the attention output, quantised by a pass in vLLM and SGLang and
+    inside the attention kernel in TensorRT-LLM (``out_scale = o_proj.inv_input_scale``); ``r_q + r_k = (n_q + max(n_kv,
+    tp))·d/tp`` (MLA: ``(n_q/tp + 1)·d_rope``): RoPE in place on q and k (vLLM ``ops.rotary_embedding``, SGLang
+    ``apply_rope_with_cos_sin_cache_inplace``; TensorRT-LLM fuses it into the attention op); ``6·I_mlp``: SiLU-and-mul
+    (read ``2I``, write ``I``, 16-bit; ``I_mlp`` the dense MLP's width, ``dense_intermediate_size`` for the dense layers
+    of an MoE model, the shared experts' width in an MoE layer, 0 without them; ``/tp``). vLLM V1 runs the same bytes
+    (Inductor compiles the norm, SiLU-and-mul and RoPE, but the FP8 quantisation is the opaque ``scaled_fp8_quant``
+    through 0.9, so nothing is folded).
+
+    Worked example, Llama-3.1-8B (h 4,096, I 14,336, 32 q and 8 KV heads of 128, 32 layers) FP8 on an H100:
+    TensorRT-LLM ``2·(8 + 3)·4,096 + 9·14,336`` = 219,136 B a layer, ×32 = 7,012,352 B a token; vLLM adds
+    ``3·4,096 + 4·(4,096 + 1,024)`` = 32,768 B a layer: 8,060,928 B.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> m, g = get_model("llama-3.1-8b"), get_gpu("h100-sxm")
+    >>> layer_activation_bytes_per_token(m, g, engine="trtllm", weight_dtype="fp8")
+    7012352.0
+    >>> layer_activation_bytes_per_token(m, g, engine="vllm", weight_dtype="fp8")
+    8060928.0
+    """
+    h = float(model.hidden_size)
+    a = activation_quant_bytes(gpu, weight_dtype)
+
+    def quant(x: float) -> float:
+        return (2.0 + a) * x if a is not None else 0.0
+
+    n_q, n_kv = float(model.num_attention_heads), float(model.num_key_value_heads)
+    d = float(model.head_dim or model.hidden_size // model.num_attention_heads)
+    out = n_q * float(model.v_head_dim or d) / tp
+    if model.kv_lora_rank and model.qk_rope_head_dim:  # MLA: RoPE on the decoupled rope dims, one shared key head
+        rope = (n_q / tp + 1.0) * float(model.qk_rope_head_dim)
+    else:
+        rope = (n_q + max(n_kv, float(tp))) * d / tp
+    attn_side = 0.0 if engine == "trtllm" else quant(out) + 4.0 * rope
+    e, k = model.num_experts or 0, model.num_experts_per_tok or 0
+    moe = model.architecture == "moe" and e > k > 0
+    layers = model.num_hidden_layers
+    moe_layers = (len(model.moe_layers) or layers) if moe else 0
+    dense_width = float(model.dense_intermediate_size or model.intermediate_size or 0) / tp
+    shared_width = float(model.shared_expert_intermediate_size or 0) / tp if moe else 0.0
+    common = 8 * h + quant(h) + 8 * h + attn_side
+    dense = common + quant(h) + 6 * dense_width + quant(dense_width)
+    moe_layer = common + (6 * shared_width + quant(shared_width) if shared_width else 0.0)
+    return (layers - moe_layers) * dense + moe_layers * moe_layer
+
+
 @dataclass(frozen=True, kw_only=True)
 class Replica:
     """Per-step constants of one model on one replica (``tp × pp`` GPUs), per GPU of a tensor-parallel group."""
@@ -251,6 +342,7 @@ class Replica:
     dequant_bytes: float = 0.0  # extra weight traffic per GPU of a step above EXLLAMA_MAX_Q_GEMM_ROWS tokens
     overlap_seq: bool = False  # the per-sequence cost runs while the GPU computes (S2''; V0_ASYNC_OUTPUT_OVERLAP)
     moe_act_bytes: float = 0.0  # MoE activation traffic per token per GPU between the grouped GEMMs (S7)
+    layer_act_bytes: float = 0.0  # every layer's non-GEMM activation traffic per token per GPU (S8)
 
 
 def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
@@ -412,6 +504,8 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         overlap_seq=overlaps_output_processing(engine, pp=pp, enforce_eager=enforce_eager),
         moe_act_bytes=(moe_activation_bytes_per_token(model, gpu, engine=engine, weight_dtype=dtype, tp=tp, ep=ep)
                        if moe and MOE_ACT_TRAFFIC else 0.0),
+        layer_act_bytes=(layer_activation_bytes_per_token(model, gpu, engine=engine, weight_dtype=dtype, tp=tp)
+                         if LAYER_ACT_TRAFFIC else 0.0),
     )
 
 
@@ -465,6 +559,8 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     gemm = max(read / (r.mem_bw_bytes_per_s * cal.weight_bw_eff), compute)
     if r.moe_act_bytes:  # S7: permute/activation/sum passes between the grouped GEMMs, memory-bound
         gemm += r.moe_act_bytes * m / (r.mem_bw_bytes_per_s * cal.weight_bw_eff)
+    if r.layer_act_bytes:  # S8: norms, quantisation, RoPE, SiLU-and-mul between every layer's GEMMs, memory-bound
+        gemm += r.layer_act_bytes * (p if LAYER_ACT_PROMPT_ONLY else m) / (r.mem_bw_bytes_per_s * cal.weight_bw_eff)
     g = float(r.dp)  # attention groups: each GPU's attention sees 1/dp of the sequences and tokens
     attn = max(d / g * r.kv_read_bytes_per_seq / (r.mem_bw_bytes_per_s * cal.kv_bw_eff),
                (d * r.attn_flops_per_seq + p * r.attn_flops_per_prefill_token) / g
