@@ -240,6 +240,35 @@ def _replay_setup(load: Load, arrivals_s: list[float], input_tokens: list[int], 
     return arrivals_s, released, [max(int(x), 1) for x in input_tokens], step
 
 
+def _steps_before_arrival(k: int, arrivals_s: list[float], arrived: int, t: float, dt: float) -> int:
+    """``k`` steps of ``dt`` from ``t``, cut to end in the step during which the next arrival (``arrivals_s[arrived]``,
+    if any is left and known) comes, and never fewer than one: a replay jumps a decode-only stretch this way.
+
+    >>> _steps_before_arrival(10, [0.0, 0.35], 1, 0.0, 0.1), _steps_before_arrival(10, [0.0, math.inf], 1, 0.0, 0.1)
+    (4, 10)
+    """
+    if arrived < len(arrivals_s) and math.isfinite(arrivals_s[arrived]):
+        return min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
+    return k
+
+
+def _release(arrivals_s: list[float], released: int, t: float, clients: int | None, count: int = 1) -> int:
+    """A closed loop (``clients`` given) sends its next ``count`` requests at ``t``, when as many finish: their
+    arrival times are set in ``arrivals_s`` and the new number released is returned (unchanged for an open loop).
+
+    >>> times = [0.0, math.inf, math.inf]
+    >>> _release(times, 1, 2.5, clients=1, count=3), times
+    (3, [0.0, 2.5, 2.5])
+    """
+    if clients is None:
+        return released
+    for _ in range(count):
+        if released < len(arrivals_s):
+            arrivals_s[released] = t
+            released += 1
+    return released
+
+
 def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], ttfts: list[tuple[float, float]],
                   tpots: list[tuple[float, float]], *, outputs: list[int] | None = None,
                   clients: int | None = None) -> tuple[float, int, int, float]:
@@ -316,8 +345,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
             nxt = finishing[0][0] if finishing else dstep + 1
             dt = step(decode, 0, 0)
             k = max(nxt - dstep, 1)
-            if arrived < n and math.isfinite(arrivals_s[arrived]):
-                k = min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
+            k = _steps_before_arrival(k, arrivals_s, arrived, t, dt)
             busy_from = t + (k - 1) * dt
             t += k * dt
             area += running * k * dt
@@ -336,11 +364,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
                 tpots.append(((t - first) / steps, float(count)))
             decode -= count
             completed += count
-            if clients is not None:
-                for _ in range(count):
-                    if released < n:
-                        arrivals_s[released] = t
-                        released += 1
+            released = _release(arrivals_s, released, t, clients, count)
         if finished:
             after = decode + sum(1 for i in range(done_prefill, j) if (o1s[i] if o1s is not None else o1) > 0)
             delay = first_token_delay_s(r, decode_seqs=after)
@@ -352,11 +376,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
             for steps, count in groups:
                 if steps == 0:
                     completed += count
-                    if clients is not None:
-                        for _ in range(count):
-                            if released < n:
-                                arrivals_s[released] = t
-                                released += 1
+                    released = _release(arrivals_s, released, t, clients, count)
                 else:
                     decode += count
                     heapq.heappush(finishing, (dstep + steps, order, count, t, steps))
@@ -439,9 +459,7 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
         completed += 1
         if steps_of[i]:
             tpots.append(((t - first[i]) / steps_of[i], 1.0))
-        if clients is not None and released < n:
-            arrivals_s[released] = t
-            released += 1
+        released = _release(arrivals_s, released, t, clients)
 
     def prefilled(i: int, delay: float) -> None:
         """Request ``i``'s prompt is in after the step ending at ``t``: its first token (a recomputed request's
@@ -540,8 +558,7 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
         dt = step(d, 0, 0)
         k = min(steps_of[i] - gen[i] for i in running)
         k = min(k, max(int((kv_cap - kv_used) // d), 1))  # (a waiting head that did not fit waits for a completion)
-        if arrived < n and math.isfinite(arrivals_s[arrived]):
-            k = min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
+        k = _steps_before_arrival(k, arrivals_s, arrived, t, dt)
         k = max(k, 1)
         t += k * dt
         area += d * k * dt
@@ -780,8 +797,7 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
         k = 1
         if p_tokens == 0 and not preempted:  # a decode-only stretch: to the next completion, arrival or new block
             k = min(outs[i] - sampled[i] for i in decoding)
-            if arrived < n and math.isfinite(arrivals_s[arrived]):
-                k = min(k, max(1, math.ceil((arrivals_s[arrived] - t) / dt - 1e-9)))
+            k = _steps_before_arrival(k, arrivals_s, arrived, t, dt)
             lo, hi = 1, max(k, 1)  # the largest k whose new blocks fit the free ones
             while lo < hi:
                 mid = (lo + hi + 1) // 2
@@ -812,7 +828,5 @@ def _replay_trace_kv_v1(load: Load, arrivals_s: list[float], input_tokens: list[
                 completed += 1
                 if outs[i] > 1:
                     tpots.append(((t - first[i]) / (outs[i] - 1), 1.0))
-                if clients is not None and released < n:
-                    arrivals_s[released] = t
-                    released += 1
+                released = _release(arrivals_s, released, t, clients)
     return max(t, 1e-12), peak_running, peak_waiting, area
