@@ -159,6 +159,26 @@ NVFP4_ACT_BYTES = 0.5 + 1.0 / 16
 ``expandInputRowsKernel`` and ``doActivation`` write the GEMM inputs so on a GPU with FP4 tensor cores)."""
 
 
+def activation_quant_bytes(gpu: GpuSpec, weight_dtype: str) -> float | None:
+    """Bytes per element a dense layer's activation quantisation writes before its GEMM, or None when the GEMM takes
+    16-bit activations (no quantisation pass): :data:`NVFP4_ACT_BYTES` for NVFP4 on a GPU with FP4 tensor cores, 1 for
+    FP8/W8A8/INT8 on a GPU that runs them at its 8-bit peak, None otherwise (weight-only kernels, FP8 on an A100,
+    MXFP4, whose checkpoints keep the attention in BF16 and quantise only the experts).
+
+    >>> from planner.catalog import get_gpu
+    >>> activation_quant_bytes(get_gpu("h100-sxm"), "fp8"), activation_quant_bytes(get_gpu("a100-80gb-sxm"), "fp8")
+    (1.0, None)
+    """
+    name = str(weight_dtype).lower()
+    peak = gemm_peak_flops(gpu, weight_dtype=name)
+    fp4 = getattr(gpu, "fp4_flops_per_s", None)
+    if name == "nvfp4" and fp4 and peak == float(fp4):
+        return NVFP4_ACT_BYTES
+    if name in ("fp8", "w8a8", "int8") and peak > float(gpu.bf16_flops_per_s):
+        return 1.0
+    return None
+
+
 def moe_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: str, weight_dtype: str, tp: int = 1,
                                    ep: int = 1) -> float:
     """Bytes the memory-bound kernels between an MoE layer's grouped GEMMs move per token, per GPU, summed over the
@@ -197,20 +217,15 @@ def moe_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: st
         return 0.0
     layers = len(model.moe_layers) or model.num_hidden_layers
     h = float(model.hidden_size)
-    name = str(weight_dtype).lower()
-    peak = gemm_peak_flops(gpu, weight_dtype=name)
-    fp4 = getattr(gpu, "fp4_flops_per_s", None)
-    eight_bit = name in ("fp8", "w8a8", "int8") and peak > float(gpu.bf16_flops_per_s)
+    a = activation_quant_bytes(gpu, weight_dtype)  # the dense GEMMs' activation precision (None: 16-bit)
     if engine == "trtllm":
-        if name == "nvfp4" and fp4 and peak == float(fp4):
-            a_q = NVFP4_ACT_BYTES
-        elif eight_bit or (name == "mxfp4" and fp4 and peak == float(fp4)):
-            a_q = 1.0
-        else:
-            a_q = ACT_BYTES
-        a_perm, a_mid, a_tok = a_q, 2 * ACT_BYTES + a_q, ACT_BYTES
+        if a is None:  # MXFP4's experts run on FP4 tensor cores with 8-bit inputs; anything else stays 16-bit
+            name, fp4 = str(weight_dtype).lower(), getattr(gpu, "fp4_flops_per_s", None)
+            fp4_gemm = fp4 is not None and fp4 > 0 and gemm_peak_flops(gpu, weight_dtype=name) == float(fp4)
+            a = 1.0 if name == "mxfp4" and fp4_gemm else ACT_BYTES
+        a_perm, a_mid, a_tok = a, 2 * ACT_BYTES + a, ACT_BYTES
     else:
-        quant = ACT_BYTES + 1.0 if eight_bit else 0.0  # read 16-bit, write 8-bit
+        quant = ACT_BYTES + 1.0 if a == 1.0 else 0.0  # 8-bit inputs: read 16-bit, write 8-bit
         a_perm, a_mid, a_tok = ACT_BYTES, 3 * ACT_BYTES + quant, ACT_BYTES + quant
     del ep  # not separated (docs/serving.md, session 13): the count of ep = 1, as S5' leaves the rest of the step
     return layers * (k * h * a_perm + k * width / tp * a_mid + h * a_tok)
@@ -224,26 +239,6 @@ acceptance hinge 0 to 1.133, the decision rule counting both), so off; True give
 LAYER_ACT_PROMPT_ONLY = False
 """Variant S8p of docs/serving.md (session 13, latency19): count S8's bytes for a step's prompt tokens only (a decode
 step's activation rows fit in L2). False counts every token of the step (S8)."""
-
-
-def activation_quant_bytes(gpu: GpuSpec, weight_dtype: str) -> float | None:
-    """Bytes per element a dense layer's activation quantisation writes before its GEMM, or None when the GEMM takes
-    16-bit activations (no quantisation pass): :data:`NVFP4_ACT_BYTES` for NVFP4 on a GPU with FP4 tensor cores, 1 for
-    FP8/W8A8/INT8 on a GPU that runs them at its 8-bit peak, None otherwise (weight-only kernels, FP8 on an A100,
-    MXFP4, whose checkpoints keep the attention in BF16 and quantise only the experts).
-
-    >>> from planner.catalog import get_gpu
-    >>> activation_quant_bytes(get_gpu("h100-sxm"), "fp8"), activation_quant_bytes(get_gpu("a100-80gb-sxm"), "fp8")
-    (1.0, None)
-    """
-    name = str(weight_dtype).lower()
-    peak = gemm_peak_flops(gpu, weight_dtype=name)
-    fp4 = getattr(gpu, "fp4_flops_per_s", None)
-    if name == "nvfp4" and fp4 and peak == float(fp4):
-        return NVFP4_ACT_BYTES
-    if name in ("fp8", "w8a8", "int8") and peak > float(gpu.bf16_flops_per_s):
-        return 1.0
-    return None
 
 
 def layer_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: str, weight_dtype: str,
