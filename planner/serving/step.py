@@ -21,7 +21,8 @@ MoE experts run at ``η_moe·η(M·k/E_touched)`` (grouped GEMM of the tokens on
 ``t_act = M·B_act/(BW·η_w)``: the MoE layers' routed-token activation traffic between the grouped GEMMs (permute,
 activation and sum passes; :func:`moe_activation_bytes_per_token`, S7; 0 for dense models). S8 (every layer's
 norms, quantisation, RoPE and SiLU-and-mul passes, :func:`layer_activation_bytes_per_token`) was tried and is off
-(:data:`LAYER_ACT_TRAFFIC`).
+(:data:`LAYER_ACT_TRAFFIC`), and so is its variant S8L (each pass counted beyond the GPU's last shared cache,
+:func:`layer_activation_passes`, :data:`LAYER_ACT_L2`; session 14).
 Pipeline stages run in sequence for one micro-batch, so a step covers all ``L`` layers at ``1/tp`` of the weights.
 """
 
