@@ -456,6 +456,9 @@ def _gpus() -> tuple[tuple[GpuSpec, ...], dict[str, GpuSpec]]:
             fp8_flops_per_s=None if entry.get("fp8_flops_per_s") is None else float(entry["fp8_flops_per_s"]),
             fp4_flops_per_s=_opt_float(entry.get("fp4_flops_per_s")),
             int8_ops_per_s=_opt_float(entry.get("int8_ops_per_s")),
+            l2_cache_bytes=None if entry.get("l2_cache_bytes") is None else int(entry["l2_cache_bytes"]),
+            infinity_cache_bytes=(None if entry.get("infinity_cache_bytes") is None
+                                  else int(entry["infinity_cache_bytes"])),
             nvlink_bytes_per_s_bidir=_opt_float(entry.get("nvlink_bytes_per_s_bidir")),
             interconnect=entry.get("interconnect"),
             interconnect_bytes_per_s_bidir=_opt_float(entry.get("interconnect_bytes_per_s_bidir")),

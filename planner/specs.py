@@ -144,6 +144,8 @@ class GpuSpec:
     fp8_flops_per_s: float | None = None
     fp4_flops_per_s: float | None = None
     int8_ops_per_s: float | None = None  # dense INT8 tensor-core ops/s (the datasheet's, not 2:4 sparse)
+    l2_cache_bytes: int | None = None  # the L2 cache (None: not sourced; planner/data/gpus.json l2_source)
+    infinity_cache_bytes: int | None = None  # AMD's memory-side Infinity Cache shared by all XCDs (AMD only)
     nvlink_bytes_per_s_bidir: float | None = None  # GPU-to-GPU NVLink, both directions
     interconnect: str | None = None  # the link when there is no NVLink: "pcie-gen4-x16", "infinity-fabric", ...
     interconnect_bytes_per_s_bidir: float | None = None

@@ -21,7 +21,8 @@ MoE experts run at ``η_moe·η(M·k/E_touched)`` (grouped GEMM of the tokens on
 ``t_act = M·B_act/(BW·η_w)``: the MoE layers' routed-token activation traffic between the grouped GEMMs (permute,
 activation and sum passes; :func:`moe_activation_bytes_per_token`, S7; 0 for dense models). S8 (every layer's
 norms, quantisation, RoPE and SiLU-and-mul passes, :func:`layer_activation_bytes_per_token`) was tried and is off
-(:data:`LAYER_ACT_TRAFFIC`).
+(:data:`LAYER_ACT_TRAFFIC`), and so is its variant S8L (each pass counted beyond the GPU's last shared cache,
+:func:`layer_activation_passes`, :data:`LAYER_ACT_L2`; session 14).
 Pipeline stages run in sequence for one micro-batch, so a step covers all ``L`` layers at ``1/tp`` of the weights.
 """
 
@@ -300,6 +301,79 @@ def layer_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: 
     return (layers - moe_layers) * dense + moe_layers * moe_layer
 
 
+LAYER_ACT_L2 = False
+"""Variant S8L of docs/serving.md (session 14, latency20): with :data:`LAYER_ACT_TRAFFIC` on, count each of S8's
+passes only beyond the GPU's last shared cache (:func:`layer_activation_passes`, :func:`activation_cache_bytes`): a
+pass that moves ``M·b`` bytes at a step of ``M`` tokens moves ``max(0, M·b − C)`` of them to or from HBM. False
+counts every byte (S8)."""
+
+
+def activation_cache_bytes(gpu: GpuSpec) -> float:
+    """The cache S8L counts an activation pass against: the last cache in front of HBM that every compute unit
+    shares, ``C`` of docs/serving.md (session 14) — AMD's memory-side Infinity Cache where the catalog gives one (the
+    MI300 series: 256 MiB, shared by the 8 XCDs, whose own L2s are 4 MiB each), else the L2 (NVIDIA: one L2 for all
+    SMs), 0 where neither was sourced (then S8L counts the full S8 bytes). Sizes: ``planner/data/gpus.json``
+    (``l2_cache_bytes``, ``infinity_cache_bytes``, ``l2_source``): the H100's driver-reported ``l2CacheSize`` is
+    52,428,800 B (50 MiB, NVIDIA's H100 datasheet: 50 MB), ROCm's GPU specification table gives the MI300X 32 MiB of
+    L2 and 256 MiB of Infinity Cache.
+
+    >>> from planner.catalog import get_gpu
+    >>> activation_cache_bytes(get_gpu("h100-sxm")), activation_cache_bytes(get_gpu("mi300x")) / 2**20
+    (52428800.0, 256.0)
+    """
+    cache = getattr(gpu, "infinity_cache_bytes", None) or getattr(gpu, "l2_cache_bytes", None)
+    return float(cache or 0)
+
+
+def layer_activation_passes(model: ModelSpec, gpu: GpuSpec, *, engine: str, weight_dtype: str,
+                            tp: int = 1) -> tuple[tuple[float, int], ...]:
+    """S8's passes one at a time: ``(b, n)`` pairs, ``b`` the bytes one pass moves per token per GPU and ``n`` how
+    many such passes the model's layers run, so that ``Σ n·b`` is :func:`layer_activation_bytes_per_token`. Per
+    dense layer: two residual add + RMSNorm passes (``8h`` each), two quantisations of ``h`` (``Q(h)``), outside
+    TensorRT-LLM the attention output's quantisation (``Q(q)``) and RoPE (``4·(r_q + r_k)``), SiLU-and-mul
+    (``6·I``) and its quantisation (``Q(I)``); an MoE layer has one ``Q(h)`` (its expert input's is S7's) and the
+    shared experts' width for ``I`` (none without shared experts). Notation and kernels: that function's docstring.
+    S8L (:data:`LAYER_ACT_L2`) counts ``Σ n·max(0, M·b − C)`` bytes at a step of ``M`` tokens, ``C`` =
+    :func:`activation_cache_bytes` (docs/serving.md, session 14: a pass moving ``T`` bytes through a cache of ``C``
+    keeps at most ``C`` of them on chip; the proportional form ``T·max(0, 1 − C/T)``).
+
+    Worked example, Llama-3.1-8B FP8 on an H100 with TensorRT-LLM: ``8h`` = 32,768 B and ``Q(h)`` = 3·4,096 =
+    12,288 B (32 layers × 2 each), ``6I`` = 86,016 B and ``Q(I)`` = 43,008 B (32 each): 32·219,136 = 7,012,352 B a
+    token, S8's.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> layer_activation_passes(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), engine="trtllm", weight_dtype="fp8")
+    ((32768.0, 64), (12288.0, 64), (86016.0, 32), (43008.0, 32))
+    """
+    h = float(model.hidden_size)
+    a = activation_quant_bytes(gpu, weight_dtype)
+
+    def quant(x: float) -> float:
+        return (2.0 + a) * x if a is not None else 0.0
+
+    n_q, n_kv = float(model.num_attention_heads), float(model.num_key_value_heads)
+    d = float(model.head_dim or model.hidden_size // model.num_attention_heads)
+    out = n_q * float(model.v_head_dim or d) / tp
+    if model.kv_lora_rank and model.qk_rope_head_dim:  # MLA: as layer_activation_bytes_per_token
+        rope = (n_q / tp + 1.0) * float(model.qk_rope_head_dim)
+    else:
+        rope = (n_q + max(n_kv, float(tp))) * d / tp
+    e, k = model.num_experts or 0, model.num_experts_per_tok or 0
+    moe = model.architecture == "moe" and e > k > 0
+    layers = model.num_hidden_layers
+    moe_layers = (len(model.moe_layers) or layers) if moe else 0
+    dense_layers = layers - moe_layers
+    dense_width = float(model.dense_intermediate_size or model.intermediate_size or 0) / tp
+    shared_width = float(model.shared_expert_intermediate_size or 0) / tp if moe else 0.0
+    passes: list[tuple[float, int]] = [(8 * h, 2 * layers), (quant(h), 2 * dense_layers + moe_layers)]
+    if engine != "trtllm":
+        passes += [(quant(out), layers), (4.0 * rope, layers)]
+    passes += [(6 * dense_width, dense_layers), (quant(dense_width), dense_layers)]
+    if shared_width:
+        passes += [(6 * shared_width, moe_layers), (quant(shared_width), moe_layers)]
+    return tuple((b, n) for b, n in passes if b > 0 and n > 0)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Replica:
     """Per-step constants of one model on one replica (``tp × pp`` GPUs), per GPU of a tensor-parallel group."""
@@ -338,6 +412,8 @@ class Replica:
     overlap_seq: bool = False  # the per-sequence cost runs while the GPU computes (S2''; V0_ASYNC_OUTPUT_OVERLAP)
     moe_act_bytes: float = 0.0  # MoE activation traffic per token per GPU between the grouped GEMMs (S7)
     layer_act_bytes: float = 0.0  # every layer's non-GEMM activation traffic per token per GPU (S8)
+    layer_act_passes: tuple[tuple[float, int], ...] = ()  # S8L: S8's passes (bytes a token, count), counted
+    act_cache_bytes: float = 0.0  # S8L: the cache each pass is counted against (activation_cache_bytes)
 
 
 def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
@@ -501,6 +577,9 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
                        if moe and MOE_ACT_TRAFFIC else 0.0),
         layer_act_bytes=(layer_activation_bytes_per_token(model, gpu, engine=engine, weight_dtype=dtype, tp=tp)
                          if LAYER_ACT_TRAFFIC else 0.0),
+        layer_act_passes=(layer_activation_passes(model, gpu, engine=engine, weight_dtype=dtype, tp=tp)
+                          if LAYER_ACT_TRAFFIC and LAYER_ACT_L2 else ()),
+        act_cache_bytes=activation_cache_bytes(gpu) if LAYER_ACT_TRAFFIC and LAYER_ACT_L2 else 0.0,
     )
 
 
@@ -554,7 +633,10 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     gemm = max(read / (r.mem_bw_bytes_per_s * cal.weight_bw_eff), compute)
     if r.moe_act_bytes:  # S7: permute/activation/sum passes between the grouped GEMMs, memory-bound
         gemm += r.moe_act_bytes * m / (r.mem_bw_bytes_per_s * cal.weight_bw_eff)
-    if r.layer_act_bytes:  # S8: norms, quantisation, RoPE, SiLU-and-mul between every layer's GEMMs, memory-bound
+    if r.layer_act_passes:  # S8L: each S8 pass counted beyond the GPU's last shared cache
+        moved = sum(n * max(0.0, m * b - r.act_cache_bytes) for b, n in r.layer_act_passes)
+        gemm += moved / (r.mem_bw_bytes_per_s * cal.weight_bw_eff)
+    elif r.layer_act_bytes:  # S8: norms, quantisation, RoPE, SiLU-and-mul between every layer's GEMMs, memory-bound
         gemm += r.layer_act_bytes * (p if LAYER_ACT_PROMPT_ONLY else m) / (r.mem_bw_bytes_per_s * cal.weight_bw_eff)
     g = float(r.dp)  # attention groups: each GPU's attention sees 1/dp of the sequences and tokens
     attn = max(d / g * r.kv_read_bytes_per_seq / (r.mem_bw_bytes_per_s * cal.kv_bw_eff),
