@@ -24,13 +24,13 @@ def _replica(cal, *, tp: int, engine: str = "vllm-v0"):
 
 
 def test_v0_fixed_step_at_tp8_is_the_engine_cost_plus_three_doublings():
-    """latency13's figure: V0's fixed step parts at TP8 are ``o_engine + o_tp·log2 8`` = 6.476 ms + 3 x 2.560 ms
-    = 14.156 ms (the calibration file's 0.0064763 s and 0.00256 s); its per-sequence cost is ``o_seq`` alone
-    (88.9 us), since ``o_tp_seq`` is 0."""
+    """latency13's form with session 14's refitted constants: V0's fixed step parts at TP8 are ``o_engine + o_tp·log2
+    8`` = 5.12 ms + 3 x 1.60 ms = 9.92 ms (the calibration file's 0.00512 s and 0.0016 s); its per-sequence cost is
+    ``o_seq`` alone (112.47 us), since ``o_tp_seq`` is 0."""
     r = _replica(default_calibration(), tp=8)
-    assert r.fixed_s == pytest.approx(0.0064763 + 3 * 0.00256, rel=1e-4)
-    assert r.fixed_s * 1e3 == pytest.approx(14.156, abs=0.001)
-    assert r.seq_s == pytest.approx(88.914e-6, rel=1e-4)
+    assert r.fixed_s == pytest.approx(0.00512 + 3 * 0.0016, rel=1e-4)
+    assert r.fixed_s * 1e3 == pytest.approx(9.92, abs=0.001)
+    assert r.seq_s == pytest.approx(112.468e-6, rel=1e-4)
 
 
 def test_v0_per_sequence_multi_gpu_term_as_tried():
