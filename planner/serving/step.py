@@ -22,7 +22,8 @@ MoE experts run at ``η_moe·η(M·k/E_touched)`` (grouped GEMM of the tokens on
 activation and sum passes; :func:`moe_activation_bytes_per_token`, S7; 0 for dense models). S8 (every layer's
 norms, quantisation, RoPE and SiLU-and-mul passes, :func:`layer_activation_bytes_per_token`) was tried and is off
 (:data:`LAYER_ACT_TRAFFIC`), and so is its variant S8L (each pass counted beyond the GPU's last shared cache,
-:func:`layer_activation_passes`, :data:`LAYER_ACT_L2`; session 14).
+:func:`layer_activation_passes`, :data:`LAYER_ACT_L2`; session 14), and so is S8T (TensorRT-LLM's PyTorch-backend
+fusions, :func:`trtllm_pytorch_fusions`, :data:`LAYER_ACT_TRTLLM_FUSION`; session 14, latency21).
 Pipeline stages run in sequence for one micro-batch, so a step covers all ``L`` layers at ``1/tp`` of the weights.
 """
 
@@ -382,9 +383,19 @@ def layer_activation_passes(model: ModelSpec, gpu: GpuSpec, *, engine: str, weig
     12,288 B (32 layers × 2 each), ``6I`` = 86,016 B and ``Q(I)`` = 43,008 B (32 each): 32·219,136 = 7,012,352 B a
     token, S8's.
 
+    ``pytorch_fusions`` (S8T, :func:`trtllm_pytorch_fusions`; ``engine="trtllm"`` only): each norm site fused into
+    the all-reduce is one pass of ``4h + a·h`` (``6h`` unquantised) in place of ``8h`` and ``Q(h)``, and an FP8
+    SiLU-and-mul one pass of ``(4 + a)·I`` in place of ``6I`` and ``Q(I)``. Worked example, Llama-3.3-70B (h 8,192, I
+    28,672, 80 layers) FP8 at TP 2: ``5·8,192`` = 40,960 B (160 sites) and ``5·14,336`` = 71,680 B (80):
+    12,288,000 B a token against S8's 24,739,840 B; Llama-3.1-8B at TP 1 keeps its norms (no all-reduce, h = 4,096)
+    and its SiLU-and-mul becomes 71,680 B: 5,177,344 B.
+
     >>> from planner.catalog import get_gpu, get_model
     >>> layer_activation_passes(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), engine="trtllm", weight_dtype="fp8")
     ((32768.0, 64), (12288.0, 64), (86016.0, 32), (43008.0, 32))
+    >>> layer_activation_passes(get_model("llama-3.3-70b"), get_gpu("h100-sxm"), engine="trtllm", weight_dtype="fp8",
+    ...                         tp=2, pytorch_fusions=True)
+    ((40960.0, 160), (71680.0, 80))
     """
     h = float(model.hidden_size)
     a = activation_quant_bytes(gpu, weight_dtype)
