@@ -22,7 +22,8 @@ MoE experts run at ``η_moe·η(M·k/E_touched)`` (grouped GEMM of the tokens on
 activation and sum passes; :func:`moe_activation_bytes_per_token`, S7; 0 for dense models). S8 (every layer's
 norms, quantisation, RoPE and SiLU-and-mul passes, :func:`layer_activation_bytes_per_token`) was tried and is off
 (:data:`LAYER_ACT_TRAFFIC`), and so is its variant S8L (each pass counted beyond the GPU's last shared cache,
-:func:`layer_activation_passes`, :data:`LAYER_ACT_L2`; session 14).
+:func:`layer_activation_passes`, :data:`LAYER_ACT_L2`; session 14), and so is S8T (TensorRT-LLM's PyTorch-backend
+fusions, :func:`trtllm_pytorch_fusions`, :data:`LAYER_ACT_TRTLLM_FUSION`; session 14, latency21).
 Pipeline stages run in sequence for one micro-batch, so a step covers all ``L`` layers at ``1/tp`` of the weights.
 """
 
@@ -325,8 +326,49 @@ def activation_cache_bytes(gpu: GpuSpec) -> float:
     return float(cache or 0)
 
 
+LAYER_ACT_TRTLLM_FUSION = False
+"""Variant S8T of docs/serving.md (session 14, latency21): with :data:`LAYER_ACT_TRAFFIC` on, count S8's passes as
+TensorRT-LLM's PyTorch backend of the 1.0 era runs them (:func:`trtllm_pytorch_fusions`: the residual add, RMSNorm
+and quantisation fused into a dense Llama's tensor-parallel all-reduce, the FP8 quantisation fused into SiLU-and-mul)
+for replicas built with ``engine="trtllm"`` and ``eager_prefill=True`` (the PyTorch backend); TensorRT engines (NIM,
+the library's default ``"trtllm"``) keep S8's count. False: S8's count everywhere."""
+
+
+def trtllm_pytorch_fusions(model: ModelSpec, gpu: GpuSpec, *, weight_dtype: str, tp: int = 1,
+                           dp: int = 1) -> tuple[int, bool]:
+    """Which of S8's passes TensorRT-LLM's PyTorch backend (1.0 era) fuses away (S8T, docs/serving.md, session 14):
+    ``(norm_sites, swiglu)``, the number of a layer's two residual-add + RMSNorm sites run inside the all-reduce and
+    whether SiLU-and-mul writes the FP8 input of ``down_proj`` itself.
+
+    Norm sites (``tensorrt_llm/_torch/models/modeling_llama.py``, ``LlamaDecoderLayer``): ``enable_fusion`` needs
+    ``hidden_size > 4096``; ``POST_MLP_FUSION = mapping.has_tp() and enable_fusion``, ``PRE_MLP_FUSION`` the same and
+    ``not enable_attention_dp``; both run ``AllReduceFusionOp.RESIDUAL_RMS_NORM(_QUANT_FP8/_QUANT_NVFP4)``. Dense
+    Llama models only (family ``llama``, ``llama-2*``, ``llama-3*``; Llama 4 and the MoE models were not read).
+    SiLU-and-mul (``tensorrt_llm/_torch/modules/gated_mlp.py``, ``GatedMLP._apply_activation``): with an FP8
+    per-tensor ``down_proj`` (``has_fp8_qdq``), ``swiglu(x, quant_scale=down_proj.input_scale,
+    quant_type=torch.float8_e4m3fn)``; not for NVFP4 and not for MLA models (DeepSeek's FP8 is block-scaled).
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> h100 = get_gpu("h100-sxm")
+    >>> trtllm_pytorch_fusions(get_model("llama-3.3-70b"), h100, weight_dtype="fp8", tp=2)
+    (2, True)
+    >>> trtllm_pytorch_fusions(get_model("llama-3.1-8b"), h100, weight_dtype="fp8", tp=2)
+    (0, True)
+    """
+    name = str(weight_dtype).lower()
+    a = activation_quant_bytes(gpu, name)
+    family = (model.family or "").lower()
+    llama = model.architecture != "moe" and (family == "llama" or family.startswith(("llama-2", "llama-3")))
+    sites = 0
+    if llama and tp > 1 and model.hidden_size > 4096:
+        sites = 2 if dp <= 1 else 1  # POST_MLP_FUSION always; PRE_MLP_FUSION only without attention DP
+    swiglu = name == "fp8" and a == 1.0 and not (model.kv_lora_rank and model.qk_rope_head_dim)
+    return sites, swiglu
+
+
 def layer_activation_passes(model: ModelSpec, gpu: GpuSpec, *, engine: str, weight_dtype: str,
-                            tp: int = 1) -> tuple[tuple[float, int], ...]:
+                            tp: int = 1, dp: int = 1,
+                            pytorch_fusions: bool = False) -> tuple[tuple[float, int], ...]:
     """S8's passes one at a time: ``(b, n)`` pairs, ``b`` the bytes one pass moves per token per GPU and ``n`` how
     many such passes the model's layers run, so that ``Σ n·b`` is :func:`layer_activation_bytes_per_token`. Per
     dense layer: two residual add + RMSNorm passes (``8h`` each), two quantisations of ``h`` (``Q(h)``), outside
@@ -341,9 +383,19 @@ def layer_activation_passes(model: ModelSpec, gpu: GpuSpec, *, engine: str, weig
     12,288 B (32 layers × 2 each), ``6I`` = 86,016 B and ``Q(I)`` = 43,008 B (32 each): 32·219,136 = 7,012,352 B a
     token, S8's.
 
+    ``pytorch_fusions`` (S8T, :func:`trtllm_pytorch_fusions`; ``engine="trtllm"`` only): each norm site fused into
+    the all-reduce is one pass of ``4h + a·h`` (``6h`` unquantised) in place of ``8h`` and ``Q(h)``, and an FP8
+    SiLU-and-mul one pass of ``(4 + a)·I`` in place of ``6I`` and ``Q(I)``. Worked example, Llama-3.3-70B (h 8,192, I
+    28,672, 80 layers) FP8 at TP 2: ``5·8,192`` = 40,960 B (160 sites) and ``5·14,336`` = 71,680 B (80):
+    12,288,000 B a token against S8's 24,739,840 B; Llama-3.1-8B at TP 1 keeps its norms (no all-reduce, h = 4,096)
+    and its SiLU-and-mul becomes 71,680 B: 5,177,344 B.
+
     >>> from planner.catalog import get_gpu, get_model
     >>> layer_activation_passes(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), engine="trtllm", weight_dtype="fp8")
     ((32768.0, 64), (12288.0, 64), (86016.0, 32), (43008.0, 32))
+    >>> layer_activation_passes(get_model("llama-3.3-70b"), get_gpu("h100-sxm"), engine="trtllm", weight_dtype="fp8",
+    ...                         tp=2, pytorch_fusions=True)
+    ((40960.0, 160), (71680.0, 80))
     """
     h = float(model.hidden_size)
     a = activation_quant_bytes(gpu, weight_dtype)
@@ -365,12 +417,23 @@ def layer_activation_passes(model: ModelSpec, gpu: GpuSpec, *, engine: str, weig
     dense_layers = layers - moe_layers
     dense_width = float(model.dense_intermediate_size or model.intermediate_size or 0) / tp
     shared_width = float(model.shared_expert_intermediate_size or 0) / tp if moe else 0.0
-    passes: list[tuple[float, int]] = [(8 * h, 2 * layers), (quant(h), 2 * dense_layers + moe_layers)]
+    sites, swiglu = (trtllm_pytorch_fusions(model, gpu, weight_dtype=weight_dtype, tp=tp, dp=dp)
+                     if pytorch_fusions and engine == "trtllm" else (0, False))
+    # S8T: a norm site inside the all-reduce reads and writes the residual and writes the GEMM input (a bytes, or 2)
+    fused_site = 4 * h + (a if a is not None else ACT_BYTES) * h
+    passes: list[tuple[float, int]] = [(fused_site, sites * dense_layers), (8 * h, 2 * layers - sites * dense_layers),
+                                       (quant(h), (2 - sites) * dense_layers + moe_layers)]
     if engine != "trtllm":
         passes += [(quant(out), layers), (4.0 * rope, layers)]
-    passes += [(6 * dense_width, dense_layers), (quant(dense_width), dense_layers)]
+
+    def mlp(width: float, count: int) -> list[tuple[float, int]]:
+        if swiglu:  # S8T: SiLU-and-mul reads gate and up (16-bit) and writes down_proj's FP8 input
+            return [((2 * ACT_BYTES + float(a or 0.0)) * width, count)]
+        return [(6 * width, count), (quant(width), count)]
+
+    passes += mlp(dense_width, dense_layers)
     if shared_width:
-        passes += [(6 * shared_width, moe_layers), (quant(shared_width), moe_layers)]
+        passes += mlp(shared_width, moe_layers)
     return tuple((b, n) for b, n in passes if b > 0 and n > 0)
 
 
@@ -553,6 +616,10 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         dense_bytes += p16 * (2.0 - 1.0) / tp
         share = min(p16 / body, 1.0)
         peak = 1.0 / ((1.0 - share) / peak + share / float(gpu.bf16_flops_per_s))
+    pytorch = engine == "trtllm" and bool(eager_prefill)  # TensorRT-LLM's PyTorch backend (EAGER_PREFILL's note)
+    fused_passes = (layer_activation_passes(model, gpu, engine=engine, weight_dtype=dtype, tp=tp, dp=dp,
+                                            pytorch_fusions=True)
+                    if LAYER_ACT_TRAFFIC and LAYER_ACT_TRTLLM_FUSION and pytorch else ())
     return Replica(
         layers=model.num_hidden_layers, hidden=model.hidden_size, tp=tp, pp=pp, ep=ep,
         dense_bytes=dense_bytes, expert_bytes=expert_bytes, num_experts=e if moe else 0,
@@ -575,9 +642,11 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         overlap_seq=overlaps_output_processing(engine, pp=pp, enforce_eager=enforce_eager),
         moe_act_bytes=(moe_activation_bytes_per_token(model, gpu, engine=engine, weight_dtype=dtype, tp=tp, ep=ep)
                        if moe and MOE_ACT_TRAFFIC else 0.0),
-        layer_act_bytes=(layer_activation_bytes_per_token(model, gpu, engine=engine, weight_dtype=dtype, tp=tp)
+        layer_act_bytes=(sum(b * n for b, n in fused_passes) if fused_passes
+                         else layer_activation_bytes_per_token(model, gpu, engine=engine, weight_dtype=dtype, tp=tp)
                          if LAYER_ACT_TRAFFIC else 0.0),
-        layer_act_passes=(layer_activation_passes(model, gpu, engine=engine, weight_dtype=dtype, tp=tp)
+        layer_act_passes=((fused_passes or layer_activation_passes(model, gpu, engine=engine, weight_dtype=dtype,
+                                                                   tp=tp))
                           if LAYER_ACT_TRAFFIC and LAYER_ACT_L2 else ()),
         act_cache_bytes=activation_cache_bytes(gpu) if LAYER_ACT_TRAFFIC and LAYER_ACT_L2 else 0.0,
     )
