@@ -1493,6 +1493,15 @@ CHANGES_NEXT = (
     "to 12.4%** (its 15% target met on the held-out split), TTFT 30.3% to 32.6% (worse), output tok/s 17.3% to 17.1%, "
     "±25% share 59.9% to 61.6%; training TPOT 12.9% to 12.7%, TTFT 23.9% to 23.7%, output tok/s 13.5% to 13.8%, ±25% "
     "share 64.5% to 64.2%.",
+    "- **Session 14 (latency21): TensorRT-LLM's fusions read from its code (S8T), tried, not kept.** The performance "
+    "overview's runs used the PyTorch backend (`trtllm-bench --backend pytorch`, the 1.0 era), whose dense Llama fuses "
+    "the residual add, RMSNorm and FP8/NVFP4 quantisation into the all-reduce at TP > 1 (hidden size > 4,096) and "
+    "writes SiLU-and-mul's output as the next GEMM's FP8 input (`gated_mlp.py`); NIM 1.8.0's pre-built engines keep "
+    "S8's count (the `trtllm-build` defaults read: `reduce_fusion`, `norm_quant_fusion` off, `gemm_swiglu_plugin` "
+    "unset). Switch `LAYER_ACT_TRTLLM_FUSION`, off. Rule written before it ran (the same criterion (a) as S8L, the "
+    "published constants of the time): S8L with S8T 0.2742076 plus the unchanged hinge 0.4962 (the acceptance case "
+    "is NIM's engine): **not kept**, no refit. Held out, read after the decision: TPOT 15.4%, TTFT 30.3%, output "
+    "tok/s 17.3% to 15.2%, ±25% share 59.9% to 62.0% (docs/serving.md, session 14, latency21).",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
