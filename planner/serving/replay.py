@@ -215,8 +215,8 @@ KV_WATERMARK = 0.01
 """vLLM V0's ``BlockSpaceManager`` watermark (``watermark=0.01``): a prompt is admitted only while the free KV
 blocks less its own stay above 1% of the cache."""
 
-SGLANG_BURST_SPLIT = False
-"""SGLang's overlap loop with a burst (session 14, latency22, docs/serving.md; tried, not kept: off): in
+SGLANG_BURST_SPLIT = True
+"""SGLang's overlap loop with a burst (session 14, latency22, docs/serving.md; kept by its rule): in
 :func:`_replay_trace`, an idle SGLang engine starts its first prompt step with the first of the requests that arrived
 together (the rest enter the next step), and a prompt step's first tokens followed by another eager prompt step leave
 after that step's launch (:func:`next_launch_wait_s`). Off: an idle engine takes every arrived request into one step
@@ -308,7 +308,10 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
     """One run of :func:`trace_open_run` (or, with ``clients``, of :func:`trace_closed_run`, ``arrivals_s``
     ignored): appends its requests' ``(TTFT, 1)`` and ``(TPOT, count)`` pairs and returns
     ``(duration, peak running, peak waiting, ∫ running dt)``. ``outputs``: per-request output tokens (default
-    ``load.output_tokens`` for all)."""
+    ``load.output_tokens`` for all). SGLang with its overlap loop (:data:`SGLANG_BURST_SPLIT`, Q8b): an idle engine
+    starts with the first arrived request alone, and a prompt step's first tokens wait for the next step's launch
+    (:func:`planner.serving.schedule.first_token_delay_s` plus :func:`next_launch_wait_s` when that step is an eager
+    prompt step)."""
     r, sched = load.replica, load.schedule
     if KV_ADMISSION and load.kv_tokens and r.engine == "vllm-v0" and not sched.mixed:
         return _replay_trace_kv(load, arrivals_s, input_tokens, ttfts, tpots, outputs=outputs, clients=clients)
