@@ -216,11 +216,20 @@ KV_WATERMARK = 0.01
 blocks less its own stay above 1% of the cache."""
 
 SGLANG_BURST_SPLIT = True
-"""SGLang's overlap loop with a burst (session 14, latency22, docs/serving.md; kept by its rule): in
+"""SGLang's overlap loop with a burst (Q8b; session 14, latency22, docs/serving.md; kept by its rule): in
 :func:`_replay_trace`, an idle SGLang engine starts its first prompt step with the first of the requests that arrived
 together (the rest enter the next step), and a prompt step's first tokens followed by another eager prompt step leave
 after that step's launch (:func:`next_launch_wait_s`). Off: an idle engine takes every arrived request into one step
-and Q4' is the next step's fixed host part alone."""
+and Q4' is the next step's fixed host part alone.
+
+Read from SGLang 0.5.6 (``sglang-0.5.6-py3-none-any.whl``): ``Scheduler.event_loop_overlap`` polls
+``recv_requests`` (``zmq.NOBLOCK``) and ``get_new_batch_prefill`` batches whatever waits, with no minimum, so the
+first request of a burst to reach an idle scheduler is prefilled alone; its step runs without a CUDA graph and is
+launched on the scheduler's thread, while the rest of the burst (sent one ZMQ message per request by the
+``TokenizerManager``) queues for the next prompt step; ``SGLANG_DISABLE_CONSECUTIVE_PREFILL_OVERLAP`` (False,
+``srt/environ.py``) keeps ``process_batch_result`` of a prompt step after the next step's launch. Worked example
+(``tests/test_serving_burst.py``): three clients' 100-token prompts at 0, prompt steps of 50 ms (40 ms GPU part),
+``F`` = 40 ms, Q4' 2 ms, ``o_ttft`` 5 ms: TTFTs 97, 107 and 107 ms (off: 57 ms each)."""
 
 
 def next_launch_wait_s(r: Replica, *, body_s: float, eager_floor_s: float) -> float:
