@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from planner.serving.schedule import EngineSchedule, Load, engine_schedule, first_token_delay_s  # noqa: F401 (doctests)
-from planner.serving.step import step_time_s
+from planner.serving.step import Replica, step_parts, step_time_s
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -215,6 +215,48 @@ KV_WATERMARK = 0.01
 """vLLM V0's ``BlockSpaceManager`` watermark (``watermark=0.01``): a prompt is admitted only while the free KV
 blocks less its own stay above 1% of the cache."""
 
+SGLANG_BURST_SPLIT = True
+"""SGLang's overlap loop with a burst (Q8b; session 14, latency22, docs/serving.md; kept by its rule): in
+:func:`_replay_trace`, an idle SGLang engine starts its first prompt step with the first of the requests that arrived
+together (the rest enter the next step), and a prompt step's first tokens followed by another eager prompt step leave
+after that step's launch (:func:`next_launch_wait_s`). Off: an idle engine takes every arrived request into one step
+and Q4' is the next step's fixed host part alone.
+
+Read from SGLang 0.5.6 (``sglang-0.5.6-py3-none-any.whl``): ``Scheduler.event_loop_overlap`` polls
+``recv_requests`` (``zmq.NOBLOCK``) and ``get_new_batch_prefill`` batches whatever waits, with no minimum, so the
+first request of a burst to reach an idle scheduler is prefilled alone; its step runs without a CUDA graph and is
+launched on the scheduler's thread, while the rest of the burst (sent one ZMQ message per request by the
+``TokenizerManager``) queues for the next prompt step; ``SGLANG_DISABLE_CONSECUTIVE_PREFILL_OVERLAP`` (False,
+``srt/environ.py``) keeps ``process_batch_result`` of a prompt step after the next step's launch. Worked example
+(``tests/test_serving_burst.py``): three clients' 100-token prompts at 0, prompt steps of 50 ms (40 ms GPU part),
+``F`` = 40 ms, Q4' 2 ms, ``o_ttft`` 5 ms: TTFTs 97, 107 and 107 ms (off: 57 ms each)."""
+
+
+def next_launch_wait_s(r: Replica, *, body_s: float, eager_floor_s: float) -> float:
+    """How much longer a prompt step's first tokens wait when the next step also carries prompt tokens without a
+    CUDA graph (:data:`SGLANG_BURST_SPLIT`; SGLang 0.5.6 keeps its overlap for two prompt steps in a row,
+    ``SGLANG_DISABLE_CONSECUTIVE_PREFILL_OVERLAP`` False in ``srt/environ.py``, so ``process_batch_result`` of step
+    ``k`` runs after step ``k+1`` is launched): the next step's launch from Python, ``F = L·f_eager`` (MoE layers
+    twice, ``eager_layer_floor_s``), less the part of it that runs while this step's GPU work goes on past its own
+    launch (``b`` = this step's GPU part, :func:`planner.serving.step.step_parts`' body)::
+
+        wait = max(0, F − max(0, b − F))
+
+    ``eager_floor_s`` is ``F``. Worked example: a launch-bound step (``b = F`` = 40 ms) waits the whole 40 ms; a step
+    of ``b`` = 70 ms waits 10 ms; one of ``b`` ≥ 80 ms none.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=400, input_tokens=300,
+    ...                   engine="sglang", calibration=DERIVED)
+    >>> [round(next_launch_wait_s(r, body_s=b, eager_floor_s=0.04) * 1e3, 6) for b in (0.04, 0.07, 0.08, 0.2)]
+    [40.0, 10.0, 0.0, 0.0]
+    """
+    if not (r.eager_prefill or r.eager):
+        return 0.0
+    return max(0.0, eager_floor_s - max(0.0, body_s - eager_floor_s))
+
 
 def _replay_setup(load: Load, arrivals_s: list[float], input_tokens: list[int], clients: int | None
                   ) -> tuple[list[float], int, list[int], Callable[[int, int, int], float]]:
@@ -275,7 +317,10 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
     """One run of :func:`trace_open_run` (or, with ``clients``, of :func:`trace_closed_run`, ``arrivals_s``
     ignored): appends its requests' ``(TTFT, 1)`` and ``(TPOT, count)`` pairs and returns
     ``(duration, peak running, peak waiting, ∫ running dt)``. ``outputs``: per-request output tokens (default
-    ``load.output_tokens`` for all)."""
+    ``load.output_tokens`` for all). SGLang with its overlap loop (:data:`SGLANG_BURST_SPLIT`, Q8b): an idle engine
+    starts with the first arrived request alone, and a prompt step's first tokens wait for the next step's launch
+    (:func:`planner.serving.schedule.first_token_delay_s` plus :func:`next_launch_wait_s` when that step is an eager
+    prompt step)."""
     r, sched = load.replica, load.schedule
     if KV_ADMISSION and load.kv_tokens and r.engine == "vllm-v0" and not sched.mixed:
         return _replay_trace_kv(load, arrivals_s, input_tokens, ttfts, tpots, outputs=outputs, clients=clients)
@@ -303,6 +348,17 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
     # only requests that had arrived by then are in it; an idle engine schedules at once (busy_from None)
     lag = sched.async_scheduling
     busy_from: float | None = None
+    # SGLANG_BURST_SPLIT: the first tokens of the last prompt step, (requests, step end, Q4' delay, GPU part), held
+    # until the next step is known; F = the eager launch of a prompt step (L·f_eager, MoE layers twice)
+    split = SGLANG_BURST_SPLIT and lag and r.engine == "sglang"
+    held: list[tuple[list[int], float, float, float]] = []
+    floor_s = r.layers * (2.0 if r.num_experts else 1.0) * load.calibration.eager_layer_floor_s
+
+    def release_held(extra: float) -> None:
+        for idx, end, delay_s, _ in held:
+            ttfts.extend((o_ttft + end + delay_s + extra - arrivals_s[i], 1.0) for i in idx)
+        held.clear()
+
     while completed < n and guard < 4_000_000:
         guard += 1
         cut = busy_from if (lag and busy_from is not None) else t
@@ -310,6 +366,8 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
             arrived += 1
         running = decode + (admitted - done_prefill)
         admissible = min(arrived - admitted, cap - running)
+        if split and busy_from is None and running == 0:  # an idle SGLang loop: the first arrival starts a step alone
+            admissible = min(admissible, 1)
         if admissible > 0:
             admitted += admissible
             running += admissible
@@ -317,6 +375,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
         peak_waiting = max(peak_waiting, arrived - admitted)
         pending = admitted - done_prefill
         if pending == 0 and decode == 0:
+            release_held(0.0)
             if arrived >= n:
                 break
             if lag and busy_from is not None and arrivals_s[arrived] <= t + 1e-12:
@@ -341,6 +400,8 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
                 room = 0
             else:
                 break
+        if held:  # the previous prompt step's first tokens leave once this step is launched
+            release_held(next_launch_wait_s(r, body_s=held[0][3], eager_floor_s=floor_s) if p_tokens else 0.0)
         if p_tokens == 0:  # a decode-only stretch: jump to the next completion or arrival
             nxt = finishing[0][0] if finishing else dstep + 1
             dt = step(decode, 0, 0)
@@ -368,7 +429,12 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
         if finished:
             after = decode + sum(1 for i in range(done_prefill, j) if (o1s[i] if o1s is not None else o1) > 0)
             delay = first_token_delay_s(r, decode_seqs=after)
-            ttfts.extend((o_ttft + t + delay - arrivals_s[i], 1.0) for i in range(done_prefill, j))
+            if split:  # Q4' waits for the next step: held until it is known
+                body = step_parts(r, load.calibration, decode_seqs=float(d_now), prefill_tokens=float(p_tokens),
+                                  prefill_seqs=float(finished))[1]
+                held.append((list(range(done_prefill, j)), t, delay, body))
+            else:
+                ttfts.extend((o_ttft + t + delay - arrivals_s[i], 1.0) for i in range(done_prefill, j))
             if o1s is None:
                 groups = [(o1, finished)]
             else:
@@ -383,6 +449,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
                     order += 1
             done_prefill = j
         prefill_left = left
+    release_held(0.0)
     return max(t, 1e-12), peak_running, peak_waiting, area
 
 
