@@ -115,6 +115,27 @@ TRTLLM_BENCH_SETTINGS = True
 parallelism for the MoE models; session 11, docs/serving.md section 2)."""
 
 
+CUDA_GRAPH_PADDING = False
+"""Whether the TensorRT-LLM performance overview's points pad their decode-only steps to the CUDA-graph batch sizes
+of the overview's ``llm_options.yml`` (rule CG, :data:`planner.serving.step.TRTLLM_OVERVIEW_GRAPH_SIZES`,
+``performance(..., cuda_graph_batch_sizes=)``; session 14, latency24, docs/serving.md)."""
+
+
+def cuda_graph_batch_sizes(point: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """The CUDA-graph batch sizes a point's engine pads its decode-only steps to, or None: the overview's list for
+    ``trtllm-perf-overview`` points when :data:`CUDA_GRAPH_PADDING` is on (every run of the overview used
+    ``cuda_graph_config: {enable_padding: true, batch_sizes: [1, 2, 4, ..., 256, 384, 512, 1024, ..., 8192]}``).
+
+    >>> cuda_graph_batch_sizes({"id": "nim-benchmarking-perf/x"}) is None
+    True
+    """
+    from planner.serving.step import TRTLLM_OVERVIEW_GRAPH_SIZES
+
+    if CUDA_GRAPH_PADDING and str(point.get("id", "")).startswith("trtllm-perf-overview/"):
+        return TRTLLM_OVERVIEW_GRAPH_SIZES
+    return None
+
+
 def _round_up(value: float, step: int) -> int:
     return step * math.ceil(value / step)
 
@@ -698,7 +719,8 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   quantization=settings.get("quantization"),
                   eager_prefill=True if trtllm_pytorch_backend(point) else None,
                   checkpoint_recipe=checkpoint_recipe(point) if CHECKPOINT_RECIPE else None,
-                  max_seq_len_to_capture=_int(settings.get("max_seq_len_to_capture")))
+                  max_seq_len_to_capture=_int(settings.get("max_seq_len_to_capture")),
+                  cuda_graph_batch_sizes=cuda_graph_batch_sizes(point))
     kv_tokens = None
     if V1_PREFIX_CACHE and accelmark_prefix_cache(point) and replicas == 1:
         from planner.engines import normalize_engine

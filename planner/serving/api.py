@@ -143,7 +143,8 @@ def _parallel(spec: ModelSpec, tp: int, ep: int, dp: int) -> tuple[int, int]:
 def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache_dtype, input_tokens, output_tokens,
            cache_hit_rate, max_num_batched_tokens, max_num_seqs, calibration, max_model_len=None,
            chunked_prefill=None, ep=1, dp=1, enforce_eager=False, quantization=None,
-           checkpoint_recipe=None, eager_prefill=None, max_seq_len_to_capture=None) -> _Setup:
+           checkpoint_recipe=None, eager_prefill=None, max_seq_len_to_capture=None,
+           cuda_graph_batch_sizes=None) -> _Setup:
     spec, card = _specs(model, gpu)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
@@ -189,10 +190,17 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
 
     eager = enforce_eager or v0_decode_eager(key, context_tokens=i + o / 2.0,
                                              max_seq_len_to_capture=max_seq_len_to_capture)
+    graphs: tuple[int, ...] = ()
+    if cuda_graph_batch_sizes:  # rule CG: one rank's limits (attention DP splits the replica's over dp ranks)
+        from planner.serving.step import cuda_graph_sizes
+
+        graphs = cuda_graph_sizes(tuple(int(g) for g in cuda_graph_batch_sizes),
+                                  max_batch_size=float(sched.max_num_seqs) / dp,
+                                  max_num_tokens=float(sched.budget_tokens) / dp)
     replica = build_replica(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=wd, kv_cache_dtype=kd,
                             context_tokens=i + o / 2.0, input_tokens=i, cached_tokens=cached, engine=key,
                             calibration=cal, enforce_eager=eager, quantization=quantization,
-                            checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill)
+                            checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill, graph_sizes=graphs)
     max_running = min(float(sched.max_num_seqs), kv_running) / pp
     load = sch.Load(replica=replica, calibration=cal, schedule=sched, input_tokens=max(i - cached, 1.0),
                     output_tokens=o, max_running=max_running, kv_tokens=kv_tokens / pp)
@@ -257,7 +265,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 lengths: tuple[list[int], list[int]] | None = None, enforce_eager: bool = False,
                 quantization: str | None = None, checkpoint_recipe: str | None = None,
                 eager_prefill: bool | None = None,
-                max_seq_len_to_capture: int | None = None) -> ServingResult:
+                max_seq_len_to_capture: int | None = None,
+                cuda_graph_batch_sizes: tuple[int, ...] | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
     replayed step by step as :func:`planner.serving.replay.trace_closed_run` with every request of the same
@@ -281,7 +290,10 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     that carry prompt tokens run without CUDA graphs (None: the engine's default; True for TensorRT-LLM's PyTorch
     backend, :data:`planner.serving.step.EAGER_PREFILL`). ``max_seq_len_to_capture``: vLLM V0's engine argument
     (None: its default, 8,192); a V0 replica whose mean decode context exceeds it decodes without CUDA graphs
-    (:func:`planner.serving.step.v0_decode_eager`)."""
+    (:func:`planner.serving.step.v0_decode_eager`). ``cuda_graph_batch_sizes``: TensorRT-LLM's PyTorch backend with
+    ``cuda_graph_config.enable_padding`` and these ``batch_sizes`` (rule CG): a decode-only step runs its GEMMs and
+    collectives at the padded batch (:func:`planner.serving.step.cuda_graph_sizes`,
+    :func:`planner.serving.step.padded_decode_tokens`); None, no padding."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
@@ -290,7 +302,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                max_num_seqs=max_num_seqs, calibration=calibration, max_model_len=max_model_len,
                chunked_prefill=chunked_prefill, ep=ep, dp=dp, enforce_eager=enforce_eager,
                quantization=quantization, checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill,
-               max_seq_len_to_capture=max_seq_len_to_capture)
+               max_seq_len_to_capture=max_seq_len_to_capture, cuda_graph_batch_sizes=cuda_graph_batch_sizes)
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None

@@ -477,6 +477,70 @@ class Replica:
     layer_act_bytes: float = 0.0  # every layer's non-GEMM activation traffic per token per GPU (S8)
     layer_act_passes: tuple[tuple[float, int], ...] = ()  # S8L: S8's passes (bytes a token, count), counted
     act_cache_bytes: float = 0.0  # S8L: the cache each pass is counted against (activation_cache_bytes)
+    graph_sizes: tuple[int, ...] = ()  # CG: per-rank CUDA-graph batch sizes a decode-only batch is padded to
+
+
+def cuda_graph_sizes(batch_sizes: tuple[int, ...] | list[int], *, max_batch_size: float,
+                     max_num_tokens: float) -> tuple[int, ...]:
+    """The CUDA-graph batch sizes TensorRT-LLM's PyTorch backend keeps with padding on (rule CG, docs/serving.md,
+    session 14, latency24): ``_filter_cuda_graph_batch_sizes`` of ``tensorrt_llm/_torch/pyexecutor/model_engine.py``
+    (1.0 era) keeps the listed sizes ``≤ c = min(max_batch_size, max_num_tokens)`` (no draft tokens) and, because
+    padding is on, adds ``c`` itself when a listed size exceeds it and ``c`` is not already the last one kept
+("padding to max_cuda_graph_bs is acceptable")::
+
+        G' = [g in G : g <= c] + ([c] if any g > c and c not in G)
+
+    Both limits are one rank's (with attention DP, the replica's divided by its ``dp`` ranks).
+
+    Worked example: the TensorRT-LLM overview's list with Llama-3.1-405B's trtllm-bench limits on 8 H100s at
+    1,000/2,000 tokens (``max_batch_size`` 384, ``max_num_tokens`` 2,048): ``c`` = 384, and 384 is itself listed.
+
+    >>> cuda_graph_sizes(TRTLLM_OVERVIEW_GRAPH_SIZES, max_batch_size=384, max_num_tokens=2048)[-3:]
+    (128, 256, 384)
+    >>> cuda_graph_sizes(TRTLLM_OVERVIEW_GRAPH_SIZES, max_batch_size=1792, max_num_tokens=2792)[-3:]
+    (512, 1024, 1792)
+    """
+    cap = int(min(max_batch_size, max_num_tokens))
+    if cap < 1:
+        return ()
+    kept = [int(g) for g in sorted(batch_sizes) if g <= cap]
+    if any(g > cap for g in batch_sizes) and (not kept or kept[-1] != cap):
+        kept.append(cap)
+    return tuple(kept)
+
+
+TRTLLM_OVERVIEW_GRAPH_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 1024, 2048, 4096, 8192)
+"""``cuda_graph_config.batch_sizes`` of the ``llm_options.yml`` every run of TensorRT-LLM's performance overview used,
+with ``enable_padding: true`` (NVIDIA/TensorRT-LLM ``docs/source/performance/perf-overview.md`` at 00f37686,
+"Reproducing Benchmarked Results", for dense and MoE models alike)."""
+
+
+def padded_decode_tokens(decode_seqs: float, sizes: tuple[int, ...], *, dp: int = 1) -> float:
+    """Tokens a decode-only step of ``decode_seqs`` sequences runs through its GEMMs and collectives when the engine
+    pads it to a CUDA-graph batch size (rule CG): each of the ``dp`` attention ranks holds ``b = ⌈d/dp⌉`` (the replica
+    splits sequences evenly; TensorRT-LLM pads every rank to the largest rank's batch, ``tp_allgather`` in
+    ``_get_padded_batch``) padded to the smallest kept size ``b' ≥ b`` by repeating one dummy generation request::
+
+        M' = dp·b',   b' = min{g in sizes : g >= ⌈d/dp⌉}   (d itself when no size is given or none is large enough)
+
+    Worked example: 259 sequences on one rank with the overview's sizes capped at 384 run as 384 tokens; 1,500 over
+    8 attention-DP ranks are 188 a rank, padded to 256: 2,048 tokens.
+
+    >>> g = cuda_graph_sizes(TRTLLM_OVERVIEW_GRAPH_SIZES, max_batch_size=384, max_num_tokens=2048)
+    >>> padded_decode_tokens(259, g), padded_decode_tokens(384, g), padded_decode_tokens(259, ())
+    (384.0, 384.0, 259)
+    >>> padded_decode_tokens(1500, cuda_graph_sizes(TRTLLM_OVERVIEW_GRAPH_SIZES, max_batch_size=1792,
+    ...                                              max_num_tokens=2792), dp=8)
+    2048.0
+    """
+    if not sizes or decode_seqs <= 0:
+        return decode_seqs
+    ranks = max(int(dp), 1)
+    per_rank = math.ceil(decode_seqs / ranks - 1e-9)
+    for g in sizes:
+        if g >= per_rank:
+            return float(ranks * g)
+    return decode_seqs
 
 
 def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
@@ -545,7 +609,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
                   input_tokens: float, cached_tokens: float = 0.0, engine: str = "vllm",
                   calibration: Calibration, enforce_eager: bool = False,
                   quantization: str | None = None, checkpoint_recipe: str | None = None,
-                  eager_prefill: bool | None = None) -> Replica:
+                  eager_prefill: bool | None = None, graph_sizes: tuple[int, ...] = ()) -> Replica:
     """The per-step constants of ``model`` on ``tp × pp`` ``gpu`` for requests of ``input_tokens`` (of which
     ``cached_tokens`` hit the prefix cache) decoding at average ``context_tokens``.
 
@@ -573,7 +637,9 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     (:data:`DEQUANT_BYTES_PER_PARAM`; dense models only).
     ``checkpoint_recipe`` (FP8/INT8 weights only): the :func:`unquantized_params` ``P_16`` of the checkpoint stay in
     16 bits, so a step reads ``P_16·(2 − 1 B)/tp`` more and the GEMMs run at the blend of the two peaks,
-    ``F_peak = 1/((1 − s)/F_8 + s/F_16)`` with ``s = P_16/P_body``.
+    ``F_peak = 1/((1 − s)/F_8 + s/F_16)`` with ``s = P_16/P_body``. ``graph_sizes`` (rule CG,
+    :func:`cuda_graph_sizes`): the per-rank CUDA-graph batch sizes a decode-only step is padded to
+    (:func:`padded_decode_tokens`); empty, no padding.
 
     >>> from planner.catalog import get_gpu, get_model
     >>> from planner.serving.calibration import DERIVED
@@ -649,6 +715,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
                                                                    tp=tp))
                           if LAYER_ACT_TRAFFIC and LAYER_ACT_L2 else ()),
         act_cache_bytes=activation_cache_bytes(gpu) if LAYER_ACT_TRAFFIC and LAYER_ACT_L2 else 0.0,
+        graph_sizes=tuple(int(g) for g in graph_sizes),
     )
 
 
@@ -685,7 +752,10 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     if m <= 0:
         return 0.0, 0.0, 0.0
     sampled = d + prefill_seqs
-    host = r.seq_s * sampled
+    host = r.seq_s * sampled  # the real sequences only (CG's padding repeats a dummy request on the GPU)
+    routed = m  # tokens that pick experts (CG's dummy rows repeat one token: its k experts, counted as none)
+    if r.graph_sizes and p <= 0:  # CG: a decode-only batch runs at its padded CUDA-graph size
+        m = sampled = padded_decode_tokens(d, r.graph_sizes, dp=r.dp)
     eff = cal.gemm_eff * m / (m + cal.gemm_half_tokens) * r.quant_kernel_eff
     flops = r.body_flops_per_token * m + r.head_flops_per_token * sampled
     compute = flops / (r.peak_flops_per_s * eff * r.vendor_eff)
@@ -694,7 +764,7 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
         read += r.dequant_bytes
     if r.num_experts:
         e, k = r.num_experts, r.experts_per_token
-        touched = min(e * (1 - (1 - k / e) ** m), k * m, e)  # latency.experts_touched, unchecked
+        touched = min(e * (1 - (1 - k / e) ** routed), k * routed, e)  # latency.experts_touched, unchecked
         read += touched * r.expert_bytes
         per_expert_tokens = m * r.experts_per_token / max(touched, 1.0)
         eff_e = cal.moe_eff * cal.gemm_eff * per_expert_tokens / (per_expert_tokens + cal.gemm_half_tokens)
