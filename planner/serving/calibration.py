@@ -45,6 +45,7 @@ class Calibration:
       al. 2024, arXiv 2407.08608);
     - ``moe_eff``: grouped-GEMM efficiency of MoE experts relative to a dense GEMM of the same shape;
     - ``w4_kernel_eff``: weight-only 4-bit kernels (Marlin/Machete) relative to a 16-bit GEMM, compute-bound part;
+      on vLLM V0 also its weight-only 8-bit GEMMs, the same kernels (``planner.serving.step.weight_only_mixed_input``);
     - ``step_overhead_s``: fixed time of one engine step (scheduling, input preparation, kernel launches,
       sampling) per engine; ``tp_overhead_s``: extra per step and per doubling of the GPUs of a replica
       (``o_tp·log2(tp·pp)``: broadcast of the scheduler output to the workers, synchronisation), per engine;

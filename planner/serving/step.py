@@ -151,6 +151,46 @@ PCIE_GEN4_BYTES_PER_S_BIDIR = 64e9
 _W4 = ("int4", "awq", "gptq", "int4-awq", "int4-gptq")
 _FP4 = latency.FP4_WEIGHT_DTYPES
 
+W8_WEIGHT_ONLY_KERNEL_EFF = True
+"""Whether vLLM V0's weight-only 8-bit GEMMs take ``w4_kernel_eff`` on their compute-bound part, as its weight-only
+4-bit ones do (:func:`weight_only_mixed_input`; session 14, latency23, docs/serving.md; kept by its rule: training
+loss 0.2684557 to 0.2679510, hinge 0). False gives the model before it (full 16-bit GEMM efficiency for ``w8a16``
+and for FP8 without FP8 tensor cores)."""
+
+
+def weight_only_mixed_input(engine: str, gpu: GpuSpec, weight_dtype: str) -> bool:
+    """Whether an 8-bit checkpoint runs vLLM V0's weight-only mixed-input kernels (Marlin or Machete: 8-bit weights
+    dequantised inside a 16-bit tensor-core GEMM), read from vLLM 0.7.3
+    (``vllm/model_executor/layers/quantization/``):
+
+    - FP8 on an NVIDIA GPU without FP8 tensor cores (capability < 8.9: the A100s): ``Fp8LinearMethod`` sets
+      ``use_marlin = not current_platform.has_device_capability(89)`` and runs ``ops.fp8_marlin_gemm``
+      (``utils/marlin_utils_fp8.py``); a compressed-tensors FP8 checkpoint falls back to
+      ``CompressedTensorsW8A16Fp8``, the same call;
+    - W8A16 (INT8 weights, ``CompressedTensorsWNA16``, ``uint8b128``) on any NVIDIA GPU: ``choose_mp_linear_kernel``
+      takes the first of ``[MacheteLinearKernel, MarlinLinearKernel, ExllamaLinearKernel]`` that implements it
+      (Machete from capability 9.0, Marlin below).
+
+    Those are the kernels W4A16 runs, so with :data:`W8_WEIGHT_ONLY_KERNEL_EFF` the GEMM efficiency of such a step
+    is ``eff(M) = gemm_eff·M/(M + M½)·w4_kernel_eff`` (S3's compute-bound part; the memory-bound part reads 1 byte
+    a weight as before). vLLM V1 (0.8+) and the other engines are not covered (their kernel lists were not read).
+
+    Worked example: Llama-3.1-8B W8A16 on one A100 80GB, a 280-token prompt step, a ``gemm_eff`` of 0.7, ``M½`` 64
+    and the published ``w4_kernel_eff`` 0.889: ``eff = 0.7·280/344·0.889 = 0.507`` instead of 0.570, so the step's
+    compute part ``13.96e9·280/(312e12·eff)`` is 24.7 ms instead of 22.0 ms (×1/0.889 = 1.125).
+
+    >>> from planner.catalog import get_gpu
+    >>> a100, h100 = get_gpu("a100-80gb-sxm"), get_gpu("h100-sxm")
+    >>> weight_only_mixed_input("vllm-v0", a100, "fp8"), weight_only_mixed_input("vllm-v0", h100, "fp8")
+    (True, False)
+    >>> weight_only_mixed_input("vllm-v0", h100, "w8a16"), weight_only_mixed_input("vllm", a100, "w8a16")
+    (True, False)
+    """
+    if engine != "vllm-v0" or str(gpu.vendor).upper() != "NVIDIA":
+        return False
+    name = str(weight_dtype).strip().lower()
+    return name == "w8a16" or (name == "fp8" and not gpu.fp8_flops_per_s)
+
 
 MOE_ACT_TRAFFIC = True
 """Whether a step counts the MoE layers' routed-token activation traffic (S7, :func:`moe_activation_bytes_per_token`;
@@ -672,6 +712,8 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
                             "or mxfp4")
     has_fp4 = bool(getattr(gpu, "fp4_flops_per_s", None))
     if dtype in _W4 or (dtype in _FP4 and not has_fp4):
+        quant = calibration.w4_kernel_eff
+    elif W8_WEIGHT_ONLY_KERNEL_EFF and weight_only_mixed_input(engine, gpu, dtype):
         quant = calibration.w4_kernel_eff
     else:
         quant = calibration.fp4_eff if dtype in _FP4 else 1.0
