@@ -1554,6 +1554,16 @@ CHANGES_NEXT = (
     "31.0%, TPOT 12.4% to 13.7% (worse; its 15% target still met), output tok/s 17.1% to 17.5% (worse), ±25% share "
     "62.0% to 63.0%. Still missed: TTFT 31.0% against 25%, output tok/s 17.5% against 15%, 63.0% within ±25% against "
     "70%. No sample moved (`tools/regenerate` changed docs/accuracy.md only).",
+    "- **Session 14 (latency24): TensorRT-LLM's CUDA-graph padding of decode batches (CG), tried, not kept.** "
+    "Diagnosed on the training split: output tok/s at TP > 1 is predicted too fast (median +6.9%, TP1 +1.3%), "
+    "TensorRT-LLM's overview on Hopper at TP >= 4 most (H100 TP8 +15.4%, TP4 +20.9%), not on Blackwell. Read from "
+    "TensorRT-LLM 1.0-era `model_engine.py` (`_filter_cuda_graph_batch_sizes`, `_get_padded_batch`) and the overview's "
+    "run options (graph batch sizes 1, 2, 4, ..., 8,192): a decode-only batch is padded to the next kept graph size, "
+    "its GEMMs, LM head and collectives run at the padded count (`accuracy.CUDA_GRAPH_PADDING`, off; "
+    "`step.padded_decode_tokens`). No new constant. Rule written before it ran: keep if the training loss with the "
+    "hinge falls below 0.2684557. 0.2687860, hinge 0: **not kept** (the Blackwell and TP1/TP2 rows, fitted without "
+    "padding, lost more than the Hopper rows gained). Held out, read after the decision: output tok/s 17.1% to 15.6%, "
+    "±25% share 62.0% to 63.0%, TPOT and TTFT unchanged (docs/serving.md, session 14, latency24).",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
