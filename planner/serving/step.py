@@ -316,30 +316,8 @@ def layer_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: 
     >>> layer_activation_bytes_per_token(m, g, engine="vllm", weight_dtype="fp8")
     8060928.0
     """
-    h = float(model.hidden_size)
-    a = activation_quant_bytes(gpu, weight_dtype)
-
-    def quant(x: float) -> float:
-        return (2.0 + a) * x if a is not None else 0.0
-
-    n_q, n_kv = float(model.num_attention_heads), float(model.num_key_value_heads)
-    d = float(model.head_dim or model.hidden_size // model.num_attention_heads)
-    out = n_q * float(model.v_head_dim or d) / tp
-    if model.kv_lora_rank and model.qk_rope_head_dim:  # MLA: RoPE on the decoupled rope dims, one shared key head
-        rope = (n_q / tp + 1.0) * float(model.qk_rope_head_dim)
-    else:
-        rope = (n_q + max(n_kv, float(tp))) * d / tp
-    attn_side = 0.0 if engine == "trtllm" else quant(out) + 4.0 * rope
-    e, k = model.num_experts or 0, model.num_experts_per_tok or 0
-    moe = model.architecture == "moe" and e > k > 0
-    layers = model.num_hidden_layers
-    moe_layers = (len(model.moe_layers) or layers) if moe else 0
-    dense_width = float(model.dense_intermediate_size or model.intermediate_size or 0) / tp
-    shared_width = float(model.shared_expert_intermediate_size or 0) / tp if moe else 0.0
-    common = 8 * h + quant(h) + 8 * h + attn_side
-    dense = common + quant(h) + 6 * dense_width + quant(dense_width)
-    moe_layer = common + (6 * shared_width + quant(shared_width) if shared_width else 0.0)
-    return (layers - moe_layers) * dense + moe_layers * moe_layer
+    # the same passes S8L counts one at a time (layer_activation_passes), summed: one account of S8's traffic
+    return sum(b * n for b, n in layer_activation_passes(model, gpu, engine=engine, weight_dtype=weight_dtype, tp=tp))
 
 
 LAYER_ACT_L2 = False
