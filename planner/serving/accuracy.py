@@ -1569,8 +1569,8 @@ CHANGES_NEXT = (
     "rounds, SGLang's fixed step held: R 0.2674097 (−0.20%), R+CG 0.2669862 (−0.36%), hinge 0 in both: neither "
     "qualifies. Held out, read after the decision: R TPOT 12.7%, TTFT 32.8%, output tok/s 17.1%, 62.7% within ±25%; "
     "R+CG 12.2%, 32.4%, 15.3%, 62.7%. Also this session (latency25, docs only): the AccelMark hosts' CPUs do not "
-    "explain vLLM V0's slow-host residuals (the same CPU model gives opposite residuals; no citable single-thread figure), "
-    "so nothing was built.",
+    "explain vLLM V0's slow-host residuals (the same CPU model gives opposite residuals; no citable single-thread "
+    "figure), so nothing was built.",
     "- Net effect of session 14 on the held-out split (main after the refit, latency22 and latency23; S8L, S8T, CG and "
     "the later refits not published): TPOT 15.4% to 13.7% (its 15% target met on the held-out split), TTFT 30.3% to "
     "31.0%, output tok/s 17.3% to 17.5%, ±25% share 59.9% to 63.0%; training loss 0.2749068 to 0.2679510. Still "
