@@ -394,7 +394,9 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
                 finished += 1
                 j += 1
                 left = lens[j] if j < n else 0
-            elif sched.mixed or j == done_prefill:  # a chunk: of the oldest prompt, or of the next on mixed engines
+            elif (sched.mixed and not sched.whole_prompts) or j == done_prefill:
+                # a chunk: of the oldest prompt, or of the next on mixed engines (rule W, TensorRT-LLM without
+                # chunking: none of the next; its scheduler stops at the first prompt that does not fit)
                 p_tokens += room
                 left -= room
                 room = 0

@@ -17,6 +17,9 @@ uncached prompt tokens and ``O`` output tokens each (``O−1`` decode steps afte
     TTFT += a·t_d   vLLM V1 with async scheduling (0.20+, :func:`async_scheduling_default`): the step after the one
            in flight is already scheduled, so a new request waits for it too                                (Q4'')
 
+TensorRT-LLM without context chunking (rule W, :data:`TRTLLM_WHOLE_CONTEXTS`): ``p_m`` grows only to the whole
+prompts that fit, ``p_m = min(k·I_u, max(I_u, X·I_u·t_m))``, ``k = ⌊(budget − d)/I_u⌋`` (:func:`whole_prompt_room`).
+
 ``a`` is the share of arrivals a request sees from others: 1 for Poisson arrivals (PASTA), ``(N−1)/N`` for ``N``
 closed-loop clients (a client's own next prompt arrives only after its request is done).
 
@@ -91,6 +94,37 @@ SGLANG_OVERLAP_ADMISSION = True
 (:func:`async_scheduling_default`; session 12, docs/serving.md); off, SGLang admits at the next step."""
 
 
+TRTLLM_WHOLE_CONTEXTS = False
+"""Rule W (session 14, latency26, docs/serving.md): TensorRT-LLM without context chunking (its default) puts only
+whole prompts in a step, FCFS, and stops at the first that does not fit (:func:`whole_prompt_room`); off, a mixed
+TensorRT-LLM step may carry a chunk of the next prompt as vLLM V1's does."""
+
+
+def whole_prompt_room(room: float, prompt_tokens: float, *, dp: int = 1) -> float:
+    """The prompt tokens a step of TensorRT-LLM without context chunking can carry, in whole prompts of
+    ``prompt_tokens`` each, when ``room`` tokens of ``max_num_tokens`` are left after the decoding sequences (rule W).
+
+    ``MicroBatchScheduler::operator()`` (``cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp``, the
+    ``!mCtxChunkConfig`` branch) charges a context request its whole prompt and stops (``break``) at the first that
+    would exceed ``maxNumTokens``; with attention data parallelism each of the ``dp`` ranks schedules its own share
+    (``room/dp``)::
+
+        p_max = dp · ⌊(room/dp) / I_u⌋ · I_u      when that is at least I_u, else room (a prompt longer than the
+                                                   room: outside what an unchunked engine accepts; kept chunked)
+
+    Worked example: 8,192 − 25 = 8,167 tokens of room and 5,000-token prompts fit one prompt, 5,000 tokens;
+    2,000-token prompts fit four, 8,000 tokens; with ``dp = 2`` each rank's 4,083.5 fits two, 8,000 in all.
+
+    >>> whole_prompt_room(8167, 5000), whole_prompt_room(8167, 2000), whole_prompt_room(8167, 2000, dp=2)
+    (5000.0, 8000.0, 8000.0)
+    >>> whole_prompt_room(3000, 5000)  # longer than the room: unchanged
+    3000.0
+    """
+    dp = max(int(dp), 1)
+    k = math.floor((room / dp) / prompt_tokens + 1e-9) if prompt_tokens > 0 else 0
+    return float(dp * k * prompt_tokens) if k >= 1 else float(room)
+
+
 def async_scheduling_default(engine: str, *, engine_version: str | None, pp: int = 1) -> bool:
     """Whether ``engine`` (a :func:`planner.engines.normalize_engine` key) at ``engine_version`` schedules
     asynchronously by default: vLLM V1 from :data:`ASYNC_SCHEDULING_SINCE`, without pipeline parallelism (which
@@ -133,6 +167,7 @@ class EngineSchedule:
     mixed: bool
     source: str
     async_scheduling: bool = False
+    whole_prompts: bool = False  # rule W: only whole prompts enter a step (TensorRT-LLM without context chunking)
 
 
 def engine_schedule(engine: str, *, gpu_big: bool, gpu_gib: float, max_position: int | None,
@@ -148,7 +183,8 @@ def engine_schedule(engine: str, *, gpu_big: bool, gpu_gib: float, max_position:
       (:func:`planner.engines.sglang.sglang_chunked_prefill_size`), prefill
       batches run without the decode batch (``enable_mixed_chunk`` off by default); running requests KV-limited.
     - TensorRT-LLM (``trtllm-serve``/``trtllm-bench``): in-flight batching, context and generation in one step,
-      ``max_num_tokens`` 8192, ``max_batch_size`` 2048.
+      ``max_num_tokens`` 8192, ``max_batch_size`` 2048; without context chunking (``chunked_prefill`` not True: the
+      executor's default) and with :data:`TRTLLM_WHOLE_CONTEXTS`, only whole prompts enter a step (rule W).
 
     >>> engine_schedule("vllm", gpu_big=True, gpu_gib=79.6, max_position=131072).budget_tokens
     8192
@@ -181,6 +217,9 @@ def engine_schedule(engine: str, *, gpu_big: bool, gpu_gib: float, max_position:
                                max_num_seqs=int(max_num_seqs or sched.max_num_seqs),
                                mixed=sched.mixed,
                                source=sched.source + " (overridden)")
+    if TRTLLM_WHOLE_CONTEXTS and engine == "trtllm" and chunked_prefill is not True:
+        sched = dataclasses.replace(sched, whole_prompts=True,
+                                    source=sched.source + " (whole contexts: enableChunkedContext false)")
     if async_scheduling:
         sched = dataclasses.replace(sched, async_scheduling=True, source=sched.source + " (async scheduling)")
     return sched
@@ -239,6 +278,7 @@ def state(load: Load, *, d: float) -> State:
         return State(decode_batch=d, requests_per_s=0.0, tpot_s=math.inf, ttft_s=math.inf, ttft_service_s=math.inf,
                      prefill_share=1.0, decode_step_s=t_d, mixed_step_s=math.inf, running=d, valid=False)
     p_m = min(room, iu)
+    p_top = whole_prompt_room(room, iu, dp=r.dp) if sched.whole_prompts else room  # rule W: whole prompts only
     x = 0.0
     t_m = tau = t_d
     for _ in range(3):  # p_m depends on the arrivals during a mixed step
@@ -249,7 +289,7 @@ def state(load: Load, *, d: float) -> State:
         if sched.mixed and d * iu / (o1 * p_m) > 1.0:  # every step carries prompts
             tau = max(tau, t_m)
         x = d / (o1 * tau) if tau > 0 else 0.0
-        grown = min(room, max(iu, x * iu * t_m))
+        grown = min(p_top, max(iu, x * iu * t_m))
         if abs(grown - p_m) <= 1e-6 * p_m:
             break
         p_m = grown
