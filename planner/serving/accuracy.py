@@ -1571,6 +1571,15 @@ CHANGES_NEXT = (
     "R+CG 12.2%, 32.4%, 15.3%, 62.7%. Also this session (latency25, docs only): the AccelMark hosts' CPUs do not "
     "explain vLLM V0's slow-host residuals (the same CPU model gives opposite residuals; no citable single-thread "
     "figure), so nothing was built.",
+    "- **Session 14 (latency26): TensorRT-LLM's whole-context admission (rule W), kept.** NIM 1.8.0's c25/c50 TTFT "
+    "(−33%, −28% on the training split) decomposed: the one-5,000-token-context-per-step queue is already Q4's M/D/1 "
+    "term (110 and 202 ms), so the gap is not it. Read from TensorRT-LLM's `microBatchScheduler.cpp`: without context "
+    "chunking (`enableChunkedContext` false by default) a step takes whole prompts FCFS and stops at the first that "
+    "does not fit; the replays chunked the next prompt instead (`schedule.TRTLLM_WHOLE_CONTEXTS`, "
+    "`whole_prompt_room`). No constant, no refit. Rule written before it ran: keep if the training loss with the "
+    "hinge falls below 0.2679510. 0.2672570, hinge 0: kept; 129 training points move (TensorRT-LLM overview offline "
+    "replays, one DeepSeek-R1 blog point), the NIM rows do not. Held out, read after the decision: output tok/s "
+    "17.5% to 17.4%, TPOT 13.7%, TTFT 31.0% and the ±25% share 63.0% unchanged.",
     "- Net effect of session 14 on the held-out split (main after the refit, latency22 and latency23; S8L, S8T, CG and "
     "the later refits not published): TPOT 15.4% to 13.7% (its 15% target met on the held-out split), TTFT 30.3% to "
     "31.0%, output tok/s 17.3% to 17.5%, ±25% share 59.9% to 63.0%; training loss 0.2749068 to 0.2679510. Still "

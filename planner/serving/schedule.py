@@ -94,7 +94,7 @@ SGLANG_OVERLAP_ADMISSION = True
 (:func:`async_scheduling_default`; session 12, docs/serving.md); off, SGLang admits at the next step."""
 
 
-TRTLLM_WHOLE_CONTEXTS = False
+TRTLLM_WHOLE_CONTEXTS = True
 """Rule W (session 14, latency26, docs/serving.md): TensorRT-LLM without context chunking (its default) puts only
 whole prompts in a step, FCFS, and stops at the first that does not fit (:func:`whole_prompt_room`); off, a mixed
 TensorRT-LLM step may carry a chunk of the next prompt as vLLM V1's does."""
