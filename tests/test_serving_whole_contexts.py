@@ -28,7 +28,7 @@ from planner.serving.step import build_replica
     (3000, 5000, 1, 3000.0),   # longer than the room: unchanged (chunked as before)
 ])
 def test_whole_prompt_room(room, prompt, dp, expected):
-    assert sch.whole_prompt_room(room, prompt, dp=dp) == pytest.approx(expected)
+    assert sch.whole_prompt_room(room, prompt_tokens=prompt, dp=dp) == pytest.approx(expected)
 
 
 def _schedule(monkeypatch, on: bool, **kw):

@@ -100,7 +100,7 @@ whole prompts in a step, FCFS, and stops at the first that does not fit (:func:`
 TensorRT-LLM step may carry a chunk of the next prompt as vLLM V1's does."""
 
 
-def whole_prompt_room(room: float, prompt_tokens: float, *, dp: int = 1) -> float:
+def whole_prompt_room(room: float, *, prompt_tokens: float, dp: int = 1) -> float:
     """The prompt tokens a step of TensorRT-LLM without context chunking can carry, in whole prompts of
     ``prompt_tokens`` each, when ``room`` tokens of ``max_num_tokens`` are left after the decoding sequences (rule W).
 
@@ -115,9 +115,10 @@ def whole_prompt_room(room: float, prompt_tokens: float, *, dp: int = 1) -> floa
     Worked example: 8,192 − 25 = 8,167 tokens of room and 5,000-token prompts fit one prompt, 5,000 tokens;
     2,000-token prompts fit four, 8,000 tokens; with ``dp = 2`` each rank's 4,083.5 fits two, 8,000 in all.
 
-    >>> whole_prompt_room(8167, 5000), whole_prompt_room(8167, 2000), whole_prompt_room(8167, 2000, dp=2)
+    >>> (whole_prompt_room(8167, prompt_tokens=5000), whole_prompt_room(8167, prompt_tokens=2000),
+    ...  whole_prompt_room(8167, prompt_tokens=2000, dp=2))
     (5000.0, 8000.0, 8000.0)
-    >>> whole_prompt_room(3000, 5000)  # longer than the room: unchanged
+    >>> whole_prompt_room(3000, prompt_tokens=5000)  # longer than the room: unchanged
     3000.0
     """
     dp = max(int(dp), 1)
@@ -278,7 +279,8 @@ def state(load: Load, *, d: float) -> State:
         return State(decode_batch=d, requests_per_s=0.0, tpot_s=math.inf, ttft_s=math.inf, ttft_service_s=math.inf,
                      prefill_share=1.0, decode_step_s=t_d, mixed_step_s=math.inf, running=d, valid=False)
     p_m = min(room, iu)
-    p_top = whole_prompt_room(room, iu, dp=r.dp) if sched.whole_prompts else room  # rule W: whole prompts only
+    # rule W: whole prompts only
+    p_top = whole_prompt_room(room, prompt_tokens=iu, dp=r.dp) if sched.whole_prompts else room
     x = 0.0
     t_m = tau = t_d
     for _ in range(3):  # p_m depends on the arrivals during a mixed step
