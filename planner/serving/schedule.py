@@ -47,6 +47,9 @@ from planner.serving.step import Replica, step_time_s
 
 BISECTION_STEPS = 36
 """Bisection steps over the decode batch (resolution ``2^-36`` of the range)."""
+BRACKET = 2.1e-3
+"""Just past the bisection's final bracket, relatively: :func:`_bisect` stops once ``top − lo ≤ 0.002·top``, i.e.
+``top ≤ lo/(1 − 0.002) = lo·1.002004``, so ``lo·(1 + BRACKET)`` lies beyond it (:func:`closed_loop`'s check)."""
 
 DEFERRED_FIRST_TOKEN = frozenset({"vllm-v0", "sglang"})
 """Engines that hand out a step's sampled tokens only after the next step is scheduled and launched (Q4'):
@@ -396,7 +399,24 @@ def closed_loop(load: Load, *, clients: float) -> tuple[State, float]:
     hi = upper_batch(load)
     st = _bisect(load, lambda s: n_of(s) <= clients, hi)
     n = n_of(st)
-    if n < clients * (1 - 1e-3) and st.requests_per_s > 0:  # capped: the rest wait to be admitted
+    if n < clients * (1 - 1e-3) and st.requests_per_s > 0:
+        # a shortfall within the bisection's bracket (0.2% of d) is its tolerance, not clients waiting: only a
+        # state just past the bracket that is invalid (prompts no longer fit) or still short, or the running cap,
+        # means the rest wait to be admitted
+        d_up = st.decode_batch * (1 + BRACKET) + 1e-9
+        up = state(load, d=d_up) if d_up < hi else None
+        if up is not None and up.valid and n_of(up) >= clients:
+            lo_d, top_d = st.decode_batch, d_up  # the root is inside: bisect on to N within 0.1% of the clients
+            for _ in range(BISECTION_STEPS):
+                mid = 0.5 * (lo_d + top_d)
+                cand = state(load, d=mid)
+                if cand.valid and n_of(cand) <= clients:
+                    lo_d, st = mid, cand
+                    if n_of(st) >= clients * (1 - 1e-3):
+                        break
+                else:
+                    top_d = mid
+            return st, 0.0
         return st, (clients - n) / st.requests_per_s
     return st, 0.0
 
