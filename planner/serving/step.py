@@ -280,7 +280,8 @@ acceptance hinge 0 to 1.133, the decision rule counting both), so off; True give
 
 LAYER_ACT_PROMPT_ONLY = False
 """Variant S8p of docs/serving.md (session 13, latency19): count S8's bytes for a step's prompt tokens only (a decode
-step's activation rows fit in L2). False counts every token of the step (S8)."""
+step's activation rows fit in L2). False counts every token of the step (S8). With :data:`LAYER_ACT_L2` too, the
+prompt tokens' passes are counted beyond the cache (a combination never tried under a rule)."""
 
 
 def layer_activation_bytes_per_token(model: ModelSpec, gpu: GpuSpec, *, engine: str, weight_dtype: str,
@@ -424,7 +425,7 @@ def layer_activation_passes(model: ModelSpec, gpu: GpuSpec, *, engine: str, weig
     n_q, n_kv = float(model.num_attention_heads), float(model.num_key_value_heads)
     d = float(model.head_dim or model.hidden_size // model.num_attention_heads)
     out = n_q * float(model.v_head_dim or d) / tp
-    if model.kv_lora_rank and model.qk_rope_head_dim:  # MLA: as layer_activation_bytes_per_token
+    if model.kv_lora_rank and model.qk_rope_head_dim:  # MLA: RoPE on the decoupled rope dims, one shared key head
         rope = (n_q / tp + 1.0) * float(model.qk_rope_head_dim)
     else:
         rope = (n_q + max(n_kv, float(tp))) * d / tp
@@ -492,10 +493,14 @@ class Replica:
     dequant_bytes: float = 0.0  # extra weight traffic per GPU of a step above EXLLAMA_MAX_Q_GEMM_ROWS tokens
     overlap_seq: bool = False  # the per-sequence cost runs while the GPU computes (S2''; V0_ASYNC_OUTPUT_OVERLAP)
     moe_act_bytes: float = 0.0  # MoE activation traffic per token per GPU between the grouped GEMMs (S7)
-    layer_act_bytes: float = 0.0  # every layer's non-GEMM activation traffic per token per GPU (S8)
-    layer_act_passes: tuple[tuple[float, int], ...] = ()  # S8L: S8's passes (bytes a token, count), counted
-    act_cache_bytes: float = 0.0  # S8L: the cache each pass is counted against (activation_cache_bytes)
+    layer_act_passes: tuple[tuple[float, int], ...] = ()  # S8: every layer's non-GEMM passes (bytes a token, count)
+    act_cache_bytes: float = 0.0  # S8L: the cache each pass is counted against (activation_cache_bytes); 0: S8
     graph_sizes: tuple[int, ...] = ()  # CG: per-rank CUDA-graph batch sizes a decode-only batch is padded to
+
+    @property
+    def layer_act_bytes(self) -> float:
+        """S8's bytes a token per GPU, the passes summed (0 when S8 is off)."""
+        return sum(b * n for b, n in self.layer_act_passes)
 
 
 def cuda_graph_sizes(batch_sizes: tuple[int, ...] | list[int], *, max_batch_size: float,
@@ -703,9 +708,9 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         share = min(p16 / body, 1.0)
         peak = 1.0 / ((1.0 - share) / peak + share / float(gpu.bf16_flops_per_s))
     pytorch = engine == "trtllm" and bool(eager_prefill)  # TensorRT-LLM's PyTorch backend (EAGER_PREFILL's note)
-    fused_passes = (layer_activation_passes(model, gpu, engine=engine, weight_dtype=dtype, tp=tp, dp=dp,
-                                            pytorch_fusions=True)
-                    if LAYER_ACT_TRAFFIC and LAYER_ACT_TRTLLM_FUSION and pytorch else ())
+    act_passes = (layer_activation_passes(model, gpu, engine=engine, weight_dtype=dtype, tp=tp, dp=dp,
+                                          pytorch_fusions=LAYER_ACT_TRTLLM_FUSION and pytorch)
+                  if LAYER_ACT_TRAFFIC else ())
     return Replica(
         layers=model.num_hidden_layers, hidden=model.hidden_size, tp=tp, pp=pp, ep=ep,
         dense_bytes=dense_bytes, expert_bytes=expert_bytes, num_experts=e if moe else 0,
@@ -728,13 +733,8 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         overlap_seq=overlaps_output_processing(engine, pp=pp, enforce_eager=enforce_eager),
         moe_act_bytes=(moe_activation_bytes_per_token(model, gpu, engine=engine, weight_dtype=dtype, tp=tp, ep=ep)
                        if moe and MOE_ACT_TRAFFIC else 0.0),
-        layer_act_bytes=(sum(b * n for b, n in fused_passes) if fused_passes
-                         else layer_activation_bytes_per_token(model, gpu, engine=engine, weight_dtype=dtype, tp=tp)
-                         if LAYER_ACT_TRAFFIC else 0.0),
-        layer_act_passes=((fused_passes or layer_activation_passes(model, gpu, engine=engine, weight_dtype=dtype,
-                                                                   tp=tp))
-                          if LAYER_ACT_TRAFFIC and LAYER_ACT_L2 else ()),
-        act_cache_bytes=activation_cache_bytes(gpu) if LAYER_ACT_TRAFFIC and LAYER_ACT_L2 else 0.0,
+        layer_act_passes=act_passes,
+        act_cache_bytes=activation_cache_bytes(gpu) if act_passes and LAYER_ACT_L2 else 0.0,
         graph_sizes=tuple(int(g) for g in graph_sizes),
     )
 
@@ -792,11 +792,10 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     gemm = max(read / (r.mem_bw_bytes_per_s * cal.weight_bw_eff), compute)
     if r.moe_act_bytes:  # S7: permute/activation/sum passes between the grouped GEMMs, memory-bound
         gemm += r.moe_act_bytes * m / (r.mem_bw_bytes_per_s * cal.weight_bw_eff)
-    if r.layer_act_passes:  # S8L: each S8 pass counted beyond the GPU's last shared cache
-        moved = sum(n * max(0.0, m * b - r.act_cache_bytes) for b, n in r.layer_act_passes)
+    if r.layer_act_passes:  # S8: norms, quantisation, RoPE, SiLU-and-mul, memory-bound; S8L: beyond the cache C
+        tokens = p if LAYER_ACT_PROMPT_ONLY else m
+        moved = sum(n * max(0.0, tokens * b - r.act_cache_bytes) for b, n in r.layer_act_passes)
         gemm += moved / (r.mem_bw_bytes_per_s * cal.weight_bw_eff)
-    elif r.layer_act_bytes:  # S8: norms, quantisation, RoPE, SiLU-and-mul between every layer's GEMMs, memory-bound
-        gemm += r.layer_act_bytes * (p if LAYER_ACT_PROMPT_ONLY else m) / (r.mem_bw_bytes_per_s * cal.weight_bw_eff)
     g = float(r.dp)  # attention groups: each GPU's attention sees 1/dp of the sequences and tokens
     attn = max(d / g * r.kv_read_bytes_per_seq / (r.mem_bw_bytes_per_s * cal.kv_bw_eff),
                (d * r.attn_flops_per_seq + p * r.attn_flops_per_prefill_token) / g
