@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from planner.serving.schedule import EngineSchedule, Load, engine_schedule, first_token_delay_s  # noqa: F401 (doctests)
-from planner.serving.step import Replica, step_parts, step_time_s
+from planner.serving.step import Replica, launch_layers, step_parts, step_time_s
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -352,7 +352,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
     # until the next step is known; F = the eager launch of a prompt step (L·f_eager, MoE layers twice)
     split = SGLANG_BURST_SPLIT and lag and r.engine == "sglang"
     held: list[tuple[list[int], float, float, float]] = []
-    floor_s = r.layers * (2.0 if r.num_experts else 1.0) * load.calibration.eager_layer_floor_s
+    floor_s = launch_layers(r) * load.calibration.eager_layer_floor_s
 
     def release_held(extra: float) -> None:
         for idx, end, delay_s, _ in held:

@@ -739,6 +739,22 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     )
 
 
+def launch_layers(r: Replica) -> float:
+    """The layers a step's launch floor counts (S1's ``L·(2 if MoE)``): an MoE layer launches its attention and its
+    expert kernels as two, so it counts twice. The step's floor is ``launch_layers(r)·f_layer`` (``f_eager`` without
+    a CUDA graph); :func:`planner.serving.replay.next_launch_wait_s` takes the eager one as an SGLang prompt step's
+    launch.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> h100 = get_gpu("h100-sxm")
+    >>> [launch_layers(build_replica(get_model(m), h100, context_tokens=400, input_tokens=300, calibration=DERIVED))
+    ...  for m in ("llama-3.1-8b", "qwen3-30b-a3b")]
+    [32.0, 96.0]
+    """
+    return r.layers * (2.0 if r.num_experts else 1.0)
+
+
 def step_time_s(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tokens: float = 0.0,
                 prefill_seqs: float = 0.0) -> float:
     """Time of one engine step: the sum of :func:`step_parts`.
@@ -814,7 +830,7 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
             comm += r.layers * (alpha + 2 * (r.tp - 1) / r.tp * msg / r.link_bytes_per_s)
         if r.pp > 1:
             comm += (r.pp - 1) * (alpha + msg / r.link_bytes_per_s)
-    layers = r.layers * (2.0 if r.num_experts else 1.0)  # MoE layers count twice
+    layers = launch_layers(r)
     floor = layers * cal.layer_floor_s
     if r.eager or (p > 0 and r.eager_prefill):  # no CUDA graph for this step: launches from Python
         floor = max(floor, layers * cal.eager_layer_floor_s)
