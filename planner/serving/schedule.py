@@ -48,7 +48,8 @@ from planner.serving.step import Replica, step_time_s
 BISECTION_STEPS = 36
 """Bisection steps over the decode batch (resolution ``2^-36`` of the range)."""
 BRACKET = 2.1e-3
-"""Just past the bisection's final bracket, relatively: :func:`_bisect` stops once ``top − lo ≤ 0.002·top``, i.e.
+"""Just past the bisection's final bracket, relatively: :func:`_bisect` stops once ``top − lo ≤ 0.002·top`` (its
+default ``rel``), i.e.
 ``top ≤ lo/(1 − 0.002) = lo·1.002004``, so ``lo·(1 + BRACKET)`` lies beyond it (:func:`closed_loop`'s check)."""
 
 DEFERRED_FIRST_TOKEN = frozenset({"vllm-v0", "sglang"})
@@ -313,11 +314,11 @@ def state(load: Load, *, d: float) -> State:
                  prefill_share=min(rho, 1.0), decode_step_s=t_d, mixed_step_s=t_m, running=running, valid=valid)
 
 
-def _bisect(load: Load, below, hi: float) -> State:
-    """The largest valid state with ``below(state)`` true, bisecting ``d`` in ``[0, hi]`` (``below`` false for
-    invalid states; assumed monotone)."""
+def _bisect(load: Load, below, hi: float, *, lo: float = 0.0, rel: float = 2e-3) -> State:
+    """The largest valid state with ``below(state)`` true, bisecting ``d`` in ``[lo, hi]`` (``below`` false for
+    invalid states; assumed monotone) until the bracket is within ``rel`` of its top."""
     lo_state = None
-    lo, top = 0.0, hi
+    top = hi
     st_hi = state(load, d=top)
     if st_hi.valid and below(st_hi):
         return st_hi
@@ -331,7 +332,7 @@ def _bisect(load: Load, below, hi: float) -> State:
         # relative in d: a short output or a light load runs a decode batch far below 1 (X = d / ((O - 1) tau)), and
         # an absolute step of 0.002 there left X at 0 and TPOT at 0 for light loads of 2-5 output tokens, and a
         # 1-token output (prefill only) at 0.12 req/s offline on an H100 where 2 tokens reached 49
-        if top - lo <= 2e-3 * top:
+        if top - lo <= rel * top:
             break
     return lo_state if lo_state is not None else state(load, d=lo)
 
@@ -405,18 +406,8 @@ def closed_loop(load: Load, *, clients: float) -> tuple[State, float]:
         # means the rest wait to be admitted
         d_up = st.decode_batch * (1 + BRACKET) + 1e-9
         up = state(load, d=d_up) if d_up < hi else None
-        if up is not None and up.valid and n_of(up) >= clients:
-            lo_d, top_d = st.decode_batch, d_up  # the root is inside: bisect on to N within 0.1% of the clients
-            for _ in range(BISECTION_STEPS):
-                mid = 0.5 * (lo_d + top_d)
-                cand = state(load, d=mid)
-                if cand.valid and n_of(cand) <= clients:
-                    lo_d, st = mid, cand
-                    if n_of(st) >= clients * (1 - 1e-3):
-                        break
-                else:
-                    top_d = mid
-            return st, 0.0
+        if up is not None and up.valid and n_of(up) >= clients:  # the root is inside: bisect on, finer
+            return _bisect(load, lambda s: n_of(s) <= clients, d_up, lo=st.decode_batch, rel=1e-6), 0.0
         return st, (clients - n) / st.requests_per_s
     return st, 0.0
 
