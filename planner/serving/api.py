@@ -95,18 +95,28 @@ def _specs(model: ModelSpec | str, gpu: GpuSpec | str) -> tuple[ModelSpec, GpuSp
     return get_model(model), get_gpu(gpu)
 
 
+ATTENTION_DP_REPLICATED_WEIGHTS = True
+"""Whether a TensorRT-LLM replica with attention data parallelism (``dp`` > 1, MoE) takes the non-expert weights
+every rank holds whole out of its KV room (rule R, :func:`planner.serving.step.attention_dp_replicated_bytes`;
+session 15, latency27, docs/serving.md)."""
+
+
 @lru_cache(maxsize=4096)
 def _kv_tokens(model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, kv_dtype: str, weight_dtype: str, engine: str,
-               version: str | None, max_num_seqs: int | None, extra_weight_bytes: float = 0.0) -> tuple[float, int]:
+               version: str | None, max_num_seqs: int | None, extra_weight_bytes: float = 0.0,
+               loaded_weight_bytes: float = 0.0) -> tuple[float, int]:
     """(KV tokens per replica, block size), cached: the engine memory model costs ~2 ms. ``extra_weight_bytes``:
     weight bytes per GPU the engine memory model does not count (a checkpoint's 16-bit layers,
-    :func:`planner.serving.step.unquantized_params`), taken from the KV room."""
+    :func:`planner.serving.step.unquantized_params`), taken from the KV room. ``loaded_weight_bytes``: weight bytes
+    per GPU loaded before an engine that sizes its KV cache as a fraction ``f`` of the memory then free
+    (TensorRT-LLM, ``KV = (HBM − weights − activation)·f``), taken from the room at ``f``: ``room − f·bytes`` (rule R's
+    replicated weights under attention DP, :func:`planner.serving.step.attention_dp_replicated_bytes`)."""
     try:
         cap = kv_capacity(model, gpu, tp=tp, pp=pp, kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype,
                           engine=engine, engine_version=version, max_model_len=8192, max_num_seqs=max_num_seqs)
     except PlannerError:
         return 0.0, 16
-    room = cap.available_kv_gib * GIB - extra_weight_bytes
+    room = cap.available_kv_gib * GIB - extra_weight_bytes - cap.memory_fraction * loaded_weight_bytes
     if room <= 0:
         return 0.0, cap.block_size
     return room / max(cap.kv_bytes_per_logged_token, 1e-9), cap.block_size
@@ -174,7 +184,12 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
         from planner.serving.step import unquantized_params
 
         extra = unquantized_params(spec, checkpoint_recipe) * (2.0 - 1.0) / (tp * pp)
-    kv_tokens, block = _kv_tokens(spec, card, tp, pp, kd, wd, key, engine_version, seqs_for_kv, extra)
+    replicated = 0.0
+    if ATTENTION_DP_REPLICATED_WEIGHTS and key == "trtllm" and dp > 1:  # rule R: attention DP's whole non-experts
+        from planner.serving.step import attention_dp_replicated_bytes
+
+        replicated = attention_dp_replicated_bytes(spec, tp=tp, dp=dp, pp=pp, weight_dtype=wd)
+    kv_tokens, block = _kv_tokens(spec, card, tp, pp, kd, wd, key, engine_version, seqs_for_kv, extra, replicated)
     if kv_tokens <= 0:
         raise ArgumentError("gpu", f"{card.name} x{tp * pp}", f"room for {spec.name}'s weights and a KV cache "
                             "(more GPUs, a smaller weight dtype or a bigger GPU)")

@@ -627,6 +627,42 @@ def unquantized_params(model: ModelSpec, recipe: str | None) -> float:
     return (layers - 2) * attn + 2 * body / layers
 
 
+def attention_dp_replicated_bytes(model: ModelSpec, *, tp: int, dp: int, pp: int = 1,
+                                  weight_dtype: str = "auto") -> float:
+    """Weight bytes one GPU holds beyond the ``tp·pp`` split when a mixture-of-experts model runs ``dp`` attention
+    data-parallel ranks in TensorRT-LLM (rule R, docs/serving.md, session 15, latency27): every rank keeps the whole
+    non-expert part (attention, dense layers' MLP, shared experts, embedding and LM head) and only the routed experts
+    stay split. Read in ``tensorrt_llm/_torch/models/modeling_llama.py`` (1.0 era): ``GatedMLP(...,
+    overridden_tp_size=1 if self.enable_attention_dp else None)`` for the dense MLP and the shared expert,
+    ``Embedding(vocab_size, hidden_size, dtype=...)`` without a mapping under attention DP, the LM head whole unless
+    ``enable_lm_head_tp_in_adp`` (later releases); DeepSeek-V3's ``_compute_mlp_tp_size`` gives ``mlp_tp_size = 1``
+    likewise. The non-expert bytes are those :func:`build_replica` reads per GPU (``dense_bytes``)::
+
+        W_d = W/(tp·pp) − E·W_e/(tp·pp),   W_e = W·P_e/P_total,   P_e = (P_total − P_active)/(E − k)
+        extra = (dp − 1)·W_d                        (0 for a dense model or dp = 1)
+
+    Worked example (by hand): Llama-4-Maverick FP8 at ``tp`` 8: ``W/tp`` = (400e9 − 2.069e9 + 2·2.069e9)/8 =
+    50.259e9 B (embeddings and LM head at 2 bytes), ``W_e/tp`` = 50.259e9·3.0157e9/400e9 = 0.37892e9 B, ``W_d`` =
+    50.259e9 − 128·0.37892e9 = 1.7571e9 B; at ``dp`` 8: 7·1.7571e9 = 12.30e9 B (11.46 GiB) a GPU.
+
+    >>> from planner.catalog import get_model
+    >>> round(attention_dp_replicated_bytes(get_model("llama-4-maverick"), tp=8, dp=8, weight_dtype="fp8") / 1e9, 2)
+    12.3
+    >>> attention_dp_replicated_bytes(get_model("llama-4-maverick"), tp=8, dp=1, weight_dtype="fp8")
+    0.0
+    """
+    e, k = model.num_experts or 0, model.num_experts_per_tok or 0
+    moe = model.architecture == "moe" and e > k > 0 and model.params_total > model.params_active
+    if dp <= 1 or not moe:
+        return 0.0
+    dtype = model.weight_dtype if weight_dtype == "auto" else str(weight_dtype).strip().lower()
+    dtype = {"int4-awq": "awq", "int4-gptq": "gptq", "fp4": "nvfp4"}.get(dtype, dtype)
+    total = weight_bytes_per_gpu(model, tp=tp, pp=pp, weight_dtype=dtype if weight_dtype != "auto" else "auto")
+    per_expert = (model.params_total - model.params_active) / (e - k)
+    dense = total - e * total * per_expert / model.params_total
+    return (dp - 1) * max(dense, 0.0)
+
+
 def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1,
                   weight_dtype: str = "auto", kv_cache_dtype: str = "auto", context_tokens: float,
                   input_tokens: float, cached_tokens: float = 0.0, engine: str = "vllm",
