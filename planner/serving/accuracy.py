@@ -1586,6 +1586,18 @@ CHANGES_NEXT = (
     "of `d`) could leave with no cap binding: now a shortfall counts as waiting only if the state just past the "
     "bracket is invalid or still short (else the bisection goes on inside it). Llama-3.3-70B FP8 on 2×H100 at 4 "
     "clients: TTFT 374 to 361 ms. Training loss 0.2672570 to 0.2673233, hinge 0; held-out medians unchanged.",
+    "- **Session 15, latency27: attention DP's replicated weights in TensorRT-LLM's KV room (rule R)** "
+    "(`step.attention_dp_replicated_bytes`, `api.ATTENTION_DP_REPLICATED_WEIGHTS`; docs/serving.md). With "
+    "`enable_attention_dp` TensorRT-LLM keeps an MoE model's whole non-expert part on every rank (Llama 4's dense "
+    "MLP and shared expert `overridden_tp_size=1`, the embedding without a mapping, the LM head whole; "
+    "`tensorrt_llm/_torch/models/modeling_llama.py`, 1.0 era): the step already read those bytes, the KV room now "
+    "loses `f·(dp − 1)·W_d` too (Maverick FP8 on 8 H100s: 12.30e9 B a GPU, 21.4 to 11.1 GiB of KV). No constant, "
+    "no refit. Rule: keep if the training loss with the hinge falls below 0.2673233: 0.2662772, hinge 0, kept; 33 "
+    "training points move (all overview rows with attention DP). Training, output tok/s median signed error: "
+    "Maverick H100 TP8 +30.9% to −12.8%, Qwen3-235B H100 TP8 +26.2% to −1.6%, Scout H100 TP4 +20.9% to +5.3%, "
+    "Maverick H200 TP8 −4.4% to −24.0% (a second wave where the run's prompts no longer fit the KV room); B200 "
+    "Maverick (−13% to −45%) is not KV-bound and unchanged. Held out, read after the decision: output tok/s 17.4% "
+    "to 16.8%, ±25% share 63.0% to 64.1%, TPOT 13.7% and TTFT 31.0% unchanged.",
     "- Net effect of session 14 on the held-out split (main after the refit, latency22, latency23, latency26 and the "
     "closed-loop fix; S8L, S8T, CG and the later refits not published): TPOT 15.4% to 13.7% (its 15% target met on "
     "the held-out split), TTFT 30.3% to 31.0%, output tok/s 17.3% to 17.4%, ±25% share 59.9% to 63.0%; training loss "
