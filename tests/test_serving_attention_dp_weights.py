@@ -8,7 +8,7 @@ experts, top-1, 48 layers, 8 KV heads of 128, vocabulary 202,048, hidden 5,120):
 - FP8 at ``tp`` 8: ``W/tp = (400e9 − 2.06897e9 + 2·2.06897e9)/8 = 50.25862e9`` B; NVFP4 (4.5 bits):
   ``((400e9 − 2.06897e9)·0.5625 + 2·2.06897e9)/8 = 28.49677e9`` B;
 - one expert ``P_e = (400e9 − 17e9)/127 = 3.015748e9`` parameters, so the non-expert share of the bytes is
-  ``1 − 128·3.015748e9/400e9 = 0.034961``: ``W_d`` = 1.75708e9 B (FP8), 0.99628e9 B (NVFP4);
+  ``1 − 128·3.015748e9/400e9 = 0.034961``: ``W_d`` = 1.75707e9 B (FP8), 0.99627e9 B (NVFP4);
 - at ``dp`` 8 each GPU holds ``7·W_d`` more: 12.2996e9 B (FP8), 6.9739e9 B (NVFP4);
 - the KV room falls by ``0.9·7·W_d`` = 11.0696e9 B; a token's KV per GPU (FP8, one KV head a GPU) is
   ``2·48·128·1`` = 12,288 B, so ``11.0696e9/12,288`` = 900,850 tokens fewer.
