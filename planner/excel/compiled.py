@@ -67,8 +67,8 @@ def _lit(e: Lit, row: int) -> Compiled:
 
 
 def _get(key: tuple[str, str]) -> Compiled:
-    # Evaluator.get returns the stored value ("" for ""): the dictionary's value
-    return lambda ev: ev.values.get(key)
+    # Evaluator.get returns the stored value ("" for ""): the store's value (a ValueStore: None when absent)
+    return lambda ev: ev.values[key]
 
 
 def _ref(e: Ref, row: int) -> Compiled:
@@ -92,8 +92,8 @@ def _cells(e: Cells, row: int) -> Compiled:
     keys = tuple((t.sheet, t.cell(c.key, r)) for c in t.columns[i : j + 1])
 
     def f(ev: Evaluator) -> list[Any]:
-        get = ev.values.get
-        return [get(k) for k in keys]
+        values = ev.values
+        return [values[k] for k in keys]
 
     return f
 
@@ -549,9 +549,9 @@ class _Gen:
         if t is Ref:
             tb = e.table
             key = e._addresses[row] if 0 <= row < tb.rows else (tb.sheet, tb.cell(e.key, row))
-            return f"_g({self.const(key)})"
+            return f"_v[{self.const(key)}]"
         if t is At:
-            return f"_g({self.const((e.table.sheet, e.table.cell(e.key, e.row_index)))})"
+            return f"_v[{self.const((e.table.sheet, e.table.cell(e.key, e.row_index)))}]"
         if t is Bin and (e.op in _CMP_NAMES or e.op in _ARITH_NAMES):
             name = _CMP_NAMES.get(e.op) or _ARITH_NAMES[e.op]
             return f"{name}({self.expr(e.a, row)}, {self.expr(e.b, row)})"
@@ -607,7 +607,7 @@ def compile_fast(expr: Expr, row: int) -> Compiled:
         params = ", ".join(f"_c{i}" for i in range(len(g.consts)))
         src = (f"def _factory({params}):\n"
                f"    def cell(ev):\n"
-               f"        _g = ev.values.get\n"
+               f"        _v = ev.values\n"
                f"        return {body}\n"
                f"    return cell\n")
         scope = dict(_HELPERS)

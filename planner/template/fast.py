@@ -14,6 +14,7 @@ from typing import Any
 
 from planner import template as ts
 from planner.excel.compiled import Compiled
+from planner.excel.expr import ValueStore
 
 Key = tuple[str, str]
 
@@ -37,7 +38,7 @@ def compiled_cells() -> dict[Key, Compiled]:
     from planner.template.layout import PerRow, PlanValue
 
     register(PerRow, lambda e, row: compile_fast(e.exprs[row], row))
-    register(PlanValue, lambda e, row: (lambda key: lambda ev: ev.values.get(key))(
+    register(PlanValue, lambda e, row: (lambda key: lambda ev: ev.values[key])(
         (ts.PLAN.sheet, ts.plan_value_cell(e.setting))))
     return {(s, c): compile_fast(e, r) for s, c, e, r in ts.formula_cells()}
 
@@ -92,7 +93,7 @@ class FastEvaluator(ts.Evaluator):
         :func:`~planner.excel.compiled.column_arg` makes of it."""
 
     def get(self, sheet: str, cell: str) -> Any:  # the base class's, without its no-op "" normalisation
-        return self.values.get((sheet, cell))
+        return self.values[(sheet, cell)]
 
     def column(self, table: ts.Table, key: str) -> list[Any]:
         cached = self._inputs.get((table.name, key))
@@ -102,8 +103,8 @@ class FastEvaluator(ts.Evaluator):
         if cells is None:
             cells = tuple((table.sheet, table.cell(key, i)) for i in range(table.rows))
             _COLUMN_CELLS[(table.name, key)] = cells
-        get = self.values.get
-        values = [("" if (v := get(k)) == "" else v) for k in cells]
+        store = self.values
+        values = [("" if (v := store[k]) == "" else v) for k in cells]
         if table.sheet not in computed_sheets() or topological():  # callers only read the list
             self._inputs[(table.name, key)] = values
             self.column_args[id(values)] = values  # prepared when a registry call first receives it
@@ -117,15 +118,16 @@ def _fixed() -> dict[Key, Any]:
 
 def evaluator(inputs: Mapping[Key, Any], functions: Mapping[str, Any] | None = None, *,
               memo: dict[tuple[Any, ...], Any] | None = MEMO,
-              values: dict[Key, Any] | None = None) -> FastEvaluator:
-    """A :class:`FastEvaluator` over the template's fixed cells and ``inputs``, in ``values`` (a new dict by default;
-    a dict subclass may compute cells as they are read, :mod:`planner.whatif.bars`). ``functions``: the registry by
+              values: ValueStore | None = None) -> FastEvaluator:
+    """A :class:`FastEvaluator` over the template's fixed cells and ``inputs``, in ``values`` (a new
+    :class:`~planner.excel.expr.ValueStore` by default; a subclass may compute cells as they are read,
+    :mod:`planner.whatif.bars`). ``functions``: the registry by
     default; ``memo``: the registry-call memo (None: none)."""
     if functions is None:
         from planner.registry import load
 
         functions = load()
-    store: dict[Key, Any] = {} if values is None else values
+    store: dict[Key, Any] = ValueStore() if values is None else values
     store.update(_fixed())
     store.update(inputs)
     ev = FastEvaluator({}, functions, memo=memo)

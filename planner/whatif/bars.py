@@ -24,6 +24,7 @@ from typing import Any
 from planner import template as ts
 from planner.decision import MONTHS_NEVER
 from planner.errors import ArgumentError
+from planner.excel.expr import ValueStore
 from planner.registry import load as load_functions
 from planner.template.fast import FastEvaluator, compiled_cells, evaluator
 from planner.template.sensitivity import BAR_TABLES
@@ -102,33 +103,35 @@ def _frozen(rows: Sequence[Sequence[Any]] | None) -> tuple | None:
     return tuple(tuple(r) for r in rows)
 
 
-_MISSING = object()
 
 
-class _Lazy(dict):  # type: ignore[type-arg]
+class _Lazy(ValueStore):
     """Cell values computed when a formula first reads them: a cell of ``code`` is evaluated (by ``ev``) on its
     first read and kept; any other cell absent here is ``fallback``'s (the plan's own values), else blank. Reading
     on demand, a bar end computes only what its targets read: a provider route's fleet columns, a blank row's cells
     and the shares of a backend whose routes grow alike are never computed (an IF's branch not taken, a function's
     argument it does not read). Every computed cell is complete when read (its own precedents are read first), so
-    the values are those of the template's evaluation order."""
+    the values are those of the template's evaluation order. A read is a subscript (``values[key]``, as compiled
+    expressions read): a cell already here is found in C, only a first read calls :meth:`__missing__`."""
 
     __slots__ = ("code", "ev", "fallback")
     code: dict[tuple[str, str], Any]
     ev: FastEvaluator
     fallback: _Lazy | None
 
-    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
-        v = dict.get(self, key, _MISSING)
-        if v is not _MISSING:
-            return v
+    def __missing__(self, key: Any) -> Any:
         f = self.code.get(key)
         if f is not None:
             v = self[key] = f(self.ev)
             return v
         if self.fallback is not None:
-            return self.fallback.get(key, default)
-        return default
+            return self.fallback[key]
+        return None
+
+    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
+        """``self[key]``: a cell computed on its first read, like every other read (``default`` is not used: a
+        cell not there reads as blank, ``None``)."""
+        return self[key]
 
 
 def _lazy(known: Mapping[tuple[str, str], Any], cone: tuple[tuple[str, str], ...],
