@@ -124,9 +124,10 @@ class _Lazy(ValueStore):
         if f is not None:
             v = self[key] = f(self.ev)
             return v
-        if self.fallback is not None:
-            return self.fallback[key]
-        return None
+        # a cell outside the cone: the plan's own value (or blank), which no later read changes; kept, so the next
+        # read of it (a row's route name, its backend kind: every cell of the row reads them) is found in C
+        v = self[key] = self.fallback[key] if self.fallback is not None else None
+        return v
 
     def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
         """``self[key]``: a cell computed on its first read, like every other read (``default`` is not used: a
