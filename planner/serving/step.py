@@ -663,6 +663,40 @@ def attention_dp_replicated_bytes(model: ModelSpec, *, tp: int, dp: int, pp: int
     return (dp - 1) * max(dense, 0.0)
 
 
+ATTENTION_DP_HOST_PER_RANK = True
+"""Whether a TensorRT-LLM replica with attention data parallelism counts S2's per-sequence host cost for one rank's
+share of the sequences (rule A, :func:`host_sequences`; session 15, latency28, docs/serving.md). False gives the
+model before it (the replica's whole count)."""
+
+
+def host_sequences(engine: str, sequences: float, *, dp: int = 1) -> float:
+    """The sequences S2's per-sequence host term ``o_seq·n`` counts in one step of ``sequences`` (``d + n_p``) on a
+    replica of ``dp`` attention data-parallel ranks (rule A, docs/serving.md, session 15, latency28)::
+
+        n = ⌈(d + n_p)/dp⌉      TensorRT-LLM with dp > 1 (:data:`ATTENTION_DP_HOST_PER_RANK`)
+        n = d + n_p             every other replica
+
+    TensorRT-LLM's PyTorch backend runs one ``PyExecutor`` per GPU, each with its own ``active_requests``
+    (NVIDIA/TensorRT-LLM ``tensorrt_llm/_torch/pyexecutor/py_executor.py``, 1.0-1.1 era): under attention DP
+    ``ExecutorRequestQueue._fetch_new_requests_attention_dp`` hands each new request to one rank
+    (``_balance_requests_across_ranks``, each rank filled up to ``⌈(active + new)/tp⌉``), and every step's
+    ``_schedule``, ``model_engine.forward``'s input preparation, ``_sample_async``, ``_update_requests`` and
+    ``_handle_responses`` loop over the rank's own requests, the ranks in parallel; the step waits for the slowest
+    rank at the experts' all-gather. The constant ``o_seq`` is unchanged (no refit).
+
+    Worked example: a decode step of 3,000 sequences on 8 attention-DP ranks counts ⌈3,000/8⌉ = 375 sequences, so
+    with TensorRT-LLM's published ``o_seq`` of 4.4457 µs the host term is 1.667 ms instead of 13.337 ms.
+
+    >>> host_sequences("trtllm", 3000, dp=8), host_sequences("trtllm", 3001, dp=8), host_sequences("sglang", 3000, dp=8)
+    (375, 376, 3000)
+    >>> host_sequences("trtllm", 3000)
+    3000
+    """
+    if ATTENTION_DP_HOST_PER_RANK and engine == "trtllm" and dp > 1:
+        return math.ceil(sequences / dp - 1e-9)
+    return sequences
+
+
 def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1,
                   weight_dtype: str = "auto", kv_cache_dtype: str = "auto", context_tokens: float,
                   input_tokens: float, cached_tokens: float = 0.0, engine: str = "vllm",
@@ -824,7 +858,8 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     if m <= 0:
         return 0.0, 0.0, 0.0
     sampled = d + prefill_seqs
-    host = r.seq_s * sampled  # the real sequences only (CG's padding repeats a dummy request on the GPU)
+    # the real sequences only (CG's padding repeats a dummy request on the GPU); rule A: one rank's share
+    host = r.seq_s * host_sequences(r.engine, sampled, dp=r.dp)
     routed = m  # tokens that pick experts (CG's dummy rows repeat one token: its k experts, counted as none)
     if r.graph_sizes and p <= 0:  # CG: a decode-only batch runs at its padded CUDA-graph size
         m = sampled = padded_decode_tokens(d, r.graph_sizes, dp=r.dp)
