@@ -496,6 +496,8 @@ class Replica:
     layer_act_passes: tuple[tuple[float, int], ...] = ()  # S8: every layer's non-GEMM passes (bytes a token, count)
     act_cache_bytes: float = 0.0  # S8L: the cache each pass is counted against (activation_cache_bytes); 0: S8
     graph_sizes: tuple[int, ...] = ()  # CG: per-rank CUDA-graph batch sizes a decode-only batch is padded to
+    moe_comm_layers: int = 0  # rule B: layers whose experts all-gather/reduce-scatter (0: S5's all-reduce form)
+    moe_gather_bytes: float = 2.0  # rule B: bytes an element of the experts' all-gathered input (a_q)
 
     @property
     def layer_act_bytes(self) -> float:
@@ -665,8 +667,8 @@ def attention_dp_replicated_bytes(model: ModelSpec, *, tp: int, dp: int, pp: int
 
 ATTENTION_DP_HOST_PER_RANK = True
 """Whether a TensorRT-LLM replica with attention data parallelism counts S2's per-sequence host cost for one rank's
-share of the sequences (rule A, :func:`host_sequences`; session 15, latency28, docs/serving.md). False gives the
-model before it (the replica's whole count)."""
+share of the sequences (rule A, :func:`host_sequences`; session 15, latency28, docs/serving.md; kept by its rule:
+training loss 0.2662772 to 0.2642206, hinge 0). False gives the model before it (the replica's whole count)."""
 
 
 def host_sequences(engine: str, sequences: float, *, dp: int = 1) -> float:
@@ -695,6 +697,46 @@ def host_sequences(engine: str, sequences: float, *, dp: int = 1) -> float:
     if ATTENTION_DP_HOST_PER_RANK and engine == "trtllm" and dp > 1:
         return math.ceil(sequences / dp - 1e-9)
     return sequences
+
+
+ATTENTION_DP_MOE_COLLECTIVES = False
+"""Whether a TensorRT-LLM replica of an MoE model with attention data parallelism counts its collectives as the
+experts' all-gather of the quantized input and reduce-scatter of the 16-bit output in the MoE layers only (rule B,
+:func:`moe_allgather_input_bytes`; session 15, latency28, docs/serving.md). Tried and **not kept**: on top of rule A
+the training loss rose 0.2642206 to 0.2651954 (hinge 0), so False: S5's all-reduce in every layer."""
+
+
+def moe_allgather_input_bytes(model: ModelSpec, gpu: GpuSpec, weight_dtype: str) -> float:
+    """Bytes per element of the MoE input TensorRT-LLM all-gathers under attention DP (``a_q`` of rule B,
+    docs/serving.md, session 15, latency28). ``CutlassFusedMoE.forward_chunk``
+    (``tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py``, 1.0 era, the default ``moe_backend``) sets
+    ``run_post_quant_allgather = self.use_dp and self.parallel_size > 1`` and quantizes before the
+    ``allgather([x, x_sf, token_selected_experts, token_final_scales])``: ``fp4_quantize`` for NVFP4 (4 bits and one
+    FP8 scale per 16 elements, :data:`NVFP4_ACT_BYTES`), ``static_quantize_e4m3_per_tensor`` for per-tensor FP8 (1 B);
+    DeepSeek's block-scaled FP8 (``use_deepseek_fp8_block_scale``; an MLA model here) and unquantized experts go as
+    16-bit (2 B). The step's MoE collectives per MoE layer are then (rule B)::
+
+        t = 2α + (tp − 1)/tp·M·h·(a_q + 2 B)/B_link        (all-gather of a_q, reduce-scatter of 2 B)
+
+    Worked example: Llama-4-Maverick NVFP4 on a B200 gives ``a_q`` = 0.5625 B, so 3,000 tokens over 8 GPUs move
+    7/8·3,000·5,120·2.5625 B = 34.44 MB a GPU per MoE layer, over 24 MoE layers 0.9184 ms at 900 GB/s, against
+    S5's 48 layers of 2·7/8·3,000·5,120·2 B, 2.8672 ms (both plus 48α).
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> m = get_model("llama-4-maverick")
+    >>> b200, h100 = get_gpu("b200-hgx"), get_gpu("h100-sxm")
+    >>> moe_allgather_input_bytes(m, b200, "nvfp4"), moe_allgather_input_bytes(m, h100, "fp8")
+    (0.5625, 1.0)
+    >>> moe_allgather_input_bytes(get_model("deepseek-r1"), get_gpu("h200-sxm"), "fp8")
+    2.0
+    """
+    name = str(weight_dtype).lower()
+    a = activation_quant_bytes(gpu, name)
+    if name == "nvfp4" and a == NVFP4_ACT_BYTES:
+        return NVFP4_ACT_BYTES
+    if name == "fp8" and a == 1.0 and not (model.kv_lora_rank and model.qk_rope_head_dim):
+        return 1.0
+    return ACT_BYTES
 
 
 def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1,
@@ -778,6 +820,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         share = min(p16 / body, 1.0)
         peak = 1.0 / ((1.0 - share) / peak + share / float(gpu.bf16_flops_per_s))
     pytorch = engine == "trtllm" and bool(eager_prefill)  # TensorRT-LLM's PyTorch backend (EAGER_PREFILL's note)
+    rule_b = ATTENTION_DP_MOE_COLLECTIVES and engine == "trtllm" and dp > 1 and moe and tp > 1 and ep <= 1
     act_passes = (layer_activation_passes(model, gpu, engine=engine, weight_dtype=dtype, tp=tp, dp=dp,
                                           pytorch_fusions=LAYER_ACT_TRTLLM_FUSION and pytorch)
                   if LAYER_ACT_TRAFFIC else ())
@@ -806,6 +849,8 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         layer_act_passes=act_passes,
         act_cache_bytes=activation_cache_bytes(gpu) if act_passes and LAYER_ACT_L2 else 0.0,
         graph_sizes=tuple(int(g) for g in graph_sizes),
+        moe_comm_layers=(len(model.moe_layers) or model.num_hidden_layers) if rule_b else 0,
+        moe_gather_bytes=moe_allgather_input_bytes(model, gpu, dtype) if rule_b else ACT_BYTES,
     )
 
 
@@ -897,6 +942,9 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
         if r.ep > 1 and r.num_experts:  # MoE all-to-all: dispatch and combine the k routed copies of each token
             comm += 2 * r.layers * (alpha + r.experts_per_token * msg / r.tp * (r.ep - 1) / r.ep
                                     / r.link_bytes_per_s)
+        elif r.moe_comm_layers:  # rule B: the experts' all-gather (a_q) and reduce-scatter (2 B), MoE layers only
+            comm += r.moe_comm_layers * (2 * alpha + (r.tp - 1) / r.tp * m * r.hidden
+                                         * (r.moe_gather_bytes + ACT_BYTES) / r.link_bytes_per_s)
         elif r.tp > 1:  # MLP/MoE all-reduce (with dp attention: all-gather + reduce-scatter, the same bytes)
             comm += r.layers * (alpha + 2 * (r.tp - 1) / r.tp * msg / r.link_bytes_per_s)
         if r.pp > 1:
