@@ -684,7 +684,8 @@ def host_sequences(engine: str, sequences: float, *, dp: int = 1) -> float:
     (``_balance_requests_across_ranks``, each rank filled up to ``⌈(active + new)/tp⌉``), and every step's
     ``_schedule``, ``model_engine.forward``'s input preparation, ``_sample_async``, ``_update_requests`` and
     ``_handle_responses`` loop over the rank's own requests, the ranks in parallel; the step waits for the slowest
-    rank at the experts' all-gather. The constant ``o_seq`` is unchanged (no refit).
+    rank at the experts' all-gather (earlier versions split alike: ``PyExecutor._fetch_new_requests`` with the same
+    heap, the first ``_fetch_adp_new_requests`` round-robin). The constant ``o_seq`` is unchanged (no refit).
 
     Worked example: a decode step of 3,000 sequences on 8 attention-DP ranks counts ⌈3,000/8⌉ = 375 sequences, so
     with TensorRT-LLM's published ``o_seq`` of 4.4457 µs the host term is 1.667 ms instead of 13.337 ms.
