@@ -8,6 +8,8 @@ and ``p`` prefill tokens (chunks of prompts). Its time on one replica of ``tp ×
     (TensorRT-LLM with dp attention ranks: one rank's ⌈(d + n_prefill)/dp⌉ sequences, rule A, host_sequences)
     S2'' (vLLM V0's async output processing; tried, off: V0_ASYNC_OUTPUT_OVERLAP) overlaps the per-sequence part:
     t = o_engine + o_tp·log2(tp·pp) + max(t_body + t_comm, o_seq·(d + n_prefill))
+    Rule O (TensorRT-LLM's PyTorch backend, its overlap scheduler; TRTLLM_OVERLAP_SCHEDULER, overlaps_host_work):
+    t = max(t_body + t_comm, t_launch + t_fixed)     (t_launch = L·f_eager·(2 if MoE) without a CUDA graph, else 0)
     t_gemm  = max(W_read / (BW·η_w),  F_lin / (F_peak·η(M)))      η(M) = η_gemm·M/(M + M½)   (S3)
     t_attn  = max(d·KV(c) / (BW·η_kv),  A / (F_16·η_attn))                                  (S4)
     t_comm  = 2·L·[α + 2(tp−1)/tp · M·h·2 B / B_link] + (pp−1)·(α + M·h·2 B / B_link)       (S5)
@@ -108,6 +110,43 @@ def overlaps_output_processing(engine: str, *, pp: int = 1, enforce_eager: bool 
     (False, False)
     """
     return V0_ASYNC_OUTPUT_OVERLAP and engine == "vllm-v0" and pp == 1 and not enforce_eager
+
+
+TRTLLM_OVERLAP_SCHEDULER = False
+"""Whether a TensorRT-LLM PyTorch-backend step takes the larger of its GPU time and its host time instead of their sum
+(rule O, :func:`overlaps_host_work`; session 15, latency30, docs/serving.md). Decided by its rule (see there)."""
+
+
+def overlaps_host_work(engine: str, *, pytorch_backend: bool, pp: int = 1) -> bool:
+    """Whether a step's host work (all of S2) runs while the GPU runs the previous step (rule O): TensorRT-LLM's
+    PyTorch backend with its default overlap scheduler. ``PyExecutor.__init__``
+    (``tensorrt_llm/_torch/pyexecutor/py_executor.py``, NVIDIA/TensorRT-LLM, 1.0 era) runs
+    ``_executor_loop_overlap`` unless ``disable_overlap_scheduler`` (default False, ``TorchLlmArgs``) or
+    ``pp_size > 1`` (``_executor_loop_pp``). Its iteration ``n`` schedules, prepares (taking step ``n − 1``'s new
+    tokens as a device tensor) and launches step ``n`` before it first waits for the GPU, on step ``n − 1``'s sampler
+    event (``_update_requests``), then enqueues step ``n``'s sampling and handles step ``n − 1``'s responses
+    (``_process_previous_batch``); nothing waits for step ``n`` itself. A step without a CUDA graph is launched
+    kernel by kernel from Python, so its launch (the eager floor) stays serial with the rest of the host work::
+
+        t = max(t_body + t_comm,  t_launch + h)      h = S2's o_engine + o_tp·log2(tp·pp) + o_seq·n (rule A's n)
+        t_launch = L_launch·f_eager without a CUDA graph, else 0                                         (rule O)
+
+    NIM's pre-built TensorRT engines run the C++ executor (``Executor::Impl::executionLoop``: ``forwardSync`` waits
+    for the previous step before ``fetchNewRequests`` and ``forwardAsync`` schedule and launch the next), so they keep
+    S2's sum, as every other engine does. ``pytorch_backend`` is the library's flag for that backend
+    (``engine="trtllm"`` with ``eager_prefill=True``, :data:`EAGER_PREFILL`'s note). Off when
+    :data:`TRTLLM_OVERLAP_SCHEDULER` is False.
+
+    Worked example: a decode step of Llama-4-Maverick on 8 B200s (attention DP 8, 1,500 sequences) with 18.84 ms of
+    host work and 15.8 ms on the GPU takes max(15.8, 18.84) = 18.84 ms instead of 34.6 ms.
+
+    >>> overlaps_host_work("trtllm", pytorch_backend=True) == TRTLLM_OVERLAP_SCHEDULER
+    True
+    >>> (overlaps_host_work("trtllm", pytorch_backend=False), overlaps_host_work("trtllm", pytorch_backend=True, pp=2),
+    ...  overlaps_host_work("sglang", pytorch_backend=True))
+    (False, False, False)
+    """
+    return TRTLLM_OVERLAP_SCHEDULER and engine == "trtllm" and bool(pytorch_backend) and pp == 1
 
 
 EXLLAMA_MAX_Q_GEMM_ROWS = 50
@@ -493,6 +532,7 @@ class Replica:
     eager_prefill: bool = False  # steps with prompt tokens without CUDA graphs (EAGER_PREFILL, or asked for)
     dequant_bytes: float = 0.0  # extra weight traffic per GPU of a step above EXLLAMA_MAX_Q_GEMM_ROWS tokens
     overlap_seq: bool = False  # the per-sequence cost runs while the GPU computes (S2''; V0_ASYNC_OUTPUT_OVERLAP)
+    overlap_host: bool = False  # rule O: all of S2 runs beside the GPU (TensorRT-LLM PyTorch backend's overlap loop)
     moe_act_bytes: float = 0.0  # MoE activation traffic per token per GPU between the grouped GEMMs (S7)
     layer_act_passes: tuple[tuple[float, int], ...] = ()  # S8: every layer's non-GEMM passes (bytes a token, count)
     act_cache_bytes: float = 0.0  # S8L: the cache each pass is counted against (activation_cache_bytes); 0: S8
@@ -846,6 +886,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         eager_prefill=engine in EAGER_PREFILL if eager_prefill is None else bool(eager_prefill),
         dequant_bytes=DEQUANT_BYTES_PER_PARAM * body / tp if exllama else 0.0,
         overlap_seq=overlaps_output_processing(engine, pp=pp, enforce_eager=enforce_eager),
+        overlap_host=overlaps_host_work(engine, pytorch_backend=pytorch, pp=pp),
         moe_act_bytes=(moe_activation_bytes_per_token(model, gpu, engine=engine, weight_dtype=dtype, tp=tp, ep=ep)
                        if moe and MOE_ACT_TRAFFIC else 0.0),
         layer_act_passes=act_passes,
@@ -899,7 +940,8 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     tokens (from ``prefill_seqs`` prompts, whose last chunk samples a token): ``(t_fixed, max(t_gemm + t_attn,
     floor), t_comm)`` in seconds. The fixed costs are those of the calibration ``r`` was built with. When the
     per-sequence cost overlaps the GPU (``r.overlap_seq``, S2''), ``t_fixed`` holds the fixed part and only the
-    per-sequence host time beyond ``t_body + t_comm``."""
+    per-sequence host time beyond ``t_body + t_comm``. Under rule O (``r.overlap_host``, :func:`overlaps_host_work`),
+    ``t_fixed`` is ``max(t_launch + h − t_body − t_comm, 0)``: the host time beyond the GPU's."""
     d, p = decode_seqs, prefill_tokens
     m = d + p
     if m <= 0:
@@ -955,7 +997,11 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     floor = layers * cal.layer_floor_s
     if r.eager or (p > 0 and r.eager_prefill):  # no CUDA graph for this step: launches from Python
         floor = max(floor, layers * cal.eager_layer_floor_s)
+    eager = r.eager or (p > 0 and r.eager_prefill)
     body = max(gemm + attn, floor)
+    if r.overlap_host:  # rule O: max(GPU, launch + host); an eager step's kernel launches stay serial on the host
+        launch = layers * cal.eager_layer_floor_s if eager else 0.0
+        return max(launch + r.fixed_s + host - (body + comm), 0.0), body, comm
     if r.overlap_seq:  # S2'': the previous step's output processing runs while the GPU computes
         return r.fixed_s + max(host - (body + comm), 0.0), body, comm
     return r.fixed_s + host, body, comm
