@@ -1598,6 +1598,17 @@ CHANGES_NEXT = (
     "Maverick H200 TP8 −4.4% to −24.0% (a second wave where the run's prompts no longer fit the KV room); B200 "
     "Maverick (−13% to −45%) is not KV-bound and unchanged. Held out, read after the decision: output tok/s 17.4% "
     "to 16.8%, ±25% share 63.0% to 64.1%, TPOT 13.7% and TTFT 31.0% unchanged.",
+    "- **Session 15, latency28: TensorRT-LLM's per-sequence host cost per attention-DP rank (rule A)** "
+    "(`step.host_sequences`, `step.ATTENTION_DP_HOST_PER_RANK`, on): each GPU runs its own `PyExecutor` whose "
+    "scheduling, input preparation, sampling and response handling loop over its own requests (`py_executor.py`, "
+    "`executor_request_queue.py`, 1.0-1.1 era: new requests are balanced across ranks), so S2's `o_seq` term counts "
+    "`ceil((d + n_p)/dp)`. No new constant, no refit. Rule: keep if the training loss with the hinge falls below "
+    "0.2662772: 0.2642206, hinge 0, kept. Training, output tok/s median signed error: Maverick B200 −34.6% to "
+    "−17.2% (1000/1000 −40% to −27%, 1000/2000 −45% to −36%, 128/128 −29% to +9%), Maverick H200 −24.0% to −17.6%, "
+    "Maverick H100 −12.8% to −9.6%, Qwen3-235B B200 −6.5% to +9.8%, H200 +4.8% to +17.3%, Scout H100 +5.3% to +8.2%. "
+    "Rule B (the experts' all-gather of the quantized input and reduce-scatter in the MoE layers only, "
+    "`step.ATTENTION_DP_MOE_COLLECTIVES`) was tried on top: 0.2651954, not kept, off. Held out, read after the "
+    "decisions: output tok/s 16.8% to 16.2%, ±25% share 64.1% to 63.4%, TPOT 13.7% and TTFT 31.0% unchanged.",
     "- Net effect of session 14 on the held-out split (main after the refit, latency22, latency23, latency26 and the "
     "closed-loop fix; S8L, S8T, CG and the later refits not published): TPOT 15.4% to 13.7% (its 15% target met on "
     "the held-out split), TTFT 30.3% to 31.0%, output tok/s 17.3% to 17.4%, ±25% share 59.9% to 63.0%; training loss "

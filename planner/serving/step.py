@@ -5,8 +5,11 @@ and ``p`` prefill tokens (chunks of prompts). Its time on one replica of ``tp ×
 
     t = t_fixed + max(t_gemm + t_attn + t_act, L·f_layer·(2 if MoE)) + t_comm                (S1, S7)
     t_fixed = o_engine + o_tp·log2(tp·pp) + (o_seq + o_tp_seq·log2(tp·pp))·(d + n_prefill)  (S2)
+    (TensorRT-LLM with dp attention ranks: one rank's ⌈(d + n_prefill)/dp⌉ sequences, rule A, host_sequences)
     S2'' (vLLM V0's async output processing; tried, off: V0_ASYNC_OUTPUT_OVERLAP) overlaps the per-sequence part:
     t = o_engine + o_tp·log2(tp·pp) + max(t_body + t_comm, o_seq·(d + n_prefill))
+    Rule O (TensorRT-LLM's PyTorch backend, its overlap scheduler; TRTLLM_OVERLAP_SCHEDULER, overlaps_host_work):
+    t = max(t_body + t_comm, t_launch + t_fixed)     (t_launch = L·f_eager·(2 if MoE) without a CUDA graph, else 0)
     t_gemm  = max(W_read / (BW·η_w),  F_lin / (F_peak·η(M)))      η(M) = η_gemm·M/(M + M½)   (S3)
     t_attn  = max(d·KV(c) / (BW·η_kv),  A / (F_16·η_attn))                                  (S4)
     t_comm  = 2·L·[α + 2(tp−1)/tp · M·h·2 B / B_link] + (pp−1)·(α + M·h·2 B / B_link)       (S5)
@@ -107,6 +110,44 @@ def overlaps_output_processing(engine: str, *, pp: int = 1, enforce_eager: bool 
     (False, False)
     """
     return V0_ASYNC_OUTPUT_OVERLAP and engine == "vllm-v0" and pp == 1 and not enforce_eager
+
+
+TRTLLM_OVERLAP_SCHEDULER = False
+"""Whether a TensorRT-LLM PyTorch-backend step takes the larger of its GPU time and its host time instead of their sum
+(rule O, :func:`overlaps_host_work`; session 15, latency30, docs/serving.md). Tried and **not kept**: with the
+published constants the training loss rose 0.2642206 to 0.2925234 (hinge 0), so False: S2's sum for every replica."""
+
+
+def overlaps_host_work(engine: str, *, pytorch_backend: bool, pp: int = 1) -> bool:
+    """Whether a step's host work (all of S2) runs while the GPU runs the previous step (rule O): TensorRT-LLM's
+    PyTorch backend with its default overlap scheduler. ``PyExecutor.__init__``
+    (``tensorrt_llm/_torch/pyexecutor/py_executor.py``, NVIDIA/TensorRT-LLM, 1.0 era) runs
+    ``_executor_loop_overlap`` unless ``disable_overlap_scheduler`` (default False, ``TorchLlmArgs``) or
+    ``pp_size > 1`` (``_executor_loop_pp``). Its iteration ``n`` schedules, prepares (taking step ``n − 1``'s new
+    tokens as a device tensor) and launches step ``n`` before it first waits for the GPU, on step ``n − 1``'s sampler
+    event (``_update_requests``), then enqueues step ``n``'s sampling and handles step ``n − 1``'s responses
+    (``_process_previous_batch``); nothing waits for step ``n`` itself. A step without a CUDA graph is launched
+    kernel by kernel from Python, so its launch (the eager floor) stays serial with the rest of the host work::
+
+        t = max(t_body + t_comm,  t_launch + h)      h = S2's o_engine + o_tp·log2(tp·pp) + o_seq·n (rule A's n)
+        t_launch = L_launch·f_eager without a CUDA graph, else 0                                         (rule O)
+
+    NIM's pre-built TensorRT engines run the C++ executor (``Executor::Impl::executionLoop``: ``forwardSync`` waits
+    for the previous step before ``fetchNewRequests`` and ``forwardAsync`` schedule and launch the next), so they keep
+    S2's sum, as every other engine does. ``pytorch_backend`` is the library's flag for that backend
+    (``engine="trtllm"`` with ``eager_prefill=True``, :data:`EAGER_PREFILL`'s note). Off when
+    :data:`TRTLLM_OVERLAP_SCHEDULER` is False.
+
+    Worked example: a decode step of Llama-4-Maverick on 8 B200s (attention DP 8, 1,500 sequences) with 18.84 ms of
+    host work and 15.8 ms on the GPU takes max(15.8, 18.84) = 18.84 ms instead of 34.6 ms.
+
+    >>> overlaps_host_work("trtllm", pytorch_backend=True) == TRTLLM_OVERLAP_SCHEDULER
+    True
+    >>> (overlaps_host_work("trtllm", pytorch_backend=False), overlaps_host_work("trtllm", pytorch_backend=True, pp=2),
+    ...  overlaps_host_work("sglang", pytorch_backend=True))
+    (False, False, False)
+    """
+    return TRTLLM_OVERLAP_SCHEDULER and engine == "trtllm" and bool(pytorch_backend) and pp == 1
 
 
 EXLLAMA_MAX_Q_GEMM_ROWS = 50
@@ -492,10 +533,13 @@ class Replica:
     eager_prefill: bool = False  # steps with prompt tokens without CUDA graphs (EAGER_PREFILL, or asked for)
     dequant_bytes: float = 0.0  # extra weight traffic per GPU of a step above EXLLAMA_MAX_Q_GEMM_ROWS tokens
     overlap_seq: bool = False  # the per-sequence cost runs while the GPU computes (S2''; V0_ASYNC_OUTPUT_OVERLAP)
+    overlap_host: bool = False  # rule O: all of S2 runs beside the GPU (TensorRT-LLM PyTorch backend's overlap loop)
     moe_act_bytes: float = 0.0  # MoE activation traffic per token per GPU between the grouped GEMMs (S7)
     layer_act_passes: tuple[tuple[float, int], ...] = ()  # S8: every layer's non-GEMM passes (bytes a token, count)
     act_cache_bytes: float = 0.0  # S8L: the cache each pass is counted against (activation_cache_bytes); 0: S8
     graph_sizes: tuple[int, ...] = ()  # CG: per-rank CUDA-graph batch sizes a decode-only batch is padded to
+    moe_comm_layers: int = 0  # rule B: layers whose experts all-gather/reduce-scatter (0: S5's all-reduce form)
+    moe_gather_bytes: float = 2.0  # rule B: bytes an element of the experts' all-gathered input (a_q)
 
     @property
     def layer_act_bytes(self) -> float:
@@ -663,6 +707,81 @@ def attention_dp_replicated_bytes(model: ModelSpec, *, tp: int, dp: int, pp: int
     return (dp - 1) * max(dense, 0.0)
 
 
+ATTENTION_DP_HOST_PER_RANK = True
+"""Whether a TensorRT-LLM replica with attention data parallelism counts S2's per-sequence host cost for one rank's
+share of the sequences (rule A, :func:`host_sequences`; session 15, latency28, docs/serving.md; kept by its rule:
+training loss 0.2662772 to 0.2642206, hinge 0). False gives the model before it (the replica's whole count)."""
+
+
+def host_sequences(engine: str, sequences: float, *, dp: int = 1) -> float:
+    """The sequences S2's per-sequence host term ``o_seq·n`` counts in one step of ``sequences`` (``d + n_p``) on a
+    replica of ``dp`` attention data-parallel ranks (rule A, docs/serving.md, session 15, latency28)::
+
+        n = ⌈(d + n_p)/dp⌉      TensorRT-LLM with dp > 1 (:data:`ATTENTION_DP_HOST_PER_RANK`)
+        n = d + n_p             every other replica
+
+    TensorRT-LLM's PyTorch backend runs one ``PyExecutor`` per GPU, each with its own ``active_requests``
+    (NVIDIA/TensorRT-LLM ``tensorrt_llm/_torch/pyexecutor/py_executor.py``, 1.0-1.1 era): under attention DP
+    ``ExecutorRequestQueue._fetch_new_requests_attention_dp`` hands each new request to one rank
+    (``_balance_requests_across_ranks``, each rank filled up to ``⌈(active + new)/tp⌉``), and every step's
+    ``_schedule``, ``model_engine.forward``'s input preparation, ``_sample_async``, ``_update_requests`` and
+    ``_handle_responses`` loop over the rank's own requests, the ranks in parallel; the step waits for the slowest
+    rank at the experts' all-gather (earlier versions split alike: ``PyExecutor._fetch_new_requests`` with the same
+    heap, the first ``_fetch_adp_new_requests`` round-robin). The constant ``o_seq`` is unchanged (no refit).
+
+    Worked example: a decode step of 3,000 sequences on 8 attention-DP ranks counts ⌈3,000/8⌉ = 375 sequences, so
+    with TensorRT-LLM's published ``o_seq`` of 4.4457 µs the host term is 1.667 ms instead of 13.337 ms.
+
+    >>> host_sequences("trtllm", 3000, dp=8), host_sequences("trtllm", 3001, dp=8), host_sequences("sglang", 3000, dp=8)
+    (375, 376, 3000)
+    >>> host_sequences("trtllm", 3000)
+    3000
+    """
+    if ATTENTION_DP_HOST_PER_RANK and engine == "trtllm" and dp > 1:
+        return math.ceil(sequences / dp - 1e-9)
+    return sequences
+
+
+ATTENTION_DP_MOE_COLLECTIVES = False
+"""Whether a TensorRT-LLM replica of an MoE model with attention data parallelism counts its collectives as the
+experts' all-gather of the quantized input and reduce-scatter of the 16-bit output in the MoE layers only (rule B,
+:func:`moe_allgather_input_bytes`; session 15, latency28, docs/serving.md). Tried and **not kept**: on top of rule A
+the training loss rose 0.2642206 to 0.2651954 (hinge 0), so False: S5's all-reduce in every layer."""
+
+
+def moe_allgather_input_bytes(model: ModelSpec, gpu: GpuSpec, weight_dtype: str) -> float:
+    """Bytes per element of the MoE input TensorRT-LLM all-gathers under attention DP (``a_q`` of rule B,
+    docs/serving.md, session 15, latency28). ``CutlassFusedMoE.forward_chunk``
+    (``tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py``, 1.0 era, the default ``moe_backend``) sets
+    ``run_post_quant_allgather = self.use_dp and self.parallel_size > 1`` and quantizes before the
+    ``allgather([x, x_sf, token_selected_experts, token_final_scales])``: ``fp4_quantize`` for NVFP4 (4 bits and one
+    FP8 scale per 16 elements, :data:`NVFP4_ACT_BYTES`), ``static_quantize_e4m3_per_tensor`` for per-tensor FP8 (1 B);
+    DeepSeek's block-scaled FP8 (``use_deepseek_fp8_block_scale``; an MLA model here) and unquantized experts go as
+    16-bit (2 B). The step's MoE collectives per MoE layer are then (rule B)::
+
+        t = 2α + (tp − 1)/tp·M·h·(a_q + 2 B)/B_link        (all-gather of a_q, reduce-scatter of 2 B)
+
+    Worked example: Llama-4-Maverick NVFP4 on a B200 gives ``a_q`` = 0.5625 B, so 3,000 tokens over 8 GPUs move
+    7/8·3,000·5,120·2.5625 B = 34.44 MB a GPU per MoE layer, over 24 MoE layers 0.9184 ms at 900 GB/s, against
+    S5's 48 layers of 2·7/8·3,000·5,120·2 B, 2.8672 ms (both plus 48α).
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> m = get_model("llama-4-maverick")
+    >>> b200, h100 = get_gpu("b200-hgx"), get_gpu("h100-sxm")
+    >>> moe_allgather_input_bytes(m, b200, "nvfp4"), moe_allgather_input_bytes(m, h100, "fp8")
+    (0.5625, 1.0)
+    >>> moe_allgather_input_bytes(get_model("deepseek-r1"), get_gpu("h200-sxm"), "fp8")
+    2.0
+    """
+    name = str(weight_dtype).lower()
+    a = activation_quant_bytes(gpu, name)
+    if name == "nvfp4" and a == NVFP4_ACT_BYTES:
+        return NVFP4_ACT_BYTES
+    if name == "fp8" and a == 1.0 and not (model.kv_lora_rank and model.qk_rope_head_dim):
+        return 1.0
+    return ACT_BYTES
+
+
 def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1,
                   weight_dtype: str = "auto", kv_cache_dtype: str = "auto", context_tokens: float,
                   input_tokens: float, cached_tokens: float = 0.0, engine: str = "vllm",
@@ -744,6 +863,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         share = min(p16 / body, 1.0)
         peak = 1.0 / ((1.0 - share) / peak + share / float(gpu.bf16_flops_per_s))
     pytorch = engine == "trtllm" and bool(eager_prefill)  # TensorRT-LLM's PyTorch backend (EAGER_PREFILL's note)
+    rule_b = ATTENTION_DP_MOE_COLLECTIVES and engine == "trtllm" and dp > 1 and moe and tp > 1 and ep <= 1
     act_passes = (layer_activation_passes(model, gpu, engine=engine, weight_dtype=dtype, tp=tp, dp=dp,
                                           pytorch_fusions=LAYER_ACT_TRTLLM_FUSION and pytorch)
                   if LAYER_ACT_TRAFFIC else ())
@@ -767,11 +887,14 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         eager_prefill=engine in EAGER_PREFILL if eager_prefill is None else bool(eager_prefill),
         dequant_bytes=DEQUANT_BYTES_PER_PARAM * body / tp if exllama else 0.0,
         overlap_seq=overlaps_output_processing(engine, pp=pp, enforce_eager=enforce_eager),
+        overlap_host=overlaps_host_work(engine, pytorch_backend=pytorch, pp=pp),
         moe_act_bytes=(moe_activation_bytes_per_token(model, gpu, engine=engine, weight_dtype=dtype, tp=tp, ep=ep)
                        if moe and MOE_ACT_TRAFFIC else 0.0),
         layer_act_passes=act_passes,
         act_cache_bytes=activation_cache_bytes(gpu) if act_passes and LAYER_ACT_L2 else 0.0,
         graph_sizes=tuple(int(g) for g in graph_sizes),
+        moe_comm_layers=(len(model.moe_layers) or model.num_hidden_layers) if rule_b else 0,
+        moe_gather_bytes=moe_allgather_input_bytes(model, gpu, dtype) if rule_b else ACT_BYTES,
     )
 
 
@@ -818,13 +941,15 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     tokens (from ``prefill_seqs`` prompts, whose last chunk samples a token): ``(t_fixed, max(t_gemm + t_attn,
     floor), t_comm)`` in seconds. The fixed costs are those of the calibration ``r`` was built with. When the
     per-sequence cost overlaps the GPU (``r.overlap_seq``, S2''), ``t_fixed`` holds the fixed part and only the
-    per-sequence host time beyond ``t_body + t_comm``."""
+    per-sequence host time beyond ``t_body + t_comm``. Under rule O (``r.overlap_host``, :func:`overlaps_host_work`),
+    ``t_fixed`` is ``max(t_launch + h − t_body − t_comm, 0)``: the host time beyond the GPU's."""
     d, p = decode_seqs, prefill_tokens
     m = d + p
     if m <= 0:
         return 0.0, 0.0, 0.0
     sampled = d + prefill_seqs
-    host = r.seq_s * sampled  # the real sequences only (CG's padding repeats a dummy request on the GPU)
+    # the real sequences only (CG's padding repeats a dummy request on the GPU); rule A: one rank's share
+    host = r.seq_s * host_sequences(r.engine, sampled, dp=r.dp)
     routed = m  # tokens that pick experts (CG's dummy rows repeat one token: its k experts, counted as none)
     if r.graph_sizes and p <= 0:  # CG: a decode-only batch runs at its padded CUDA-graph size
         m = sampled = padded_decode_tokens(d, r.graph_sizes, dp=r.dp)
@@ -862,6 +987,9 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
         if r.ep > 1 and r.num_experts:  # MoE all-to-all: dispatch and combine the k routed copies of each token
             comm += 2 * r.layers * (alpha + r.experts_per_token * msg / r.tp * (r.ep - 1) / r.ep
                                     / r.link_bytes_per_s)
+        elif r.moe_comm_layers:  # rule B: the experts' all-gather (a_q) and reduce-scatter (2 B), MoE layers only
+            comm += r.moe_comm_layers * (2 * alpha + (r.tp - 1) / r.tp * m * r.hidden
+                                         * (r.moe_gather_bytes + ACT_BYTES) / r.link_bytes_per_s)
         elif r.tp > 1:  # MLP/MoE all-reduce (with dp attention: all-gather + reduce-scatter, the same bytes)
             comm += r.layers * (alpha + 2 * (r.tp - 1) / r.tp * msg / r.link_bytes_per_s)
         if r.pp > 1:
@@ -870,7 +998,11 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     floor = layers * cal.layer_floor_s
     if r.eager or (p > 0 and r.eager_prefill):  # no CUDA graph for this step: launches from Python
         floor = max(floor, layers * cal.eager_layer_floor_s)
+    eager = r.eager or (p > 0 and r.eager_prefill)
     body = max(gemm + attn, floor)
+    if r.overlap_host:  # rule O: max(GPU, launch + host); an eager step's kernel launches stay serial on the host
+        launch = layers * cal.eager_layer_floor_s if eager else 0.0
+        return max(launch + r.fixed_s + host - (body + comm), 0.0), body, comm
     if r.overlap_seq:  # S2'': the previous step's output processing runs while the GPU computes
         return r.fixed_s + max(host - (body + comm), 0.0), body, comm
     return r.fixed_s + host, body, comm
