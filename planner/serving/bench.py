@@ -183,6 +183,8 @@ def get_constant(cal: Calibration, *, name: str) -> float:
     """A constant by name; ``table:engine`` for a per-engine entry."""
     if ":" in name:
         key, engine = name.split(":")
+        if key == "step_overhead_s":  # the value the model uses (trtllm-pytorch falls back to trtllm)
+            return cal.overhead_s(engine)
         table: dict[str, float] = dict(getattr(cal, key))
         return float(table.get(engine, table.get("vllm", 0.0)))
     return float(getattr(cal, name))

@@ -24,6 +24,15 @@ FORMAT = "planner-serving-calibration/1"
 
 ENGINES = ("vllm", "vllm-v0", "sglang", "trtllm")
 
+TRTLLM_PYTORCH = "trtllm-pytorch"
+"""The ``step_overhead_s`` key of TensorRT-LLM's PyTorch backend (``PyExecutor``; ``engine="trtllm"`` built with
+``eager_prefill=True``), apart from ``trtllm``, which keeps the TensorRT-engine runtime (NIM's engines, the C++
+executor). Only the fixed step cost is split (session 15, latency32, docs/serving.md); the TP term, the per-sequence
+and TTFT costs stay ``trtllm``'s for both. A calibration without the key gives the backend ``trtllm``'s value."""
+
+OVERHEAD_FALLBACK = {TRTLLM_PYTORCH: "trtllm"}
+"""The ``step_overhead_s`` entry a key falls back to when the table does not name it (before ``vllm``'s)."""
+
 TABLES = ("step_overhead_s", "per_seq_overhead_s", "ttft_overhead_s", "tp_overhead_s", "rocm_eff",
           "tp_seq_overhead_s")
 """Constants given per engine."""
@@ -47,7 +56,8 @@ class Calibration:
     - ``w4_kernel_eff``: weight-only 4-bit kernels (Marlin/Machete) relative to a 16-bit GEMM, compute-bound part;
       on vLLM V0 also its weight-only 8-bit GEMMs, the same kernels (``planner.serving.step.weight_only_mixed_input``);
     - ``step_overhead_s``: fixed time of one engine step (scheduling, input preparation, kernel launches,
-      sampling) per engine; ``tp_overhead_s``: extra per step and per doubling of the GPUs of a replica
+      sampling) per engine, with TensorRT-LLM's PyTorch backend under its own key :data:`TRTLLM_PYTORCH`;
+      ``tp_overhead_s``: extra per step and per doubling of the GPUs of a replica
       (``o_tp·log2(tp·pp)``: broadcast of the scheduler output to the workers, synchronisation), per engine;
       ``per_seq_overhead_s``: per scheduled sequence and step, per engine (input preparation, sampling, output
       processing; large for vLLM V0's Python scheduler); ``tp_seq_overhead_s``: per scheduled sequence, step and
@@ -99,9 +109,16 @@ class Calibration:
     as_of: str = "2026-12-03"
 
     def overhead_s(self, engine: str) -> float:
-        """The fixed step time of ``engine`` (the ``vllm`` value for an engine the table does not name)."""
+        """The fixed step time of ``engine`` (``trtllm-pytorch``: TensorRT-LLM's PyTorch backend, else ``trtllm``'s
+        value, :data:`OVERHEAD_FALLBACK`; the ``vllm`` value for an engine the table does not name).
+
+        >>> DERIVED.overhead_s("trtllm-pytorch"), DERIVED.replace(step_overhead_s={"trtllm-pytorch": 1e-3}).overhead_s(
+        ...     "trtllm-pytorch"), DERIVED.overhead_s("other")
+        (0.0003, 0.001, 0.0006)
+        """
         table = dict(self.step_overhead_s)
-        return table.get(engine, table.get("vllm", 6e-4))
+        fallback = OVERHEAD_FALLBACK.get(engine)
+        return table.get(engine, table.get(fallback or "vllm", table.get("vllm", 6e-4)))
 
     def seq_overhead_s(self, engine: str) -> float:
         """The per-sequence step time of ``engine`` (the ``vllm`` value for an engine the table does not name)."""

@@ -5,6 +5,7 @@ and ``p`` prefill tokens (chunks of prompts). Its time on one replica of ``tp ×
 
     t = t_fixed + max(t_gemm + t_attn + t_act, L·f_layer·(2 if MoE)) + t_comm                (S1, S7)
     t_fixed = o_engine + o_tp·log2(tp·pp) + (o_seq + o_tp_seq·log2(tp·pp))·(d + n_prefill)  (S2)
+    (o_engine of TensorRT-LLM's PyTorch backend, eager_prefill=True: step_overhead_s["trtllm-pytorch"], session 15)
     (TensorRT-LLM with dp attention ranks: one rank's ⌈(d + n_prefill)/dp⌉ sequences, rule A, host_sequences)
     S2'' (vLLM V0's async output processing; tried, off: V0_ASYNC_OUTPUT_OVERLAP) overlaps the per-sequence part:
     t = o_engine + o_tp·log2(tp·pp) + max(t_body + t_comm, o_seq·(d + n_prefill))
@@ -39,7 +40,7 @@ from planner import latency, memory
 from planner.errors import ArgumentError
 from planner.latency import gemm_peak_flops
 from planner.memory import weight_bytes_per_gpu
-from planner.serving.calibration import Calibration
+from planner.serving.calibration import TRTLLM_PYTORCH, Calibration
 from planner.specs import GpuSpec, ModelSpec
 
 ACT_BYTES = 2.0
@@ -524,7 +525,8 @@ class Replica:
     quant_kernel_eff: float  # 1, or w4_kernel_eff for weight-only 4-bit
     engine: str
     vendor_eff: float = 1.0  # rocm_eff on AMD GPUs (compute-bound work)
-    fixed_s: float = 0.0  # o_engine + o_tp·log2(tp·pp), from the calibration the replica was built with
+    fixed_s: float = 0.0  # o_engine + o_tp·log2(tp·pp), from the calibration the replica was built with (o_engine:
+    # step_overhead_s["trtllm-pytorch"] for TensorRT-LLM's PyTorch backend, calibration.TRTLLM_PYTORCH)
     seq_s: float = 0.0  # o_seq of the engine
     ttft_fixed_s: float = 0.0  # o_ttft of the engine
     dp: int = 1  # attention data-parallel groups inside the replica (tp/dp GPUs each)
@@ -878,8 +880,8 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         mem_bw_bytes_per_s=float(gpu.mem_bw_bytes_per_s), link_bytes_per_s=link / 2, link_is_pcie=pcie,
         quant_kernel_eff=quant, engine=engine,
         vendor_eff=calibration.rocm_factor(engine) if gpu.vendor.upper() == "AMD" else 1.0,
-        fixed_s=calibration.overhead_s(engine) + (calibration.tp_fixed_s(engine) * math.log2(tp * pp) if tp * pp > 1
-                                                  else 0.0),
+        fixed_s=calibration.overhead_s(TRTLLM_PYTORCH if pytorch else engine)
+        + (calibration.tp_fixed_s(engine) * math.log2(tp * pp) if tp * pp > 1 else 0.0),
         seq_s=calibration.seq_overhead_s(engine) + (calibration.tp_seq_s(engine) * math.log2(tp * pp)
                                                     if tp * pp > 1 else 0.0),
         ttft_fixed_s=calibration.ttft_fixed_s(engine), dp=dp, attn_eff=attention_eff(gpu, calibration),
