@@ -222,9 +222,9 @@ class Block(Expr):
         block = cache.get(key)
         if block is None:
             header, addresses = _block_addresses(t, key)
-            get = ev.get
+            values = ev.values  # what Evaluator.get returns (a blank cell None), read in C
             rows = [header]
-            rows += [tuple([get(sheet, cell) for sheet, cell in row]) for row in addresses]
+            rows += [tuple([values[address] for address in row]) for row in addresses]
             block = cache[key] = HashedTuple(rows)
         return block
 
