@@ -53,6 +53,11 @@ replayed, 0.28312 (that replay's code, in :func:`planner.serving.replay._replay_
 0da57e4 has it; docs/serving.md section 4)."""
 
 
+BENCH_SERVING_ZERO_TTFT = False
+"""Rule Z (session 15, latency34): vLLM's ``benchmark_serving`` records a TTFT of 0.0 for a request that streams no
+text and counts it in its mean TTFT; a dstack ShareGPT point whose result file is stored has its predicted mean TTFT
+taken with those requests at 0 (:func:`bench_serving_zero_ttft_share`). docs/serving.md, "Session 15, latency34"."""
+
 RECORDED_ENGINE_CONFIG = True
 """AccelMark runs replayed with the engine arguments their own result files record (``task.extra_config``:
 ``enforce_eager``; :func:`harness_settings`, session 11)."""
@@ -336,6 +341,40 @@ def _accelmark_suite(point: Mapping[str, Any]) -> tuple[dict, dict | None] | Non
     if not suite:
         return None
     return suite, harness["datasets"].get(suite.get("dataset", ""))
+
+
+def bench_serving_zero_ttft_share(point: Mapping[str, Any]) -> float:
+    """The share ``z`` of a dstack ShareGPT run's requests that ``benchmark_serving`` counts with a TTFT of 0 (rule Z):
+    those whose recorded ``output_lens`` is 0 (``planner/data/benchmark_harnesses.json``, ``dstack_sharegpt``; the
+    runs whose result files are stored). vLLM's client (``benchmarks/backend_request_func.py``,
+    ``async_request_openai_completions``, vLLM 0.6) leaves ``RequestFuncOutput.ttft`` at its default 0.0 unless a
+    streamed chunk carries text, and ``calculate_metrics`` (``benchmarks/benchmark_serving.py``) appends every
+    successful request's ``ttft`` to the list whose ``np.mean`` it publishes; a request whose model stops at once
+    streams no text, succeeds and is retokenized to 0 output tokens. In all six stored files (dstackai/benchmarks
+    06c957a) the requests with ``ttfts`` 0.0 are exactly those with ``output_lens`` 0. So the published mean is::
+
+        TTFT_pub = (1 − z) · TTFT_streamed,   z = #{i : output_lens_i = 0} / n
+
+    and the model's mean TTFT (the requests it replays, all of which stream) is scaled by ``1 − z``. 0.0 for every
+    other point (and for the dstack runs whose files are absent: their outputs are not recorded).
+
+    Worked example: the 8xH100 run at 16 req/s records 379 of its 1,000 outputs at 0 tokens, so ``z`` = 0.379 and a
+    modelled mean TTFT of 4.0 s is published as 0.621 × 4.0 = 2.484 s (the file itself: 1,486.4 ms over all 1,000
+    requests, 2,393.5 ms over the 621 that streamed text).
+
+    >>> bench_serving_zero_ttft_share({"id": "dstack-405b/8xH100-1FP8-meta/sharegpt/qps16"})
+    0.379
+    >>> bench_serving_zero_ttft_share({"id": "dstack-405b/8xMi300-1FP8-amd/sharegpt/qps16"})
+    0.0
+    """
+    from planner.catalog import benchmark_harness_data
+
+    data = benchmark_harness_data().get("dstack_sharegpt") or {}
+    run = (data.get("runs") or {}).get(str(point.get("id", "")))
+    outputs = run.get("output_tokens") if run else None
+    if not outputs:
+        return 0.0
+    return sum(1 for x in outputs if int(x) == 0) / len(outputs)
 
 
 def dstack_sharegpt_trace(point: Mapping[str, Any]) -> list[TraceRun] | None:
@@ -759,7 +798,10 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                    concurrency_class="high", heavy="prefill" if i >= 4 * o else "decode",
                    measured=_measured(point, replicas), predicted={}, baseline={}, saturated=False,
                    note=f"not modelled: {exc}")
-    predicted = {"tpot": res.tpot_s, "ttft": res.ttft_s, "otps": res.output_tokens_per_s}
+    ttft = res.ttft_s
+    if BENCH_SERVING_ZERO_TTFT and kwargs["latency_stat"] == "mean":  # rule Z: benchmark_serving's zero TTFTs
+        ttft *= 1.0 - bench_serving_zero_ttft_share(point)
+    predicted = {"tpot": res.tpot_s, "ttft": ttft, "otps": res.output_tokens_per_s}
     measured = _measured(point, replicas)
     from planner.catalog import get_gpu
 
