@@ -357,7 +357,9 @@ def bench_serving_zero_ttft_share(point: Mapping[str, Any]) -> float:
         TTFT_pub = (1 − z) · TTFT_streamed,   z = #{i : output_lens_i = 0} / n
 
     and the model's mean TTFT (the requests it replays, all of which stream) is scaled by ``1 − z``. 0.0 for every
-    other point (and for the dstack runs whose files are absent: their outputs are not recorded).
+    other point (and for the dstack runs whose files are absent: their outputs are not recorded). Exact for the
+    uniform replay (every request alike); with :data:`DSTACK_TRACE` on it would take the zero-output requests' mean
+    TTFT as the others', an approximation not measured (that switch is off).
 
     Worked example: the 8xH100 run at 16 req/s records 379 of its 1,000 outputs at 0 tokens, so ``z`` = 0.379 and a
     modelled mean TTFT of 4.0 s is published as 0.621 × 4.0 = 2.484 s (the file itself: 1,486.4 ms over all 1,000
