@@ -166,7 +166,9 @@ def test_tpot_is_recomputed_not_scaled(seed_forecast) -> None:
     assert tpot_months
     for m in tpot_months:
         assert fleet[m]["max_utilization"] == pytest.approx(tpot_util(m), rel=1e-9)
-        assert not math.isclose(tpot_util(m), tpot_util(1) * 1.08 ** (m - 1), rel_tol=1e-3)  # not linear
+        # not linear: month 1's TPOT scaled by the demand would match to rounding; the model's recomputed TPOT can
+        # land near that line by chance (month 9 after latency33's refit: 0.07% from it), so the check is at 1e-6
+        assert not math.isclose(tpot_util(m), tpot_util(1) * 1.08 ** (m - 1), rel_tol=1e-6)
     # the fleet's first step comes in the month its highest utilization crosses the 80 % policy, and names it
     step = next(r for r in rows if "llama70b-h100: replicas 22 -> " in r["action"])
     m = step["month"]
