@@ -19,6 +19,7 @@ from typing import Any
 from planner.errors import PlannerError
 from planner.serving.calibration import Calibration
 from planner.serving.replay import TraceRun
+from planner.serving.step import WEIGHT_DTYPE_ALIASES
 
 TRAIN_SHARE = 70
 """Percent of points in the training split."""
@@ -722,7 +723,7 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
     spec = get_model(model)
     if wd in ("bf16", "fp16") and spec.weight_dtype in ("bf16", "fp16"):
         wd = "auto"
-    wd = {"int4-awq": "awq", "int4-gptq": "gptq", "fp4": "nvfp4"}.get(wd, wd)
+    wd = WEIGHT_DTYPE_ALIASES.get(wd, wd)
     if wd == "int8" and "/w8a16/" in str(point["id"]):  # AccelMark suite C's W8A16 checkpoint (RedHatAI): INT8
         wd = "w8a16"  # weights only, 16-bit activations: vLLM's weight-only kernels, not INT8 tensor cores
     kd = point.get("kv_cache_dtype") or "auto"

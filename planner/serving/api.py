@@ -29,7 +29,7 @@ from planner.errors import ArgumentError, PlannerError, check_fraction, check_nu
 from planner.serving import replay
 from planner.serving import schedule as sch
 from planner.serving.calibration import Calibration, from_dict
-from planner.serving.step import build_replica, step_time_s
+from planner.serving.step import build_replica, step_time_s, weight_dtype_name
 from planner.specs import GIB, GpuSpec, ModelSpec
 
 TP_CHOICES = (1, 2, 4, 8)
@@ -122,11 +122,6 @@ def _kv_tokens(model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, kv_dtype: str, 
     return room / max(cap.kv_bytes_per_logged_token, 1e-9), cap.block_size
 
 
-def _weight_dtype(weight_dtype: str) -> str:
-    name = str(weight_dtype).strip().lower()
-    return {"int4-awq": "awq", "int4-gptq": "gptq", "fp4": "nvfp4"}.get(name, name)
-
-
 @dataclass(frozen=True, kw_only=True)
 class _Setup:
     load: sch.Load
@@ -166,7 +161,7 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
         raise ArgumentError("cache_hit_rate", cache_hit_rate, "a fraction below 1 (the last prompt token is computed)")
     key = normalize_engine(engine, engine_version=engine_version)
     cal = load_calibration(calibration)
-    wd = _weight_dtype(weight_dtype)
+    wd = weight_dtype_name(weight_dtype)
     kd = str(kv_cache_dtype).strip().lower()
     kd = {"bf16": "auto", "fp16": "auto"}.get(kd, kd)
     gib = card.hbm_bytes / GIB

@@ -673,6 +673,42 @@ def unquantized_params(model: ModelSpec, recipe: str | None) -> float:
     return (layers - 2) * attn + 2 * body / layers
 
 
+WEIGHT_DTYPE_ALIASES = {"int4-awq": "awq", "int4-gptq": "gptq", "fp4": "nvfp4"}
+"""Weight dtype spellings the plan accepts and the name the memory and step models use for each."""
+
+
+def weight_dtype_name(weight_dtype: str) -> str:
+    """A weight dtype as the memory and step models name it (:data:`WEIGHT_DTYPE_ALIASES`), lower case.
+
+    >>> weight_dtype_name(" INT4-AWQ"), weight_dtype_name("fp8"), weight_dtype_name("auto")
+    ('awq', 'fp8', 'auto')
+    """
+    name = str(weight_dtype).strip().lower()
+    return WEIGHT_DTYPE_ALIASES.get(name, name)
+
+
+def routed_expert_params(model: ModelSpec) -> float:
+    """Parameters of one routed expert, ``P_e = (P_total − P_active)/(E − k)``; 0 for a dense model (or an MoE spec
+    whose totals do not say).
+
+    >>> from planner.catalog import get_model
+    >>> routed_expert_params(get_model("llama-3.1-8b"))
+    0.0
+    >>> round(routed_expert_params(get_model("llama-4-maverick")) / 1e9, 4)
+    3.0157
+    """
+    e, k = model.num_experts or 0, model.num_experts_per_tok or 0
+    if model.architecture == "moe" and e > k > 0 and model.params_total > model.params_active:
+        return (model.params_total - model.params_active) / (e - k)
+    return 0.0
+
+
+def _weights_per_gpu(model: ModelSpec, *, tp: int, pp: int = 1, weight_dtype: str) -> tuple[str, float]:
+    """(the dtype the step model names, weight bytes a GPU: :func:`planner.memory.weight_bytes_per_gpu`)."""
+    dtype = model.weight_dtype if weight_dtype == "auto" else weight_dtype_name(weight_dtype)
+    return dtype, weight_bytes_per_gpu(model, tp=tp, pp=pp, weight_dtype=dtype if weight_dtype != "auto" else "auto")
+
+
 def attention_dp_replicated_bytes(model: ModelSpec, *, tp: int, dp: int, pp: int = 1,
                                   weight_dtype: str = "auto") -> float:
     """Weight bytes one GPU holds beyond the ``tp·pp`` split when a mixture-of-experts model runs ``dp`` attention
@@ -697,15 +733,11 @@ def attention_dp_replicated_bytes(model: ModelSpec, *, tp: int, dp: int, pp: int
     >>> attention_dp_replicated_bytes(get_model("llama-4-maverick"), tp=8, dp=1, weight_dtype="fp8")
     0.0
     """
-    e, k = model.num_experts or 0, model.num_experts_per_tok or 0
-    moe = model.architecture == "moe" and e > k > 0 and model.params_total > model.params_active
-    if dp <= 1 or not moe:
+    per_expert = routed_expert_params(model)
+    if dp <= 1 or not per_expert:
         return 0.0
-    dtype = model.weight_dtype if weight_dtype == "auto" else str(weight_dtype).strip().lower()
-    dtype = {"int4-awq": "awq", "int4-gptq": "gptq", "fp4": "nvfp4"}.get(dtype, dtype)
-    total = weight_bytes_per_gpu(model, tp=tp, pp=pp, weight_dtype=dtype if weight_dtype != "auto" else "auto")
-    per_expert = (model.params_total - model.params_active) / (e - k)
-    dense = total - e * total * per_expert / model.params_total
+    _dtype, total = _weights_per_gpu(model, tp=tp, pp=pp, weight_dtype=weight_dtype)
+    dense = total - (model.num_experts or 0) * total * per_expert / model.params_total
     return (dp - 1) * max(dense, 0.0)
 
 
@@ -828,13 +860,11 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     >>> round(r.body_flops_per_token / 1e9, 2), r.kv_read_bytes_per_seq / 2**20
     (13.96, 128.0)
     """
-    dtype = model.weight_dtype if weight_dtype == "auto" else str(weight_dtype).strip().lower()
-    dtype = {"int4-awq": "awq", "int4-gptq": "gptq", "fp4": "nvfp4"}.get(dtype, dtype)
-    total_bytes = weight_bytes_per_gpu(model, tp=tp, weight_dtype=dtype if weight_dtype != "auto" else "auto")
+    dtype, total_bytes = _weights_per_gpu(model, tp=tp, weight_dtype=weight_dtype)
     head = float(model.vocab_size or 0) * model.hidden_size
     e, k = model.num_experts or 0, model.num_experts_per_tok or 0
-    moe = model.architecture == "moe" and e > k > 0 and model.params_total > model.params_active
-    per_expert = (model.params_total - model.params_active) / (e - k) if moe else 0.0
+    per_expert = routed_expert_params(model)
+    moe = per_expert > 0
     experts_active = k * per_expert if moe else 0.0
     body = max(model.params_active - 2 * head - experts_active, 0.3 * model.params_active)
     expert_bytes = total_bytes * per_expert / model.params_total if moe else 0.0
@@ -998,9 +1028,9 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
             comm += (r.pp - 1) * (alpha + msg / r.link_bytes_per_s)
     layers = launch_layers(r)
     floor = layers * cal.layer_floor_s
-    if r.eager or (p > 0 and r.eager_prefill):  # no CUDA graph for this step: launches from Python
-        floor = max(floor, layers * cal.eager_layer_floor_s)
     eager = r.eager or (p > 0 and r.eager_prefill)
+    if eager:  # no CUDA graph for this step: launches from Python
+        floor = max(floor, layers * cal.eager_layer_floor_s)
     body = max(gemm + attn, floor)
     if r.overlap_host:  # rule O: max(GPU, launch + host); an eager step's kernel launches stay serial on the host
         launch = layers * cal.eager_layer_floor_s if eager else 0.0
