@@ -70,16 +70,19 @@ def _key(kwargs: dict[str, Any]) -> tuple:
     return tuple((k, type(v), repr(v) if v == 0 and type(v) is float else v) for k, v in sorted(kwargs.items()))
 
 
+def _unkey(key: tuple) -> dict[str, Any]:
+    """The keyword arguments :func:`_key` made ``key`` of."""
+    return {k: float(v) if type(v) is str and t is float else v for k, t, v in key}
+
+
 @lru_cache(maxsize=REPLICA_CACHE_SIZE, typed=True)
 def _replica_kv_kept(model, gpu, key):
-    return selfhosted.replica_kv(model, gpu, **{k: float(v) if type(v) is str and t is float else v
-                                                 for k, t, v in key})
+    return selfhosted.replica_kv(model, gpu, **_unkey(key))
 
 
 @lru_cache(maxsize=REPLICA_CACHE_SIZE, typed=True)
 def _prefix_bytes_kept(model, gpu, key):
-    return selfhosted.prefix_retention_bytes(model, gpu, **{k: float(v) if type(v) is str and t is float else v
-                                                             for k, t, v in key})
+    return selfhosted.prefix_retention_bytes(model, gpu, **_unkey(key))
 
 
 def _kept(call, kept, model, gpu, kwargs):

@@ -10,7 +10,7 @@ from planner import serving
 from planner.errors import ArgumentError
 from planner.registry import Arg, sheet_function
 from planner.serving.api import performance
-from planner.sheet.memory import ENGINE, GPU, KV_DTYPE, MODEL, PP_OPT, TP, WEIGHT_DTYPE, _kv_dtype, _named
+from planner.sheet.memory import ENGINE, GPU, KV_DTYPE, MODEL, PP_OPT, TP, WEIGHT_DTYPE, _kept, _kv_dtype, _unkey
 
 INPUT = Arg(name="avg_input_tokens", unit="tokens", help="Average input (prompt) tokens per request")
 OUTPUT = Arg(name="avg_output_tokens", unit="tokens", help="Average output tokens per request")
@@ -39,13 +39,12 @@ def _perf(model, gpu, tp, avg_input_tokens, avg_output_tokens, clients, request_
         raise ArgumentError("request_rate", request_rate, "a number >= 0")
     if conc > 0 and rate > 0:
         raise ArgumentError("request_rate", request_rate, "0 when clients are given (one load at a time)")
-    args = (model, gpu, tp, avg_input_tokens, avg_output_tokens, conc, rate, engine, weight_dtype, kv_dtype,
-            cache_hit_rate, pp)
-    try:
-        kept = not calibration and _named(model) and hash(args) is not None
-    except TypeError:  # an unhashable argument (a range where a number belongs): computed, and refused there
-        kept = False
-    result = _perf_kept(*args) if kept else _performance(*args, calibration or None)
+    kwargs = dict(tp=tp, pp=pp, engine=engine, weight_dtype=weight_dtype, kv_cache_dtype=kv_dtype,
+                  input_tokens=avg_input_tokens, output_tokens=avg_output_tokens, concurrency=conc or None,
+                  request_rate=rate or None, cache_hit_rate=cache_hit_rate)
+    # the fitted constants' answers kept per distinct call (a calibration file may change between calls)
+    result = (_performance(model, gpu, calibration=calibration, **kwargs) if calibration
+              else _kept(_performance, _perf_kept, model, gpu, kwargs))
     if result.saturated:
         raise ArgumentError("request_rate", request_rate,
                             f"below the replica's maximum {result.max_requests_per_s:.4g} req/s (saturated)")
@@ -58,22 +57,16 @@ through several functions (``FLEET_TTFT_S`` and ``FLEET_TPOT_S`` of a route at i
 distinct ones a 20-route plan with its tornado bars."""
 
 
-def _performance(model, gpu, tp, avg_input_tokens, avg_output_tokens, conc, rate, engine, weight_dtype, kv_dtype,
-                 cache_hit_rate, pp, calibration):
-    return _kv_dtype(performance, model, gpu, tp=tp, pp=pp, engine=engine, weight_dtype=weight_dtype,
-                     kv_cache_dtype=kv_dtype, input_tokens=avg_input_tokens, output_tokens=avg_output_tokens,
-                     concurrency=conc or None, request_rate=rate or None, cache_hit_rate=cache_hit_rate,
-                     calibration=calibration)
+def _performance(model, gpu, **kwargs):
+    return _kv_dtype(performance, model, gpu, **kwargs)
 
 
 @lru_cache(maxsize=PERF_CACHE_SIZE, typed=True)
-def _perf_kept(model, gpu, tp, avg_input_tokens, avg_output_tokens, conc, rate, engine, weight_dtype, kv_dtype,
-               cache_hit_rate, pp):
-    """:func:`_performance` with the fitted constants, kept per distinct arguments (compared with their types) when
-    the model names its spec (:func:`planner.sheet.memory._named`, not a ``config.json`` that may change): a pure
-    function with a frozen result. A call that raises (a refusal) is not kept."""
-    return _performance(model, gpu, tp, avg_input_tokens, avg_output_tokens, conc, rate, engine, weight_dtype,
-                        kv_dtype, cache_hit_rate, pp, None)
+def _perf_kept(model, gpu, key):
+    """:func:`_performance` with the fitted constants, kept per distinct arguments through
+    :func:`planner.sheet.memory._kept` (arguments compared with their types, only for a model that names its spec):
+    a pure function with a frozen result. A call that raises (a refusal) is not kept."""
+    return _performance(model, gpu, **_unkey(key))
 
 
 _PERF_ARGS = (MODEL, GPU, TP, INPUT, OUTPUT, CLIENTS, RATE, ENGINE, WEIGHT_DTYPE, KV_DTYPE, HIT, PP_OPT,
