@@ -121,8 +121,8 @@ def evaluator(inputs: Mapping[Key, Any], functions: Mapping[str, Any] | None = N
               values: ValueStore | None = None) -> FastEvaluator:
     """A :class:`FastEvaluator` over the template's fixed cells and ``inputs``, in ``values`` (a new
     :class:`~planner.excel.expr.ValueStore` by default; a subclass may compute cells as they are read,
-    :mod:`planner.whatif.bars`). ``functions``: the registry by
-    default; ``memo``: the registry-call memo (None: none)."""
+    :mod:`planner.whatif.bars`). ``functions``: the registry by default; ``memo``: the registry-call memo (None:
+    none)."""
     if functions is None:
         from planner.registry import load
 

@@ -103,8 +103,6 @@ def _frozen(rows: Sequence[Sequence[Any]] | None) -> tuple | None:
     return tuple(tuple(r) for r in rows)
 
 
-
-
 class _Lazy(ValueStore):
     """Cell values computed when a formula first reads them: a cell of ``code`` is evaluated (by ``ev``) on its
     first read and kept; any other cell absent here is ``fallback``'s (the plan's own values), else blank. Reading
