@@ -60,6 +60,44 @@ text and counts it in its mean TTFT; a dstack ShareGPT point whose result file i
 taken with those requests at 0 (:func:`bench_serving_zero_ttft_share`). Kept by its rule: training loss 0.2642206 to
 0.2585553, hinge 0, no refit. docs/serving.md, "Session 15, latency34"."""
 
+ACCELMARK_IN_PROCESS_DELIVERY = False
+"""Rule D0 (session 16, latency35, docs/serving.md): AccelMark's vLLM V0 runner streams from an ``AsyncLLMEngine`` in
+its own process (:func:`accelmark_in_process`), whose worker thread puts a step's outputs into the clients' queues
+during the next step without waking the event loop, so a first token is seen at the end of the next step or at the
+harness's next arrival timer (:func:`planner.serving.replay.in_process_first_token_s`), not after the next step's
+launch (Q4'). Applied to that runner's online and interactive replays."""
+
+ACCELMARK_IN_PROCESS_NO_FRONT_END = False
+"""Rule D1, with :data:`ACCELMARK_IN_PROCESS_DELIVERY`: that in-process path has no HTTP/API-server front end, so the
+engine's fitted first-token overhead ``o_ttft`` (``ttft_overhead_s:vllm-v0``, which ``vllm serve`` keeps) is 0 there
+(``performance(..., front_end=False)``)."""
+
+
+def accelmark_in_process(point: Mapping[str, Any]) -> bool:
+    """Whether a point's TTFT was stamped by AccelMark's in-process vLLM V0 client: its NVIDIA vLLM runner
+    ``nvidia_vllm_47f5d58e`` (``runners/nvidia_vllm_47f5d58e/runner.py``: ``AsyncLLMEngine.from_engine_args`` in the
+    load generator's process, TTFT at the first ``engine.generate`` output with a token) on a vLLM release before 0.8
+    (V0, ``VLLM_USE_V1`` 0 by default in 0.7.3), in its online (open) or interactive (closed) scenario.
+
+    >>> accelmark_in_process({"id": "accelmark/nvidia_h200x1_suite_A_nvidia_vllm_47f5d58e_29b2ec38/online/qps5",
+    ...                       "engine": "vllm", "engine_version": "0.7.3", "mode": "open"})
+    True
+    >>> accelmark_in_process({"id": "accelmark/nvidia_a100_sxm4_80gbx1_suite_A_nvidia_vllm020_0f6c56e4_x/online/qps5",
+    ...                       "engine": "vllm", "engine_version": "0.20.1", "mode": "open"})
+    False
+    """
+    pid = str(point.get("id", ""))
+    if not pid.startswith("accelmark/") or "_nvidia_vllm_47f5d58e_" not in pid or point.get("engine") != "vllm":
+        return False
+    if point.get("mode") not in ("open", "closed"):
+        return False
+    version = str(point.get("engine_version") or "").split("+")[0].lstrip("v")
+    try:
+        return tuple(int(x) for x in version.split(".")[:2]) < (0, 8)
+    except ValueError:
+        return False
+
+
 RECORDED_ENGINE_CONFIG = True
 """AccelMark runs replayed with the engine arguments their own result files record (``task.extra_config``:
 ``enforce_eager``; :func:`harness_settings`, session 11)."""
@@ -764,6 +802,9 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   checkpoint_recipe=checkpoint_recipe(point) if CHECKPOINT_RECIPE else None,
                   max_seq_len_to_capture=_int(settings.get("max_seq_len_to_capture")),
                   cuda_graph_batch_sizes=cuda_graph_batch_sizes(point))
+    if ACCELMARK_IN_PROCESS_DELIVERY and accelmark_in_process(point) and pp == 1 and not kwargs["enforce_eager"]:
+        kwargs["in_process_delivery"] = True  # rule D0: async output processing on (no enforce_eager, pp 1)
+        kwargs["front_end"] = not ACCELMARK_IN_PROCESS_NO_FRONT_END  # rule D1: no o_ttft in process
     kv_tokens = None
     if V1_PREFIX_CACHE and accelmark_prefix_cache(point) and replicas == 1:
         from planner.engines import normalize_engine

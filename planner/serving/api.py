@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
@@ -149,7 +149,7 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
            cache_hit_rate, max_num_batched_tokens, max_num_seqs, calibration, max_model_len=None,
            chunked_prefill=None, ep=1, dp=1, enforce_eager=False, quantization=None,
            checkpoint_recipe=None, eager_prefill=None, max_seq_len_to_capture=None,
-           cuda_graph_batch_sizes=None) -> _Setup:
+           cuda_graph_batch_sizes=None, in_process_delivery=False, front_end=True) -> _Setup:
     spec, card = _specs(model, gpu)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
@@ -160,6 +160,9 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     if h >= 1:
         raise ArgumentError("cache_hit_rate", cache_hit_rate, "a fraction below 1 (the last prompt token is computed)")
     key = normalize_engine(engine, engine_version=engine_version)
+    if in_process_delivery and (key != "vllm-v0" or pp > 1 or enforce_eager):
+        raise ArgumentError("in_process_delivery", in_process_delivery,
+                            "False unless vLLM V0 with async output processing (pp 1, no enforce_eager)")
     cal = load_calibration(calibration)
     wd = weight_dtype_name(weight_dtype)
     kd = str(kv_cache_dtype).strip().lower()
@@ -211,9 +214,12 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
                             context_tokens=i + o / 2.0, input_tokens=i, cached_tokens=cached, engine=key,
                             calibration=cal, enforce_eager=eager, quantization=quantization,
                             checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill, graph_sizes=graphs)
+    if not front_end:  # rule D1: a client in the engine's own process has no HTTP/API-server front end: o_ttft 0
+        replica = replace(replica, ttft_fixed_s=0.0)
     max_running = min(float(sched.max_num_seqs), kv_running) / pp
     load = sch.Load(replica=replica, calibration=cal, schedule=sched, input_tokens=max(i - cached, 1.0),
-                    output_tokens=o, max_running=max_running, kv_tokens=kv_tokens / pp)
+                    output_tokens=o, max_running=max_running, kv_tokens=kv_tokens / pp,
+                    in_process_delivery=bool(in_process_delivery))
     return _Setup(load=load, pp=pp, output_tokens=o, engine=key, calibration=cal, kv_running=kv_running)
 
 
@@ -276,7 +282,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 quantization: str | None = None, checkpoint_recipe: str | None = None,
                 eager_prefill: bool | None = None,
                 max_seq_len_to_capture: int | None = None,
-                cuda_graph_batch_sizes: tuple[int, ...] | None = None) -> ServingResult:
+                cuda_graph_batch_sizes: tuple[int, ...] | None = None, in_process_delivery: bool = False,
+                front_end: bool = True) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
     replayed step by step as :func:`planner.serving.replay.trace_closed_run` with every request of the same
@@ -303,7 +310,12 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     (:func:`planner.serving.step.v0_decode_eager`). ``cuda_graph_batch_sizes``: TensorRT-LLM's PyTorch backend with
     ``cuda_graph_config.enable_padding`` and these ``batch_sizes`` (rule CG): a decode-only step runs its GEMMs and
     collectives at the padded batch (:func:`planner.serving.step.cuda_graph_sizes`,
-    :func:`planner.serving.step.padded_decode_tokens`); None, no padding."""
+    :func:`planner.serving.step.padded_decode_tokens`); None, no padding. ``in_process_delivery`` (rule D, vLLM V0
+    with async output processing only): the client is an ``AsyncLLMEngine`` in the engine's own process, as
+    AccelMark's V0 runner, and sees a step's first tokens at the end of the next step or at the next arrival of its
+    open loop (:func:`planner.serving.replay.in_process_first_token_s`); applied in the step-by-step replays
+    (``trace``, ``lengths``, ``num_prompts``), the steady state keeps Q4'. ``front_end=False``: no HTTP/API-server
+    front end between client and engine, so the engine's first-token overhead ``o_ttft`` is 0 (rule D1)."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
@@ -312,7 +324,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                max_num_seqs=max_num_seqs, calibration=calibration, max_model_len=max_model_len,
                chunked_prefill=chunked_prefill, ep=ep, dp=dp, enforce_eager=enforce_eager,
                quantization=quantization, checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill,
-               max_seq_len_to_capture=max_seq_len_to_capture, cuda_graph_batch_sizes=cuda_graph_batch_sizes)
+               max_seq_len_to_capture=max_seq_len_to_capture, cuda_graph_batch_sizes=cuda_graph_batch_sizes,
+               in_process_delivery=in_process_delivery, front_end=front_end)
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None
@@ -344,7 +357,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     else:
         st = peak = sch.max_throughput(s.load)
         mode = "offline"
-        st = sch.State(**{**st.__dict__, "ttft_s": s.calibration.ttft_fixed_s(s.engine) + st.ttft_service_s
+        st = sch.State(**{**st.__dict__, "ttft_s": s.load.replica.ttft_fixed_s + st.ttft_service_s
                           + sch.first_token_delay_s(s.load.replica, decode_seqs=st.decode_batch)})
     return _result(s, st, mode=mode, saturated=False, wait=wait, peak=peak)
 

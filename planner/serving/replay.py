@@ -258,6 +258,45 @@ def next_launch_wait_s(r: Replica, *, body_s: float, eager_floor_s: float) -> fl
     return max(0.0, eager_floor_s - max(0.0, body_s - eager_floor_s))
 
 
+def in_process_first_token_s(*, end_s: float, put_delay_s: float, next_end_s: float | None,
+                              arrivals_s: list[float] | None) -> float:
+    """When an in-process vLLM V0 ``AsyncLLMEngine`` client sees the first token of a prompt finished in the step
+    ending at ``end_s`` (rule D, :data:`planner.serving.schedule.Load` ``in_process_delivery``; session 16, latency35,
+    docs/serving.md). vLLM 0.7.3 runs each step in a worker thread (``make_async`` → ``loop.run_in_executor``); the
+    next step's ``async_callback`` (``ModelRunner.execute_model``, after the forward is launched) puts the previous
+    step's outputs into the clients' ``asyncio.Queue`` from that thread, whose ``Future.set_result`` schedules the
+    client with ``loop.call_soon``, which does not wake the event loop: the client runs when the thread's step ends
+    (``call_soon_threadsafe``) or when a timer falls due first (AccelMark's next ``asyncio.sleep`` arrival)::
+
+        t_put = end + q,   seen = min(max(next_end, t_put), a*),   a* = first arrival ≥ t_put (none: ∞)
+
+    ``put_delay_s`` is ``q``, Q4' (:func:`planner.serving.schedule.first_token_delay_s`); ``next_end_s`` the end of
+    the next step (None: no step follows, V0 drains its outputs in the loop at once, ``seen = end``);
+    ``arrivals_s`` the open loop's ascending arrival times (None for a closed loop: no timers).
+
+    Worked example: a prompt step ends at 100 ms, Q4' is 5 ms and the next (decode) step ends at 160 ms: seen at
+    160 ms with no arrival, at 130 ms if a request arrives then, still at 160 ms if one arrived at 104 ms (before
+    the outputs were put).
+
+    >>> [round(in_process_first_token_s(end_s=0.1, put_delay_s=0.005, next_end_s=0.16, arrivals_s=a) * 1e3, 6)
+    ...  for a in (None, [0.13], [0.104], [0.104, 0.2])]
+    [160.0, 130.0, 160.0, 160.0]
+    >>> in_process_first_token_s(end_s=0.1, put_delay_s=0.005, next_end_s=None, arrivals_s=None)
+    0.1
+    """
+    import bisect
+
+    if next_end_s is None:
+        return end_s
+    put = end_s + put_delay_s
+    seen = max(next_end_s, put)
+    if arrivals_s:
+        k = bisect.bisect_left(arrivals_s, put)
+        if k < len(arrivals_s) and arrivals_s[k] < seen:
+            seen = arrivals_s[k]
+    return seen
+
+
 def _replay_setup(load: Load, arrivals_s: list[float], input_tokens: list[int], clients: int | None
                   ) -> tuple[list[float], int, list[int], Callable[[int, int, int], float]]:
     """What both replays start from: the arrival times (a closed loop's first ``clients`` requests at 0, the rest
@@ -353,6 +392,16 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
     split = SGLANG_BURST_SPLIT and lag and r.engine == "sglang"
     held: list[tuple[list[int], float, float, float]] = []
     floor_s = launch_layers(r) * load.calibration.eager_layer_floor_s
+    # rule D (in-process client): first tokens put during the next step, seen at its end or the next arrival timer
+    inproc = load.in_process_delivery
+    timers = arrivals_s if clients is None else None
+    unseen: list[tuple[list[int], float, float]] = []  # (requests, end of their prompt step, Q4')
+
+    def deliver(next_end: float | None) -> None:
+        for idx, end, q in unseen:
+            seen = in_process_first_token_s(end_s=end, put_delay_s=q, next_end_s=next_end, arrivals_s=timers)
+            ttfts.extend((o_ttft + seen - arrivals_s[i], 1.0) for i in idx)
+        unseen.clear()
 
     def release_held(extra: float) -> None:
         for idx, end, delay_s, _ in held:
@@ -376,6 +425,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
         pending = admitted - done_prefill
         if pending == 0 and decode == 0:
             release_held(0.0)
+            deliver(None)
             if arrived >= n:
                 break
             if lag and busy_from is not None and arrivals_s[arrived] <= t + 1e-12:
@@ -407,6 +457,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
         if p_tokens == 0:  # a decode-only stretch: jump to the next completion or arrival
             nxt = finishing[0][0] if finishing else dstep + 1
             dt = step(decode, 0, 0)
+            deliver(t + dt)
             k = max(nxt - dstep, 1)
             k = _steps_before_arrival(k, arrivals_s, arrived, t, dt)
             busy_from = t + (k - 1) * dt
@@ -416,6 +467,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
         else:
             d_now = decode if sched.mixed else 0
             dt = step(d_now, p_tokens, finished)
+            deliver(t + dt)
             busy_from = t
             t += dt
             area += running * dt
@@ -435,6 +487,8 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
                 body = step_parts(r, load.calibration, decode_seqs=float(d_now), prefill_tokens=float(p_tokens),
                                   prefill_seqs=float(finished))[1]
                 held.append((list(range(done_prefill, j)), t, delay, body))
+            elif inproc:  # seen once the next step is known (deliver)
+                unseen.append((list(range(done_prefill, j)), t, delay))
             else:
                 ttfts.extend((o_ttft + t + delay - arrivals_s[i], 1.0) for i in range(done_prefill, j))
             if o1s is None:
@@ -452,6 +506,7 @@ def _replay_trace(load: Load, arrivals_s: list[float], input_tokens: list[int], 
             done_prefill = j
         prefill_left = left
     release_held(0.0)
+    deliver(None)
     return max(t, 1e-12), peak_running, peak_waiting, area
 
 
@@ -522,6 +577,16 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
     area = 0.0
     o_ttft = r.ttft_fixed_s
     guard = 0
+    # rule D (in-process client): first tokens put during the next step, seen at its end or the next arrival timer
+    inproc = load.in_process_delivery
+    timers = arrivals_s if clients is None else None  # a closed loop (AccelMark's interactive) sleeps on no timer
+    unseen: list[tuple[int, float, float]] = []  # (request, end of its prompt step, Q4')
+
+    def deliver(next_end: float | None) -> None:
+        for i, end, q in unseen:
+            seen = in_process_first_token_s(end_s=end, put_delay_s=q, next_end_s=next_end, arrivals_s=timers)
+            ttfts.append((o_ttft + seen - arrivals_s[i], 1.0))
+        unseen.clear()
 
     def finish(i: int) -> None:
         nonlocal completed, released
@@ -536,7 +601,10 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
         nonlocal kv_used
         if math.isnan(first[i]):
             first[i] = t  # TPOT runs from the step's end: the last token is delayed alike
-            ttfts.append((o_ttft + t + delay - arrivals_s[i], 1.0))
+            if inproc:  # seen once the next step is known (deliver)
+                unseen.append((i, t, delay))
+            else:
+                ttfts.append((o_ttft + t + delay - arrivals_s[i], 1.0))
         else:  # a recomputed request: this step samples its next token
             gen[i] += 1
             kv_used += 1
@@ -583,6 +651,7 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
                 prefill_left[chosen[0]] -= p_tokens
                 admitted_order.append(chosen[0])
             dt = step(0, p_tokens, len(done))
+            deliver(t + dt)
             running_now = len(running) + len(admitted_order) + len(done)
             t += dt
             area += running_now * dt
@@ -604,6 +673,7 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
             part = min(prefill_left[i], budget)
             prefill_left[i] -= part
             dt = step(0, part, 1 if prefill_left[i] == 0 else 0)
+            deliver(t + dt)
             t += dt
             area += (len(running) + len(admitted_order)) * dt
             if prefill_left[i] == 0:
@@ -611,6 +681,7 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
                 prefilled(i, first_token_delay_s(r, decode_seqs=len(running) + 1))
             continue
         if not running:
+            deliver(None)  # nothing runs: V0 drains its outputs in the loop
             if arrived >= n:
                 break
             t = max(t, arrivals_s[arrived])
@@ -625,6 +696,7 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
             continue
         d = len(running)
         dt = step(d, 0, 0)
+        deliver(t + dt)
         k = min(steps_of[i] - gen[i] for i in running)
         k = min(k, max(int((kv_cap - kv_used) // d), 1))  # (a waiting head that did not fit waits for a completion)
         k = _steps_before_arrival(k, arrivals_s, arrived, t, dt)
@@ -643,6 +715,7 @@ def _replay_trace_kv(load: Load, arrivals_s: list[float], input_tokens: list[int
             else:
                 still.append(i)
         running = still
+    deliver(None)
     return max(t, 1e-12), peak_running, peak_waiting, area
 
 

@@ -258,6 +258,7 @@ class Load:
     max_running: float  # per virtual engine: min(max_num_seqs, KV capacity) / pp
     others: float = 1.0  # share of the arrivals that come from other clients: 1 open loop, (N−1)/N closed loop
     kv_tokens: float | None = None  # per virtual engine: the KV cache in tokens (None: the request cap only)
+    in_process_delivery: bool = False  # rule D: an in-process AsyncLLMEngine client (replays only; replay.py)
 
 
 def state(load: Load, *, d: float) -> State:
