@@ -932,7 +932,9 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
 
 COMM_UNDER_LAUNCH_FLOOR = False
 """Whether a step's collectives count under its launch floor (rule L, :func:`comm_under_launch_floor`; session 16,
-latency36, docs/serving.md). False gives S1's order: the floor, then ``t_comm`` after it."""
+latency36, docs/serving.md). Tried and **not kept**: with the published constants the training loss rose 0.2561437
+to 0.2595006 (hinge 0; its rule asked for at most 0.2560437), most of it dstack's H100 ShareGPT runs, whose
+chunked-prefill steps run eager with 20 MB all-reduces. False: S1's order, the floor, then ``t_comm`` after it."""
 
 
 def comm_under_launch_floor(device_s: float, comm_s: float, floor_s: float) -> tuple[float, float]:
