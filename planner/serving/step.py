@@ -930,6 +930,36 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     )
 
 
+COMM_UNDER_LAUNCH_FLOOR = False
+"""Whether a step's collectives count under its launch floor (rule L, :func:`comm_under_launch_floor`; session 16,
+latency36, docs/serving.md). Tried and **not kept**: with the published constants the training loss rose 0.2561437
+to 0.2595006 (hinge 0; its rule asked for at most 0.2560437), most of it dstack's H100 ShareGPT runs, whose
+chunked-prefill steps run eager with 20 MB all-reduces. False: S1's order, the floor, then ``t_comm`` after it."""
+
+
+def comm_under_launch_floor(device_s: float, comm_s: float, floor_s: float) -> tuple[float, float]:
+    """``(body, comm)`` of a step under rule L (docs/serving.md, session 16, latency36): the launch floor
+    ``L_launch·f`` (S1) is the host's kernel-launch time and the tensor-parallel collectives (S5) are kernels on the
+    device timeline, so a launch-bound step (no CUDA graph, the floor above the device time) runs each all-reduce in
+    the gap before the host launches the next kernel::
+
+        body = max(t_gemm + t_attn + t_act + t_comm, L_launch·f),   comm = 0
+
+    where S1 has ``body = max(t_gemm + t_attn + t_act, L_launch·f)`` and ``t_comm`` after it. The two agree whenever
+    the device time exceeds the floor. ``device_s`` is ``t_gemm + t_attn + t_act``.
+
+    Worked example: an eager decode step of Llama-3.1-405B at TP 8 with 11.6 ms of device work, 1.5 ms of
+    all-reduces and a 65.3 ms floor (126 layers × 0.518 ms) takes 65.3 ms instead of 66.8 ms; with 80 ms of device
+    work it takes 81.5 ms either way.
+
+    >>> [round(x * 1e3, 1) for x in comm_under_launch_floor(0.0116, 0.0015, 0.0653)]
+    [65.3, 0.0]
+    >>> [round(x * 1e3, 1) for x in comm_under_launch_floor(0.080, 0.0015, 0.0653)]
+    [81.5, 0.0]
+    """
+    return max(device_s + comm_s, floor_s), 0.0
+
+
 def launch_layers(r: Replica) -> float:
     """The layers a step's launch floor counts (S1's ``L·(2 if MoE)``): an MoE layer launches its attention and its
     expert kernels as two, so it counts twice. The step's floor is ``launch_layers(r)·f_layer`` (``f_eager`` without
@@ -1031,7 +1061,10 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     eager = r.eager or (p > 0 and r.eager_prefill)
     if eager:  # no CUDA graph for this step: launches from Python
         floor = max(floor, layers * cal.eager_layer_floor_s)
-    body = max(gemm + attn, floor)
+    if COMM_UNDER_LAUNCH_FLOOR:  # rule L: the collectives are device work, hidden under a launch-bound step's floor
+        body, comm = comm_under_launch_floor(gemm + attn, comm, floor)
+    else:
+        body = max(gemm + attn, floor)
     if r.overlap_host:  # rule O: max(GPU, launch + host); an eager step's kernel launches stay serial on the host
         launch = layers * cal.eager_layer_floor_s if eager else 0.0
         return max(launch + r.fixed_s + host - (body + comm), 0.0), body, comm
