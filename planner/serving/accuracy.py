@@ -60,12 +60,13 @@ text and counts it in its mean TTFT; a dstack ShareGPT point whose result file i
 taken with those requests at 0 (:func:`bench_serving_zero_ttft_share`). Kept by its rule: training loss 0.2642206 to
 0.2585553, hinge 0, no refit. docs/serving.md, "Session 15, latency34"."""
 
-ACCELMARK_IN_PROCESS_DELIVERY = False
+ACCELMARK_IN_PROCESS_DELIVERY = True
 """Rule D0 (session 16, latency35, docs/serving.md): AccelMark's vLLM V0 runner streams from an ``AsyncLLMEngine`` in
 its own process (:func:`accelmark_in_process`), whose worker thread puts a step's outputs into the clients' queues
 during the next step without waking the event loop, so a first token is seen at the end of the next step or at the
 harness's next arrival timer (:func:`planner.serving.replay.in_process_first_token_s`), not after the next step's
-launch (Q4'). Applied to that runner's online and interactive replays."""
+launch (Q4'). Applied to that runner's online and interactive replays. Kept in session 16 (latency37) with vLLM V0's
+fixed step and first-token overheads refitted: training loss 0.2561437 to 0.2535207, hinge 0."""
 
 ACCELMARK_IN_PROCESS_NO_FRONT_END = False
 """Rule D1, with :data:`ACCELMARK_IN_PROCESS_DELIVERY`: that in-process path has no HTTP/API-server front end, so the
