@@ -801,6 +801,7 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   eager_prefill=True if trtllm_pytorch_backend(point) else None,
                   checkpoint_recipe=checkpoint_recipe(point) if CHECKPOINT_RECIPE else None,
                   max_seq_len_to_capture=_int(settings.get("max_seq_len_to_capture")),
+                  gpu_memory_utilization=_fraction(settings.get("gpu_memory_utilization")),
                   cuda_graph_batch_sizes=cuda_graph_batch_sizes(point))
     if ACCELMARK_IN_PROCESS_DELIVERY and accelmark_in_process(point) and pp == 1 and not kwargs["enforce_eager"]:
         kwargs["in_process_delivery"] = True  # rule D0: async output processing on (no enforce_eager, pp 1)
@@ -878,6 +879,15 @@ def _flag(value: Any) -> bool | None:
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
     return None
+
+
+def _fraction(value: Any) -> float | None:
+    """A recorded memory fraction in (0, 1], else None (not recorded or not a number)."""
+    try:
+        x = float(value) if value not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+    return x if x is not None and 0.0 < x <= 1.0 else None
 
 
 def _int(value: Any) -> int | None:
