@@ -153,7 +153,8 @@ def _kv_tokens(model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, kv_dtype: str, 
                version: str | None, max_num_seqs: int | None, extra_weight_bytes: float = 0.0,
                loaded_weight_bytes: float = 0.0, *, max_model_len: int = 8192,
                max_num_batched_tokens: int | None = None,
-               gpu_memory_utilization: float | None = None) -> tuple[float, int]:
+               gpu_memory_utilization: float | None = None,
+               weights_gib: float | None = None) -> tuple[float, int]:
     """(KV tokens per replica, block size), cached: the engine memory model costs ~2 ms. ``extra_weight_bytes``:
     weight bytes per GPU the engine memory model does not count (a checkpoint's 16-bit layers,
     :func:`planner.serving.step.unquantized_params`), taken from the KV room. ``loaded_weight_bytes``: weight bytes
@@ -162,12 +163,13 @@ def _kv_tokens(model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, kv_dtype: str, 
     replicated weights under attention DP, :func:`planner.serving.step.attention_dp_replicated_bytes`).
     ``max_model_len``, ``max_num_batched_tokens`` (None: the engine's default profile batch) and
     ``gpu_memory_utilization`` (None: the engine's default fraction) go to :func:`planner.engines.kv_capacity`
-    (:func:`kv_room_settings`)."""
+    (:func:`kv_room_settings`), and so does ``weights_gib``, a logged weight load per GPU that replaces the model's
+    count (None: the model's)."""
     try:
         cap = kv_capacity(model, gpu, tp=tp, pp=pp, kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype,
                           engine=engine, engine_version=version, max_model_len=max_model_len,
                           max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
-                          gpu_memory_utilization=gpu_memory_utilization)
+                          gpu_memory_utilization=gpu_memory_utilization, weights_gib=weights_gib)
     except PlannerError:
         return 0.0, 16
     room = cap.available_kv_gib * GIB - extra_weight_bytes - cap.memory_fraction * loaded_weight_bytes
@@ -204,7 +206,7 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
            chunked_prefill=None, ep=1, dp=1, enforce_eager=False, quantization=None,
            checkpoint_recipe=None, eager_prefill=None, max_seq_len_to_capture=None,
            cuda_graph_batch_sizes=None, in_process_delivery=False, front_end=True,
-           gpu_memory_utilization=None) -> _Setup:
+           gpu_memory_utilization=None, loaded_weights_gib=None) -> _Setup:
     spec, card = _specs(model, gpu)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
@@ -233,7 +235,10 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     seqs_for_kv = max_num_seqs or (vllm_v1_default_max_num_seqs(card, engine_version=engine_version)
                                    if key == "vllm" else None)
     extra = 0.0
-    if checkpoint_recipe and wd in ("fp8", "w8a8", "int8"):  # 16-bit layers of the checkpoint: one more byte each
+    logged = None if loaded_weights_gib is None else check_number("loaded_weights_gib", loaded_weights_gib,
+                                                                   minimum=0, exclusive_minimum=True)
+    if checkpoint_recipe and wd in ("fp8", "w8a8", "int8") and logged is None:  # 16-bit layers: one more byte each
+
         from planner.serving.step import unquantized_params
 
         extra = unquantized_params(spec, checkpoint_recipe) * (2.0 - 1.0) / (tp * pp)
@@ -249,7 +254,7 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
                                                                      gpu_memory_utilization, allow_zero=False)
     kv_tokens, block = _kv_tokens(spec, card, tp, pp, kd, wd, key, engine_version, seqs_for_kv, extra, replicated,
                                   max_model_len=kv_len, max_num_batched_tokens=kv_batch,
-                                  gpu_memory_utilization=util)
+                                  gpu_memory_utilization=util, weights_gib=logged)
     if kv_tokens <= 0:
         raise ArgumentError("gpu", f"{card.name} x{tp * pp}", f"room for {spec.name}'s weights and a KV cache "
                             "(more GPUs, a smaller weight dtype or a bigger GPU)")
@@ -356,7 +361,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 eager_prefill: bool | None = None,
                 max_seq_len_to_capture: int | None = None,
                 cuda_graph_batch_sizes: tuple[int, ...] | None = None, in_process_delivery: bool = False,
-                front_end: bool = True, gpu_memory_utilization: float | None = None) -> ServingResult:
+                front_end: bool = True, gpu_memory_utilization: float | None = None,
+                loaded_weights_gib: float | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
     replayed step by step as :func:`planner.serving.replay.trace_closed_run` with every request of the same
@@ -389,7 +395,11 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     open loop (:func:`planner.serving.replay.in_process_first_token_s`); applied in the step-by-step replays
     (``trace``, ``lengths``, ``num_prompts``), the steady state keeps Q4'. ``front_end=False``: no HTTP/API-server
     front end between client and engine, so the engine's first-token overhead ``o_ttft`` is 0 (rule D1).
-    ``gpu_memory_utilization``: the engine's memory fraction (None: its default), as :func:`serving_performance`."""
+    ``gpu_memory_utilization``: the engine's memory fraction (None: its default), as :func:`serving_performance`.
+    ``loaded_weights_gib``: the weight load per GPU the engine logged (vLLM's "Loading model weights took X GB", in
+    GiB), which replaces the model's weight count in the KV room (:func:`planner.engines.kv_capacity`'s
+    ``weights_gib``; a ``checkpoint_recipe``'s extra bytes are then not added again); the step still reads the weights
+    at ``weight_dtype``."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
@@ -400,7 +410,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                quantization=quantization, checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill,
                max_seq_len_to_capture=max_seq_len_to_capture, cuda_graph_batch_sizes=cuda_graph_batch_sizes,
                in_process_delivery=in_process_delivery, front_end=front_end,
-               gpu_memory_utilization=gpu_memory_utilization)
+               gpu_memory_utilization=gpu_memory_utilization, loaded_weights_gib=loaded_weights_gib)
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None
