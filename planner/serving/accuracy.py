@@ -151,16 +151,16 @@ MEMORY_FRACTION_KEYS = ("gpu_memory_utilization", "kv_cache_free_gpu_mem_fractio
 as trtllm-bench and the LLM API options spell it) and SGLang's (``--mem-fraction-static``)."""
 
 
-def recorded_memory_fraction(point: Mapping[str, Any], settings: Mapping[str, Any]) -> float | None:
+def recorded_memory_fraction(point: Mapping[str, Any], *, settings: Mapping[str, Any]) -> float | None:
     """The memory fraction ``point``'s run records (rule KW part 2): the first of :data:`MEMORY_FRACTION_KEYS` in its
     engine ``settings``, else its harness's (``planner/data/benchmark_harnesses.json``, ``trtllm_bench``: 0.95 for the
     TensorRT-LLM overview), else None (the engine's default).
 
-    >>> recorded_memory_fraction({"id": "x/y"}, {"kv_cache_free_gpu_mem_fraction": 0.85})
+    >>> recorded_memory_fraction({"id": "x/y"}, settings={"kv_cache_free_gpu_mem_fraction": 0.85})
     0.85
-    >>> recorded_memory_fraction({"id": "trtllm-perf-overview/llama-3.1-8b/h100-sxmx1/128-128/offline"}, {})
+    >>> recorded_memory_fraction({"id": "trtllm-perf-overview/llama-3.1-8b/h100-sxmx1/128-128/offline"}, settings={})
     0.95
-    >>> recorded_memory_fraction({"id": "blis-training/x/stage0"}, {"max_num_seqs": 128}) is None
+    >>> recorded_memory_fraction({"id": "blis-training/x/stage0"}, settings={"max_num_seqs": 128}) is None
     True
     """
     for key in MEMORY_FRACTION_KEYS:
@@ -858,7 +858,7 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   eager_prefill=True if trtllm_pytorch_backend(point) else None,
                   checkpoint_recipe=checkpoint_recipe(point) if CHECKPOINT_RECIPE else None,
                   max_seq_len_to_capture=_int(settings.get("max_seq_len_to_capture")),
-                  gpu_memory_utilization=(recorded_memory_fraction(point, settings) if RECORDED_KV_ROOM else
+                  gpu_memory_utilization=(recorded_memory_fraction(point, settings=settings) if RECORDED_KV_ROOM else
                                           _fraction(settings.get("gpu_memory_utilization"))),
                   loaded_weights_gib=logged_weight_gib(point) if RECORDED_KV_ROOM else None,
                   cuda_graph_batch_sizes=cuda_graph_batch_sizes(point))
