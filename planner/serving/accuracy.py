@@ -131,6 +131,63 @@ def checkpoint_recipe(point: Mapping[str, Any]) -> str | None:
     return next((v["recipe"] for k, v in runs.items() if pid.startswith(k)), None)
 
 
+RECORDED_KV_ROOM = False
+"""Points replayed with the KV room their run records (rule KW's parts 2 and 3, session 16, latency38,
+docs/serving.md): the engine's memory fraction (:func:`recorded_memory_fraction`) and the weight load its log prints
+(:func:`logged_weight_gib`). Judged together with :data:`planner.serving.api.KV_FROM_RUN_SETTINGS`."""
+
+LOGGED_WEIGHT_GIB = {
+    "dstack-405b/8xH100-1FP8-meta/": 56.7677,
+    "dstack-405b/8xMi300x-1FP8-meta/": 56.7677,
+    "dstack-405b/8xMi300-1FP8-amd/": 49.3235,
+    "dstack-405b/4xMi300x-1FP8-amd/": 97.4347,
+}
+"""Weight load per GPU the run's vLLM log prints ("Loading model weights took X GB", X in GiB), by point-id prefix:
+dstackai/benchmarks 06c957a ``comparison/h100sxm5_vs_mi300x/raw_data/gpu-usage.md`` (``meta-llama/Llama-3.1-405B-FP8``
+on 8 H100 SXM5 and on 8 MI300X, ``amd/Meta-Llama-3.1-405B-Instruct-FP8-KV`` on 8 and on 4 MI300X)."""
+
+MEMORY_FRACTION_KEYS = ("gpu_memory_utilization", "kv_cache_free_gpu_mem_fraction", "mem_fraction_static",
+                        "mem-fraction-static")
+"""The engine-settings keys of a memory fraction: vLLM's, TensorRT-LLM's (``KvCacheConfig.free_gpu_memory_fraction``
+as trtllm-bench and the LLM API options spell it) and SGLang's (``--mem-fraction-static``)."""
+
+
+def recorded_memory_fraction(point: Mapping[str, Any], *, settings: Mapping[str, Any]) -> float | None:
+    """The memory fraction ``point``'s run records (rule KW part 2): the first of :data:`MEMORY_FRACTION_KEYS` in its
+    engine ``settings``, else its harness's (``planner/data/benchmark_harnesses.json``, ``trtllm_bench``: 0.95 for the
+    TensorRT-LLM overview), else None (the engine's default).
+
+    >>> recorded_memory_fraction({"id": "x/y"}, settings={"kv_cache_free_gpu_mem_fraction": 0.85})
+    0.85
+    >>> recorded_memory_fraction({"id": "trtllm-perf-overview/llama-3.1-8b/h100-sxmx1/128-128/offline"}, settings={})
+    0.95
+    >>> recorded_memory_fraction({"id": "blis-training/x/stage0"}, settings={"max_num_seqs": 128}) is None
+    True
+    """
+    for key in MEMORY_FRACTION_KEYS:
+        value = _fraction(settings.get(key))
+        if value is not None:
+            return value
+    from planner.catalog import benchmark_harness_data
+
+    pid = str(point.get("id", ""))
+    runs = benchmark_harness_data().get("trtllm_bench", {}).get("runs", {})
+    run = next((v for k, v in runs.items() if pid.startswith(k)), None)
+    return _fraction(run.get("kv_cache_free_gpu_mem_fraction")) if run else None
+
+
+def logged_weight_gib(point: Mapping[str, Any]) -> float | None:
+    """The weight load per GPU ``point``'s run logged (:data:`LOGGED_WEIGHT_GIB`), or None.
+
+    >>> logged_weight_gib({"id": "dstack-405b/8xH100-1FP8-meta/2048-2048/offline-n64"})
+    56.7677
+    >>> logged_weight_gib({"id": "dstack-405b-mi300x-vllm/short/n1"}) is None
+    True
+    """
+    pid = str(point.get("id", ""))
+    return next((v for k, v in LOGGED_WEIGHT_GIB.items() if pid.startswith(k)), None)
+
+
 TRTLLM_PYTORCH_PREFILL = True
 """The sources that ran TensorRT-LLM's PyTorch backend replayed with its prompt steps outside CUDA graphs
 (:func:`trtllm_pytorch_backend`; session 11, docs/serving.md section 4)."""
@@ -802,6 +859,9 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   eager_prefill=True if trtllm_pytorch_backend(point) else None,
                   checkpoint_recipe=checkpoint_recipe(point) if CHECKPOINT_RECIPE else None,
                   max_seq_len_to_capture=_int(settings.get("max_seq_len_to_capture")),
+                  gpu_memory_utilization=(recorded_memory_fraction(point, settings=settings) if RECORDED_KV_ROOM else
+                                          _fraction(settings.get("gpu_memory_utilization"))),
+                  loaded_weights_gib=logged_weight_gib(point) if RECORDED_KV_ROOM else None,
                   cuda_graph_batch_sizes=cuda_graph_batch_sizes(point))
     if ACCELMARK_IN_PROCESS_DELIVERY and accelmark_in_process(point) and pp == 1 and not kwargs["enforce_eager"]:
         kwargs["in_process_delivery"] = True  # rule D0: async output processing on (no enforce_eager, pp 1)
@@ -879,6 +939,15 @@ def _flag(value: Any) -> bool | None:
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
     return None
+
+
+def _fraction(value: Any) -> float | None:
+    """A recorded memory fraction in (0, 1], else None (not recorded or not a number)."""
+    try:
+        x = float(value) if value not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+    return x if x is not None and 0.0 < x <= 1.0 else None
 
 
 def _int(value: Any) -> int | None:

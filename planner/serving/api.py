@@ -101,19 +101,75 @@ every rank holds whole out of its KV room (rule R, :func:`planner.serving.step.a
 session 15, latency27, docs/serving.md)."""
 
 
+KV_FROM_RUN_SETTINGS = False
+"""Whether a vLLM replica's KV room comes from :func:`planner.engines.kv_capacity` at the run's own settings (rule K,
+session 16, latency38, docs/serving.md): ``max_model_len`` (the run's, else the model's maximum, vLLM's default),
+the profile batch (the schedule's ``max_num_batched_tokens`` when the run gives it or, V0, states chunked prefill;
+else the engine memory model's default for the engine and version) and ``max_num_seqs``, instead of a fixed
+``max_model_len`` of 8,192 and the default profile batch (:func:`kv_room_settings`)."""
+
+
+def kv_room_settings(engine: str, *, max_model_len: int | None, model_max_len: int | None,
+                     max_num_batched_tokens: int | None, chunked_prefill: bool | None,
+                     budget_tokens: int) -> tuple[int, int | None]:
+    """(``max_model_len``, profile ``max_num_batched_tokens`` or None for the engine memory model's default) at
+    which :func:`_kv_tokens` sizes the KV room of an ``engine`` replica (a :func:`planner.engines.normalize_engine`
+    key); ``budget_tokens`` is the schedule's step budget (:func:`planner.serving.schedule.engine_schedule`).
+
+    Rule K (:data:`KV_FROM_RUN_SETTINGS`): vLLM profiles one step of ``max_num_batched_tokens`` before it sizes its
+    KV cache (V0 ``Worker.determine_num_available_blocks``, V1 ``gpu_worker.determine_available_memory``), and V0's
+    default for that batch is ``max(max_model_len, 2048)`` without chunked prefill, 512 with it (``SchedulerConfig``,
+    vLLM 0.6.4 ``vllm/config.py``), chunked prefill being on by default above 32K of ``max_model_len``
+    (``EngineArgs.create_engine_config``). So the room follows the run's ``max_model_len`` (else the model's maximum,
+    what vLLM takes) and, where the run gives the batch or (V0) the chunked-prefill setting, the schedule's budget;
+    otherwise ``None``, :func:`planner.engines.kv_capacity`'s own version-aware default. SGLang and TensorRT-LLM,
+    and every engine with the switch off: ``(8192, None)``, the room as before rule K.
+
+    Worked example, dstack's Llama-3.1-405B runs on vLLM 0.6 (V0): ``--max-model-len 91680`` with chunked prefill
+    off profiles the 91,680-token step the schedule runs; with nothing stated, the long-context default.
+
+    >>> import planner.serving.api as api
+    >>> old, api.KV_FROM_RUN_SETTINGS = api.KV_FROM_RUN_SETTINGS, True
+    >>> kv_room_settings("vllm-v0", max_model_len=91680, model_max_len=131072, max_num_batched_tokens=None,
+    ...                  chunked_prefill=False, budget_tokens=91680)
+    (91680, 91680)
+    >>> kv_room_settings("vllm-v0", max_model_len=None, model_max_len=131072, max_num_batched_tokens=None,
+    ...                  chunked_prefill=None, budget_tokens=512)
+    (131072, None)
+    >>> kv_room_settings("sglang", max_model_len=4096, model_max_len=131072, max_num_batched_tokens=2048,
+    ...                  chunked_prefill=None, budget_tokens=2048)
+    (8192, None)
+    >>> api.KV_FROM_RUN_SETTINGS = old
+    """
+    if not KV_FROM_RUN_SETTINGS or engine not in ("vllm", "vllm-v0"):
+        return 8192, None
+    length = int(max_model_len or model_max_len or 8192)
+    stated = bool(max_num_batched_tokens) or (engine == "vllm-v0" and chunked_prefill is not None)
+    return length, (int(budget_tokens) if stated else None)
+
+
 @lru_cache(maxsize=4096)
 def _kv_tokens(model: ModelSpec, gpu: GpuSpec, tp: int, pp: int, kv_dtype: str, weight_dtype: str, engine: str,
                version: str | None, max_num_seqs: int | None, extra_weight_bytes: float = 0.0,
-               loaded_weight_bytes: float = 0.0) -> tuple[float, int]:
+               loaded_weight_bytes: float = 0.0, *, max_model_len: int = 8192,
+               max_num_batched_tokens: int | None = None,
+               gpu_memory_utilization: float | None = None,
+               weights_gib: float | None = None) -> tuple[float, int]:
     """(KV tokens per replica, block size), cached: the engine memory model costs ~2 ms. ``extra_weight_bytes``:
     weight bytes per GPU the engine memory model does not count (a checkpoint's 16-bit layers,
     :func:`planner.serving.step.unquantized_params`), taken from the KV room. ``loaded_weight_bytes``: weight bytes
     per GPU loaded before an engine that sizes its KV cache as a fraction ``f`` of the memory then free
     (TensorRT-LLM, ``KV = (HBM − weights − activation)·f``), taken from the room at ``f``: ``room − f·bytes`` (rule R's
-    replicated weights under attention DP, :func:`planner.serving.step.attention_dp_replicated_bytes`)."""
+    replicated weights under attention DP, :func:`planner.serving.step.attention_dp_replicated_bytes`).
+    ``max_model_len``, ``max_num_batched_tokens`` (None: the engine's default profile batch) and
+    ``gpu_memory_utilization`` (None: the engine's default fraction) go to :func:`planner.engines.kv_capacity`
+    (:func:`kv_room_settings`), and so does ``weights_gib``, a logged weight load per GPU that replaces the model's
+    count (None: the model's)."""
     try:
         cap = kv_capacity(model, gpu, tp=tp, pp=pp, kv_cache_dtype=kv_dtype, weight_dtype=weight_dtype,
-                          engine=engine, engine_version=version, max_model_len=8192, max_num_seqs=max_num_seqs)
+                          engine=engine, engine_version=version, max_model_len=max_model_len,
+                          max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs,
+                          gpu_memory_utilization=gpu_memory_utilization, weights_gib=weights_gib)
     except PlannerError:
         return 0.0, 16
     room = cap.available_kv_gib * GIB - extra_weight_bytes - cap.memory_fraction * loaded_weight_bytes
@@ -149,7 +205,8 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
            cache_hit_rate, max_num_batched_tokens, max_num_seqs, calibration, max_model_len=None,
            chunked_prefill=None, ep=1, dp=1, enforce_eager=False, quantization=None,
            checkpoint_recipe=None, eager_prefill=None, max_seq_len_to_capture=None,
-           cuda_graph_batch_sizes=None, in_process_delivery=False, front_end=True) -> _Setup:
+           cuda_graph_batch_sizes=None, in_process_delivery=False, front_end=True,
+           gpu_memory_utilization=None, loaded_weights_gib=None) -> _Setup:
     spec, card = _specs(model, gpu)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
@@ -178,7 +235,10 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     seqs_for_kv = max_num_seqs or (vllm_v1_default_max_num_seqs(card, engine_version=engine_version)
                                    if key == "vllm" else None)
     extra = 0.0
-    if checkpoint_recipe and wd in ("fp8", "w8a8", "int8"):  # 16-bit layers of the checkpoint: one more byte each
+    logged = None if loaded_weights_gib is None else check_number("loaded_weights_gib", loaded_weights_gib,
+                                                                   minimum=0, exclusive_minimum=True)
+    if checkpoint_recipe and wd in ("fp8", "w8a8", "int8") and logged is None:  # 16-bit layers: one more byte each
+
         from planner.serving.step import unquantized_params
 
         extra = unquantized_params(spec, checkpoint_recipe) * (2.0 - 1.0) / (tp * pp)
@@ -187,7 +247,14 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
         from planner.serving.step import attention_dp_replicated_bytes
 
         replicated = attention_dp_replicated_bytes(spec, tp=tp, dp=dp, pp=pp, weight_dtype=wd)
-    kv_tokens, block = _kv_tokens(spec, card, tp, pp, kd, wd, key, engine_version, seqs_for_kv, extra, replicated)
+    kv_len, kv_batch = kv_room_settings(key, max_model_len=max_model_len, model_max_len=spec.max_position_embeddings,
+                                        max_num_batched_tokens=max_num_batched_tokens,
+                                        chunked_prefill=chunked_prefill, budget_tokens=sched.budget_tokens)
+    util = None if gpu_memory_utilization is None else check_fraction("gpu_memory_utilization",
+                                                                     gpu_memory_utilization, allow_zero=False)
+    kv_tokens, block = _kv_tokens(spec, card, tp, pp, kd, wd, key, engine_version, seqs_for_kv, extra, replicated,
+                                  max_model_len=kv_len, max_num_batched_tokens=kv_batch,
+                                  gpu_memory_utilization=util, weights_gib=logged)
     if kv_tokens <= 0:
         raise ArgumentError("gpu", f"{card.name} x{tp * pp}", f"room for {spec.name}'s weights and a KV cache "
                             "(more GPUs, a smaller weight dtype or a bigger GPU)")
@@ -243,6 +310,9 @@ def serving_performance(
     calibration: Calibration | Mapping | str | None = None,
     ep: int = 1,
     dp: int = 1,
+    max_model_len: int | None = None,
+    chunked_prefill: bool | None = None,
+    gpu_memory_utilization: float | None = None,
 ) -> ServingResult:
     """Mean TPOT, TTFT, E2E and throughput of one replica of ``tp × pp`` ``gpu`` serving ``model`` (S1-S7, Q1-Q6).
 
@@ -252,7 +322,13 @@ def serving_performance(
     divides ``tp``: the MoE layers' all-reduce becomes an all-to-all of the routed tokens); ``dp``: attention
     data-parallel groups (divides ``tp``: attention weights replicated ``dp`` times, each group's KV split ``tp/dp``
     ways, so KV heads are no longer replicated when ``tp`` exceeds them; see :func:`planner.serving.step.
-    build_replica`). The replica is still ``tp × pp`` GPUs. ``E2E = TTFT + (O−1)·TPOT``;
+    build_replica`). The replica is still ``tp × pp`` GPUs. ``max_model_len`` and ``chunked_prefill`` are the
+    engine's (None: its defaults, the model's maximum length; vLLM V0 chunks prompts above 32K of it), and with
+    :data:`KV_FROM_RUN_SETTINGS` they, ``max_num_batched_tokens`` and ``max_num_seqs`` also set the step vLLM profiles
+    before it sizes its KV cache (:func:`kv_room_settings`); ``gpu_memory_utilization`` is the engine's memory
+    fraction (vLLM's ``gpu_memory_utilization``, SGLang's ``mem_fraction_static``, TensorRT-LLM's
+    ``free_gpu_memory_fraction``; None: the engine's default), as :func:`planner.engines.kv_capacity` takes it.
+    ``E2E = TTFT + (O−1)·TPOT``;
     ``output tokens/s = O·X``. Refs: docs/serving.md; vLLM ``benchmarks/serve`` metric definitions.
 
     Worked example, Llama-3.1-8B on one H100 SXM, 1,000 tokens in, 200 out, 16 clients (vLLM V1 defaults, fitted
@@ -269,7 +345,9 @@ def serving_performance(
                        weight_dtype=weight_dtype, kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens,
                        output_tokens=output_tokens, concurrency=concurrency, request_rate=request_rate,
                        cache_hit_rate=cache_hit_rate, max_num_batched_tokens=max_num_batched_tokens,
-                       max_num_seqs=max_num_seqs, calibration=calibration, ep=ep, dp=dp)
+                       max_num_seqs=max_num_seqs, calibration=calibration, ep=ep, dp=dp,
+                       max_model_len=max_model_len, chunked_prefill=chunked_prefill,
+                       gpu_memory_utilization=gpu_memory_utilization)
 
 
 def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, weight_dtype="auto",
@@ -283,7 +361,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 eager_prefill: bool | None = None,
                 max_seq_len_to_capture: int | None = None,
                 cuda_graph_batch_sizes: tuple[int, ...] | None = None, in_process_delivery: bool = False,
-                front_end: bool = True) -> ServingResult:
+                front_end: bool = True, gpu_memory_utilization: float | None = None,
+                loaded_weights_gib: float | None = None) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
     replayed step by step as :func:`planner.serving.replay.trace_closed_run` with every request of the same
@@ -315,7 +394,12 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     AccelMark's V0 runner, and sees a step's first tokens at the end of the next step or at the next arrival of its
     open loop (:func:`planner.serving.replay.in_process_first_token_s`); applied in the step-by-step replays
     (``trace``, ``lengths``, ``num_prompts``), the steady state keeps Q4'. ``front_end=False``: no HTTP/API-server
-    front end between client and engine, so the engine's first-token overhead ``o_ttft`` is 0 (rule D1)."""
+    front end between client and engine, so the engine's first-token overhead ``o_ttft`` is 0 (rule D1).
+    ``gpu_memory_utilization``: the engine's memory fraction (None: its default), as :func:`serving_performance`.
+    ``loaded_weights_gib``: the weight load per GPU the engine logged (vLLM's "Loading model weights took X GB", in
+    GiB), which replaces the model's weight count in the KV room (:func:`planner.engines.kv_capacity`'s
+    ``weights_gib``; a ``checkpoint_recipe``'s extra bytes are then not added again); the step still reads the weights
+    at ``weight_dtype``."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
@@ -325,7 +409,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                chunked_prefill=chunked_prefill, ep=ep, dp=dp, enforce_eager=enforce_eager,
                quantization=quantization, checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill,
                max_seq_len_to_capture=max_seq_len_to_capture, cuda_graph_batch_sizes=cuda_graph_batch_sizes,
-               in_process_delivery=in_process_delivery, front_end=front_end)
+               in_process_delivery=in_process_delivery, front_end=front_end,
+               gpu_memory_utilization=gpu_memory_utilization, loaded_weights_gib=loaded_weights_gib)
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None
