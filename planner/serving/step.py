@@ -542,6 +542,7 @@ class Replica:
     graph_sizes: tuple[int, ...] = ()  # CG: per-rank CUDA-graph batch sizes a decode-only batch is padded to
     moe_comm_layers: int = 0  # rule B: layers whose experts all-gather/reduce-scatter (0: S5's all-reduce form)
     moe_gather_bytes: float = 2.0  # rule B: bytes an element of the experts' all-gathered input (a_q)
+    moe_layer_count: int = 0  # rule K: the MoE decoder layers (0 for a dense model; all L unless some are dense)
 
     @property
     def layer_act_bytes(self) -> float:
@@ -927,6 +928,7 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         graph_sizes=tuple(int(g) for g in graph_sizes),
         moe_comm_layers=(len(model.moe_layers) or model.num_hidden_layers) if rule_b else 0,
         moe_gather_bytes=moe_allgather_input_bytes(model, gpu, dtype) if rule_b else ACT_BYTES,
+        moe_layer_count=(len(model.moe_layers) or model.num_hidden_layers) if moe else 0,
     )
 
 
@@ -960,11 +962,21 @@ def comm_under_launch_floor(device_s: float, comm_s: float, floor_s: float) -> t
     return max(device_s + comm_s, floor_s), 0.0
 
 
+MOE_LAUNCH_BY_LAYER = False
+"""Rule K (session 16, latency40, docs/serving.md): whether :func:`launch_layers` counts only the MoE decoder layers
+twice (``L + L_moe``) instead of every layer of an MoE model (``2·L``). Off: ``2·L``."""
+
+
 def launch_layers(r: Replica) -> float:
     """The layers a step's launch floor counts (S1's ``L·(2 if MoE)``): an MoE layer launches its attention and its
     expert kernels as two, so it counts twice. The step's floor is ``launch_layers(r)·f_layer`` (``f_eager`` without
     a CUDA graph); :func:`planner.serving.replay.next_launch_wait_s` takes the eager one as an SGLang prompt step's
     launch.
+
+    Rule K (:data:`MOE_LAUNCH_BY_LAYER`): only the MoE decoder layers count twice, ``L + L_moe``, for the models
+    whose code mixes dense and MoE layers (``ModelSpec.moe_layers``: Llama-4-Maverick's ``interleave_moe_layer_step``
+    2, 48 + 24 = 72 instead of 96; DeepSeek-V3/R1's ``first_k_dense_replace`` 3, 61 + 58 = 119 instead of 122);
+    a model whose every layer is MoE counts ``2·L`` either way.
 
     >>> from planner.catalog import get_gpu, get_model
     >>> from planner.serving.calibration import DERIVED
@@ -973,7 +985,11 @@ def launch_layers(r: Replica) -> float:
     ...  for m in ("llama-3.1-8b", "qwen3-30b-a3b")]
     [32.0, 96.0]
     """
-    return r.layers * (2.0 if r.num_experts else 1.0)
+    if not r.num_experts:
+        return float(r.layers)
+    if MOE_LAUNCH_BY_LAYER and r.moe_layer_count:
+        return float(r.layers + r.moe_layer_count)
+    return r.layers * 2.0
 
 
 def step_time_s(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_tokens: float = 0.0,
