@@ -848,7 +848,9 @@ class SheetMemo:
             _k, (_v, n) = self._entries.popitem(last=False)
             self.bytes -= n
 
-    def cells(self, region: str, strings: list[str], limits: Limits) -> tuple[dict[str, CellView], int, int] | None:
+    def cells(
+        self, region: str, *, strings: list[str], limits: Limits
+    ) -> tuple[dict[str, CellView], int, int] | None:
         """:func:`_cells_by_search` of ``region`` (the same answer)."""
         parts = _SLOT.split(region)  # piece, start tag, text, piece, start tag, text, ..., piece
         texts = parts[2::3]
@@ -877,7 +879,7 @@ class SheetMemo:
         self._entries.move_to_end(key)
         return got[0]  # type: ignore[no-any-return]
 
-    def remember_head(self, head: bytes, dimension: str | None, n_dv: int,
+    def remember_head(self, head: bytes, *, dimension: str | None, n_dv: int,
                       rules: tuple[tuple[str, str], ...]) -> None:
         """Keep what :func:`_read_sheet` found in ``head`` (a part with ``<sheetData/>`` for its cells)."""
         size = sys.getsizeof
@@ -1014,7 +1016,8 @@ def _read_sheet(
     data = pkg.read(part)
     split = _split_sheet_data(data)
     if split is not None:  # the cells by regular expressions, the rest of the part by the parser
-        found = _cells_by_search(split[1], strings, limits) if memo is None else memo.cells(split[1], strings, limits)
+        found = (_cells_by_search(split[1], strings, limits) if memo is None
+                 else memo.cells(split[1], strings=strings, limits=limits))
         if found is not None:
             if memo is not None:
                 known = memo.head(split[0])
@@ -1120,7 +1123,7 @@ def _read_sheet(
                         pkg.path, f"{part}: more than {limits.max_cells} cells (max_cells)", kind="limit", part=part
                     )
     if memo is not None and root is not None and rules is not None and split is not None:
-        memo.remember_head(split[0], dimension, n_dv, tuple(rules[n_rules:]))
+        memo.remember_head(split[0], dimension=dimension, n_dv=n_dv, rules=tuple(rules[n_rules:]))
     return cells, dimension, n_dv, max_row, max_col, root is not None
 
 

@@ -4,7 +4,11 @@ Each workbook is validated in a worker process whose address space is capped (``
 worker already uses, ``RLIMIT_AS``) and whose answer must come within ``timeout_s``. A worker that runs over
 its time is killed and replaced, and the workbook gets a ``timeout`` finding; one that runs out of memory reports
 ``memory-limit`` (or dies and is replaced). Either way the batch goes on: every path gets a report.
-Workers are started once and validate many workbooks each. The fast path's compiled template is built once, before
+Workers are started once and validate many workbooks each; each worker keeps its own
+:class:`~planner.ooxml.SheetMemo` across them (created after its cap is set, so counted in it: at most
+:func:`memo_bytes`, 32 MiB under the default 1024 MiB; emptied when the worker runs out of memory), so a sheet whose
+markup an earlier plan had, cached values and inline texts apart, is read from that plan's cells: the same views.
+The fast path's compiled template is built once, before
 the workers start, in the process they are forked from (:func:`planner.validate.fastpath.warm`): they share it, and
 it does not count against a workbook's memory limit. They are forked from the caller when it runs one thread and
 is the ``planner`` CLI (``fork_caller=True``: a small process holding nothing but the validator) or a caller of at
@@ -48,6 +52,7 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from planner.ooxml import SHEET_MEMO_BYTES, SheetMemo
 from planner.validate.report import BatchResult, Finding, Report
 
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
@@ -59,6 +64,16 @@ NEAR_CAP_FRACTION = 0.9
 """A ``SystemError`` counts as an allocation failure when the worker's peak address space used this share of its
 per-workbook budget (below it, it is a bug: ``validator-crash``)."""
 RESERVE_BYTES = 2 * 1024 * 1024
+MEMO_SHARE = 32
+"""A worker's :class:`~planner.ooxml.SheetMemo` holds at most this share of the per-workbook memory limit (and at
+most :data:`planner.ooxml.SHEET_MEMO_BYTES`): :func:`memo_bytes`."""
+
+
+def memo_bytes(memory_mib: int) -> int:
+    """The budget of a worker's sheet memo under a per-workbook limit of ``memory_mib``: the smaller of
+    ``memory_mib / MEMO_SHARE`` and :data:`planner.ooxml.SHEET_MEMO_BYTES` (1024 MiB: 32 MiB; 40 MiB: 1.25 MiB,
+    too little for a template plan's largest sheet, which is then read in full each time)."""
+    return min(SHEET_MEMO_BYTES, memory_mib * 1024 * 1024 // MEMO_SHARE)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -236,13 +251,14 @@ def _near_cap() -> bool:
     return peak is not None and peak - _CAP["base"] >= NEAR_CAP_FRACTION * budget
 
 
-def _validate_one(path: str) -> tuple[dict[str, Any], bool]:
-    """The wire report of ``path`` and whether the worker ran out of memory on it (it is then replaced)."""
+def _validate_one(path: str, memo: SheetMemo | None = None) -> tuple[dict[str, Any], bool]:
+    """The wire report of ``path`` and whether the worker ran out of memory on it (it is then replaced); ``memo``:
+    the worker's :class:`~planner.ooxml.SheetMemo`, emptied when memory ran out."""
     from planner.validate.checks import validate_file
 
     out_of_memory = False
     try:
-        report = validate_file(path)
+        report = validate_file(path, memo=memo)
         if any(f.code == "validator-crash" and dict(f.context).get("exception") == "SystemError"
                for f in report.findings) and _near_cap():
             out_of_memory = True  # a C extension failed to allocate under the cap and said nothing
@@ -252,6 +268,8 @@ def _validate_one(path: str) -> tuple[dict[str, Any], bool]:
         out_of_memory = True
     # Here the exception is gone, and with it the frames that held the workbook's data: memory is free again.
     _RESERVE.clear()
+    if memo is not None:
+        memo.clear()
     gc.collect()
     return _limit_report(path, "validation ran out of the per-workbook memory limit (--memory)").to_wire(), \
         out_of_memory
@@ -280,6 +298,7 @@ def _worker(conn: Connection, memory_mib: int) -> None:
     except (OSError, ValueError, ImportError):  # not Linux: the time limit still applies
         pass
     _RESERVE.append(bytearray(RESERVE_BYTES))
+    memo = SheetMemo(max_bytes=memo_bytes(memory_mib))  # this worker's own, for the plans it validates
     while True:
         try:
             path = conn.recv()
@@ -288,7 +307,7 @@ def _worker(conn: Connection, memory_mib: int) -> None:
         if path is None:
             return
         try:
-            wire, out_of_memory = _validate_one(path)
+            wire, out_of_memory = _validate_one(path, memo)
             conn.send(wire)
         except MemoryError:
             os._exit(MEMORY_EXIT_CODE)  # nothing can be allocated: the parent reports memory-limit from the code
@@ -406,8 +425,9 @@ def validate_paths(
     if not isolate:
         from planner.validate.checks import validate_file
 
+        memo = SheetMemo()  # this call's own: dropped with it
         for i, f in todo:
-            done(i, validate_file(f))
+            done(i, validate_file(f, memo=memo))
         return BatchResult(reports=tuple(r for r in reports if r is not None), strict=strict)
 
     ctx = _context(fork_caller)
