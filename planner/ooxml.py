@@ -24,10 +24,11 @@ import sys
 import zipfile
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import compress
 from pathlib import Path, PurePosixPath
 from typing import Any
 from xml.etree.ElementTree import ParseError, XMLPullParser
@@ -778,24 +779,36 @@ captured as well. In a region :func:`_cells_by_search` reads, each of these star
 other element has those names, and no text or attribute value holds a ``<``)."""
 
 SHEET_MEMO_BYTES = 32 * 1024 * 1024
-"""Default budget of a :class:`SheetMemo` (bytes, as :meth:`SheetMemo.entry_bytes` counts them): one template
-plan's 16 sheets take about 5.8 MB (2026-12-05, template 2.8.0), so the budget holds the template's sheets and a few
-dozen variants of the sheets whose markup follows the values (a results cell with ``t="str"`` in one plan and a
-number in the next); the least recently used entries go first."""
+"""Default budget of a :class:`SheetMemo` (bytes, as :meth:`SheetMemo.entry_bytes` counts them, an upper bound):
+one template plan's 16 sheets count 13.7 MB (``tracemalloc`` saw 9.8 MB kept; 2026-12-05, template 2.8.0), so the
+budget holds the template's sheets and a dozen variants of the one sheet whose markup follows the values (a results
+cell with ``t="str"`` in one plan and a number in the next: 42 variants in 175 benchmark plans); the least recently
+used entries go first. Over 100 plans of ``/tmp/bench-plans-16``: 1,564 of 1,600 sheets from the memo, 32.7 MB
+counted, 23.2 MB by ``tracemalloc``."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class _Skeleton:
     """What a sheet's cells give, the texts of its slots (:data:`_SLOT`) apart (:class:`SheetMemo`): ``base`` maps
     every cell in reading order to its view (None for a cell with a slot, built per workbook); ``slotted``: for each
     of those cells in order, ``(ref, type, formula, array_ref, formula_kind, index of its <v> slot or -1, index of
-    its inline-text slot or -1)``."""
+    its inline-text slot or -1)``. ``last_texts`` and ``last_views``: the slot texts of the last sighting and the
+    views built from them, of every slotted cell but shared strings (whose value depends on the workbook's strings
+    too): a cell whose texts are those again gets that view again (a pure function of its texts and the skeleton).
+    ``reuse_bytes``: what those two keep, as :meth:`SheetMemo.entry_bytes` counts."""
 
     base: dict[str, CellView | None]
     slotted: tuple[tuple[str, str, str | None, str | None, str | None, int, int], ...]
     n_formulas: int
     max_row: int
     max_col: int
+    slot_cell: tuple[int, ...] = ()
+    """For each slot, the index of its cell in ``slotted``."""
+    shared_strings: tuple[int, ...] = ()
+    """The indexes in ``slotted`` of the shared-string cells (``t="s"``), built anew each time."""
+    last_texts: list[str] | None = None
+    last_views: dict[str, CellView] = field(default_factory=dict)
+    reuse_bytes: int = 0
 
 
 class SheetMemo:
@@ -837,11 +850,13 @@ class SheetMemo:
         self.bytes = 0
 
     def _keep(self, key: tuple[str, str | bytes], value: Any, size: int) -> None:
-        if size > self.max_bytes:
-            return
+        """Keep (or resize) an entry of ``size`` bytes, the newest; drop the oldest while above the budget. An entry
+        larger than the budget alone is dropped."""
         old = self._entries.pop(key, None)
         if old is not None:
             self.bytes -= old[1]
+        if size > self.max_bytes:
+            return
         self._entries[key] = (value, size)
         self.bytes += size
         while self.bytes > self.max_bytes:
@@ -860,13 +875,19 @@ class SheetMemo:
         if got is not None:
             self._entries.move_to_end(key)
             self.hits += 1
-            return _cells_from_skeleton(got[0], texts, strings, limits)
+            skeleton = got[0]
+            before = skeleton.reuse_bytes
+            out = _cells_from_skeleton(skeleton, texts, strings, limits)
+            if skeleton.reuse_bytes != before:  # the views kept for the next sighting changed: the entry's size
+                self._keep(key, skeleton, got[1] - before + skeleton.reuse_bytes)
+            return out
         self.misses += 1
         found = _cells_by_search(region, strings, limits)
         if found is not None:
             n_tags = region.count("<v>") + region.count("<t>") + region.count('<t xml:space="preserve">')
             skeleton = _skeleton(parts, found, n_tags)
             if skeleton is not None:
+                _keep_views(skeleton, texts, found[0])
                 self._keep(key, skeleton, self.entry_bytes(key[1], skeleton))
         return found
 
@@ -891,11 +912,12 @@ class SheetMemo:
     def entry_bytes(skeleton_text: str, skeleton: _Skeleton) -> int:
         """The bytes an entry keeps alive, by :func:`sys.getsizeof`: its skeleton text, the base dictionary, each
         cell view kept there (object, attribute dictionary, reference, formula, array range, value), each slotted
-        cell (tuple, reference, formula, array range), plus 200 for the key and the ordered dictionary's link. An
-        object two of them share is counted at each (an upper bound: 5.84 MB counted where ``tracemalloc`` saw
-        5.43 MB kept for one template plan); ``None``, small integers and the type letters are the process's own."""
+        cell (tuple, reference, formula, array range), the last sighting's texts and views (:func:`_keep_views`),
+        plus 200 for the key and the ordered dictionary's link. An
+        object two of them share is counted at each (an upper bound: 13.7 MB counted where ``tracemalloc`` saw
+        9.8 MB kept for one template plan); ``None``, small integers and the type letters are the process's own."""
         size = sys.getsizeof
-        n = size(skeleton_text) + size(skeleton.base) + size(skeleton.slotted) + 200
+        n = size(skeleton_text) + size(skeleton.base) + size(skeleton.slotted) + 200 + skeleton.reuse_bytes
         view_size = 0
         for c in skeleton.base.values():
             if c is not None:
@@ -943,7 +965,38 @@ def _skeleton(parts: list[str], found: tuple[dict[str, CellView], int, int], n_t
         v_k, t_k = (k, -1) if tag == "<v>" else (-1, k)
         slotted.append((c.ref, c.type, c.formula, c.array_ref, c.formula_kind, v_k, t_k))
     n_formulas = sum(1 for c in cells.values() if c.formula is not None)
-    return _Skeleton(base=base, slotted=tuple(slotted), n_formulas=n_formulas, max_row=max_row, max_col=max_col)
+    slot_cell = [0] * n_slots
+    for i, cell in enumerate(slotted):
+        for k in cell[5:]:
+            if k >= 0:
+                slot_cell[k] = i
+    return _Skeleton(base=base, slotted=tuple(slotted), n_formulas=n_formulas, max_row=max_row, max_col=max_col,
+                     slot_cell=tuple(slot_cell),
+                     shared_strings=tuple(i for i, cell in enumerate(slotted) if cell[1] == "s"))
+
+
+_VIEW_BYTES = sys.getsizeof(_cell_view("A1", None, "n", None, None, None)) + sys.getsizeof(
+    _cell_view("A1", None, "n", None, None, None).__dict__)
+"""A cell view's object and attribute dictionary (its strings and value apart)."""
+
+
+def _keep_views(skeleton: _Skeleton, texts: list[str], cells: dict[str, CellView]) -> None:
+    """Keep ``texts`` and the views of ``cells`` built from them (every slotted cell but shared strings) for the
+    next sighting (:func:`_cells_from_skeleton`)."""
+    skeleton.last_views = {ref: cells[ref] for ref, t, *_rest in skeleton.slotted if t != "s"}
+    _kept(skeleton, texts)
+
+
+def _kept(skeleton: _Skeleton, texts: list[str]) -> None:
+    """``texts`` are the last sighting's, and ``last_views`` the views built from them: what they hold, counted
+    as the texts list and each text, the views dictionary, and per view its object and attribute dictionary, 200
+    bytes, and twice its texts (its value is a number of at most 164 bytes, a boolean, None, or a text or error no
+    longer than its text: 117 bytes for ``#N/A``). Worked example: a template plan's 10,492 slotted cells hold
+    7.9 MB by this count."""
+    size = sys.getsizeof
+    views = skeleton.last_views
+    skeleton.last_texts = texts
+    skeleton.reuse_bytes = size(texts) + 3 * sum(map(size, texts)) + size(views) + len(views) * (_VIEW_BYTES + 200)
 
 
 def _cells_from_skeleton(
@@ -951,13 +1004,30 @@ def _cells_from_skeleton(
 ) -> tuple[dict[str, CellView], int, int] | None:
     """:func:`_cells_by_search` of a region with this skeleton and these slot ``texts``: each value converted as
     there (each branch below is one of its own, in its order), None where it returns None (a value or inline text
-    its conversion refuses, more cells or formula cells than ``limits`` allow)."""
+    its conversion refuses, more cells or formula cells than ``limits`` allow).
+
+    A cell whose slot texts are all the last sighting's gets the view built from them then (a pure function of
+    its texts and the skeleton), except a shared string, whose value depends on this workbook's strings too: only
+    the other cells are built, and kept for the next sighting. While they are built the kept views are not those
+    of one sighting: a refusal leaves none to reuse (``last_texts`` None), and the next sighting builds every cell.
+    """
     base = skeleton.base
     if len(base) > limits.max_cells or skeleton.n_formulas > limits.max_formula_cells:
         return None
     cells = base.copy()
+    slotted, views, last = skeleton.slotted, skeleton.last_views, skeleton.last_texts
+    todo: Iterable[int]
+    if last is not None and len(last) == len(texts):
+        cells.update(views)  # every cell but shared strings as last time (the keys are there: the order is base's)
+        slot_cell = skeleton.slot_cell
+        todo = {slot_cell[k] for k in compress(range(len(texts)), map(str.__ne__, texts, last))}
+        todo.update(skeleton.shared_strings)
+    else:
+        todo = range(len(slotted))
+    skeleton.last_texts = None
     number, n_strings, new, text, convert = _NUMBER.fullmatch, len(strings), object.__new__, _fast_text, _convert
-    for ref, t, f_text, array_ref, kind, v_k, t_k in skeleton.slotted:
+    for i in todo:
+        ref, t, f_text, array_ref, kind, v_k, t_k = slotted[i]
         v = texts[v_k] if v_k >= 0 else None
         if not v:
             v = None
@@ -992,6 +1062,9 @@ def _cells_from_skeleton(
         d["formula"] = f_text
         d["array_ref"] = array_ref
         d["formula_kind"] = kind
+        if t != "s":
+            views[ref] = c
+    _kept(skeleton, texts)
     return cells, skeleton.max_row, skeleton.max_col  # type: ignore[return-value]
 
 

@@ -240,3 +240,29 @@ def test_the_batch_worker_keeps_one_memo(tmp_path: Path) -> None:
     again, _ = _validate_one(str(plan), memo)
     assert first == again == validate_file(str(plan)).to_wire()
     assert memo.hits > 0 and memo_bytes(1024) == 32 * 2**20 and memo_bytes(40) == 40 * 2**20 // 32
+
+
+def test_views_kept_from_the_last_sighting(tmp_path: Path) -> None:
+    """A cell whose texts are the last sighting's gets that view again; a read refused half-way leaves no view to
+    reuse; a shared string is built from this workbook's strings each time; the entry's size follows its texts."""
+    a = book(tmp_path, "a.xlsx")
+    b = book(tmp_path, "b.xlsx", ROWS.replace("<v>4</v></c><c r=\"B1\"", "<v>5</v></c><c r=\"B1\""))
+    late = book(tmp_path, "late.xlsx", ROWS.replace("<v>4</v></c><c r=\"B1\"", "<v>5</v></c><c r=\"B1\"")
+                .replace("<v>2026-01-01</v>", "<v>x</v>").replace('t="b"><v>1</v>', 't="b"><v>7</v>'))
+    c = book(tmp_path, "c.xlsx", strings=["c0", "c1"])
+    memo = SheetMemo()
+    for path in (a, b, a, a, late, a, b, c, a, c, late, late, b):
+        assert outcome(path, memo) == outcome(path), path.name
+    first = read_workbook(a, memo=memo).sheet("S").cells
+    again = read_workbook(a, memo=memo).sheet("S").cells
+    assert again["A1"] is first["A1"] and again["B1"] is not first["B1"]  # a number kept, a shared string built
+    long = "y" * 100_000
+    big = book(tmp_path, "big.xlsx", ROWS.replace("<v>ab</v>", f"<v>{long}</v>"))
+    before = memo.bytes
+    assert read_workbook(big, memo=memo).sheet("S").cells["C1"].value == long
+    assert memo.bytes - before >= 3 * (len(long) - 100) and memo.bytes == sum(n for _v, n in memo._entries.values())
+    small = SheetMemo(max_bytes=memo.bytes - before)  # room for the entry with short texts only
+    outcome(a, small)
+    n = len(small)
+    assert outcome(big, small) == outcome(big) and len(small) < n  # grown past the budget: dropped
+    assert small.bytes == sum(n for _v, n in small._entries.values()) <= small.max_bytes
