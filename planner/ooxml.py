@@ -384,10 +384,14 @@ def _xml_errors(pkg: Package, name: str) -> Iterator[None]:
         raise WorkbookError(pkg.path, f"malformed XML in {name}: {exc}", part=name) from None
 
 
-def _events(pkg: Package, name: str, events: tuple[str, ...] = ("end",)) -> Iterator[tuple[str, Any]]:
+def _events(
+    pkg: Package, name: str, events: tuple[str, ...] = ("end",), data: bytes | None = None
+) -> Iterator[tuple[str, Any]]:
     """The parse events of one part: by the C parser for a part without a DTD (:func:`_plain_xml`: no entity can be
-    declared, so none can expand), else by defusedxml, which refuses the DTD. The same events in the same order."""
-    data = pkg.read(name)
+    declared, so none can expand), else by defusedxml, which refuses the DTD. The same events in the same order.
+    ``data``: the part's bytes when already read."""
+    if data is None:
+        data = pkg.read(name)
     with _xml_errors(pkg, name):
         if _plain_xml(data):
             parser = XMLPullParser(events)
@@ -424,14 +428,21 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def _rels(pkg: Package, part: str) -> dict[str, tuple[str, str]]:
-    """Relationship id → (type suffix, absolute part name) for ``part``."""
+def _rels(pkg: Package, part: str, memo: SheetMemo | None = None) -> dict[str, tuple[str, str]]:
+    """Relationship id → (type suffix, absolute part name) for ``part``; ``memo``: the answer for these bytes of
+    this part's relationships when read before."""
     pp = PurePosixPath(part)
     rel_name = str(pp.parent / "_rels" / (pp.name + ".rels"))
     if not pkg.has(rel_name):
         return {}
+    data = pkg.read(rel_name)
+    if memo is not None:
+        key = ("rels", part, data)
+        known = memo.part(key)
+        if known is not None:
+            return dict(known)
     out = {}
-    for _ev, el in _events(pkg, rel_name):
+    for _ev, el in _events(pkg, rel_name, data=data):
         if _local(el.tag) == "Relationship":
             target = el.get("Target", "")
             mode = el.get("TargetMode", "")
@@ -442,6 +453,8 @@ def _rels(pkg: Package, part: str) -> dict[str, tuple[str, str]]:
             else:
                 absolute = _normpath(str(pp.parent / target))
             out[el.get("Id", "")] = (el.get("Type", "").rsplit("/", 1)[-1], absolute)
+    if memo is not None:
+        memo.remember_part(key, dict(out))
     return out
 
 
@@ -839,7 +852,7 @@ class SheetMemo:
         self.max_bytes = max_bytes
         self.bytes = 0
         self.hits = self.misses = 0
-        self._entries: OrderedDict[tuple[str, str | bytes], tuple[Any, int]] = OrderedDict()
+        self._entries: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -849,7 +862,7 @@ class SheetMemo:
         self._entries.clear()
         self.bytes = 0
 
-    def _keep(self, key: tuple[str, str | bytes], value: Any, size: int) -> None:
+    def _keep(self, key: tuple[Any, ...], value: Any, size: int) -> None:
         """Keep (or resize) an entry of ``size`` bytes, the newest; drop the oldest while above the budget. An entry
         larger than the budget alone is dropped."""
         old = self._entries.pop(key, None)
@@ -907,6 +920,27 @@ class SheetMemo:
         n = (size(head) + size(rules) + sum(size(r) + size(r[0]) + size(r[1]) for r in rules)
              + (size(dimension) if dimension is not None else 0) + 200)
         self._keep(("head", head), (dimension, n_dv, rules), n)
+
+    def part(self, key: tuple[Any, ...]) -> Any:
+        """What :func:`_rels` or :func:`_read_table` gave for ``key`` (kind, part name, sheet, the part's bytes)
+        before, else None."""
+        got = self._entries.get(key)
+        if got is None:
+            return None
+        self._entries.move_to_end(key)
+        return got[0]
+
+    def remember_part(self, key: tuple[Any, ...], value: dict[str, tuple[str, str]] | TableView) -> None:
+        """Keep what a relationships or table part gave: counted as the key's strings and bytes, the value's
+        strings and containers, and 200 bytes."""
+        size = sys.getsizeof
+        n = 200 + size(key) + sum(size(x) for x in key)
+        if isinstance(value, TableView):
+            n += size(value) + size(value.__dict__) + size(value.columns) + sum(map(size, value.columns)) + sum(
+                size(x) for x in (value.name, value.sheet, value.ref, value.part))
+        else:
+            n += size(value) + sum(size(k) + size(v) + size(v[0]) + size(v[1]) for k, v in value.items())
+        self._keep(key, value, n)
 
     @staticmethod
     def entry_bytes(skeleton_text: str, skeleton: _Skeleton) -> int:
@@ -1225,7 +1259,7 @@ def read_workbook(
         view.sheet("Routes").cells["B3"].value
     """
     with open_package(path, limits) as pkg:
-        wb_rels = _rels(pkg, "xl/workbook.xml")
+        wb_rels = _rels(pkg, "xl/workbook.xml", memo)
         sheets_meta: list[tuple[str, str, str]] = []
         sheet_kinds: dict[str, str] = {}
         defined: dict[str, str] = {}
@@ -1274,9 +1308,9 @@ def read_workbook(
                 exc.sheet = name
                 raise
             names = []
-            for kind, tpart in _rels(pkg, part).values():
+            for kind, tpart in _rels(pkg, part, memo).values():
                 if kind == "table" and pkg.has(tpart):
-                    tv = _read_table(pkg, tpart, name)
+                    tv = _read_table(pkg, tpart, name, memo)
                     _check_unique(pkg, "table", [*tables, tv.name])
                     tables[tv.name] = tv
                     names.append(tv.name)
@@ -1309,11 +1343,18 @@ def read_workbook(
         )
 
 
-def _read_table(pkg: Package, part: str, sheet: str) -> TableView:
+def _read_table(pkg: Package, part: str, sheet: str, memo: SheetMemo | None = None) -> TableView:
+    """The table part ``part`` of sheet ``sheet``; ``memo``: the answer for these bytes when read before."""
     name = ref = ""
     hdr, tot = 1, 0
     cols: list[str] = []
-    for _ev, el in _events(pkg, part):
+    data = pkg.read(part)
+    if memo is not None:
+        key = ("table", part, sheet, data)
+        known = memo.part(key)
+        if known is not None:
+            return known  # type: ignore[no-any-return]
+    for _ev, el in _events(pkg, part, data=data):
         tag = _local(el.tag)
         if tag == "tableColumn":
             cols.append(el.get("name", ""))
@@ -1322,9 +1363,12 @@ def _read_table(pkg: Package, part: str, sheet: str) -> TableView:
             ref = el.get("ref", "")
             hdr = _int_attr(pkg, part, el, "headerRowCount", "1")
             tot = _int_attr(pkg, part, el, "totalsRowCount", "0")
-    return TableView(
+    view = TableView(
         name=name, sheet=sheet, ref=ref, columns=tuple(cols), header_row_count=hdr, totals_row_count=tot, part=part
     )
+    if memo is not None:
+        memo.remember_part(key, view)
+    return view
 
 
 # ---------------------------------------------------------------------------------------------------------------------
