@@ -6,7 +6,9 @@
   byte is inflated, and again while reading, so a lying header cannot get past the limit).
 - :func:`read_workbook` gives a fast, read-only :class:`WorkbookView`: sheets, cells (value, cached type, formula text
   with shared formulas expanded and array formulas marked), tables, defined names, data-validation counts and external
-  links. XML is parsed with ``defusedxml`` (entity expansion, external entities and DTDs are refused).
+  links. XML is parsed with ``defusedxml`` (entity expansion, external entities and DTDs are refused). A caller that
+  reads many plans of one template passes its own :class:`SheetMemo`: the same views, a sheet whose markup an
+  earlier plan had (cached values and inline texts apart) read from that plan's cells.
 - :func:`write_cached_values` copies a package entry by entry and patches only the ``<v>`` and ``t=`` of the given
   cells in the sheet XML; every other byte of every other part is kept (charts, drawings, VBA, styles, tables...).
 
@@ -844,8 +846,11 @@ class SheetMemo:
     cell being matched.
 
     A part's head (every byte but the cells: dimension, data validations, rule formulas) is kept the same way, by
-    its bytes. Memory: at most ``max_bytes`` as :meth:`entry_bytes` counts it, least recently used entries dropped
-    first; an entry above the budget alone is never kept.
+    its bytes, and so are a relationships part and a table part (by name, sheet and bytes). The last sighting's
+    views of a skeleton are kept too: a cell whose texts are the same again gets its view again
+    (:func:`_cells_from_skeleton`). Memory: at most ``max_bytes`` as :meth:`entry_bytes` counts it, least recently
+    used entries dropped first; an entry above the budget alone is never kept. Nothing is kept from a read that
+    failed, and nothing a caller gets can change an entry (views are frozen; dictionaries are copied).
     """
 
     def __init__(self, *, max_bytes: int = SHEET_MEMO_BYTES) -> None:
