@@ -4,10 +4,11 @@ Each workbook is validated in a worker process whose address space is capped (``
 worker already uses, ``RLIMIT_AS``) and whose answer must come within ``timeout_s``. A worker that runs over
 its time is killed and replaced, and the workbook gets a ``timeout`` finding; one that runs out of memory reports
 ``memory-limit`` (or dies and is replaced). Either way the batch goes on: every path gets a report.
-Workers are started once and validate many workbooks each; each worker keeps its own
+Workers are started once and validate many workbooks each; when a worker may get more than one, it keeps its own
 :class:`~planner.ooxml.SheetMemo` across them (created after its cap is set, so counted in it: at most
 :func:`memo_bytes`, 32 MiB under the default 1024 MiB; emptied when the worker runs out of memory), so a sheet whose
 markup an earlier plan had, cached values and inline texts apart, is read from that plan's cells: the same views.
+(A first sighting costs more than a read without the memo, so a batch of one plan per worker keeps none.)
 The fast path's compiled template is built once, before
 the workers start, in the process they are forked from (:func:`planner.validate.fastpath.warm`): they share it, and
 it does not count against a workbook's memory limit. They are forked from the caller when it runs one thread and
@@ -279,7 +280,7 @@ def _limit_report(path: str, note: str) -> Report:
     return Report(path=path, template_version=None, engine="none", findings=(Finding.of("memory-limit", note=note),))
 
 
-def _worker(conn: Connection, memory_mib: int) -> None:
+def _worker(conn: Connection, memory_mib: int, keep_memo: bool = True) -> None:
     from planner.validate.fastpath import settle_gc
 
     # The inherited template state out of the collector's way, before the cap is measured and set: a worker whose
@@ -298,7 +299,8 @@ def _worker(conn: Connection, memory_mib: int) -> None:
     except (OSError, ValueError, ImportError):  # not Linux: the time limit still applies
         pass
     _RESERVE.append(bytearray(RESERVE_BYTES))
-    memo = SheetMemo(max_bytes=memo_bytes(memory_mib))  # this worker's own, for the plans it validates
+    # this worker's own memo, for the plans it validates (none when it gets one plan: a first sighting costs more)
+    memo = SheetMemo(max_bytes=memo_bytes(memory_mib)) if keep_memo else None
     while True:
         try:
             path = conn.recv()
@@ -316,9 +318,9 @@ def _worker(conn: Connection, memory_mib: int) -> None:
 
 
 class _Slot:
-    def __init__(self, ctx: Any, memory_mib: int) -> None:
+    def __init__(self, ctx: Any, memory_mib: int, keep_memo: bool = True) -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, memory_mib), daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, memory_mib, keep_memo), daemon=True)
         self.proc.start()
         child.close()
         self.index: int | None = None
@@ -425,7 +427,7 @@ def validate_paths(
     if not isolate:
         from planner.validate.checks import validate_file
 
-        memo = SheetMemo()  # this call's own: dropped with it
+        memo = SheetMemo() if len(todo) > 1 else None  # this call's own: dropped with it
         for i, f in todo:
             done(i, validate_file(f, memo=memo))
         return BatchResult(reports=tuple(r for r in reports if r is not None), strict=strict)
@@ -438,7 +440,8 @@ def validate_paths(
     jobs = max(1, min(jobs, len(todo) or 1))
     pending = list(todo)
     pending.reverse()
-    slots = [_Slot(ctx, limits.memory_mib) for _ in range(jobs)]
+    many = len(todo) > jobs  # some worker validates more than one plan: its sheet memo pays
+    slots = [_Slot(ctx, limits.memory_mib, many) for _ in range(jobs)]
     try:
         for s in slots:
             if pending:
@@ -459,19 +462,19 @@ def validate_paths(
                         s.index = None
                         if any(f.code == "memory-limit" for f in report.findings):
                             s.stop()  # it has exited: a fresh worker takes the next workbook
-                            slots[k] = s = _Slot(ctx, limits.memory_mib)
+                            slots[k] = s = _Slot(ctx, limits.memory_mib, many)
                     except (EOFError, OSError):  # the worker died: killed by the kernel, or crashed
                         s.proc.join(timeout=5)
                         code = s.proc.exitcode
                         s.stop(kill=True)
                         done(i, died_report(files[i], code, limits.memory_mib))
-                        slots[k] = s = _Slot(ctx, limits.memory_mib)
+                        slots[k] = s = _Slot(ctx, limits.memory_mib, many)
                 elif time.monotonic() - s.started >= limits.timeout_s:
                     s.stop(kill=True)
                     done(i, Report(path=files[i], engine="none", findings=(Finding.of(
                         "timeout", note=f"{limits.timeout_s:g} s", expected=f"<= {limits.timeout_s:g} s",
                         actual=f"> {limits.timeout_s:g} s"),)))
-                    slots[k] = s = _Slot(ctx, limits.memory_mib)
+                    slots[k] = s = _Slot(ctx, limits.memory_mib, many)
                 if s.index is None and pending:
                     s.give(*pending.pop())
     finally:
