@@ -896,6 +896,9 @@ class SheetMemo:
             skeleton = got[0]
             before = skeleton.reuse_bytes
             out = _cells_from_skeleton(skeleton, texts, strings, limits)
+            if skeleton.last_texts is None:  # refused half-way: its views are of no one sighting, and not counted
+                skeleton.last_views.clear()
+                skeleton.reuse_bytes = 0
             if skeleton.reuse_bytes != before:  # the views kept for the next sighting changed: the entry's size
                 self._keep(key, skeleton, got[1] - before + skeleton.reuse_bytes)
             return out

@@ -253,6 +253,14 @@ def test_views_kept_from_the_last_sighting(tmp_path: Path) -> None:
     memo = SheetMemo()
     for path in (a, b, a, a, late, a, b, c, a, c, late, late, b):
         assert outcome(path, memo) == outcome(path), path.name
+    huge = book(tmp_path, "huge.xlsx", ROWS.replace("<v>ab</v>", f"<v>{'z' * 50_000}</v>")
+                .replace('t="b"><v>1</v>', 't="b"><v>7</v>'))  # a long text built, then a refusal
+    counted = memo.bytes
+    assert outcome(huge, memo) == outcome(huge)
+    assert memo.bytes <= counted  # what the refused read built is dropped, not kept uncounted
+    refused = [e for (kind, *_k), (e, _n) in memo._entries.items() if kind == "cells" and e.last_texts is None]
+    assert len(refused) == 1 and refused[0].last_views == {} and refused[0].reuse_bytes == 0
+    assert memo.bytes == sum(n for _v, n in memo._entries.values())
     first = read_workbook(a, memo=memo).sheet("S").cells
     again = read_workbook(a, memo=memo).sheet("S").cells
     assert again["A1"] is first["A1"] and again["B1"] is not first["B1"]  # a number kept, a shared string built
