@@ -6,9 +6,14 @@ and read the same plans in alternating rounds (A B, B A, A B...), CPU time of th
 ms per plan for each round. Each round starts with the reader's cell memo emptied (``_CELL_MEMO``, when the version
 has one), as a new batch finds it. ``--check`` first compares every view both versions give (sheets, every cell's
 value with its Python type, type, formula, array ref and kind, tables, names, links, parts, the error and its kind
-for a refused file) on the plans and on every workbook under ``tests/data`` and ``samples``.
+for a refused file) on the plans and on every workbook under ``tests/data``, ``samples`` and the ``--also`` folders.
+
+With ``--memo`` both sides are the working tree: A reads without a memo, B with one :class:`planner.ooxml.SheetMemo`
+a round (its first sightings included); ``--check`` then reads every workbook through one memo in five orders, with
+the default budget and with 1 MiB, against the read without one. ``--rounds 0``: the check alone.
 
     .venv/bin/python benchmarks/bench_read.py --dir /tmp/bench-plans-12a --against main --rounds 6 --check
+    .venv/bin/python benchmarks/bench_read.py --dir /tmp/bench-plans-16 --memo --rounds 6 --check --also DIR
 """
 
 from __future__ import annotations
@@ -36,9 +41,9 @@ def _load(name: str, path: Path) -> ModuleType:
     return mod
 
 
-def _dump(mod: ModuleType, path: Path) -> Any:
+def _dump(mod: ModuleType, path: Path, memo: Any = None) -> Any:
     try:
-        v = mod.read_workbook(path)
+        v = mod.read_workbook(path) if memo is None else mod.read_workbook(path, memo=memo)
     except Exception as exc:  # noqa: BLE001  (the same refusal is part of the comparison)
         return ("error", type(exc).__name__, getattr(exc, "kind", None), str(exc))
     sheets = [(s.name, s.part, [(k, c.ref, type(c.value).__name__, repr(c.value), c.type, c.formula, c.array_ref,
@@ -55,7 +60,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--against", default="HEAD", help="git revision of the A side (default HEAD)")
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--check", action="store_true", help="compare the views first (exit 1 on a difference)")
+    ap.add_argument("--memo", action="store_true",
+                    help="A: the working tree without a memo, B: the same with one SheetMemo per round (--against "
+                         "unused); --check reads every workbook in one memo in several orders")
+    ap.add_argument("--also", type=Path, action="append", default=[],
+                    help="another folder of workbooks for --check (any depth; repeatable)")
     args = ap.parse_args(argv)
+    if args.memo:
+        return _memo_main(args)
     plans = sorted(p for p in args.dir.iterdir() if p.suffix in (".xlsx", ".xlsm"))
     src = subprocess.run(["git", "-C", str(ROOT), "show", f"{args.against}:planner/ooxml.py"], check=True,
                          capture_output=True).stdout
@@ -66,13 +78,15 @@ def main(argv: list[str] | None = None) -> int:
         a = _load("ooxml_a", a_path)
     b = _load("ooxml_b", ROOT / "planner" / "ooxml.py")
     if args.check:
-        others = sorted(p for d in ("tests/data", "samples") for p in (ROOT / d).rglob("*.xls[xm]"))
+        others = _others(args.also)
         differ = [p for p in plans + others if _dump(a, p) != _dump(b, p)]
         for p in differ:
             print("differs:", p)
         print(f"check: {len(plans) + len(others)} workbooks, {len(differ)} differ", flush=True)
         if differ:
             return 1
+    if not args.rounds:
+        return 0
     for p in plans[:5]:
         a.read_workbook(p)
         b.read_workbook(p)
@@ -89,6 +103,70 @@ def main(argv: list[str] | None = None) -> int:
             print(f"round {r} {name}: {ms:.2f} ms per plan", flush=True)
     pairs = ", ".join(f"{(1 - y / x) * 100:+.1f} %" for x, y in zip(res["A"], res["B"]))
     print(f"A ({args.against}) best {min(res['A']):.2f}, B (working tree) best {min(res['B']):.2f} ms per plan: "
+          f"B faster by {(1 - min(res['B']) / min(res['A'])) * 100:.1f} % (each round's pair: {pairs})")
+    return 0
+
+
+def _others(also: list[Path]) -> list[Path]:
+    """Every workbook under ``tests/data``, ``samples`` and the ``--also`` folders."""
+    dirs = [ROOT / "tests/data", ROOT / "samples", *also]
+    return sorted({p for d in dirs for p in d.rglob("*.xls[xm]") if p.is_file()})
+
+
+def _memo_check(mod: ModuleType, books: list[Path], plans: list[Path]) -> int:
+    """Views read through one memo, in several orders and with a small budget (entries dropped and read again),
+    against the views read without one: the number of (order, workbook) pairs that differ."""
+    import random
+
+    want = {p: _dump(mod, p) for p in books}
+    orders = {"sorted": books, "reversed": books[::-1]}
+    for seed in (1, 2):
+        shuffled = list(books)
+        random.Random(seed).shuffle(shuffled)
+        orders[f"shuffled {seed}"] = shuffled
+    orders["plans twice, then the rest"] = plans + plans + books
+    differ = 0
+    for name, order in orders.items():
+        for budget in (mod.SHEET_MEMO_BYTES, 1 << 20):
+            memo = mod.SheetMemo(max_bytes=budget)
+            bad = [p for p in order if _dump(mod, p, memo) != want[p]]
+            for p in bad:
+                print(f"differs ({name}, budget {budget}):", p)
+            differ += len(bad)
+            print(f"check {name}, budget {budget}: {len(order)} reads, {memo.hits} sheets from the memo, "
+                  f"{memo.misses} read in full, {len(bad)} differ; memo {len(memo)} entries, {memo.bytes} bytes",
+                  flush=True)
+    return differ
+
+
+def _memo_main(args: argparse.Namespace) -> int:
+    plans = sorted(p for p in args.dir.iterdir() if p.suffix in (".xlsx", ".xlsm"))
+    sys.path.insert(0, str(ROOT))
+    b = _load("ooxml_b", ROOT / "planner" / "ooxml.py")
+    if args.check:
+        books = sorted(set(plans) | set(_others(args.also)))
+        differ = _memo_check(b, books, plans)
+        print(f"check: {len(books)} workbooks, {differ} reads differ", flush=True)
+        if differ:
+            return 1
+    if not args.rounds:
+        return 0
+    for p in plans[:5]:
+        b.read_workbook(p)
+    res: dict[str, list[float]] = {"A": [], "B": []}
+    for r in range(args.rounds):
+        for name in ("A", "B") if r % 2 == 0 else ("B", "A"):
+            memo = b.SheetMemo() if name == "B" else None
+            gc.collect()
+            t = time.process_time()
+            for p in plans:
+                b.read_workbook(p, memo=memo)
+            ms = (time.process_time() - t) / len(plans) * 1e3
+            res[name].append(ms)
+            extra = f" ({memo.hits} sheets from the memo, {memo.misses} in full, {memo.bytes} bytes)" if memo else ""
+            print(f"round {r} {name}: {ms:.2f} ms per plan{extra}", flush=True)
+    pairs = ", ".join(f"{(1 - y / x) * 100:+.1f} %" for x, y in zip(res["A"], res["B"]))
+    print(f"A (no memo) best {min(res['A']):.2f}, B (one SheetMemo a round) best {min(res['B']):.2f} ms per plan: "
           f"B faster by {(1 - min(res['B']) / min(res['A'])) * 100:.1f} % (each round's pair: {pairs})")
     return 0
 

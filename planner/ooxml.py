@@ -6,7 +6,9 @@
   byte is inflated, and again while reading, so a lying header cannot get past the limit).
 - :func:`read_workbook` gives a fast, read-only :class:`WorkbookView`: sheets, cells (value, cached type, formula text
   with shared formulas expanded and array formulas marked), tables, defined names, data-validation counts and external
-  links. XML is parsed with ``defusedxml`` (entity expansion, external entities and DTDs are refused).
+  links. XML is parsed with ``defusedxml`` (entity expansion, external entities and DTDs are refused). A caller that
+  reads many plans of one template passes its own :class:`SheetMemo`: the same views, a sheet whose markup an
+  earlier plan had (cached values and inline texts apart) read from that plan's cells.
 - :func:`write_cached_values` copies a package entry by entry and patches only the ``<v>`` and ``t=`` of the given
   cells in the sheet XML; every other byte of every other part is kept (charts, drawings, VBA, styles, tables...).
 
@@ -20,12 +22,15 @@ import os
 import re
 import stat
 import struct
+import sys
 import zipfile
 import zlib
-from collections.abc import Iterator, Mapping
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import compress
 from pathlib import Path, PurePosixPath
 from typing import Any
 from xml.etree.ElementTree import ParseError, XMLPullParser
@@ -381,10 +386,14 @@ def _xml_errors(pkg: Package, name: str) -> Iterator[None]:
         raise WorkbookError(pkg.path, f"malformed XML in {name}: {exc}", part=name) from None
 
 
-def _events(pkg: Package, name: str, events: tuple[str, ...] = ("end",)) -> Iterator[tuple[str, Any]]:
+def _events(
+    pkg: Package, name: str, events: tuple[str, ...] = ("end",), data: bytes | None = None
+) -> Iterator[tuple[str, Any]]:
     """The parse events of one part: by the C parser for a part without a DTD (:func:`_plain_xml`: no entity can be
-    declared, so none can expand), else by defusedxml, which refuses the DTD. The same events in the same order."""
-    data = pkg.read(name)
+    declared, so none can expand), else by defusedxml, which refuses the DTD. The same events in the same order.
+    ``data``: the part's bytes when already read."""
+    if data is None:
+        data = pkg.read(name)
     with _xml_errors(pkg, name):
         if _plain_xml(data):
             parser = XMLPullParser(events)
@@ -421,14 +430,21 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def _rels(pkg: Package, part: str) -> dict[str, tuple[str, str]]:
-    """Relationship id → (type suffix, absolute part name) for ``part``."""
+def _rels(pkg: Package, part: str, memo: SheetMemo | None = None) -> dict[str, tuple[str, str]]:
+    """Relationship id → (type suffix, absolute part name) for ``part``; ``memo``: the answer for these bytes of
+    this part's relationships when read before."""
     pp = PurePosixPath(part)
     rel_name = str(pp.parent / "_rels" / (pp.name + ".rels"))
     if not pkg.has(rel_name):
         return {}
+    data = pkg.read(rel_name)
+    if memo is not None:
+        key = ("rels", part, data)
+        known = memo.part(key)
+        if known is not None:
+            return dict(known)
     out = {}
-    for _ev, el in _events(pkg, rel_name):
+    for _ev, el in _events(pkg, rel_name, data=data):
         if _local(el.tag) == "Relationship":
             target = el.get("Target", "")
             mode = el.get("TargetMode", "")
@@ -439,6 +455,8 @@ def _rels(pkg: Package, part: str) -> dict[str, tuple[str, str]]:
             else:
                 absolute = _normpath(str(pp.parent / target))
             out[el.get("Id", "")] = (el.get("Type", "").rsplit("/", 1)[-1], absolute)
+    if memo is not None:
+        memo.remember_part(key, dict(out))
     return out
 
 
@@ -769,13 +787,338 @@ def _cells_by_search(
     return cells, max_row, max_col
 
 
+_SLOT = re.compile(r'(<v>|<t>|<t xml:space="preserve">)([^<]*)')
+"""A value slot of a cell region (:class:`SheetMemo`): the text of a ``<v>`` (a cached value, the ``<v>``
+alternative of :data:`_FAST_CELL`) or of an inline string's ``<t>`` (its ``<is><t>`` alternative), the start tag
+captured as well. In a region :func:`_cells_by_search` reads, each of these start tags begins one such text (no
+other element has those names, and no text or attribute value holds a ``<``)."""
+
+SHEET_MEMO_BYTES = 32 * 1024 * 1024
+"""Default budget of a :class:`SheetMemo` (bytes, as :meth:`SheetMemo.entry_bytes` counts them, an upper bound):
+one template plan's 16 sheets count 13.7 MB (``tracemalloc`` saw 9.8 MB kept; 2026-12-05, template 2.8.0), so the
+budget holds the template's sheets and a dozen variants of the one sheet whose markup follows the values (a results
+cell with ``t="str"`` in one plan and a number in the next: 42 variants in 175 benchmark plans); the least recently
+used entries go first. Over 100 plans of ``/tmp/bench-plans-16``: 1,564 of 1,600 sheets from the memo, 32.7 MB
+counted, 23.2 MB by ``tracemalloc``."""
+
+
+@dataclass(slots=True, eq=False)
+class _Skeleton:
+    """What a sheet's cells give, the texts of its slots (:data:`_SLOT`) apart (:class:`SheetMemo`): ``base`` maps
+    every cell in reading order to its view (None for a cell with a slot, built per workbook); ``slotted``: for each
+    of those cells in order, ``(ref, type, formula, array_ref, formula_kind, index of its <v> slot or -1, index of
+    its inline-text slot or -1)``. ``last_texts`` and ``last_views``: the slot texts of the last sighting and the
+    views built from them, of every slotted cell but shared strings (whose value depends on the workbook's strings
+    too): a cell whose texts are those again gets that view again (a pure function of its texts and the skeleton).
+    ``reuse_bytes``: what those two keep, as :meth:`SheetMemo.entry_bytes` counts."""
+
+    base: dict[str, CellView | None]
+    slotted: tuple[tuple[str, str, str | None, str | None, str | None, int, int], ...]
+    n_formulas: int
+    max_row: int
+    max_col: int
+    slot_cell: tuple[int, ...] = ()
+    """For each slot, the index of its cell in ``slotted``."""
+    shared_strings: tuple[int, ...] = ()
+    """The indexes in ``slotted`` of the shared-string cells (``t="s"``), built anew each time."""
+    last_texts: list[str] | None = None
+    last_views: dict[str, CellView] = field(default_factory=dict)
+    reuse_bytes: int = 0
+
+
+class SheetMemo:
+    """What the sheets of earlier workbooks gave, for a caller that reads many workbooks of one template (a batch
+    worker): owned and passed by that caller (:func:`read_workbook`'s ``memo``), never process-wide.
+
+    A worksheet's cell region (:func:`_split_sheet_data`) is cut at the texts of its ``<v>`` and inline ``<t>``
+    elements (:data:`_SLOT`): what is left, the *skeleton*, fixes every cell's reference, type, formula (shared
+    formulas expanded), array range, kind and the sheet's extent; the texts fill the slots. The first sighting of a
+    skeleton is read as without a memo (:func:`_cells_by_search`) and kept when that read succeeded and every slot
+    is proved to be one cell's value or inline text; a later region with an equal skeleton (the same string,
+    compared in full, not a hash) gets those cells with its own texts converted exactly as
+    :func:`_cells_by_search` converts them (number syntax, int or float, a shared-string index checked against
+    *this* workbook's strings, ``&`` references, an empty ``<v></v>`` as no value), and None, as there, where that
+    conversion refuses a text or a count is above *this* read's limits (the parser then reads the part).
+
+    Worked example: a plan whose region is ``<row r="1"><c r="A1"><v>5</v></c></row>`` leaves the skeleton
+    ``<row r="1"><c r="A1">`` + ``<v>`` + ``</v></c></row>`` (the pieces joined by a separator no region holds)
+    with one slot holding ``5``; the next plan's ``<v>7.5</v>`` there reads as ``A1 = 7.5`` (a float) without a
+    cell being matched.
+
+    A part's head (every byte but the cells: dimension, data validations, rule formulas) is kept the same way, by
+    its bytes, and so are a relationships part and a table part (by name, sheet and bytes). The last sighting's
+    views of a skeleton are kept too: a cell whose texts are the same again gets its view again
+    (:func:`_cells_from_skeleton`). Memory: at most ``max_bytes`` as :meth:`entry_bytes` counts it, least recently
+    used entries dropped first; an entry above the budget alone is never kept. Nothing is kept from a read that
+    failed, and nothing a caller gets can change an entry (views are frozen; dictionaries are copied).
+    """
+
+    def __init__(self, *, max_bytes: int = SHEET_MEMO_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.hits = self.misses = 0
+        self._entries: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        """Drop every entry (a worker that ran out of memory)."""
+        self._entries.clear()
+        self.bytes = 0
+
+    def _keep(self, key: tuple[Any, ...], value: Any, size: int) -> None:
+        """Keep (or resize) an entry of ``size`` bytes, the newest; drop the oldest while above the budget. An entry
+        larger than the budget alone is dropped."""
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self.bytes -= old[1]
+        if size > self.max_bytes:
+            return
+        self._entries[key] = (value, size)
+        self.bytes += size
+        while self.bytes > self.max_bytes:
+            _k, (_v, n) = self._entries.popitem(last=False)
+            self.bytes -= n
+
+    def cells(
+        self, region: str, *, strings: list[str], limits: Limits
+    ) -> tuple[dict[str, CellView], int, int] | None:
+        """:func:`_cells_by_search` of ``region`` (the same answer)."""
+        parts = _SLOT.split(region)  # piece, start tag, text, piece, start tag, text, ..., piece
+        texts = parts[2::3]
+        del parts[2::3]
+        key = ("cells", "\x00".join(parts))  # "\x00" is in no region (_split_sheet_data refuses it)
+        got = self._entries.get(key)
+        if got is not None:
+            self._entries.move_to_end(key)
+            self.hits += 1
+            skeleton = got[0]
+            before = skeleton.reuse_bytes
+            out = _cells_from_skeleton(skeleton, texts, strings, limits)
+            if skeleton.last_texts is None:  # refused half-way: its views are of no one sighting, and not counted
+                skeleton.last_views.clear()
+                skeleton.reuse_bytes = 0
+            if skeleton.reuse_bytes != before:  # the views kept for the next sighting changed: the entry's size
+                self._keep(key, skeleton, got[1] - before + skeleton.reuse_bytes)
+            return out
+        self.misses += 1
+        found = _cells_by_search(region, strings, limits)
+        if found is not None:
+            n_tags = region.count("<v>") + region.count("<t>") + region.count('<t xml:space="preserve">')
+            skeleton = _skeleton(parts, found, n_tags)
+            if skeleton is not None:
+                _keep_views(skeleton, texts, found[0])
+                self._keep(key, skeleton, self.entry_bytes(key[1], skeleton))
+        return found
+
+    def head(self, head: bytes) -> tuple[str | None, int, tuple[tuple[str, str], ...]] | None:
+        """(dimension, data validations, rule formulas) of a part's head read before, else None."""
+        key = ("head", head)
+        got = self._entries.get(key)
+        if got is None:
+            return None
+        self._entries.move_to_end(key)
+        return got[0]  # type: ignore[no-any-return]
+
+    def remember_head(self, head: bytes, *, dimension: str | None, n_dv: int,
+                      rules: tuple[tuple[str, str], ...]) -> None:
+        """Keep what :func:`_read_sheet` found in ``head`` (a part with ``<sheetData/>`` for its cells)."""
+        size = sys.getsizeof
+        n = (size(head) + size(rules) + sum(size(r) + size(r[0]) + size(r[1]) for r in rules)
+             + (size(dimension) if dimension is not None else 0) + 200)
+        self._keep(("head", head), (dimension, n_dv, rules), n)
+
+    def part(self, key: tuple[Any, ...]) -> Any:
+        """What :func:`_rels` or :func:`_read_table` gave for ``key`` (kind, part name, sheet, the part's bytes)
+        before, else None."""
+        got = self._entries.get(key)
+        if got is None:
+            return None
+        self._entries.move_to_end(key)
+        return got[0]
+
+    def remember_part(self, key: tuple[Any, ...], value: dict[str, tuple[str, str]] | TableView) -> None:
+        """Keep what a relationships or table part gave: counted as the key's strings and bytes, the value's
+        strings and containers, and 200 bytes."""
+        size = sys.getsizeof
+        n = 200 + size(key) + sum(size(x) for x in key)
+        if isinstance(value, TableView):
+            n += size(value) + size(value.__dict__) + size(value.columns) + sum(map(size, value.columns)) + sum(
+                size(x) for x in (value.name, value.sheet, value.ref, value.part))
+        else:
+            n += size(value) + sum(size(k) + size(v) + size(v[0]) + size(v[1]) for k, v in value.items())
+        self._keep(key, value, n)
+
+    @staticmethod
+    def entry_bytes(skeleton_text: str, skeleton: _Skeleton) -> int:
+        """The bytes an entry keeps alive, by :func:`sys.getsizeof`: its skeleton text, the base dictionary, each
+        cell view kept there (object, attribute dictionary, reference, formula, array range, value), each slotted
+        cell (tuple, reference, formula, array range), the last sighting's texts and views (:func:`_keep_views`),
+        plus 200 for the key and the ordered dictionary's link. An
+        object two of them share is counted at each (an upper bound: 13.7 MB counted where ``tracemalloc`` saw
+        9.8 MB kept for one template plan); ``None``, small integers and the type letters are the process's own."""
+        size = sys.getsizeof
+        n = size(skeleton_text) + size(skeleton.base) + size(skeleton.slotted) + 200 + skeleton.reuse_bytes
+        view_size = 0
+        for c in skeleton.base.values():
+            if c is not None:
+                d = c.__dict__
+                if not view_size:
+                    view_size = size(c) + size(d)
+                n += view_size + size(d["ref"])
+                for k in ("formula", "array_ref", "value"):
+                    if d[k] is not None:
+                        n += size(d[k])
+        for slot in skeleton.slotted:
+            n += size(slot) + size(slot[0])
+            for x in slot[2:5]:
+                if x is not None:
+                    n += size(x)
+        return n
+
+
+def _skeleton(parts: list[str], found: tuple[dict[str, CellView], int, int], n_tags: int) -> _Skeleton | None:
+    """The :class:`_Skeleton` of a region :func:`_cells_by_search` read as ``found``; ``parts``: the region cut by
+    :data:`_SLOT` less the texts (piece, start tag, piece, ..., piece); ``n_tags``: the region's count of the three
+    start tags. None when the slots cannot be proved to be the cells' values and inline texts: every start tag must
+    begin a slot (``n_tags`` equal to the slots); a slot belongs to the cell of the last ``<c r="`` before it (a
+    cell's start: no ``<`` is in a value, text or attribute), or, with none since the slot before, to that slot's
+    cell, as the inline text after its ``<v>``; a cell has at most one of each."""
+    cells, max_row, max_col = found
+    n_slots = len(parts) // 2
+    if n_tags != n_slots:
+        return None
+    base: dict[str, CellView | None] = dict(cells)
+    slotted: list[tuple[str, str, str | None, str | None, str | None, int, int]] = []
+    for k in range(n_slots):
+        piece, tag = parts[2 * k], parts[2 * k + 1]
+        at = piece.rfind('<c r="')
+        if at == -1:  # in the cell of the slot before: its inline text after its <v>
+            if not slotted or tag == "<v>" or slotted[-1][5] != k - 1 or slotted[-1][6] != -1:
+                return None
+            slotted[-1] = slotted[-1][:6] + (k,)
+            continue
+        ref = piece[at + 6 : piece.find('"', at + 6)]
+        c = base.get(ref)
+        if c is None:
+            return None  # not a cell, or a second slot in a cell
+        base[ref] = None
+        v_k, t_k = (k, -1) if tag == "<v>" else (-1, k)
+        slotted.append((c.ref, c.type, c.formula, c.array_ref, c.formula_kind, v_k, t_k))
+    n_formulas = sum(1 for c in cells.values() if c.formula is not None)
+    slot_cell = [0] * n_slots
+    for i, cell in enumerate(slotted):
+        for k in cell[5:]:
+            if k >= 0:
+                slot_cell[k] = i
+    return _Skeleton(base=base, slotted=tuple(slotted), n_formulas=n_formulas, max_row=max_row, max_col=max_col,
+                     slot_cell=tuple(slot_cell),
+                     shared_strings=tuple(i for i, cell in enumerate(slotted) if cell[1] == "s"))
+
+
+_VIEW_BYTES = sys.getsizeof(_cell_view("A1", None, "n", None, None, None)) + sys.getsizeof(
+    _cell_view("A1", None, "n", None, None, None).__dict__)
+"""A cell view's object and attribute dictionary (its strings and value apart)."""
+
+
+def _keep_views(skeleton: _Skeleton, texts: list[str], cells: dict[str, CellView]) -> None:
+    """Keep ``texts`` and the views of ``cells`` built from them (every slotted cell but shared strings) for the
+    next sighting (:func:`_cells_from_skeleton`)."""
+    skeleton.last_views = {ref: cells[ref] for ref, t, *_rest in skeleton.slotted if t != "s"}
+    _kept(skeleton, texts)
+
+
+def _kept(skeleton: _Skeleton, texts: list[str]) -> None:
+    """``texts`` are the last sighting's, and ``last_views`` the views built from them: what they hold, counted
+    as the texts list and each text, the views dictionary, and per view its object and attribute dictionary, 200
+    bytes, and twice its texts (its value is a number of at most 164 bytes, a boolean, None, or a text or error no
+    longer than its text: 117 bytes for ``#N/A``). Worked example: a template plan's 10,492 slotted cells hold
+    7.9 MB by this count."""
+    size = sys.getsizeof
+    views = skeleton.last_views
+    skeleton.last_texts = texts
+    skeleton.reuse_bytes = size(texts) + 3 * sum(map(size, texts)) + size(views) + len(views) * (_VIEW_BYTES + 200)
+
+
+def _cells_from_skeleton(
+    skeleton: _Skeleton, texts: list[str], strings: list[str], limits: Limits
+) -> tuple[dict[str, CellView], int, int] | None:
+    """:func:`_cells_by_search` of a region with this skeleton and these slot ``texts``: each value converted as
+    there (each branch below is one of its own, in its order), None where it returns None (a value or inline text
+    its conversion refuses, more cells or formula cells than ``limits`` allow).
+
+    A cell whose slot texts are all the last sighting's gets the view built from them then (a pure function of
+    its texts and the skeleton), except a shared string, whose value depends on this workbook's strings too: only
+    the other cells are built, and kept for the next sighting. While they are built the kept views are not those
+    of one sighting: a refusal leaves none to reuse (``last_texts`` None), and the next sighting builds every cell.
+    """
+    base = skeleton.base
+    if len(base) > limits.max_cells or skeleton.n_formulas > limits.max_formula_cells:
+        return None
+    cells = base.copy()
+    slotted, views, last = skeleton.slotted, skeleton.last_views, skeleton.last_texts
+    todo: Iterable[int]
+    if last is not None and len(last) == len(texts):
+        cells.update(views)  # every cell but shared strings as last time (the keys are there: the order is base's)
+        slot_cell = skeleton.slot_cell
+        todo = {slot_cell[k] for k in compress(range(len(texts)), map(str.__ne__, texts, last))}
+        todo.update(skeleton.shared_strings)
+    else:
+        todo = range(len(slotted))
+    skeleton.last_texts = None
+    number, n_strings, new, text, convert = _NUMBER.fullmatch, len(strings), object.__new__, _fast_text, _convert
+    for i in todo:
+        ref, t, f_text, array_ref, kind, v_k, t_k = slotted[i]
+        v = texts[v_k] if v_k >= 0 else None
+        if not v:
+            v = None
+        elif "&" in v:
+            v = text(v)
+            if v is None:
+                return None
+        inline = texts[t_k] if t_k >= 0 else None
+        if inline is not None and "&" in inline:
+            inline = text(inline)
+            if inline is None:
+                return None
+        if v is None and t != "inlineStr":
+            value = None
+        elif t == "n":
+            if number(v) is None:
+                return None
+            f = float(v)
+            value = int(f) if f.is_integer() and "." not in v and "E" not in v and "e" not in v else f
+        elif t == "s" and v.isdigit() and int(v) < n_strings:
+            value = strings[int(v)]
+        else:
+            try:
+                value = convert(v, t, strings, inline)
+            except ValueError:
+                return None
+        c = cells[ref] = new(CellView)  # _cell_view, inline
+        d = c.__dict__
+        d["ref"] = ref
+        d["value"] = value
+        d["type"] = t
+        d["formula"] = f_text
+        d["array_ref"] = array_ref
+        d["formula_kind"] = kind
+        if t != "s":
+            views[ref] = c
+    _kept(skeleton, texts)
+    return cells, skeleton.max_row, skeleton.max_col  # type: ignore[return-value]
+
+
 def _read_sheet(
-    pkg: Package, part: str, strings: list[str], limits: Limits, rules: list[tuple[str, str]] | None = None
+    pkg: Package, part: str, strings: list[str], limits: Limits, rules: list[tuple[str, str]] | None = None,
+    memo: SheetMemo | None = None,
 ) -> tuple[dict[str, CellView], str | None, int, int, int, bool]:
     """The cells of one sheet, read where spreadsheet applications read them (``sheetData/row/c``); with ``rules``,
     the formulas outside cells (conditional formatting, data validation, their ``x14`` extensions) are appended to
     it as ``(sqref, formula text)``: Excel evaluates them too. The last item: the cells were read by search
-    (:attr:`SheetView.plain`)."""
+    (:attr:`SheetView.plain`). ``memo``: what earlier sheets with the same markup gave (:class:`SheetMemo`); the
+    same answer, sooner."""
     cells: dict[str, CellView] = {}
     shared: dict[str, tuple[str, int, int]] = {}
     dimension = None
@@ -788,8 +1131,15 @@ def _read_sheet(
     data = pkg.read(part)
     split = _split_sheet_data(data)
     if split is not None:  # the cells by regular expressions, the rest of the part by the parser
-        found = _cells_by_search(split[1], strings, limits)
+        found = (_cells_by_search(split[1], strings, limits) if memo is None
+                 else memo.cells(split[1], strings=strings, limits=limits))
         if found is not None:
+            if memo is not None:
+                known = memo.head(split[0])
+                if known is not None:  # this head (every byte of the part but its cells) was read before
+                    if rules is not None:
+                        rules += known[2]
+                    return found[0], known[0], known[1], found[1], found[2], True
             try:
                 head = _c_fromstring(split[0])
             except ParseError:
@@ -797,6 +1147,7 @@ def _read_sheet(
             if head is not None and [local(top.tag) for top in head].count("sheetData") == 1:
                 root = head
                 cells, max_row, max_col = found
+    n_rules = len(rules) if rules is not None else 0
     for top in root if root is not None else _tree(pkg, part, data):
         if local(top.tag) != "sheetData":
             sqref = ""
@@ -886,6 +1237,8 @@ def _read_sheet(
                     raise WorkbookError(
                         pkg.path, f"{part}: more than {limits.max_cells} cells (max_cells)", kind="limit", part=part
                     )
+    if memo is not None and root is not None and rules is not None and split is not None:
+        memo.remember_head(split[0], dimension=dimension, n_dv=n_dv, rules=tuple(rules[n_rules:]))
     return cells, dimension, n_dv, max_row, max_col, root is not None
 
 
@@ -893,7 +1246,8 @@ _RULE_TAGS = frozenset({"formula", "formula1", "formula2", "f"})
 
 
 def read_workbook(
-    path: str | Path, limits: Limits = DEFAULT_LIMITS, *, sheets: tuple[str, ...] | None = None
+    path: str | Path, limits: Limits = DEFAULT_LIMITS, *, sheets: tuple[str, ...] | None = None,
+    memo: SheetMemo | None = None,
 ) -> WorkbookView:
     """Read ``path`` (xlsx/xlsm) into a :class:`WorkbookView` without evaluating anything.
 
@@ -901,9 +1255,11 @@ def read_workbook(
     resolved, booleans as bool, errors as :class:`XlError` texts such as ``"#VALUE!"``), with ``formula`` the
     text without ``=`` (shared formulas are expanded for every cell of the group; an array formula has
     ``formula_kind == "array"`` and ``array_ref``). With ``sheets`` only those sheets (any case) are parsed, the
-    fastest way to read a few sheets of a big workbook. Raises :class:`WorkbookError` (message names the file) for
-    anything that is not a readable, within-limits workbook; its ``kind`` says why, and ``part`` / ``sheet`` where,
-    when known.
+    fastest way to read a few sheets of a big workbook. With ``memo`` (a :class:`SheetMemo` the caller keeps across
+    the workbooks it reads) a sheet whose markup an earlier sheet had, cached values apart, is read from that
+    sheet's cells and this one's values: the same view, sooner (for a batch of plans of one template). Raises
+    :class:`WorkbookError` (message names the file) for anything that is not a readable, within-limits workbook; its
+    ``kind`` says why, and ``part`` / ``sheet`` where, when known.
 
     Example::
 
@@ -911,7 +1267,7 @@ def read_workbook(
         view.sheet("Routes").cells["B3"].value
     """
     with open_package(path, limits) as pkg:
-        wb_rels = _rels(pkg, "xl/workbook.xml")
+        wb_rels = _rels(pkg, "xl/workbook.xml", memo)
         sheets_meta: list[tuple[str, str, str]] = []
         sheet_kinds: dict[str, str] = {}
         defined: dict[str, str] = {}
@@ -955,14 +1311,14 @@ def read_workbook(
                 continue
             try:
                 rules: list[tuple[str, str]] = []
-                cells, dim, n_dv, mr, mc, plain = _read_sheet(pkg, part, strings, limits, rules)
+                cells, dim, n_dv, mr, mc, plain = _read_sheet(pkg, part, strings, limits, rules, memo)
             except WorkbookError as exc:
                 exc.sheet = name
                 raise
             names = []
-            for kind, tpart in _rels(pkg, part).values():
+            for kind, tpart in _rels(pkg, part, memo).values():
                 if kind == "table" and pkg.has(tpart):
-                    tv = _read_table(pkg, tpart, name)
+                    tv = _read_table(pkg, tpart, name, memo)
                     _check_unique(pkg, "table", [*tables, tv.name])
                     tables[tv.name] = tv
                     names.append(tv.name)
@@ -995,11 +1351,18 @@ def read_workbook(
         )
 
 
-def _read_table(pkg: Package, part: str, sheet: str) -> TableView:
+def _read_table(pkg: Package, part: str, sheet: str, memo: SheetMemo | None = None) -> TableView:
+    """The table part ``part`` of sheet ``sheet``; ``memo``: the answer for these bytes when read before."""
     name = ref = ""
     hdr, tot = 1, 0
     cols: list[str] = []
-    for _ev, el in _events(pkg, part):
+    data = pkg.read(part)
+    if memo is not None:
+        key = ("table", part, sheet, data)
+        known = memo.part(key)
+        if known is not None:
+            return known  # type: ignore[no-any-return]
+    for _ev, el in _events(pkg, part, data=data):
         tag = _local(el.tag)
         if tag == "tableColumn":
             cols.append(el.get("name", ""))
@@ -1008,9 +1371,12 @@ def _read_table(pkg: Package, part: str, sheet: str) -> TableView:
             ref = el.get("ref", "")
             hdr = _int_attr(pkg, part, el, "headerRowCount", "1")
             tot = _int_attr(pkg, part, el, "totalsRowCount", "0")
-    return TableView(
+    view = TableView(
         name=name, sheet=sheet, ref=ref, columns=tuple(cols), header_row_count=hdr, totals_row_count=tot, part=part
     )
+    if memo is not None:
+        memo.remember_part(key, view)
+    return view
 
 
 # ---------------------------------------------------------------------------------------------------------------------

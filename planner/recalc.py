@@ -22,6 +22,7 @@ from planner.a1 import index_to_col, split_cell, split_range
 from planner.ooxml import (
     DEFAULT_LIMITS,
     Limits,
+    SheetMemo,
     WorkbookError,
     read_workbook,
     write_cached_values,
@@ -53,15 +54,17 @@ class RecalcResult:
     engine for the whole workbook."""
 
 
-def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> RecalcResult:
-    """Recompute ``src`` without writing anything. Raises :class:`WorkbookError` for an unreadable file.
+def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS, memo: SheetMemo | None = None) -> RecalcResult:
+    """Recompute ``src`` without writing anything. Raises :class:`WorkbookError` for an unreadable file. ``memo``: a
+    :class:`planner.ooxml.SheetMemo` kept by a caller that recomputes many plans in one process (the same result;
+    ``planner recalc`` reads one plan a process and passes none).
 
     A plan of the template (identity, sheets, tables and columns as the template has them) is computed on the
     validator's fast path: the template's own evaluation for its formula cells, the general engine (``formulas``)
     only for what the template does not know (an edited formula, one at a time; formulas in other cells, with just
     the cells they read). Any other workbook goes to the general engine as a whole.
     """
-    view = read_workbook(src, limits)
+    view = read_workbook(src, limits, memo=memo)
     fast = _compute_template_plan(src, view)
     if fast is not None:
         return fast
@@ -233,13 +236,13 @@ def _compute_general(src: str | Path, view: Any) -> RecalcResult:
 
 def recalc_file(src: str | Path, dst: str | Path, *, limits: Limits = DEFAULT_LIMITS,
                 full_calc_on_load: bool = False, tmp: str | Path | None = None,
-                replace: bool = True) -> RecalcResult:
+                replace: bool = True, memo: SheetMemo | None = None) -> RecalcResult:
     """Recompute ``src`` and write ``dst``: the same package with fresh cached values of the formula cells.
 
     ``src`` is never written. ``dst`` appears complete or not at all: the package is written to a new temporary file
     next to it and renamed onto it (with ``replace=False`` the finished temporary file ``tmp`` is left for the caller
     to rename). Raises :class:`planner.ooxml.WorkbookError` (message names the file) when ``src`` is not a readable
-    workbook within ``limits``; per-cell problems are ``findings``.
+    workbook within ``limits``; per-cell problems are ``findings``. ``memo``: as :func:`compute`'s.
 
     Example::
 
@@ -249,7 +252,7 @@ def recalc_file(src: str | Path, dst: str | Path, *, limits: Limits = DEFAULT_LI
     s, d = Path(src), Path(dst)
     if d.exists() and s.resolve() == d.resolve():
         raise WorkbookError(d, "the output must not be the input (a submitted workbook is never modified)")
-    result = compute(s, limits=limits)
+    result = compute(s, limits=limits, memo=memo)
     missing = write_cached_values(s, d, result.values, full_calc_on_load=full_calc_on_load, limits=limits, tmp=tmp,
                                   replace=replace, view=result.view, only_changed=True)
     lost = tuple(RecalcFinding(code="value-not-written", sheet=sheet, cell=cell,

@@ -4,7 +4,12 @@ Each workbook is validated in a worker process whose address space is capped (``
 worker already uses, ``RLIMIT_AS``) and whose answer must come within ``timeout_s``. A worker that runs over
 its time is killed and replaced, and the workbook gets a ``timeout`` finding; one that runs out of memory reports
 ``memory-limit`` (or dies and is replaced). Either way the batch goes on: every path gets a report.
-Workers are started once and validate many workbooks each. The fast path's compiled template is built once, before
+Workers are started once and validate many workbooks each; when a worker may get more than one, it keeps its own
+:class:`~planner.ooxml.SheetMemo` across them (created after its cap is set, so counted in it: at most
+:func:`memo_bytes`, 32 MiB under the default 1024 MiB; emptied when the worker runs out of memory), so a sheet whose
+markup an earlier plan had, cached values and inline texts apart, is read from that plan's cells: the same views.
+(A first sighting costs more than a read without the memo, so a batch of one plan per worker keeps none.)
+The fast path's compiled template is built once, before
 the workers start, in the process they are forked from (:func:`planner.validate.fastpath.warm`): they share it, and
 it does not count against a workbook's memory limit. They are forked from the caller when it runs one thread and
 is the ``planner`` CLI (``fork_caller=True``: a small process holding nothing but the validator) or a caller of at
@@ -48,6 +53,7 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from planner.ooxml import SHEET_MEMO_BYTES, SheetMemo
 from planner.validate.report import BatchResult, Finding, Report
 
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm")
@@ -59,6 +65,16 @@ NEAR_CAP_FRACTION = 0.9
 """A ``SystemError`` counts as an allocation failure when the worker's peak address space used this share of its
 per-workbook budget (below it, it is a bug: ``validator-crash``)."""
 RESERVE_BYTES = 2 * 1024 * 1024
+MEMO_SHARE = 32
+"""A worker's :class:`~planner.ooxml.SheetMemo` holds at most this share of the per-workbook memory limit (and at
+most :data:`planner.ooxml.SHEET_MEMO_BYTES`): :func:`memo_bytes`."""
+
+
+def memo_bytes(memory_mib: int) -> int:
+    """The budget of a worker's sheet memo under a per-workbook limit of ``memory_mib``: the smaller of
+    ``memory_mib / MEMO_SHARE`` and :data:`planner.ooxml.SHEET_MEMO_BYTES` (1024 MiB: 32 MiB; 40 MiB: 1.25 MiB,
+    too little for a template plan's largest sheet, which is then read in full each time)."""
+    return min(SHEET_MEMO_BYTES, memory_mib * 1024 * 1024 // MEMO_SHARE)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -236,13 +252,14 @@ def _near_cap() -> bool:
     return peak is not None and peak - _CAP["base"] >= NEAR_CAP_FRACTION * budget
 
 
-def _validate_one(path: str) -> tuple[dict[str, Any], bool]:
-    """The wire report of ``path`` and whether the worker ran out of memory on it (it is then replaced)."""
+def _validate_one(path: str, memo: SheetMemo | None = None) -> tuple[dict[str, Any], bool]:
+    """The wire report of ``path`` and whether the worker ran out of memory on it (it is then replaced); ``memo``:
+    the worker's :class:`~planner.ooxml.SheetMemo`, emptied when memory ran out."""
     from planner.validate.checks import validate_file
 
     out_of_memory = False
     try:
-        report = validate_file(path)
+        report = validate_file(path, memo=memo)
         if any(f.code == "validator-crash" and dict(f.context).get("exception") == "SystemError"
                for f in report.findings) and _near_cap():
             out_of_memory = True  # a C extension failed to allocate under the cap and said nothing
@@ -252,6 +269,8 @@ def _validate_one(path: str) -> tuple[dict[str, Any], bool]:
         out_of_memory = True
     # Here the exception is gone, and with it the frames that held the workbook's data: memory is free again.
     _RESERVE.clear()
+    if memo is not None:
+        memo.clear()
     gc.collect()
     return _limit_report(path, "validation ran out of the per-workbook memory limit (--memory)").to_wire(), \
         out_of_memory
@@ -261,7 +280,7 @@ def _limit_report(path: str, note: str) -> Report:
     return Report(path=path, template_version=None, engine="none", findings=(Finding.of("memory-limit", note=note),))
 
 
-def _worker(conn: Connection, memory_mib: int) -> None:
+def _worker(conn: Connection, memory_mib: int, keep_memo: bool = True) -> None:
     from planner.validate.fastpath import settle_gc
 
     # The inherited template state out of the collector's way, before the cap is measured and set: a worker whose
@@ -280,6 +299,8 @@ def _worker(conn: Connection, memory_mib: int) -> None:
     except (OSError, ValueError, ImportError):  # not Linux: the time limit still applies
         pass
     _RESERVE.append(bytearray(RESERVE_BYTES))
+    # this worker's own memo, for the plans it validates (none when it gets one plan: a first sighting costs more)
+    memo = SheetMemo(max_bytes=memo_bytes(memory_mib)) if keep_memo else None
     while True:
         try:
             path = conn.recv()
@@ -288,7 +309,7 @@ def _worker(conn: Connection, memory_mib: int) -> None:
         if path is None:
             return
         try:
-            wire, out_of_memory = _validate_one(path)
+            wire, out_of_memory = _validate_one(path, memo)
             conn.send(wire)
         except MemoryError:
             os._exit(MEMORY_EXIT_CODE)  # nothing can be allocated: the parent reports memory-limit from the code
@@ -297,9 +318,9 @@ def _worker(conn: Connection, memory_mib: int) -> None:
 
 
 class _Slot:
-    def __init__(self, ctx: Any, memory_mib: int) -> None:
+    def __init__(self, ctx: Any, memory_mib: int, keep_memo: bool = True) -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, memory_mib), daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, memory_mib, keep_memo), daemon=True)
         self.proc.start()
         child.close()
         self.index: int | None = None
@@ -406,8 +427,9 @@ def validate_paths(
     if not isolate:
         from planner.validate.checks import validate_file
 
+        memo = SheetMemo() if len(todo) > 1 else None  # this call's own: dropped with it
         for i, f in todo:
-            done(i, validate_file(f))
+            done(i, validate_file(f, memo=memo))
         return BatchResult(reports=tuple(r for r in reports if r is not None), strict=strict)
 
     ctx = _context(fork_caller)
@@ -418,7 +440,8 @@ def validate_paths(
     jobs = max(1, min(jobs, len(todo) or 1))
     pending = list(todo)
     pending.reverse()
-    slots = [_Slot(ctx, limits.memory_mib) for _ in range(jobs)]
+    many = len(todo) > jobs  # some worker validates more than one plan: its sheet memo pays
+    slots = [_Slot(ctx, limits.memory_mib, many) for _ in range(jobs)]
     try:
         for s in slots:
             if pending:
@@ -439,19 +462,19 @@ def validate_paths(
                         s.index = None
                         if any(f.code == "memory-limit" for f in report.findings):
                             s.stop()  # it has exited: a fresh worker takes the next workbook
-                            slots[k] = s = _Slot(ctx, limits.memory_mib)
+                            slots[k] = s = _Slot(ctx, limits.memory_mib, many)
                     except (EOFError, OSError):  # the worker died: killed by the kernel, or crashed
                         s.proc.join(timeout=5)
                         code = s.proc.exitcode
                         s.stop(kill=True)
                         done(i, died_report(files[i], code, limits.memory_mib))
-                        slots[k] = s = _Slot(ctx, limits.memory_mib)
+                        slots[k] = s = _Slot(ctx, limits.memory_mib, many)
                 elif time.monotonic() - s.started >= limits.timeout_s:
                     s.stop(kill=True)
                     done(i, Report(path=files[i], engine="none", findings=(Finding.of(
                         "timeout", note=f"{limits.timeout_s:g} s", expected=f"<= {limits.timeout_s:g} s",
                         actual=f"> {limits.timeout_s:g} s"),)))
-                    slots[k] = s = _Slot(ctx, limits.memory_mib)
+                    slots[k] = s = _Slot(ctx, limits.memory_mib, many)
                 if s.index is None and pending:
                     s.give(*pending.pop())
     finally:

@@ -16,7 +16,7 @@ from typing import Any
 from planner import template as ts
 from planner.excel.values import XlError
 from planner.formula_scan import scan, strip_strings
-from planner.ooxml import Limits, WorkbookError, WorkbookView, open_package, read_workbook
+from planner.ooxml import Limits, SheetMemo, WorkbookError, WorkbookView, open_package, read_workbook
 from planner.template.layout import FLAGS
 from planner.validate.findings import STALE_ABS_TOL, STALE_REL_TOL
 from planner.validate.report import Finding, Report, sort_findings
@@ -78,9 +78,10 @@ def book_from_view(view: WorkbookView) -> Book:
     return Book(view=view, values=values, formulas=formulas)
 
 
-def read_book(path: str) -> Book:
-    """Read ``path`` with :func:`planner.ooxml.read_workbook` (raises :class:`~planner.ooxml.WorkbookError`)."""
-    return book_from_view(read_workbook(path, READ_LIMITS))
+def read_book(path: str, *, memo: SheetMemo | None = None) -> Book:
+    """Read ``path`` with :func:`planner.ooxml.read_workbook` (raises :class:`~planner.ooxml.WorkbookError`);
+    ``memo``: the caller's :class:`~planner.ooxml.SheetMemo` across the plans it reads (the same book, sooner)."""
+    return book_from_view(read_workbook(path, READ_LIMITS, memo=memo))
 
 
 def _balanced(text: str) -> bool:
@@ -451,11 +452,13 @@ def check_changed_with_general_engine(path: str, book: Book, changed: list[Findi
                           sheet=f.sheet, cell=f.cell, expected=new, actual=cached)
 
 
-def validate_file(path: str) -> Report:
-    """Validate one workbook on disk; never raises (except ``MemoryError``, which the batch turns into a finding)."""
+def validate_file(path: str, *, memo: SheetMemo | None = None) -> Report:
+    """Validate one workbook on disk; never raises (except ``MemoryError``, which the batch turns into a finding).
+    ``memo``: a :class:`~planner.ooxml.SheetMemo` the caller keeps across the workbooks it validates (a batch
+    worker): the same report, the sheets of later plans of one template read sooner."""
     try:
         try:
-            book = read_book(path)
+            book = read_book(path, memo=memo)
         except WorkbookError as exc:
             return Report(path=path, engine="none", findings=(
                 Finding.of(_READ_CODES.get(exc.kind, "unreadable"), sheet=exc.sheet, actual=exc.part,
