@@ -1812,6 +1812,11 @@ CHANGES_NEXT = (
     "latency33's refit, kept; rules B, O, M and P not kept; the memory round found one log, a miss): TPOT 13.7% to "
     "12.7%, TTFT 31.0% to 32.8%, output tok/s 17.4% to 15.5%, ±25% share 63.0% to 64.1%; training loss 0.2673233 "
     "to 0.2561437. Still missed: TTFT (25%) by 7.8 points, output tok/s (15%) by 0.5, the ±25% share (70%) by 5.9.",
+    "- Net effect of session 16 on the held-out split (latency35's mechanism kept as rule D0 with latency37's refit "
+    "of vLLM V0's overheads; latency35's rules D and B, latency36's L, latency38's K and KW, latency40's K and "
+    "latency39's full refit not kept): TPOT 12.7% to 12.2%, TTFT 32.8% to 27.8%, output tok/s 15.5% to 15.1% "
+    "(15.06%), ±25% share 64.1% to 64.4%; training loss 0.2561437 to 0.2535207. Still missed: TTFT (25%) by 2.8 "
+    "points, output tok/s (15%) by 0.06, the ±25% share (70%) by 5.6.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
