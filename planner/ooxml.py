@@ -1082,6 +1082,8 @@ def _cells_from_skeleton(
             inline = text(inline)
             if inline is None:
                 return None
+        # _cells_by_search's conversion, inlined here as there (a call per cell costs more than the memo saves on
+        # it); tests/test_sheet_memo.py reads every case through both and compares the views
         if v is None and t != "inlineStr":
             value = None
         elif t == "n":
