@@ -24,13 +24,13 @@ def _replica(cal, *, tp: int, engine: str = "vllm-v0"):
 
 
 def test_v0_fixed_step_at_tp8_is_the_engine_cost_plus_three_doublings():
-    """latency13's form with session 15's refitted constants (latency33): V0's fixed step parts at TP8 are ``o_engine +
-    o_tp·log2 8`` = 4.552395 ms + 3 x 1.799492 ms = 9.950872 ms (the calibration file's o_engine, 5.12 ms divided by
-    the fit's step 1.6^(1/4) = 1.1246827, and o_tp, 1.60 ms times it); its per-sequence cost is ``o_seq`` alone
-    (112.47 us, unchanged by the refit), since ``o_tp_seq`` is 0."""
+    """latency13's form with session 16's refitted constants (latency37): V0's fixed step parts at TP8 are ``o_engine +
+    o_tp·log2 8`` = 4.047715 ms + 3 x 1.799492 ms = 9.446191 ms (the calibration file's o_engine, session 15's 4.552395
+    ms divided by the fit's step 1.6^(1/4) = 1.1246827, and o_tp, 1.60 ms times that step in session 15, unchanged
+    since); its per-sequence cost is ``o_seq`` alone (112.47 us, unchanged by either refit), since ``o_tp_seq`` is 0."""
     r = _replica(default_calibration(), tp=8)
-    assert r.fixed_s == pytest.approx(0.004552395 + 3 * 0.001799492, rel=1e-6)
-    assert r.fixed_s * 1e3 == pytest.approx(9.951, abs=0.001)
+    assert r.fixed_s == pytest.approx(0.004047715 + 3 * 0.001799492, rel=1e-6)
+    assert r.fixed_s * 1e3 == pytest.approx(9.446, abs=0.001)
     assert r.seq_s == pytest.approx(112.468e-6, rel=1e-4)
 
 
