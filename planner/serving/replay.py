@@ -15,6 +15,7 @@ The benchmark's statistic (mean or median) of each request's TTFT and TPOT is re
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import heapq
 import math
@@ -284,8 +285,6 @@ def in_process_first_token_s(*, end_s: float, put_delay_s: float, next_end_s: fl
     >>> in_process_first_token_s(end_s=0.1, put_delay_s=0.005, next_end_s=None, arrivals_s=None)
     0.1
     """
-    import bisect
-
     if next_end_s is None:
         return end_s
     put = end_s + put_delay_s
