@@ -6,8 +6,10 @@ Every command's help ends with an example; ``tests/test_cli_help.py`` checks tha
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -546,22 +548,84 @@ def calibrate_bench_cmd(result: Path, gpu: str | None, model: str | None, tp: in
 
 
 @cli.command("recalc")
-@click.argument("plan", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", "out", required=True, type=click.Path(dir_okay=False), help="New workbook to write.")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False), default=None,
+              help="New workbook to write (one PLAN).")
+@click.option("--output-dir", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Folder for the new workbooks (many plans, or folders of plans): each under its path relative "
+                   "to the folder it was found in.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes (with --output-dir).")
 @click.option("--isolated/--in-process", default=True, show_default=True,
               help="Run in a child process under the time and memory limits.")
-@click.option("--time-limit", type=float, default=60.0, show_default=True, help="Seconds per workbook.")
+@click.option("--time-limit", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds per workbook.")
 @click.option("--full-calc-on-load", is_flag=True, help="Also ask Excel to recompute everything when it opens OUT.")
-def recalc_cmd(plan: str, out: str, isolated: bool, time_limit: float, full_calc_on_load: bool) -> None:
-    """Recompute every formula of PLAN headlessly and write OUT: the same workbook, every part kept byte for byte,
-    with fresh cached values. Findings (unparsable, external or DDE formulas) are listed; PLAN is never written.
+def recalc_cmd(paths: tuple[str, ...], out: str | None, out_dir: str | None, jobs: int, isolated: bool,
+               time_limit: float, full_calc_on_load: bool) -> None:
+    """Recompute every formula of each plan headlessly and write a new workbook: the same workbook, every part kept
+    byte for byte, with fresh cached values. Findings (unparsable, external or DDE formulas) are listed; a plan is
+    never written. One plan: -o OUT. Many plans or folders: --output-dir DIR (links never followed out of the
+    given paths; one bad file never stops the batch). Exit 0 all recomputed without findings, 1 findings or a plan
+    not recomputed, 2 could not run.
 
     Example: planner recalc plan.xlsx -o plan.recalc.xlsx
+
+    Example: planner recalc plans/ --output-dir recomputed/ --jobs 2
     """
-    from planner.ooxml import Limits, WorkbookError
-    from planner.recalc import recalc_file, recalc_file_isolated
+    from planner.ooxml import Limits
+    from planner.validate.report import safe_text
 
     limits = Limits(time_limit_s=time_limit)
+    if (out is None) == (out_dir is None):
+        fail("give either -o OUT (one plan) or --output-dir DIR (many plans)")
+        return
+    if out is not None:
+        if len(paths) != 1:
+            fail(f"-o OUT takes one plan ({len(paths)} given); use --output-dir DIR for many")
+            return
+        _recalc_one_cmd(paths[0], out, isolated, limits, full_calc_on_load)
+        return
+    from planner.recalc_batch import OutputPathError, recalc_paths
+
+    missing = [p for p in paths if not os.path.lexists(p)]
+    if missing:
+        fail(f"no such file or folder: {missing[0]}")
+        return
+    counts = {"written": 0, "findings": 0, "failed": 0}
+
+    def show(o: Any) -> None:
+        for f in o.findings:
+            click.echo(safe_text(f"{o.path}: {f.code}: {f.message}"))
+        if o.failure is not None:
+            counts["failed"] += 1
+            click.echo(safe_text(f"{o.path}: {o.failure.code}: {o.failure.message} (not written)"))
+            return
+        counts["written"] += 1
+        counts["findings"] += bool(o.findings)
+        click.echo(safe_text(f"{o.dst}: {o.cells} formula cells recomputed, {len(o.findings)} findings"))
+
+    try:
+        outcomes = recalc_paths(list(paths), out_dir or ".", jobs=jobs, limits=limits,
+                                full_calc_on_load=full_calc_on_load, isolate=isolated, fork_caller=True)
+    except (OutputPathError, OSError) as exc:
+        fail(str(exc))
+        return
+    for o in outcomes:  # in path order, whatever order the workers finished in
+        show(o)
+    click.echo(f"{len(outcomes)} plan(s): {counts['written']} written ({counts['findings']} with findings), "
+               f"{counts['failed']} not recomputed")
+    if counts["failed"] or counts["findings"]:
+        sys.exit(1)
+
+
+def _recalc_one_cmd(plan: str, out: str, isolated: bool, limits: Any, full_calc_on_load: bool) -> None:
+    from planner.ooxml import WorkbookError
+    from planner.recalc import recalc_file, recalc_file_isolated
+
+    if os.path.isdir(plan):
+        fail(f"{plan} is a folder: use --output-dir DIR to recalculate the plans in it")
+        return
     try:
         if isolated:
             result = recalc_file_isolated(plan, out, limits=limits, full_calc_on_load=full_calc_on_load)

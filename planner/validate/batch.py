@@ -280,7 +280,20 @@ def _limit_report(path: str, note: str) -> Report:
     return Report(path=path, template_version=None, engine="none", findings=(Finding.of("memory-limit", note=note),))
 
 
-def _worker(conn: Connection, memory_mib: int, keep_memo: bool = True) -> None:
+TASKS = ("validate", "recalc")
+"""What a worker does with each item it is given: ``validate`` a path (:func:`_validate_one`), or ``recalc`` one
+plan into a temporary output file (:func:`planner.recalc_batch.recalc_one`)."""
+
+
+def _run_one(task: str, item: Any, memo: SheetMemo | None) -> tuple[dict[str, Any], bool]:
+    if task == "recalc":
+        from planner.recalc_batch import recalc_one
+
+        return recalc_one(item, memo)
+    return _validate_one(item, memo)
+
+
+def _worker(conn: Connection, memory_mib: int, keep_memo: bool = True, task: str = "validate") -> None:
     from planner.validate.fastpath import settle_gc
 
     # The inherited template state out of the collector's way, before the cap is measured and set: a worker whose
@@ -299,18 +312,18 @@ def _worker(conn: Connection, memory_mib: int, keep_memo: bool = True) -> None:
     except (OSError, ValueError, ImportError):  # not Linux: the time limit still applies
         pass
     _RESERVE.append(bytearray(RESERVE_BYTES))
-    # this worker's own memo, for the plans it validates (none when it gets one plan: a first sighting costs more)
+    # this worker's own memo, for the plans it is given (none when it gets one plan: a first sighting costs more)
     memo = SheetMemo(max_bytes=memo_bytes(memory_mib)) if keep_memo else None
     while True:
         try:
-            path = conn.recv()
+            item = conn.recv()
         except EOFError:
             return
-        if path is None:
+        if item is None:
             return
         try:
-            wire, out_of_memory = _validate_one(path, memo)
-            conn.send(wire)
+            wire, out_of_memory = _run_one(task, item, memo)
+            conn.send((wire, out_of_memory))
         except MemoryError:
             os._exit(MEMORY_EXIT_CODE)  # nothing can be allocated: the parent reports memory-limit from the code
         if out_of_memory:
@@ -318,17 +331,17 @@ def _worker(conn: Connection, memory_mib: int, keep_memo: bool = True) -> None:
 
 
 class _Slot:
-    def __init__(self, ctx: Any, memory_mib: int, keep_memo: bool = True) -> None:
+    def __init__(self, ctx: Any, memory_mib: int, keep_memo: bool = True, task: str = "validate") -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, memory_mib, keep_memo), daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, memory_mib, keep_memo, task), daemon=True)
         self.proc.start()
         child.close()
         self.index: int | None = None
         self.started = 0.0
 
-    def give(self, index: int, path: str) -> None:
+    def give(self, index: int, item: Any) -> None:
         self.index, self.started = index, time.monotonic()
-        self.conn.send(path)
+        self.conn.send(item)
 
     def stop(self, kill: bool = False) -> None:
         try:
@@ -432,16 +445,39 @@ def validate_paths(
             done(i, validate_file(f, memo=memo))
         return BatchResult(reports=tuple(r for r in reports if r is not None), strict=strict)
 
+    def died(i: int, how: str, code: int | None) -> None:
+        if how == "timeout":
+            done(i, Report(path=files[i], engine="none", findings=(Finding.of(
+                "timeout", note=f"{limits.timeout_s:g} s", expected=f"<= {limits.timeout_s:g} s",
+                actual=f"> {limits.timeout_s:g} s"),)))
+        else:
+            done(i, died_report(files[i], code, limits.memory_mib))
+
+    run_pool(todo, task="validate", jobs=jobs, timeout_s=limits.timeout_s, memory_mib=limits.memory_mib,
+             fork_caller=fork_caller, on_wire=lambda i, wire: done(i, Report.from_wire(wire)), on_failed=died)
+    return BatchResult(reports=tuple(r for r in reports if r is not None), strict=strict)
+
+
+def run_pool(todo: Sequence[tuple[int, Any]], *, task: str, jobs: int, timeout_s: float, memory_mib: int,
+             fork_caller: bool, on_wire: Callable[[int, dict[str, Any]], None],
+             on_failed: Callable[[int, str, int | None], None]) -> None:
+    """Run ``task`` on every ``(index, item)`` of ``todo`` in ``jobs`` worker processes, each item under
+    ``timeout_s`` seconds and ``memory_mib`` MiB (module docstring). ``on_wire(index, wire)`` receives a worker's
+    answer; ``on_failed(index, how, exitcode)`` an item whose worker ran out of time (``how="timeout"``, the worker
+    killed) or died (``"died"``, its exit code). A worker that ran out of memory, timed out or died is replaced;
+    the batch goes on. Never raises for an item."""
+    if not todo:
+        return
     ctx = _context(fork_caller)
     if ctx.get_start_method() == "fork":
         from planner.validate.fastpath import warm
 
         warm()  # built once here and inherited by every worker, outside their memory caps
-    jobs = max(1, min(jobs, len(todo) or 1))
+    jobs = max(1, min(jobs, len(todo)))
     pending = list(todo)
     pending.reverse()
-    many = len(todo) > jobs  # some worker validates more than one plan: its sheet memo pays
-    slots = [_Slot(ctx, limits.memory_mib, many) for _ in range(jobs)]
+    many = len(todo) > jobs  # some worker gets more than one plan: its sheet memo pays
+    slots = [_Slot(ctx, memory_mib, many, task) for _ in range(jobs)]
     try:
         for s in slots:
             if pending:
@@ -449,7 +485,7 @@ def validate_paths(
         while any(s.index is not None for s in slots):
             busy = [s for s in slots if s.index is not None]
             now = time.monotonic()
-            next_deadline = min(s.started + limits.timeout_s for s in busy)
+            next_deadline = min(s.started + timeout_s for s in busy)
             ready = wait([s.conn for s in busy], timeout=max(0.0, next_deadline - now))
             for k, s in enumerate(slots):
                 if s.index is None:
@@ -457,27 +493,26 @@ def validate_paths(
                 i = s.index
                 if s.conn in ready:
                     try:
-                        report = Report.from_wire(s.conn.recv())
-                        done(i, report)
+                        wire, out_of_memory = s.conn.recv()
                         s.index = None
-                        if any(f.code == "memory-limit" for f in report.findings):
+                        on_wire(i, wire)
+                        if out_of_memory:
                             s.stop()  # it has exited: a fresh worker takes the next workbook
-                            slots[k] = s = _Slot(ctx, limits.memory_mib, many)
+                            slots[k] = s = _Slot(ctx, memory_mib, many, task)
                     except (EOFError, OSError):  # the worker died: killed by the kernel, or crashed
                         s.proc.join(timeout=5)
                         code = s.proc.exitcode
+                        s.index = None
                         s.stop(kill=True)
-                        done(i, died_report(files[i], code, limits.memory_mib))
-                        slots[k] = s = _Slot(ctx, limits.memory_mib, many)
-                elif time.monotonic() - s.started >= limits.timeout_s:
+                        on_failed(i, "died", code)
+                        slots[k] = s = _Slot(ctx, memory_mib, many, task)
+                elif time.monotonic() - s.started >= timeout_s:
                     s.stop(kill=True)
-                    done(i, Report(path=files[i], engine="none", findings=(Finding.of(
-                        "timeout", note=f"{limits.timeout_s:g} s", expected=f"<= {limits.timeout_s:g} s",
-                        actual=f"> {limits.timeout_s:g} s"),)))
-                    slots[k] = s = _Slot(ctx, limits.memory_mib, many)
+                    s.index = None
+                    on_failed(i, "timeout", None)
+                    slots[k] = s = _Slot(ctx, memory_mib, many, task)
                 if s.index is None and pending:
                     s.give(*pending.pop())
     finally:
         for s in slots:
             s.stop(kill=s.index is not None)
-    return BatchResult(reports=tuple(r for r in reports if r is not None), strict=strict)

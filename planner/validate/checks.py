@@ -32,7 +32,7 @@ _WHOLE = re.compile(r"(?<![A-Za-z0-9_.])\$?[A-Z]{1,3}:\$?[A-Z]{1,3}(?![A-Za-z0-9
 READ_LIMITS = Limits(max_cells=500_000)
 """Limits of :func:`planner.ooxml.read_workbook` for a submitted plan (a plan has a few thousand cells)."""
 
-_READ_CODES = {
+READ_CODES = {
     "unreadable": "unreadable",
     "not-a-workbook": "not-a-workbook",
     "limit": "oversized-part",
@@ -461,7 +461,7 @@ def validate_file(path: str, *, memo: SheetMemo | None = None) -> Report:
             book = read_book(path, memo=memo)
         except WorkbookError as exc:
             return Report(path=path, engine="none", findings=(
-                Finding.of(_READ_CODES.get(exc.kind, "unreadable"), sheet=exc.sheet, actual=exc.part,
+                Finding.of(READ_CODES.get(exc.kind, "unreadable"), sheet=exc.sheet, actual=exc.part,
                            note=exc.problem),))
         return validate_book(book, path)
     except MemoryError:
