@@ -239,6 +239,34 @@ def cuda_graph_batch_sizes(point: Mapping[str, Any]) -> tuple[int, ...] | None:
     return None
 
 
+HOST_STAGED_COLLECTIVES = True
+"""Rule H (session 17, latency41, docs/serving.md): the runs listed under ``accelmark.host_staged_collectives`` in
+``planner/data/benchmark_harnesses.json`` (eight RTX 4090s without peer access, all under one PCIe switch tree of
+one host bridge, as their ``env_info.json`` records) replayed with every collective staged through host memory over
+that shared uplink (``performance(..., host_staged_collectives=True)``). Kept by its rule: training loss 0.2535207
+to 0.2399354 (hinge 0; the bar was 0.2515207). Off: S5's ring over each GPU's own link."""
+
+
+def host_staged_collectives(point: Mapping[str, Any]) -> bool:
+    """Whether ``point``'s run stages its tensor-parallel collectives through host memory over one shared PCIe uplink
+    (rule H, :data:`HOST_STAGED_COLLECTIVES`): an AccelMark run listed in ``planner/data/benchmark_harnesses.json``
+    (``accelmark.host_staged_collectives.runs``, keyed by run directory), with the switch on.
+
+    >>> host_staged_collectives({"id": "accelmark/nvidia_geforce_rtx_4090x8_suite_E_nvidia_vllm_47f5d58e_54dccbd0/"
+    ...                                "tp8/offline"}) == HOST_STAGED_COLLECTIVES
+    True
+    >>> host_staged_collectives({"id": "accelmark/nvidia_h200x8_suite_B_nvidia_vllm_47f5d58e_b727568e/offline"})
+    False
+    """
+    from planner.catalog import benchmark_harness_data
+
+    parts = str(point.get("id", "")).split("/")
+    if not HOST_STAGED_COLLECTIVES or parts[0] != "accelmark" or len(parts) < 2:
+        return False
+    runs = benchmark_harness_data()["accelmark"].get("host_staged_collectives", {}).get("runs", {})
+    return parts[1] in runs
+
+
 def _round_up(value: float, step: int) -> int:
     return step * math.ceil(value / step)
 
@@ -862,7 +890,8 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
                   gpu_memory_utilization=(recorded_memory_fraction(point, settings=settings) if RECORDED_KV_ROOM else
                                           _fraction(settings.get("gpu_memory_utilization"))),
                   loaded_weights_gib=logged_weight_gib(point) if RECORDED_KV_ROOM else None,
-                  cuda_graph_batch_sizes=cuda_graph_batch_sizes(point))
+                  cuda_graph_batch_sizes=cuda_graph_batch_sizes(point),
+                  host_staged_collectives=host_staged_collectives(point))
     if ACCELMARK_IN_PROCESS_DELIVERY and accelmark_in_process(point) and pp == 1 and not kwargs["enforce_eager"]:
         kwargs["in_process_delivery"] = True  # rule D0: async output processing on (no enforce_eager, pp 1)
         kwargs["front_end"] = not ACCELMARK_IN_PROCESS_NO_FRONT_END  # rule D1: no o_ttft in process

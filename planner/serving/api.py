@@ -206,7 +206,7 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
            chunked_prefill=None, ep=1, dp=1, enforce_eager=False, quantization=None,
            checkpoint_recipe=None, eager_prefill=None, max_seq_len_to_capture=None,
            cuda_graph_batch_sizes=None, in_process_delivery=False, front_end=True,
-           gpu_memory_utilization=None, loaded_weights_gib=None) -> _Setup:
+           gpu_memory_utilization=None, loaded_weights_gib=None, host_staged_collectives=False) -> _Setup:
     spec, card = _specs(model, gpu)
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
@@ -280,7 +280,8 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     replica = build_replica(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=wd, kv_cache_dtype=kd,
                             context_tokens=i + o / 2.0, input_tokens=i, cached_tokens=cached, engine=key,
                             calibration=cal, enforce_eager=eager, quantization=quantization,
-                            checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill, graph_sizes=graphs)
+                            checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill, graph_sizes=graphs,
+                            host_staged=bool(host_staged_collectives))
     if not front_end:  # rule D1: a client in the engine's own process has no HTTP/API-server front end: o_ttft 0
         replica = replace(replica, ttft_fixed_s=0.0)
     max_running = min(float(sched.max_num_seqs), kv_running) / pp
@@ -362,7 +363,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                 max_seq_len_to_capture: int | None = None,
                 cuda_graph_batch_sizes: tuple[int, ...] | None = None, in_process_delivery: bool = False,
                 front_end: bool = True, gpu_memory_utilization: float | None = None,
-                loaded_weights_gib: float | None = None) -> ServingResult:
+                loaded_weights_gib: float | None = None, host_staged_collectives: bool = False) -> ServingResult:
     """:func:`serving_performance` with the engine's ``max_model_len`` (vLLM V0 turns chunked prefill on above 32K
     context; None: the model's maximum), the ``num_prompts`` of a finite benchmark run (closed loop: the run
     replayed step by step as :func:`planner.serving.replay.trace_closed_run` with every request of the same
@@ -399,7 +400,9 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
     ``loaded_weights_gib``: the weight load per GPU the engine logged (vLLM's "Loading model weights took X GB", in
     GiB), which replaces the model's weight count in the KV room (:func:`planner.engines.kv_capacity`'s
     ``weights_gib``; a ``checkpoint_recipe``'s extra bytes are then not added again); the step still reads the weights
-    at ``weight_dtype``."""
+    at ``weight_dtype``. ``host_staged_collectives`` (rule H): the GPUs have no peer access and share one PCIe uplink
+    to host memory, through which NCCL stages every collective, so each rank gets ``1/(tp·pp)`` of the link
+    (:func:`planner.serving.step.host_staged_link_bytes_per_s`)."""
     if concurrency is not None and request_rate is not None:
         raise ArgumentError("request_rate", request_rate, "None when concurrency is given (one load at a time)")
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
@@ -410,7 +413,8 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                quantization=quantization, checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill,
                max_seq_len_to_capture=max_seq_len_to_capture, cuda_graph_batch_sizes=cuda_graph_batch_sizes,
                in_process_delivery=in_process_delivery, front_end=front_end,
-               gpu_memory_utilization=gpu_memory_utilization, loaded_weights_gib=loaded_weights_gib)
+               gpu_memory_utilization=gpu_memory_utilization, loaded_weights_gib=loaded_weights_gib,
+               host_staged_collectives=host_staged_collectives)
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None

@@ -630,6 +630,26 @@ def link_bytes_per_s_bidir(gpu: GpuSpec) -> tuple[float, bool]:
     return PCIE_GEN4_BYTES_PER_S_BIDIR, True
 
 
+def host_staged_link_bytes_per_s(uplink_bytes_per_s: float, *, ranks: int) -> float:
+    """One rank's share of the link when ``ranks`` GPUs without peer access stage every collective through host
+    memory over one shared PCIe uplink of ``uplink_bytes_per_s`` a direction (rule H; docs/serving.md, session 17,
+    latency41): NCCL's SHM transport ("SHM is used between devices when peer-to-peer cannot happen, therefore, host
+    memory is used", NCCL's ``NCCL_SHM_DISABLE``) sends each rank's ring bytes up to host memory and down to the next
+    rank, so a ring all-reduce of ``S`` bytes moves ``n·2(n−1)/n·S = 2(n−1)·S`` bytes over the uplink each way
+    instead of ``2(n−1)/n·S`` over each rank's own link: S5's bandwidth term with ``B/n`` for ``B``.
+
+    Worked example: eight RTX 4090s under one PCIe Gen4 x16 uplink (32 GB/s a direction) give each rank 4 GB/s; a
+    1.23 MB all-reduce (150 tokens of Llama-3-8B's 4,096 × 2 B) then takes ``2·7/8·1.23 MB / 4 GB/s`` = 538 µs of
+    bandwidth instead of 67 µs.
+
+    >>> host_staged_link_bytes_per_s(32e9, ranks=8)
+    4000000000.0
+    >>> round(2 * 7 / 8 * 150 * 4096 * 2 / host_staged_link_bytes_per_s(32e9, ranks=8) * 1e6)
+    538
+    """
+    return uplink_bytes_per_s / max(int(ranks), 1)
+
+
 def attention_eff(gpu: GpuSpec, cal: Calibration) -> float:
     """The attention kernels' share of peak 16-bit FLOP/s on ``gpu``: ``attn_eff_pre_hopper`` on the compute
     capability 8.x GPUs (below :data:`HOPPER_COMPUTE_CAPABILITY`: FlashAttention-2 class kernels), else ``attn_eff``.
@@ -822,7 +842,8 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
                   input_tokens: float, cached_tokens: float = 0.0, engine: str = "vllm",
                   calibration: Calibration, enforce_eager: bool = False,
                   quantization: str | None = None, checkpoint_recipe: str | None = None,
-                  eager_prefill: bool | None = None, graph_sizes: tuple[int, ...] = ()) -> Replica:
+                  eager_prefill: bool | None = None, graph_sizes: tuple[int, ...] = (),
+                  host_staged: bool = False) -> Replica:
     """The per-step constants of ``model`` on ``tp × pp`` ``gpu`` for requests of ``input_tokens`` (of which
     ``cached_tokens`` hit the prefix cache) decoding at average ``context_tokens``.
 
@@ -852,7 +873,9 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     16 bits, so a step reads ``P_16·(2 − 1 B)/tp`` more and the GEMMs run at the blend of the two peaks,
     ``F_peak = 1/((1 − s)/F_8 + s/F_16)`` with ``s = P_16/P_body``. ``graph_sizes`` (rule CG,
     :func:`cuda_graph_sizes`): the per-rank CUDA-graph batch sizes a decode-only step is padded to
-    (:func:`padded_decode_tokens`); empty, no padding.
+    (:func:`padded_decode_tokens`); empty, no padding. ``host_staged`` (rule H, :func:`host_staged_link_bytes_per_s`):
+    the ``tp·pp`` GPUs have no peer access and share one PCIe uplink to host memory, through which NCCL stages every
+    collective: each rank's link is that uplink's ``1/(tp·pp)``.
 
     >>> from planner.catalog import get_gpu, get_model
     >>> from planner.serving.calibration import DERIVED
@@ -908,7 +931,8 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
         head_flops_per_token=2 * head / tp,
         kv_read_bytes_per_seq=kv_seq, attn_flops_per_seq=attn_dec, attn_flops_per_prefill_token=attn_pre,
         peak_flops_per_s=peak, peak16_flops_per_s=float(gpu.bf16_flops_per_s),
-        mem_bw_bytes_per_s=float(gpu.mem_bw_bytes_per_s), link_bytes_per_s=link / 2, link_is_pcie=pcie,
+        mem_bw_bytes_per_s=float(gpu.mem_bw_bytes_per_s), link_is_pcie=pcie,
+        link_bytes_per_s=host_staged_link_bytes_per_s(link / 2, ranks=tp * pp) if host_staged else link / 2,
         quant_kernel_eff=quant, engine=engine,
         vendor_eff=calibration.rocm_factor(engine) if gpu.vendor.upper() == "AMD" else 1.0,
         fixed_s=calibration.overhead_s(TRTLLM_PYTORCH if pytorch else engine)
