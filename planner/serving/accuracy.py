@@ -1832,6 +1832,14 @@ CHANGES_NEXT = (
     "L (collectives under the eager launch floor, `step.COMM_UNDER_LAUNCH_FLOOR`) rose to 0.2595006: both not kept, "
     "off. Held out, read after the decision: TPOT 12.7% to 12.2%, TTFT 32.8% to 27.8%, output tok/s 15.5% to 15.1%, "
     "±25% share 64.1% to 64.4%.",
+    "- **Session 17, latency41: eight RTX 4090s without peer access, every collective through one PCIe uplink "
+    "(rule H), kept by its rule** (`HOST_STAGED_COLLECTIVES`, on; `performance(..., host_staged_collectives=True)`; "
+    "docs/serving.md). vLLM 0.7.3 turns its own all-reduce off without P2P, so NCCL stages collectives through host "
+    "memory; AccelMark's env_info.json puts all eight boards under one PCIe switch tree of one host bridge, so each "
+    "rank gets 1/(tp·pp) of the uplink. Applied only to the three runs listed with their topology in "
+    "benchmark_harnesses.json. Training loss 0.2535207 to 0.2399354 (bar 0.2515207): kept. It overshoots (the moved "
+    "points went from too fast to too slow by 18-63%). Held out, read after the decision: TPOT, TTFT and output tok/s "
+    "unchanged (12.2%, 27.8%, 15.06%), ±25% share 64.4% to 64.1% (183 to 182 of 284 point-metrics).",
     "- Net effect of session 14 on the held-out split (main after the refit, latency22, latency23, latency26 and the "
     "closed-loop fix; S8L, S8T, CG and the later refits not published): TPOT 15.4% to 13.7% (its 15% target met on "
     "the held-out split), TTFT 30.3% to 31.0%, output tok/s 17.3% to 17.4%, ±25% share 59.9% to 63.0%; training loss "
