@@ -48,16 +48,15 @@ class OutputPathError(PlannerError):
     """The outputs of a batch cannot be placed: two plans would write one file, or an output is an input."""
 
 
-def output_paths(planned: Sequence[str], roots: Sequence[str], out_dir: str | Path) -> list[Path]:
-    """Where each plan of ``planned`` (walked from ``roots``, the paths given) is written under ``out_dir``: its
-    path relative to the first folder of ``roots`` that holds it, else its own name. Raises
+def output_paths(planned: Sequence[str], folders: Sequence[str], out_dir: str | Path) -> list[Path]:
+    """Where each plan of ``planned`` (found in the submitted ``folders``, or given by name) is written under
+    ``out_dir``: its path relative to the first of ``folders`` that holds it, else its own name. Raises
     :class:`OutputPathError` when two plans would write one file or an output would be one of the plans.
 
-    >>> [str(p) for p in output_paths(["plans/a.xlsx", "plans/q3/b.xlsx", "c.xlsm"], ["plans", "c.xlsm"], "out")]
+    >>> [str(p) for p in output_paths(["plans/a.xlsx", "plans/q3/b.xlsx", "c.xlsm"], ["plans"], "out")]
     ['out/a.xlsx', 'out/q3/b.xlsx', 'out/c.xlsm']
     """
     base = Path(out_dir)
-    folders = [r for r in roots if os.path.isdir(r)]
     out: list[Path] = []
     seen: dict[str, str] = {}
     inputs = {os.path.realpath(p) for p in planned}
@@ -123,7 +122,7 @@ def recalc_paths(paths: Sequence[str], out_dir: str | Path, *, jobs: int = 1, li
     from planner.validate.batch import MEMORY_EXIT_CODE, plan_paths, run_pool
 
     planned = plan_paths(paths)
-    dsts = output_paths([e.path for e in planned], paths, out_dir)
+    dsts = output_paths([e.path for e in planned], [p for p in paths if os.path.isdir(p)], out_dir)
     outcomes: list[RecalcOutcome | None] = [None] * len(planned)
 
     def done(i: int, outcome: RecalcOutcome) -> None:
