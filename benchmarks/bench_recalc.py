@@ -10,6 +10,11 @@ their computed cells left stale, so the writer has values to change (the plans a
 the recompute gives).
 The collector is set up as in ``planner recalc``'s child process (:func:`planner.validate.fastpath.settle_gc`,
 where it exists). Optionally (``--cli``) one plan through the CLI in a fresh process (isolated child included).
+``recalc_file_memo``: the same ten plans through ``recalc_file`` with one :class:`planner.ooxml.SheetMemo` across
+them, as a worker of ``planner recalc --output-dir`` keeps one (the first round's first plan fills it). ``--batch``:
+the ten plans as one folder through ``planner recalc DIR --output-dir OUT --jobs J`` for J = 1 and 2, in a fresh
+process each (start-up, walk, workers and their memos included), wall time and the CPU of the command with its
+workers (best of ``--rounds``).
 
     .venv/bin/python benchmarks/bench_recalc.py --dir /tmp/bench-plans --json benchmarks/results_recalc.json
 """
@@ -61,11 +66,13 @@ def main(argv: list[str] | None = None) -> dict:
                     help="recalculate copies of the plans whose every route's peak QPS was raised 10 %% after their "
                          "last recompute (inputs edited, cached values stale: most computed cells change); without "
                          "it the plans are as generated (cached values current: the recompute changes no value)")
+    ap.add_argument("--batch", action="store_true",
+                    help="also the ten plans as one folder through `planner recalc DIR --output-dir OUT --jobs J`")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     from bench_validate import emit, generate
 
-    from planner.ooxml import write_cached_values
+    from planner.ooxml import SheetMemo, write_cached_values
     from planner.recalc import compute, recalc_file
     from planner.validate import fastpath
 
@@ -94,12 +101,34 @@ def main(argv: list[str] | None = None) -> dict:
         for p in plans:
             recalc_file(p, out / p.name)
         stages["recalc_file"] = (time.perf_counter() - t0, time.process_time() - c0)
+        memo = SheetMemo()
+        t0, c0 = time.perf_counter(), time.process_time()
+        for p in plans:
+            recalc_file(p, out / p.name, memo=memo)
+        stages["recalc_file_memo"] = (time.perf_counter() - t0, time.process_time() - c0)
         for k, v in stages.items():
             if k not in best or v[1] < best[k][1]:
                 best[k] = v
     for k, (wall, cpu) in best.items():
         res[f"{k}_wall_s"] = round(wall, 3)
         res[f"{k}_cpu_s"] = round(cpu, 3)
+    if a.batch:
+        folder = Path(tempfile.mkdtemp(prefix="bench-recalc-folder-"))
+        for p in plans:
+            (folder / p.name).write_bytes(p.read_bytes())  # copies: links out of the folder are not followed
+        for jobs in (1, 2):
+            best_b: tuple[float, float] | None = None
+            for _ in range(a.rounds):
+                dest = Path(tempfile.mkdtemp(prefix="bench-recalc-out-"))
+                c0, t0 = _children_cpu(), time.perf_counter()
+                subprocess.run([sys.executable, "-m", "planner.cli", "recalc", str(folder), "--output-dir",
+                                str(dest), "--jobs", str(jobs)], check=True, cwd=ROOT, capture_output=True)
+                run = (time.perf_counter() - t0, _children_cpu() - c0)
+                if best_b is None or run[0] < best_b[0]:
+                    best_b = run
+            assert best_b is not None
+            res[f"cli_batch_jobs{jobs}_wall_s"] = round(best_b[0], 3)
+            res[f"cli_batch_jobs{jobs}_cpu_s"] = round(best_b[1], 3)
     if a.cli:
         c0, t0 = _children_cpu(), time.perf_counter()
         subprocess.run([sys.executable, "-m", "planner.cli", "recalc", str(plans[0]), "-o", str(out / "cli.xlsm")],

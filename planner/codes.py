@@ -184,11 +184,14 @@ CODES: dict[str, CodeSpec] = {c.code: c for c in (
        "A symbolic link under a submitted folder points outside every submitted path (/etc/passwd, a plan "
        "elsewhere on disk). It is reported and never opened."),
     _c("timeout", "hostile", "error", "Time limit", "validation took longer than {note} and was stopped",
-       "Validating the workbook took longer than the per-workbook time limit (--timeout); it was stopped."),
+       "Validating the workbook took longer than the per-workbook time limit (--timeout; `planner recalc`: "
+       "--time-limit); it was stopped, and recalc wrote nothing for it."),
     _c("memory-limit", "hostile", "error", "Memory limit", "{note}",
-       "Validating the workbook needed more memory than the per-workbook limit (--memory); it was stopped."),
+       "Validating (or recalculating) the workbook needed more memory than the per-workbook limit (--memory; "
+       "`planner recalc`: 2 GiB); it was stopped."),
     _c("validator-crash", "hostile", "error", "Validator crash", "{note}",
-       "The validator failed unexpectedly on this workbook (a bug: please report it); the batch goes on."),
+       "The validator (or `planner recalc`) failed unexpectedly on this workbook (a bug: please report it); the "
+       "batch goes on."),
 )}
 
 

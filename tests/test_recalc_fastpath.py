@@ -209,3 +209,11 @@ def test_every_code_recalc_emits_is_in_the_one_catalogue() -> None:
     assert emitted <= set(CODES), emitted - set(CODES)
     docs = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     assert all(f"`{c}`" in docs for c in emitted)
+    # the batch (planner recalc --output-dir): its own reasons for a plan not recomputed, and the reader's codes
+    batch = (ROOT / "planner" / "recalc_batch.py").read_text(encoding="utf-8")
+    emitted = set(re.findall(r'"code": "([a-z0-9-]+)"', batch))
+    assert {"timeout", "memory-limit", "validator-crash", "oversized-part"} <= emitted
+    from planner.validate.checks import READ_CODES
+
+    assert emitted | set(READ_CODES.values()) <= set(CODES), emitted - set(CODES)
+    assert all(f"`{c}`" in docs for c in emitted | set(READ_CODES.values()))
