@@ -215,8 +215,10 @@ def _references(expr: Expr, reads: Mapping[str, Mapping[int, tuple[str, ...]]] |
     return out
 
 
-def _column_order() -> list[tuple[Table, Column]]:
-    """Formula columns in dependency order (a column after every column it reads)."""
+@functools.cache
+def _column_order() -> tuple[tuple[Table, Column], ...]:
+    """Formula columns in dependency order (a column after every column it reads). The template is fixed: worked out
+    once per process (the formula cells and every cone read it)."""
     nodes = {(t.name, c.key): (t, c) for t in FORMULA_TABLES for c in t.columns if c.formula is not None}
     order: list[tuple[Table, Column]] = []
     state: dict[tuple[str, str], int] = {}
@@ -237,7 +239,7 @@ def _column_order() -> list[tuple[Table, Column]]:
 
     for node in nodes:
         visit(node)
-    return order
+    return tuple(order)
 
 
 def formula_cells() -> list[tuple[str, str, Expr, int]]:
@@ -330,8 +332,13 @@ def cone_cells(targets: tuple[tuple[str, str], ...], given: tuple[str, ...] = ()
     for name, i, keys in reads:
         by_function.setdefault(name, {})[i] = keys
 
-    def refs(formula: Expr) -> set[tuple[str, str]]:
-        return _references(formula, by_function)
+    known: dict[int, set[tuple[str, str]]] = {}
+
+    def refs(formula: Expr) -> set[tuple[str, str]]:  # each column's once per cone (the walk and the pass below)
+        r = known.get(id(formula))
+        if r is None:
+            r = known[id(formula)] = _references(formula, by_function)
+        return r
 
     nodes = {(t.name, c.key): (t, c) for t, c in _column_order() if t.name not in given}
     need: set[tuple[str, str]] = set()

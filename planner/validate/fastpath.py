@@ -85,12 +85,6 @@ def compiled() -> tuple[list[tuple[str, str, Any, int]], dict[tuple[str, str], s
     return cells, expected, ts.fixed_cells()
 
 
-@lru_cache(maxsize=1)
-def fingerprints() -> dict[tuple[str, str], str]:
-    """The normalised template formula of every formula cell."""
-    return {k: normalize_formula(v) for k, v in compiled()[1].items()}
-
-
 _PRINTS: dict[tuple[str, str], str] = {}
 
 
@@ -327,11 +321,11 @@ def _cells_by_key() -> dict[Key, tuple[str, str, Any, int]]:
 
 def warm() -> None:
     """Build, once per process, the template state every validation of a template plan uses (its formula cells in
-    evaluation order, their fingerprints and compiled closures). The batch calls it before it starts workers, so
-    they inherit that state instead of building it under each workbook's memory cap (template 2.3.0: about 46 MiB
-    of address space, more than a plan's own validation). The cone-of-edits graph (:func:`template_graph`) is left
-    to the few plans that need it."""
-    fingerprints()
+    evaluation order and their compiled closures). The batch calls it before it starts workers, so they inherit
+    that state instead of building it under each workbook's memory cap (template 2.3.0: about 46 MiB of address
+    space, more than a plan's own validation). The cone-of-edits graph (:func:`template_graph`) and the
+    fingerprints (:func:`fingerprint`, normalised per cell when a plan's text differs from the template's: only
+    plans saved by another writer) are left to the few plans that need them."""
     _cells_by_key()
     _compiled_cells()
     _topological()
