@@ -44,7 +44,8 @@ def test_no_hit_rate_outside_the_harness_or_on_v0():
     point = _blis(f"{GENERAL}/stage1")
     assert accuracy.inference_perf_cache_hit_rate({**point, "engine_version": "0.7.3"}) is None
     assert accuracy.inference_perf_cache_hit_rate({**point, "engine": "sglang"}) is None
-    assert accuracy.inference_perf_cache_hit_rate({**point, "id": "dstack-405b/8xH100-1FP8-meta/sharegpt/qps16"}) is None
+    other = {**point, "id": "dstack-405b/8xH100-1FP8-meta/sharegpt/qps16"}
+    assert accuracy.inference_perf_cache_hit_rate(other) is None
     assert accuracy.inference_perf_cache_hit_rate({**point, "engine_version": "0.10.1"}) == pytest.approx(560 / 571)
 
 
