@@ -454,6 +454,63 @@ def accelmark_prefix_cache(point: Mapping[str, Any]) -> bool:
         return False
 
 
+INFERENCE_PERF_PREFIX_CACHE = False
+"""Rule U (session 17, latency42, docs/serving.md): whether the runs of a source whose harness is inference-perf's
+``shared_prefix`` generator (BLIS's training runs) are predicted with the prefix-cache hit rate their repeated prompts
+get on vLLM V1 (:func:`inference_perf_cache_hit_rate`). Off until its keep rule decides."""
+
+
+def inference_perf_cache_hit_rate(point: Mapping[str, Any]) -> float | None:
+    """The mean prefix-cache hit rate of a run whose harness cycles through ``U`` distinct prompts
+    (``planner/data/benchmark_harnesses.json``, ``inference_perf``: inference-perf's ``SharedPrefixDataGenerator``
+    builds ``num_groups × num_prompts_per_group`` prompts once and sends ``prompts[i % U]``), served by vLLM V1, whose
+    prefix cache is on by default (:func:`accelmark_prefix_cache`'s citation); None for any other point::
+
+        h = (I − tail(I))/I · (N − u)/N,    u = min(U, N) in stage 0, 0 in a later stage of the same server
+
+    ``tail(I)`` the tokens V1 computes on a full hit (:func:`cached_prompt_tail`: whole 16-token blocks, the last
+    token recomputed), ``I`` the stage's mean prompt, ``N`` its requests (``num_prompts``); stage 0's first ``U``
+    requests see their prompt for the first time. The stage is the id's ``/stageK`` suffix (none: stage 0).
+
+    Worked example: BLIS's Mixtral "general" run, 571-token prompts, ``U`` = 100: stage 0 (4,800 requests)
+    560/571 · 4,700/4,800 = 0.9603; stage 1 (12,000) 560/571 = 0.9807.
+
+    >>> p = {"id": "blis-training/20260218-130541-mixtral-8x7b-v0-1-tp2-general/stage0", "engine": "vllm",
+    ...      "engine_version": None, "input_tokens": 571, "num_prompts": 4800}
+    >>> round(inference_perf_cache_hit_rate(p), 4)
+    0.9603
+    >>> round(inference_perf_cache_hit_rate({**p, "id": p["id"][:-1] + "1", "num_prompts": 12000}), 4)
+    0.9807
+    >>> inference_perf_cache_hit_rate({**p, "engine_version": "0.7.3"}) is None  # V0: prefix cache off by default
+    True
+    >>> inference_perf_cache_hit_rate({**p, "id": "dstack-405b/x/sharegpt"}) is None
+    True
+    """
+    import re
+
+    from planner.catalog import benchmark_harness_data
+
+    source = str(point.get("id", "")).split("/")[0]
+    harness = benchmark_harness_data().get("inference_perf", {}).get("sources", {}).get(source)
+    if not harness or point.get("engine") != "vllm":
+        return None
+    version = str(point.get("engine_version") or "").split("+")[0].lstrip("v")
+    if version:  # a stated release before V1's default (0.8) keeps the prefix cache off
+        try:
+            if tuple(int(x) for x in version.split(".")[:2]) < (0, 8):
+                return None
+        except ValueError:
+            return None
+    prompt = float(point["input_tokens"])
+    n = int(point.get("num_prompts") or 0)
+    if prompt < 2 or n <= 0:
+        return None
+    m = re.search(r"/stage(\d+)$", str(point["id"]))
+    first_seen = min(int(harness["distinct_prompts"]), n) if not m or int(m.group(1)) == 0 else 0
+    cached = prompt - cached_prompt_tail(int(round(prompt)))
+    return cached / prompt * (n - first_seen) / n
+
+
 def _accelmark_suite(point: Mapping[str, Any]) -> tuple[dict, dict | None] | None:
     import re
 
@@ -895,6 +952,10 @@ def predict(point: Mapping[str, Any], *, calibration: Calibration) -> Row | None
     if ACCELMARK_IN_PROCESS_DELIVERY and accelmark_in_process(point) and pp == 1 and not kwargs["enforce_eager"]:
         kwargs["in_process_delivery"] = True  # rule D0: async output processing on (no enforce_eager, pp 1)
         kwargs["front_end"] = not ACCELMARK_IN_PROCESS_NO_FRONT_END  # rule D1: no o_ttft in process
+    if INFERENCE_PERF_PREFIX_CACHE:  # rule U: the harness's repeated prompts hit V1's prefix cache
+        hit = inference_perf_cache_hit_rate(point)
+        if hit:
+            kwargs["cache_hit_rate"] = hit
     kv_tokens = None
     if V1_PREFIX_CACHE and accelmark_prefix_cache(point) and replicas == 1:
         from planner.engines import normalize_engine
