@@ -88,6 +88,11 @@ def recalc_one(item: dict[str, Any], memo: SheetMemo | None = None) -> tuple[dic
         res = recalc_file(item["src"], item["dst"], limits=limits, tmp=item["tmp"], replace=False,
                           full_calc_on_load=item.get("full_calc_on_load", False), memo=memo)
     except MemoryError:
+        # the exception is gone here, and with it the frames that held the workbook: release the reserve, as the
+        # validator's worker does, so the answer can be built
+        from planner.validate.batch import _RESERVE
+
+        _RESERVE.clear()
         if memo is not None:
             memo.clear()
         return {"failure": {"code": "memory-limit", "message": "recalc ran out of the per-workbook memory limit "
@@ -119,7 +124,7 @@ def recalc_paths(paths: Sequence[str], out_dir: str | Path, *, jobs: int = 1, li
         for o in recalc_paths(["plans/"], "recomputed/", jobs=2):
             print(o.path, o.dst, o.failure)
     """
-    from planner.validate.batch import MEMORY_EXIT_CODE, plan_paths, run_pool
+    from planner.validate.batch import plan_paths
 
     planned = plan_paths(paths)
     dsts = output_paths([e.path for e in planned], [p for p in paths if os.path.isdir(p)], out_dir)
@@ -141,9 +146,11 @@ def recalc_paths(paths: Sequence[str], out_dir: str | Path, *, jobs: int = 1, li
         items.append((i, {"src": e.open_path or e.path, "dst": str(dst), "tmp": None,
                           "full_calc_on_load": full_calc_on_load,
                           "limits": {k: getattr(limits, k) for k in limits.__dataclass_fields__}}))
-    dirs = {Path(item["dst"]).parent for _i, item in items}
-    for d in sorted(dirs):
+    made: list[Path] = []  # folders this call creates: removed again at the end if no output landed in them
+    for d in sorted({Path(item["dst"]).parent for _i, item in items}):
+        missing = [q for q in (d, *d.parents) if not q.exists()]
         d.mkdir(parents=True, exist_ok=True)
+        made += missing
     for _i, item in items:
         item["tmp"] = str(temp_path_for(item["dst"]))
 
@@ -170,11 +177,24 @@ def recalc_paths(paths: Sequence[str], out_dir: str | Path, *, jobs: int = 1, li
                     tmp.unlink()
 
     by_index = dict(items)
-    if not isolate:
-        memo = SheetMemo() if len(items) > 1 else None  # this call's own: dropped with it
-        for i, item in items:
-            finish(i, item, recalc_one(item, memo)[0])
-        return [o for o in outcomes if o is not None]
+    try:
+        if not isolate:
+            memo = SheetMemo() if len(items) > 1 else None  # this call's own: dropped with it
+            for i, item in items:
+                finish(i, item, recalc_one(item, memo)[0])
+        else:
+            _run_isolated(items, by_index, finish, jobs=jobs, limits=limits, fork_caller=fork_caller)
+    finally:
+        for d in sorted(made, key=lambda q: len(q.parts), reverse=True):
+            with suppress(OSError):
+                d.rmdir()  # only an empty one: a folder that got an output stays
+    return [o for o in outcomes if o is not None]
+
+
+def _run_isolated(items: list[tuple[int, dict[str, Any]]], by_index: dict[int, dict[str, Any]],
+                  finish: Callable[[int, dict[str, Any], dict[str, Any]], None], *, jobs: int, limits: Limits,
+                  fork_caller: bool) -> None:
+    from planner.validate.batch import MEMORY_EXIT_CODE, run_pool
 
     mib = max(64, int(limits.memory_limit_bytes) // (1024 * 1024))
 
@@ -192,7 +212,6 @@ def recalc_paths(paths: Sequence[str], out_dir: str | Path, *, jobs: int = 1, li
 
     run_pool(items, task="recalc", jobs=jobs, timeout_s=limits.time_limit_s, memory_mib=mib,
              fork_caller=fork_caller, on_wire=lambda i, wire: finish(i, by_index[i], wire), on_failed=failed)
-    return [o for o in outcomes if o is not None]
 
 
 __all__ = ["OutputPathError", "RecalcOutcome", "output_paths", "recalc_one", "recalc_paths"]
