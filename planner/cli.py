@@ -558,7 +558,7 @@ def calibrate_bench_cmd(result: Path, gpu: str | None, model: str | None, tp: in
               help="Worker processes (with --output-dir).")
 @click.option("--isolated/--in-process", default=True, show_default=True,
               help="Run in a child process under the time and memory limits.")
-@click.option("--time-limit", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds per workbook.")
 @click.option("--full-calc-on-load", is_flag=True, help="Also ask Excel to recompute everything when it opens OUT.")
 def recalc_cmd(paths: tuple[str, ...], out: str | None, out_dir: str | None, jobs: int, isolated: bool,
