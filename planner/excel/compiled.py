@@ -327,66 +327,121 @@ _FN_COMPILERS: dict[str, Callable[[Sequence[Compiled]], Compiled]] = {
 
 
 def _udf(e: Udf, row: int) -> Compiled:
+    """A registry call, as one generated function per call-site shape (:func:`_udf_source`): its arguments are
+    evaluated in order, an Excel error among them is the result (the first, in argument order, as
+    :meth:`Udf.evaluate`), the call is looked up in the evaluator's memo and made once per distinct arguments.
+
+    The memo key is ``(name, part, part, ...)``: a float or plain text argument is its own part (the commonest;
+    a float never equals a text, nor a tuple), any other value ``(type, value)`` as :meth:`Udf.evaluate` keys it
+    (``TRUE``, ``1`` and ``1.0`` stay apart), a column its cells with their types (:func:`column_arg`). Two calls
+    share a key exactly when :meth:`Udf.evaluate`'s keys are equal. A literal argument (a field name, a month
+    number) is known when compiled: its part is a constant of the generated function, and so is its value."""
     name = e.name
-    args = [compile_fast(a, row) for a in e.args]
-
-    def f(ev: Evaluator) -> Any:
-        spec = ev.functions.get(name)
-        if spec is None:
-            return NAME
-        raw = []
-        parts: list[Any] = [name]  # the memo key, as Udf.evaluate builds it
-        known = ev.__dict__.get("column_args")
-        for i, a in enumerate(args):
-            v = a(ev)
-            tv = type(v)
-            if tv is float or tv is str:  # the commonest arguments (an XlError is a str subclass: not here)
-                parts.append((tv, v))
-                raw.append(v)
-                continue
-            if isinstance(v, XlError):
-                return v
-            if isinstance(v, list):
-                column: list[Any] = v
-                hit = known.get(id(column)) if known is not None else None
-                if hit is column and known is not None:  # an input column kept but not prepared yet: prepared on
-                    hit = known[id(column)] = column_arg(column)  # its first registry call
-                if hit is not None and hit[0] is v:  # an input column prepared once per plan (column_arg)
-                    if hit[1] is not None and not row_errors(spec, i):
-                        return hit[1]
-                    parts.append(hit[2])
-                    v = hit[3]
-                else:
-                    for x in v:
-                        if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
-                            return x
-                    parts.append((list, tuple(zip(map(type, v), v))))
-                    v = [[x] for x in v]
-            else:
-                if isinstance(v, tuple):  # a Block: rows of cells
-                    err = block_error(ev, v)
-                    if err is not None and not row_errors(spec, i):
-                        return err
-                parts.append((type(v), v))
+    consts: list[Any] = [name]
+    lines: list[str] = []
+    raw: list[str] = []
+    parts: list[str] = []
+    for i, a in enumerate(e.args):
+        lit = _literal_part(a)
+        if lit is not None:  # a float or a plain text known now: no call, no test
+            consts.append(lit)
+            c = f"_c{len(consts) - 1}"
+            raw.append(c)
+            parts.append(c)
+            continue
+        consts.append(compile_fast(a, row))
+        f = f"_c{len(consts) - 1}"
+        v = f"v{i}"
+        if type(a) is Block:  # always the evaluator's block (a tuple of row tuples)
+            lines += [f"{v} = {f}(ev)",
+                      f"err = _block_error(ev, {v})",
+                      f"if err is not None and not _row_errors(spec, {i}):",
+                      "    return err"]
             raw.append(v)
-        memo = ev.memo
-        key = None
-        if memo is not None:
-            key = tuple(parts)
-            try:
-                hit = memo.get(key, _MISSING)
-            except TypeError:  # an unhashable argument: computed, not remembered
-                hit, key = _MISSING, None
-            if hit is not _MISSING:
-                return hit
-        result = Udf._call(spec, raw)
-        if key is not None and memo is not None and not isinstance(result, list):
-            if len(memo) > MEMO_LIMIT:
-                memo.clear()
-            memo[key] = result
-        return result
+            parts.append(f"(type({v}), {v})")
+            continue
+        lines += [f"{v} = {f}(ev)",
+                  f"t = type({v})",
+                  "if t is float or t is str:",  # an XlError is a str subclass: not here
+                  f"    p{i} = {v}",
+                  "else:",
+                  f"    x = _arg(ev, spec, {i}, {v})",
+                  "    if type(x) is not tuple:",
+                  "        return x",
+                  f"    {v}, p{i} = x"]
+        raw.append(v)
+        parts.append(f"p{i}")
+    body = "\n".join("        " + line for line in lines)
+    src = (f"def _factory({', '.join(f'_c{k}' for k in range(len(consts)))}):\n"
+           "    def call(ev):\n"
+           "        spec = ev.functions.get(_c0)\n"
+           "        if spec is None:\n"
+           "            return _NAME\n"
+           + (body + "\n" if body else "")
+           + f"        key = (_c0, {''.join(p + ', ' for p in parts)})\n"
+           "        memo = ev.memo\n"
+           "        if memo is not None:\n"
+           "            try:\n"
+           "                hit = memo.get(key, _MISSING)\n"
+           "            except TypeError:  # an unhashable argument: computed, not remembered\n"
+           "                hit, key = _MISSING, None\n"
+           "            if hit is not _MISSING:\n"
+           "                return hit\n"
+           f"        result = _Udf._call(spec, [{', '.join(raw)}])\n"
+           "        if key is not None and memo is not None and not isinstance(result, list):\n"
+           "            if len(memo) > _MEMO_LIMIT:\n"
+           "                memo.clear()\n"
+           "            memo[key] = result\n"
+           "        return result\n"
+           "    return call\n")
+    factory = _UDF_FACTORIES.get(src)
+    if factory is None:
+        scope = dict(_UDF_HELPERS)
+        exec(compile(src, "<planner.excel.compiled udf>", "exec"), scope)  # noqa: S102  (source built above from the argument kinds alone, no text of a workbook)
+        factory = _UDF_FACTORIES[src] = scope["_factory"]
+    return factory(*consts)
 
-    return f
+
+def _literal_part(a: Expr) -> Any:
+    """A literal argument's value as the call receives it (:func:`_lit`'s: an int as a float) when it is a float or a
+    plain text, else None (evaluated per call, as any other argument)."""
+    if type(a) is not Lit:
+        return None
+    v = a.value
+    v = float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+    return v if type(v) is float or type(v) is str else None
+
+
+def _arg(ev: Evaluator, spec: Any, i: int, v: Any) -> Any:
+    """One argument of a registry call that is neither a float nor a plain text: ``(value as the function receives
+    it, its part of the memo key)``, or the Excel error that is the call's result (:func:`_udf`'s generated code
+    returns it). The steps of :meth:`Udf.evaluate` for that argument."""
+    if isinstance(v, XlError):
+        return v
+    if isinstance(v, list):
+        known = ev.__dict__.get("column_args")
+        column: list[Any] = v
+        hit = known.get(id(column)) if known is not None else None
+        if hit is column and known is not None:  # an input column kept but not prepared yet: prepared on
+            hit = known[id(column)] = column_arg(column)  # its first registry call
+        if hit is not None and hit[0] is v:  # an input column prepared once per plan (column_arg)
+            if hit[1] is not None and not row_errors(spec, i):
+                return hit[1]
+            return hit[3], hit[2]
+        for x in v:
+            if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
+                return x
+        return [[x] for x in v], (list, tuple(zip(map(type, v), v)))
+    if isinstance(v, tuple):  # a Block: rows of cells
+        err = block_error(ev, v)
+        if err is not None and not row_errors(spec, i):
+            return err
+    return v, (type(v), v)
+
+
+_UDF_FACTORIES: dict[str, Callable[..., Compiled]] = {}
+_UDF_HELPERS: dict[str, Any] = {"_NAME": NAME, "_MISSING": _MISSING, "_MEMO_LIMIT": MEMO_LIMIT, "_Udf": Udf,
+                                "_block_error": block_error, "_row_errors": row_errors, "_arg": _arg}
 
 
 def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[list[Any]]]:
