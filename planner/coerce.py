@@ -21,6 +21,10 @@ Grid = list[list[Any]]
 
 
 _SCALAR_TYPES = frozenset({float, int, bool, str, bytes, type(None)})
+_ERRORS = frozenset(ERROR_VALUES)
+"""Excel's error values as a set: membership by hash (the same strings as the tuple's, equal by ``==``)."""
+_WHOLE = 2**53
+"""Below it a whole float becomes an int (:func:`_number`)."""
 
 
 class Column(list):  # type: ignore[type-arg]
@@ -121,7 +125,7 @@ def coerce_scalar(kind: str, name: str, value: Any) -> Any:
         return None
     if hasattr(value, "item") and not is_range(value):  # numpy scalar
         value = value.item()
-    if isinstance(value, str) and (is_refusal_text(value) or value.strip() in ERROR_VALUES):
+    if isinstance(value, str) and (is_refusal_text(value) or value.strip() in _ERRORS):
         # an upstream refusal, or an Excel error handed over as text (xlwings' err_to_str): pass it on unchanged
         raise Refusal(value.strip())
     if kind == "number":
@@ -200,7 +204,7 @@ def _table(value: tuple[Any, ...]) -> tuple[str | None, list[list[Any]]]:
     fleet or provider function of every route reads the same Fleet, Specs and Providers blocks. Callers only read
     the rows (a :class:`SharedRows`)."""
     for cell in flatten(value):
-        if isinstance(cell, str) and cell.strip() in ERROR_VALUES:
+        if isinstance(cell, str) and cell.strip() in _ERRORS:
             return cell.strip(), SharedRows(coerce_table(value))  # the rows too: an Arg.row_errors table reads them
     return None, SharedRows(coerce_table(value))
 
@@ -293,14 +297,14 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
         if plan[i][7]:
             continue  # Arg.row_errors: the implementation reads the rows it needs (coerce_sequence keeps errors)
         if t is str:  # a plain text (the loop below for it, without is_range and flatten)
-            if value.strip() in ERROR_VALUES:
+            if value.strip() in _ERRORS:
                 raise Refusal(value.strip())
             continue
         if t is Column:
             error = value.error
             if error is _UNSCANNED:
                 error = value.error = next((c.strip() for c in value.cells
-                                            if isinstance(c, str) and c.strip() in ERROR_VALUES), None)
+                                            if isinstance(c, str) and c.strip() in _ERRORS), None)
             if error is not None:
                 raise Refusal(error)
             continue
@@ -310,7 +314,7 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
                 raise Refusal(error)
             continue
         for cell in flatten(value) if is_range(value) else (value,):
-            if isinstance(cell, str) and cell.strip() in ERROR_VALUES:
+            if isinstance(cell, str) and cell.strip() in _ERRORS:
                 raise Refusal(cell.strip())
     values: list[Any] = []
     # Trailing blank rows of whole-column ranges are cut at the last row any range argument uses, so paired
@@ -330,8 +334,14 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
         v: Any
         if elementwise:
             t = type(value)
-            if kind == "number" and (t is float or t is int):  # coerce_scalar's first case, without the call
-                v = _number(value)
+            if kind == "number" and (t is float or t is int):  # coerce_scalar's first case, without the calls
+                v = int(value) if t is float and value.is_integer() and abs(value) < _WHOLE else value  # _number
+            elif kind == "text" and t is str:  # coerce_scalar's steps for a plain text, without the calls
+                v = value.strip()
+                if not v:
+                    v = None  # an empty cell
+                elif (": got " in value and ", expected " in value) or v in _ERRORS:  # is_refusal_text, an error
+                    raise Refusal(v)
             else:
                 cell = flatten(value)[0] if is_range(value) else value
                 v = coerce_scalar(kind, name, cell)
