@@ -183,6 +183,13 @@ def coerce_table(value: Any) -> list[list[Any]]:
     for row in rows:
         cells = []
         for v in row:
+            t = type(v)
+            if t is float:  # the commonest cells, as the general step below leaves them (no .item, not empty)
+                cells.append(v)
+                continue
+            if t is str:  # a text: empty (None) or itself, as below
+                cells.append(None if v.strip() == "" else v)
+                continue
             if hasattr(v, "item") and not is_range(v):
                 v = v.item()
             cells.append(None if _is_empty(v) else float(v) if isinstance(v, int) and not isinstance(v, bool) else v)
