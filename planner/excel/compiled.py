@@ -575,6 +575,8 @@ _HELPERS: dict[str, Any] = {
     **{f"_cmp{i}": _cmp_helper(op) for i, op in enumerate(_COMPARISONS)},
 }
 _CMP_NAMES = {op: f"_cmp{i}" for i, op in enumerate(_COMPARISONS)}
+_PY_OPS = {"=": "==", "<>": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
+"""Python's operator for each comparison, as :data:`~planner.excel.values._COMPARISONS` applies it."""
 _ARITH_NAMES = {"+": "_op_add", "-": "_op_sub", "*": "_op_mul", "/": "_op_div", "&": "_op_cat"}
 _FACTORIES: dict[str, Callable[..., Compiled]] = {}
 GENERATED_MAX_NODES = 400
@@ -607,6 +609,22 @@ class _Gen:
             return f"_v[{self.const(key)}]"
         if t is At:
             return f"_v[{self.const((e.table.sheet, e.table.cell(e.key, e.row_index)))}]"
+        if t is Bin and e.op in _CMP_NAMES and type(e.b) is Lit:
+            # a comparison with a literal (IF($A45="", ...): most of a plan's comparisons): the helper's two common
+            # cases written inline, the helper for the rest (the same steps; the literal has no evaluation of its own)
+            name = _CMP_NAMES[e.op]
+            b = e.b.value
+            b = float(b) if isinstance(b, int) and not isinstance(b, bool) else b
+            a = self.expr(e.a, row)
+            c = self.const(b)
+            self.nodes += 1
+            v = self.temp()
+            if type(b) is str:  # plain text both sides: compared in lower case (an XlError is not a str here)
+                low = self.const(b.lower())
+                return f"(({v}.lower() {_PY_OPS[e.op]} {low}) if type({v} := {a}) is str else {name}({v}, {c}))"
+            if type(b) is float:  # numbers both sides: compared as they are
+                return f"(({v} {_PY_OPS[e.op]} {c}) if type({v} := {a}) is float else {name}({v}, {c}))"
+            return f"{name}({a}, {c})"
         if t is Bin and (e.op in _CMP_NAMES or e.op in _ARITH_NAMES):
             name = _CMP_NAMES.get(e.op) or _ARITH_NAMES[e.op]
             return f"{name}({self.expr(e.a, row)}, {self.expr(e.b, row)})"
