@@ -98,11 +98,11 @@ def check_number(
 
     Booleans are refused (Excel's TRUE is not a quantity); NaN and infinities are refused.
     """
-    t = type(value)
-    if t is float:  # the commonest argument: float(value) is value itself
+    number: float
+    if type(value) is float:  # the commonest argument: float(value) is value itself
         number = value
     else:
-        if t is bool or not isinstance(value, (int, float)):  # bool is final: isinstance(value, bool) is this test
+        if type(value) is bool or not isinstance(value, (int, float)):  # bool is final: the isinstance test
             raise ArgumentError(argument, value, "a number")
         number = float(value)
     if number != number or number in _INFINITIES:

@@ -435,12 +435,12 @@ def _month(x: float, t: float, rows: tuple, month_number: Any = None, routes: tu
            route_demand: tuple | None = None) -> tuple[fmonth.Month, dict[str, str]]:
     """One month, evaluated once for its fields (the tables are tuples of tuples: hashable), over the backends
     without an error, and the backends with one (name -> message): a backend's own row, or one of its routes'."""
-    items, specs, kept_broken = _backends_kept(rows)
+    all_items, specs, kept_broken = _backends_kept(rows)
     broken = dict(kept_broken)  # the route table's errors are added below (the kept one stays as read)
     parts, broken_routes = _parts(routes, month_number, x, route_demand)
     for name, error in broken_routes.items():
         broken.setdefault(name, error)
-    items = [b for b in items if b.name.strip().lower() not in broken]
+    items = [b for b in all_items if b.name.strip().lower() not in broken]
     return fmonth.evaluate_month(items, multiplier=x, threshold=t, latency=_latency(specs), routes=parts,
                                  sustainable=_sustainable(specs)), broken
 
