@@ -327,40 +327,57 @@ _FN_COMPILERS: dict[str, Callable[[Sequence[Compiled]], Compiled]] = {
 
 
 def _udf(e: Udf, row: int) -> Compiled:
-    """A registry call, as one generated function per call-site shape (:func:`_udf_source`): its arguments are
-    evaluated in order, an Excel error among them is the result (the first, in argument order, as
-    :meth:`Udf.evaluate`), the call is looked up in the evaluator's memo and made once per distinct arguments.
+    """A registry call, as one generated function per call-site shape: its arguments are evaluated in order, an
+    Excel error among them is the result (the first, in argument order, as :meth:`Udf.evaluate`), the call is
+    looked up in the evaluator's memo and made once per distinct arguments.
+
+    An argument's control flow, comparisons, arithmetic and cell reads are written inline, as :func:`compile_fast`
+    writes a cell's (:class:`_Gen`; any other node is its closure); a literal argument (a field name, a month
+    number) is known when compiled: its value and its part of the memo key are constants.
 
     The memo key is ``(name, part, part, ...)``: a float or plain text argument is its own part (the commonest;
     a float never equals a text, nor a tuple), any other value ``(type, value)`` as :meth:`Udf.evaluate` keys it
     (``TRUE``, ``1`` and ``1.0`` stay apart), a column its cells with their types (:func:`column_arg`). Two calls
-    share a key exactly when :meth:`Udf.evaluate`'s keys are equal. A literal argument (a field name, a month
-    number) is known when compiled: its part is a constant of the generated function, and so is its value."""
-    name = e.name
-    consts: list[Any] = [name]
+    share a key exactly when :meth:`Udf.evaluate`'s keys are equal."""
+    src, consts = _udf_source(e, row, inline=True)
+    if src is None:  # an argument too large to write inline: each argument its closure
+        src, consts = _udf_source(e, row, inline=False)
+    assert src is not None
+    factory = _UDF_FACTORIES.get(src)
+    if factory is None:
+        scope = dict(_HELPERS)
+        scope.update(_UDF_HELPERS)
+        exec(compile(src, "<planner.excel.compiled udf>", "exec"), scope)  # noqa: S102  (source built from the expression's node kinds alone, no text of a workbook)
+        factory = _UDF_FACTORIES[src] = scope["_factory"]
+    return factory(*consts)
+
+
+def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any]]:
+    """The generated source of :func:`_udf`'s call site and its constants; ``(None, [])`` when ``inline`` and the
+    arguments hold more than :data:`GENERATED_MAX_NODES` nodes."""
+    g = _Gen()
+    name = g.const(e.name)
     lines: list[str] = []
     raw: list[str] = []
     parts: list[str] = []
     for i, a in enumerate(e.args):
         lit = _literal_part(a)
         if lit is not None:  # a float or a plain text known now: no call, no test
-            consts.append(lit)
-            c = f"_c{len(consts) - 1}"
+            c = g.const(lit)
             raw.append(c)
             parts.append(c)
             continue
-        consts.append(compile_fast(a, row))
-        f = f"_c{len(consts) - 1}"
         v = f"v{i}"
         if type(a) is Block:  # always the evaluator's block (a tuple of row tuples)
-            lines += [f"{v} = {f}(ev)",
+            lines += [f"{v} = {g.const(compile_fast(a, row))}(ev)",
                       f"err = _block_error(ev, {v})",
                       f"if err is not None and not _row_errors(spec, {i}):",
                       "    return err"]
             raw.append(v)
             parts.append(f"(type({v}), {v})")
             continue
-        lines += [f"{v} = {f}(ev)",
+        code = g.expr(a, row) if inline else f"{g.const(compile_fast(a, row))}(ev)"
+        lines += [f"{v} = {code}",
                   f"t = type({v})",
                   "if t is float or t is str:",  # an XlError is a str subclass: not here
                   f"    p{i} = {v}",
@@ -371,14 +388,17 @@ def _udf(e: Udf, row: int) -> Compiled:
                   f"    {v}, p{i} = x"]
         raw.append(v)
         parts.append(f"p{i}")
+    if inline and g.nodes > GENERATED_MAX_NODES:
+        return None, []
     body = "\n".join("        " + line for line in lines)
-    src = (f"def _factory({', '.join(f'_c{k}' for k in range(len(consts)))}):\n"
+    src = (f"def _factory({', '.join(f'_c{k}' for k in range(len(g.consts)))}):\n"
            "    def call(ev):\n"
-           "        spec = ev.functions.get(_c0)\n"
+           f"        spec = ev.functions.get({name})\n"
            "        if spec is None:\n"
            "            return _NAME\n"
+           "        _v = ev.values\n"
            + (body + "\n" if body else "")
-           + f"        key = (_c0, {''.join(p + ', ' for p in parts)})\n"
+           + f"        key = ({name}, {''.join(p + ', ' for p in parts)})\n"
            "        memo = ev.memo\n"
            "        if memo is not None:\n"
            "            try:\n"
@@ -394,12 +414,7 @@ def _udf(e: Udf, row: int) -> Compiled:
            "            memo[key] = result\n"
            "        return result\n"
            "    return call\n")
-    factory = _UDF_FACTORIES.get(src)
-    if factory is None:
-        scope = dict(_UDF_HELPERS)
-        exec(compile(src, "<planner.excel.compiled udf>", "exec"), scope)  # noqa: S102  (source built above from the argument kinds alone, no text of a workbook)
-        factory = _UDF_FACTORIES[src] = scope["_factory"]
-    return factory(*consts)
+    return src, g.consts
 
 
 def _literal_part(a: Expr) -> Any:
