@@ -297,6 +297,7 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     n_args, n_raw = len(plan), len(raw)
     if n_raw > n_args:
         raise ArgumentError(spec.name, n_raw, f"at most {n_args} arguments")
+    tables: dict[int, tuple[str | None, list[list[Any]]]] | None = None
     for i, value in enumerate(raw):  # an Excel error in any argument is the result (the first, in argument order)
         t = type(value)
         if t is float or t is int or value is None:
@@ -316,9 +317,12 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
                 raise Refusal(error)
             continue
         if isinstance(value, tuple) and plan[i][1] == "table":
-            error = _table(value)[0]  # a plan's table block, read once per plan (hashable, so checked once)
-            if error is not None:
-                raise Refusal(error)
+            read = _table(value)  # a plan's table block, read once per plan (hashable, so checked once)
+            if read[0] is not None:
+                raise Refusal(read[0])
+            if tables is None:
+                tables = {}
+            tables[i] = read  # its rows below, without a second look-up
             continue
         for cell in flatten(value) if is_range(value) else (value,):
             if isinstance(cell, str) and cell.strip() in _ERRORS:
@@ -353,7 +357,9 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
                 cell = flatten(value)[0] if is_range(value) else value
                 v = coerce_scalar(kind, name, cell)
         elif kind == "table":
-            v = None if value is None else _table(value)[1] if isinstance(value, tuple) else coerce_table(value)
+            read = tables.get(i) if tables is not None else None
+            v = (read[1] if read is not None else None if value is None
+                 else _table(value)[1] if isinstance(value, tuple) else coerce_table(value))
         else:
             cells = sequences.get(i, [])[:used]
             v = cells if any(c is not None for c in cells) else None
