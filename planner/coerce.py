@@ -292,7 +292,19 @@ def _arg_plan(spec: SheetFunction) -> tuple[tuple[_ArgPlan, ...], bool]:
 
 
 def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
-    """Coerce one call's arguments (scalars only) and fill defaults; raise ArgumentError for a missing one."""
+    """Coerce one call's arguments (scalars only) and fill defaults; raise ArgumentError for a missing one.
+
+    A function without whole-range arguments is prepared by its own generated code (:func:`_prepared`: the steps
+    below for its argument kinds, unrolled); the rest by the steps below."""
+    fast = _PREPARED.get(spec.name)
+    if fast is None or fast[0] is not spec:
+        fast = _PREPARED[spec.name] = (spec, _prepared(spec))
+    if fast[1] is not None:
+        return fast[1](raw)
+    return _prepare_args(spec, raw)
+
+
+def _prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     plan, has_ranges = _arg_plan(spec)
     n_args, n_raw = len(plan), len(raw)
     if n_raw > n_args:
@@ -373,6 +385,110 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
         values.append(v)
     # Drop trailing defaults so the implementation sees its own defaults (identical by construction).
     return values
+
+
+_PREPARED: dict[str, tuple[SheetFunction, Any]] = {}
+
+
+def _scan_other(value: Any, table: bool) -> tuple[str | None, list[list[Any]]] | None:
+    """:func:`_prepare_args`' error scan of an argument that is not a number, a plain text or empty: raises the
+    first Excel error in it as a :class:`Refusal`; returns a table block's read (``table``: a ``table`` argument)
+    for its coercion, else None."""
+    if type(value) is Column:
+        error = value.error
+        if error is _UNSCANNED:
+            error = value.error = next((c.strip() for c in value.cells
+                                        if isinstance(c, str) and c.strip() in _ERRORS), None)
+        if error is not None:
+            raise Refusal(error)
+        return None
+    if table and isinstance(value, tuple):
+        read = _table(value)  # a plan's table block, read once per plan (hashable, so checked once)
+        if read[0] is not None:
+            raise Refusal(read[0])
+        return read
+    for cell in flatten(value) if is_range(value) else (value,):
+        if isinstance(cell, str) and cell.strip() in _ERRORS:
+            raise Refusal(cell.strip())
+    return None
+
+
+def _prepared(spec: SheetFunction) -> Any:
+    """``f(raw)`` doing :func:`_prepare_args`' steps for ``spec``'s arguments, unrolled as generated code (each
+    argument's kind, name, default and blank rule known when generated), or None for a function with a whole-range
+    (``numbers``/``texts``) argument. The same values and the same errors, in the same order: every argument's Excel
+    error first (argument order), then each argument coerced in turn."""
+    plan, has_ranges = _arg_plan(spec)
+    if has_ranges:
+        return None
+    consts: list[Any] = [spec.name]
+    reads: list[str] = []  # a table argument's read from the error scan, for its coercion
+    scan: list[str] = []
+    body: list[str] = []
+
+    def const(v: Any) -> str:
+        consts.append(v)
+        return f"_k{len(consts) - 1}"
+
+    for i, kind, name, elementwise, optional, blank, default, row_errors in plan:
+        is_table = kind == "table"
+        if is_table:
+            reads.append(f"r{i} = None")
+        if not row_errors:  # Arg.row_errors: the implementation reads the rows it needs
+            scan += [f"if n_raw > {i}:",
+                     f"    value = raw[{i}]",
+                     "    t = type(value)",
+                     "    if t is str:",
+                     "        if value.strip() in _ERRORS:",
+                     "            raise Refusal(value.strip())",
+                     "    elif not (t is float or t is int or value is None):",
+                     f"        {'r' + str(i) + ' = ' if is_table else ''}_scan_other(value, {is_table})"]
+        body.append(f"value = raw[{i}] if n_raw > {i} else None")
+        k, n = const(kind), const(name)
+        if elementwise:
+            body.append("t = type(value)")
+            if kind == "number":
+                body += ["if t is float or t is int:  # coerce_scalar's first case",
+                         f"    v{i} = int(value) if t is float and value.is_integer() and abs(value) < _WHOLE "
+                         "else value",
+                         "else:",
+                         f"    v{i} = coerce_scalar({k}, {n}, flatten(value)[0] if is_range(value) else value)"]
+            elif kind == "text":
+                body += ["if t is str:  # coerce_scalar's steps for a plain text",
+                         f"    v{i} = value.strip()",
+                         f"    if not v{i}:",
+                         f"        v{i} = None",
+                         f"    elif (': got ' in value and ', expected ' in value) or v{i} in _ERRORS:",
+                         f"        raise Refusal(v{i})",
+                         "else:",
+                         f"    v{i} = coerce_scalar({k}, {n}, flatten(value)[0] if is_range(value) else value)"]
+            else:
+                body.append(f"v{i} = coerce_scalar({k}, {n}, flatten(value)[0] if is_range(value) else value)")
+        elif is_table:
+            body.append(f"v{i} = r{i}[1] if r{i} is not None else None if value is None else _table(value)[1] "
+                        "if isinstance(value, tuple) else coerce_table(value)")
+        else:  # pragma: no cover  (a range kind: has_ranges above)
+            return None
+        if blank and not optional:
+            continue  # a documented meaning of an empty cell (Arg.blank): None reaches the implementation
+        body.append(f"if v{i} is None:")
+        if not optional:
+            body.append(f"    raise ArgumentError({n}, None, 'a value (the cell is empty)')")
+        else:
+            body.append(f"    v{i} = {const(default)}")
+    lines = ["n_raw = len(raw)",
+             f"if n_raw > {len(plan)}:",
+             f"    raise ArgumentError(_k0, n_raw, 'at most {len(plan)} arguments')",
+             *reads, *scan, *body,
+             f"return [{', '.join(f'v{i}' for i in range(len(plan)))}]"]
+    src = (f"def _factory({', '.join(f'_k{j}' for j in range(len(consts)))}):\n"
+           "    def prepare(raw):\n"
+           + "".join(f"        {line}\n" for line in lines)
+           + "    return prepare\n")
+    scope: dict[str, Any] = {}
+    # the module's own namespace as the function's globals: coerce_scalar, flatten ... as a call to them finds them
+    exec(compile(src, f"<planner.coerce prepare {spec.name}>", "exec"), globals(), scope)  # noqa: S102  (source built from the registry's own declarations)
+    return scope["_factory"](*consts)
 
 
 def call_sheet_function(spec: SheetFunction, *raw: Any, errors_as_text: bool = True) -> Any:
