@@ -48,7 +48,7 @@ class Column(list):  # type: ignore[type-arg]
     __slots__ = ("cells", "coerced", "error")
 
     def __init__(self, cells: list[Any]) -> None:
-        super().__init__([x] for x in cells)
+        super().__init__([[x] for x in cells])
         self.cells = cells
         self.coerced: dict[tuple[str, bool], tuple[list[Any], int]] = {}
         self.error: Any = _UNSCANNED
