@@ -357,6 +357,7 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
     arguments hold more than :data:`GENERATED_MAX_NODES` nodes."""
     g = _Gen()
     name = g.const(e.name)
+    blocks = False  # whether a table block is an argument (the evaluator's blocks read once a call)
     lines: list[str] = []
     raw: list[str] = []
     parts: list[str] = []
@@ -368,9 +369,14 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
             parts.append(c)
             continue
         v = f"v{i}"
-        if type(a) is Block:  # always the evaluator's block (a tuple of row tuples)
-            lines += [f"{v} = {g.const(compile_fast(a, row))}(ev)",
-                      f"err = _block_error(ev, {v})",
+        if type(a) is Block:  # always the evaluator's block (a tuple of row tuples), read once per evaluator
+            blocks = True
+            t = a.table
+            key = g.const((t.sheet, t.header_row, t.first_col, tuple(c.key for c in t.columns), t.rows))
+            lines += [f"h = _blocks.get({key})",
+                      "if h is None:",  # the block and its first error (block_error), kept for the evaluator
+                      f"    h = _blocks[{key}] = ((b := {g.const(compile_fast(a, row))}(ev)), _block_error(ev, b))",
+                      f"{v}, err = h",
                       f"if err is not None and not _row_errors(spec, {i}):",
                       "    return err"]
             raw.append(v)
@@ -397,6 +403,9 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
            "        if spec is None:\n"
            "            return _NAME\n"
            "        _v = ev.values\n"
+           + ("        _blocks = ev.__dict__.get('_block_args')\n"
+              "        if _blocks is None:\n"
+              "            _blocks = ev.__dict__['_block_args'] = {}\n" if blocks else "")
            + (body + "\n" if body else "")
            + f"        key = ({name}, {''.join(p + ', ' for p in parts)})\n"
            "        memo = ev.memo\n"
