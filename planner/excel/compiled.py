@@ -3,7 +3,8 @@ the expression tree per cell.
 
 ``compile_expr(expr, row)`` turns one formula cell's expression into a function of the evaluator, once per process:
 the cell addresses of its references are resolved for its row, each operator and built-in picks its code once, and
-the registry calls keep the evaluator's memo (same keys as :class:`~planner.excel.expr.Udf`). Each closure mirrors
+the registry calls keep the evaluator's memo (a call site as one generated function, :func:`_udf`, whose keys are
+equal exactly when :class:`~planner.excel.expr.Udf`'s are, in a shorter form). Each closure mirrors
 the interpreted ``evaluate`` of its node step for step (operands in the same order, errors in the same order, the
 same coercions), so the values are the same objects' values, bit for bit; ``tests/test_compiled_expr.py`` checks
 every formula cell of the samples and of generated plans against the interpreter. An expression type the compiler
