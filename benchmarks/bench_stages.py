@@ -17,6 +17,21 @@ passes of ``validate_book`` took 92.4, 85.2 and 92.1 ms, no systematic differenc
 - **coercion**: ``coerce_scalar`` and ``prepare_args`` calls per plan (counted, not timed).
 
     .venv/bin/python benchmarks/bench_stages.py --dir /tmp/bench-plans-26 -n 20 --json out.json
+
+With ``--against REV`` it compares instead the template's evaluation (``fastpath.plan_values``, what recalc and the
+batch both run) of the git revision ``REV`` (A, its ``planner`` package exported to a temporary folder) with this
+working tree's (B), both loaded in one process (each side's modules swapped into ``sys.modules`` while it runs):
+``--check N`` first compares every recomputed formula cell (type and ``repr``) of the first N plans, and with
+``--check-extra`` of every workbook under ``tests/data`` and ``samples`` (an error raised counts as its type and
+text); then ``--ab-rounds`` rounds of ``--ab-per`` plans each (a new set of plans each round, from
+``--ab-start``), each plan evaluated by A and B in turn (the order alternating plan by plan), the registry-call
+memo emptied before each plan (as a batch of distinct plans finds it), the cyclic collector off while a plan is
+timed and run between plans (a collection falls on whichever side happens to allocate past its threshold: with it
+on, two copies of the same revision differed by up to 20 % a round on the shared machine, with it off by 2 %),
+CPU time of the process (``time.process_time``), ms per plan::
+
+    .venv/bin/python benchmarks/bench_stages.py --dir /tmp/bench-plans-16 --against c4fb838 --check 100 \
+        --check-extra --ab-rounds 6 --ab-per 20
 """
 
 from __future__ import annotations
@@ -51,8 +66,17 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--recalc", type=int, default=10, help="plans recalculated (of the n)")
     ap.add_argument("--rounds", type=int, default=1, help="rounds over the same plans (see above); the best is kept")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--against", default=None, help="git revision: A/B of the evaluation against it (above)")
+    ap.add_argument("--check", type=int, default=0, help="with --against: plans whose values are compared first")
+    ap.add_argument("--check-extra", action="store_true", help="with --against: also tests/data and samples")
+    ap.add_argument("--ab-rounds", type=int, default=6)
+    ap.add_argument("--ab-per", type=int, default=20)
+    ap.add_argument("--ab-start", type=int, default=100, help="the first plan of the A/B rounds (after --check's)")
     a = ap.parse_args(argv)
     from bench_validate import emit, generate
+
+    if a.against:
+        return emit(_against(a), a.json)
 
     import planner.coerce as coerce
     from planner.excel.expr import Udf
@@ -137,6 +161,111 @@ def main(argv: list[str] | None = None) -> dict:
     res["registry_own_ms_per_plan"] = {k: round(1000 * v / n, 2) for k, v in own.most_common(10)}
     res["calls_per_plan"] = {k: round(v / n, 1) for k, v in counts.items()}
     return emit(res, a.json)
+
+
+def _ours(name: str) -> bool:
+    return name == "planner" or name.startswith("planner.")
+
+
+def _load_side(root: Path) -> dict[str, Any]:
+    """Import ``root``'s ``planner`` package (the template compiled, the registry loaded) and keep its modules."""
+    for k in [k for k in sys.modules if _ours(k)]:
+        del sys.modules[k]
+    sys.path.insert(0, str(root))
+    try:
+        import planner.registry
+        import planner.validate.checks
+        import planner.validate.fastpath
+
+        planner.registry.load()
+        planner.validate.fastpath.warm()
+    finally:
+        sys.path.remove(str(root))
+    return {"root": str(root), "mods": {k: v for k, v in sys.modules.items() if _ours(k)}}
+
+
+def _run_side(side: dict[str, Any], fn: Any) -> Any:
+    """``fn(fastpath, checks)`` with ``side``'s modules in ``sys.modules`` (a function importing a module of the
+    package at call time finds its side's), the modules it imported kept with the side."""
+    for k in [k for k in sys.modules if _ours(k)]:
+        del sys.modules[k]
+    sys.modules.update(side["mods"])
+    sys.path.insert(0, side["root"])
+    try:
+        mods = side["mods"]
+        return fn(mods["planner.validate.fastpath"], mods["planner.validate.checks"])
+    finally:
+        sys.path.remove(side["root"])
+        side["mods"].update({k: v for k, v in sys.modules.items() if _ours(k)})
+
+
+def _shown(out: Any) -> Any:
+    if out is None:
+        return None
+    values, edited = out
+    return {k: (type(v).__name__, repr(v)) for k, v in values.items()}, dict(edited)
+
+
+def _against(a: argparse.Namespace) -> dict[str, Any]:
+    import gc
+    import subprocess
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-stages-ab-"))
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", a.against, "planner"], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    sides = {"A": _load_side(tmp), "B": _load_side(ROOT)}
+    plans = sorted(p for p in a.dir.iterdir() if p.suffix in (".xlsx", ".xlsm"))
+
+    def values(name: str, path: Path) -> Any:
+        def run(fp: Any, ck: Any) -> Any:
+            fp._MEMO.clear()
+            try:
+                return _shown(fp.plan_values(ck.read_book(str(path))))
+            except Exception as exc:  # noqa: BLE001  (the same refusal is part of the comparison)
+                return ("error", type(exc).__name__, str(exc))
+        return _run_side(sides[name], run)
+
+    for name in sides:  # each side's first plan (lazy state of the package) outside the figures
+        values(name, plans[-1])
+    res: dict[str, Any] = {"against": a.against, "dir": str(a.dir)}
+    if a.check:
+        todo = plans[: a.check]
+        if a.check_extra:
+            todo += sorted(p for d in ("tests/data", "samples") for p in (ROOT / d).rglob("*.xls[xm]"))
+        differ = [str(p) for p in todo if values("A", p) != values("B", p)]
+        res["check"] = {"workbooks": len(todo), "differ": differ}
+        print(f"check: {len(todo)} workbooks, {len(differ)} differ", flush=True)
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
+    per: dict[str, list[float]] = {"A": [], "B": []}
+    for r in range(a.ab_rounds):
+        chunk = plans[a.ab_start + r * a.ab_per: a.ab_start + (r + 1) * a.ab_per]
+        books = {name: _run_side(sides[name], lambda fp, ck, chunk=chunk: [ck.read_book(str(p)) for p in chunk])
+                 for name in sides}
+        total = {"A": 0.0, "B": 0.0}
+        for j in range(len(chunk)):
+            for name in ("A", "B") if (r + j) % 2 == 0 else ("B", "A"):
+                def timed(fp: Any, ck: Any, name: str = name, j: int = j, books: dict = books) -> float:
+                    fp._MEMO.clear()
+                    gc.disable()
+                    c0 = time.process_time()
+                    fp.plan_values(books[name][j])
+                    spent = time.process_time() - c0
+                    gc.enable()
+                    gc.collect(1)
+                    return spent
+                total[name] += _run_side(sides[name], timed)
+        for name in per:
+            per[name].append(round(1000 * total[name] / len(chunk), 2))
+        print(f"round {r}: A {per['A'][-1]} ms, B {per['B'][-1]} ms a plan", flush=True)
+    res["ab_cpu_ms_per_plan"] = per
+    if per["A"]:
+        res["best"] = {"A": min(per["A"]), "B": min(per["B"]),
+                       "B_faster_pct": round(100 * (1 - min(per["B"]) / min(per["A"])), 1)}
+        res["pairs_B_faster_pct"] = [round(100 * (1 - b / x), 1) for x, b in zip(per["A"], per["B"])]
+    return res
 
 
 if __name__ == "__main__":

@@ -21,6 +21,10 @@ Grid = list[list[Any]]
 
 
 _SCALAR_TYPES = frozenset({float, int, bool, str, bytes, type(None)})
+_ERRORS = frozenset(ERROR_VALUES)
+"""Excel's error values as a set: membership by hash (the same strings as the tuple's, equal by ``==``)."""
+_WHOLE = 2**53
+"""Below it a whole float becomes an int (:func:`_number`)."""
 
 
 class Column(list):  # type: ignore[type-arg]
@@ -44,7 +48,7 @@ class Column(list):  # type: ignore[type-arg]
     __slots__ = ("cells", "coerced", "error")
 
     def __init__(self, cells: list[Any]) -> None:
-        super().__init__([x] for x in cells)
+        super().__init__([[x] for x in cells])
         self.cells = cells
         self.coerced: dict[tuple[str, bool], tuple[list[Any], int]] = {}
         self.error: Any = _UNSCANNED
@@ -121,7 +125,7 @@ def coerce_scalar(kind: str, name: str, value: Any) -> Any:
         return None
     if hasattr(value, "item") and not is_range(value):  # numpy scalar
         value = value.item()
-    if isinstance(value, str) and (is_refusal_text(value) or value.strip() in ERROR_VALUES):
+    if isinstance(value, str) and (is_refusal_text(value) or value.strip() in _ERRORS):
         # an upstream refusal, or an Excel error handed over as text (xlwings' err_to_str): pass it on unchanged
         raise Refusal(value.strip())
     if kind == "number":
@@ -179,6 +183,13 @@ def coerce_table(value: Any) -> list[list[Any]]:
     for row in rows:
         cells = []
         for v in row:
+            t = type(v)
+            if t is float:  # the commonest cells, as the general step below leaves them (no .item, not empty)
+                cells.append(v)
+                continue
+            if t is str:  # a text: empty (None) or itself, as below
+                cells.append(None if v.strip() == "" else v)
+                continue
             if hasattr(v, "item") and not is_range(v):
                 v = v.item()
             cells.append(None if _is_empty(v) else float(v) if isinstance(v, int) and not isinstance(v, bool) else v)
@@ -200,7 +211,7 @@ def _table(value: tuple[Any, ...]) -> tuple[str | None, list[list[Any]]]:
     fleet or provider function of every route reads the same Fleet, Specs and Providers blocks. Callers only read
     the rows (a :class:`SharedRows`)."""
     for cell in flatten(value):
-        if isinstance(cell, str) and cell.strip() in ERROR_VALUES:
+        if isinstance(cell, str) and cell.strip() in _ERRORS:
             return cell.strip(), SharedRows(coerce_table(value))  # the rows too: an Arg.row_errors table reads them
     return None, SharedRows(coerce_table(value))
 
@@ -281,11 +292,24 @@ def _arg_plan(spec: SheetFunction) -> tuple[tuple[_ArgPlan, ...], bool]:
 
 
 def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
-    """Coerce one call's arguments (scalars only) and fill defaults; raise ArgumentError for a missing one."""
+    """Coerce one call's arguments (scalars only) and fill defaults; raise ArgumentError for a missing one.
+
+    A function without whole-range arguments is prepared by its own generated code (:func:`_prepared`: the steps
+    below for its argument kinds, unrolled); the rest by the steps below."""
+    fast = _PREPARED.get(spec.name)
+    if fast is None or fast[0] is not spec:
+        fast = _PREPARED[spec.name] = (spec, _prepared(spec))
+    if fast[1] is not None:
+        return fast[1](raw)
+    return _prepare_args(spec, raw)
+
+
+def _prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     plan, has_ranges = _arg_plan(spec)
     n_args, n_raw = len(plan), len(raw)
     if n_raw > n_args:
         raise ArgumentError(spec.name, n_raw, f"at most {n_args} arguments")
+    tables: dict[int, tuple[str | None, list[list[Any]]]] | None = None
     for i, value in enumerate(raw):  # an Excel error in any argument is the result (the first, in argument order)
         t = type(value)
         if t is float or t is int or value is None:
@@ -293,24 +317,27 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
         if plan[i][7]:
             continue  # Arg.row_errors: the implementation reads the rows it needs (coerce_sequence keeps errors)
         if t is str:  # a plain text (the loop below for it, without is_range and flatten)
-            if value.strip() in ERROR_VALUES:
+            if value.strip() in _ERRORS:
                 raise Refusal(value.strip())
             continue
         if t is Column:
             error = value.error
             if error is _UNSCANNED:
                 error = value.error = next((c.strip() for c in value.cells
-                                            if isinstance(c, str) and c.strip() in ERROR_VALUES), None)
+                                            if isinstance(c, str) and c.strip() in _ERRORS), None)
             if error is not None:
                 raise Refusal(error)
             continue
         if isinstance(value, tuple) and plan[i][1] == "table":
-            error = _table(value)[0]  # a plan's table block, read once per plan (hashable, so checked once)
-            if error is not None:
-                raise Refusal(error)
+            read = _table(value)  # a plan's table block, read once per plan (hashable, so checked once)
+            if read[0] is not None:
+                raise Refusal(read[0])
+            if tables is None:
+                tables = {}
+            tables[i] = read  # its rows below, without a second look-up
             continue
         for cell in flatten(value) if is_range(value) else (value,):
-            if isinstance(cell, str) and cell.strip() in ERROR_VALUES:
+            if isinstance(cell, str) and cell.strip() in _ERRORS:
                 raise Refusal(cell.strip())
     values: list[Any] = []
     # Trailing blank rows of whole-column ranges are cut at the last row any range argument uses, so paired
@@ -330,13 +357,21 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
         v: Any
         if elementwise:
             t = type(value)
-            if kind == "number" and (t is float or t is int):  # coerce_scalar's first case, without the call
-                v = _number(value)
+            if kind == "number" and (t is float or t is int):  # coerce_scalar's first case, without the calls
+                v = int(value) if t is float and value.is_integer() and abs(value) < _WHOLE else value  # _number
+            elif kind == "text" and t is str:  # coerce_scalar's steps for a plain text, without the calls
+                v = value.strip()
+                if not v:
+                    v = None  # an empty cell
+                elif (": got " in value and ", expected " in value) or v in _ERRORS:  # is_refusal_text, an error
+                    raise Refusal(v)
             else:
                 cell = flatten(value)[0] if is_range(value) else value
                 v = coerce_scalar(kind, name, cell)
         elif kind == "table":
-            v = None if value is None else _table(value)[1] if isinstance(value, tuple) else coerce_table(value)
+            read = tables.get(i) if tables is not None else None
+            v = (read[1] if read is not None else None if value is None
+                 else _table(value)[1] if isinstance(value, tuple) else coerce_table(value))
         else:
             cells = sequences.get(i, [])[:used]
             v = cells if any(c is not None for c in cells) else None
@@ -350,6 +385,110 @@ def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
         values.append(v)
     # Drop trailing defaults so the implementation sees its own defaults (identical by construction).
     return values
+
+
+_PREPARED: dict[str, tuple[SheetFunction, Any]] = {}
+
+
+def _scan_other(value: Any, table: bool) -> tuple[str | None, list[list[Any]]] | None:
+    """:func:`_prepare_args`' error scan of an argument that is not a number, a plain text or empty: raises the
+    first Excel error in it as a :class:`Refusal`; returns a table block's read (``table``: a ``table`` argument)
+    for its coercion, else None."""
+    if type(value) is Column:
+        error = value.error
+        if error is _UNSCANNED:
+            error = value.error = next((c.strip() for c in value.cells
+                                        if isinstance(c, str) and c.strip() in _ERRORS), None)
+        if error is not None:
+            raise Refusal(error)
+        return None
+    if table and isinstance(value, tuple):
+        read = _table(value)  # a plan's table block, read once per plan (hashable, so checked once)
+        if read[0] is not None:
+            raise Refusal(read[0])
+        return read
+    for cell in flatten(value) if is_range(value) else (value,):
+        if isinstance(cell, str) and cell.strip() in _ERRORS:
+            raise Refusal(cell.strip())
+    return None
+
+
+def _prepared(spec: SheetFunction) -> Any:
+    """``f(raw)`` doing :func:`_prepare_args`' steps for ``spec``'s arguments, unrolled as generated code (each
+    argument's kind, name, default and blank rule known when generated), or None for a function with a whole-range
+    (``numbers``/``texts``) argument. The same values and the same errors, in the same order: every argument's Excel
+    error first (argument order), then each argument coerced in turn."""
+    plan, has_ranges = _arg_plan(spec)
+    if has_ranges:
+        return None
+    consts: list[Any] = [spec.name]
+    reads: list[str] = []  # a table argument's read from the error scan, for its coercion
+    scan: list[str] = []
+    body: list[str] = []
+
+    def const(v: Any) -> str:
+        consts.append(v)
+        return f"_k{len(consts) - 1}"
+
+    for i, kind, name, elementwise, optional, blank, default, row_errors in plan:
+        is_table = kind == "table"
+        if is_table:
+            reads.append(f"r{i} = None")
+        if not row_errors:  # Arg.row_errors: the implementation reads the rows it needs
+            scan += [f"if n_raw > {i}:",
+                     f"    value = raw[{i}]",
+                     "    t = type(value)",
+                     "    if t is str:",
+                     "        if value.strip() in _ERRORS:",
+                     "            raise Refusal(value.strip())",
+                     "    elif not (t is float or t is int or value is None):",
+                     f"        {'r' + str(i) + ' = ' if is_table else ''}_scan_other(value, {is_table})"]
+        body.append(f"value = raw[{i}] if n_raw > {i} else None")
+        k, n = const(kind), const(name)
+        if elementwise:
+            body.append("t = type(value)")
+            if kind == "number":
+                body += ["if t is float or t is int:  # coerce_scalar's first case",
+                         f"    v{i} = int(value) if t is float and value.is_integer() and abs(value) < _WHOLE "
+                         "else value",
+                         "else:",
+                         f"    v{i} = coerce_scalar({k}, {n}, flatten(value)[0] if is_range(value) else value)"]
+            elif kind == "text":
+                body += ["if t is str:  # coerce_scalar's steps for a plain text",
+                         f"    v{i} = value.strip()",
+                         f"    if not v{i}:",
+                         f"        v{i} = None",
+                         f"    elif (': got ' in value and ', expected ' in value) or v{i} in _ERRORS:",
+                         f"        raise Refusal(v{i})",
+                         "else:",
+                         f"    v{i} = coerce_scalar({k}, {n}, flatten(value)[0] if is_range(value) else value)"]
+            else:
+                body.append(f"v{i} = coerce_scalar({k}, {n}, flatten(value)[0] if is_range(value) else value)")
+        elif is_table:
+            body.append(f"v{i} = r{i}[1] if r{i} is not None else None if value is None else _table(value)[1] "
+                        "if isinstance(value, tuple) else coerce_table(value)")
+        else:  # pragma: no cover  (a range kind: has_ranges above)
+            return None
+        if blank and not optional:
+            continue  # a documented meaning of an empty cell (Arg.blank): None reaches the implementation
+        body.append(f"if v{i} is None:")
+        if not optional:
+            body.append(f"    raise ArgumentError({n}, None, 'a value (the cell is empty)')")
+        else:
+            body.append(f"    v{i} = {const(default)}")
+    lines = ["n_raw = len(raw)",
+             f"if n_raw > {len(plan)}:",
+             f"    raise ArgumentError(_k0, n_raw, 'at most {len(plan)} arguments')",
+             *reads, *scan, *body,
+             f"return [{', '.join(f'v{i}' for i in range(len(plan)))}]"]
+    src = (f"def _factory({', '.join(f'_k{j}' for j in range(len(consts)))}):\n"
+           "    def prepare(raw):\n"
+           + "".join(f"        {line}\n" for line in lines)
+           + "    return prepare\n")
+    scope: dict[str, Any] = {}
+    # the module's own namespace as the function's globals: coerce_scalar, flatten ... as a call to them finds them
+    exec(compile(src, f"<planner.coerce prepare {spec.name}>", "exec"), globals(), scope)  # noqa: S102  (source built from the registry's own declarations)
+    return scope["_factory"](*consts)
 
 
 def call_sheet_function(spec: SheetFunction, *raw: Any, errors_as_text: bool = True) -> Any:

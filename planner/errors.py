@@ -82,6 +82,9 @@ class UnknownNameError(ArgumentError):
         super().__init__(argument, given, f"one of {shown}")
 
 
+_INFINITIES = (float("inf"), float("-inf"))
+
+
 def check_number(
     argument: str,
     value: object,
@@ -95,10 +98,14 @@ def check_number(
 
     Booleans are refused (Excel's TRUE is not a quantity); NaN and infinities are refused.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ArgumentError(argument, value, "a number")
-    number = float(value)
-    if number != number or number in (float("inf"), float("-inf")):
+    number: float
+    if type(value) is float:  # the commonest argument: float(value) is value itself
+        number = value
+    else:
+        if type(value) is bool or not isinstance(value, (int, float)):  # bool is final: the isinstance test
+            raise ArgumentError(argument, value, "a number")
+        number = float(value)
+    if number != number or number in _INFINITIES:
         raise ArgumentError(argument, value, "a finite number")
     if integer and number != int(number):
         raise ArgumentError(argument, value, "a whole number")

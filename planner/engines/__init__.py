@@ -15,6 +15,7 @@ non-KV constants).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from planner.engines import sglang, trtllm, vllm, vllm_v0
 from planner.engines.activation import (
@@ -176,36 +177,13 @@ def kv_capacity(
     else:
         fraction = check_fraction("gpu_memory_utilization", gpu_memory_utilization, allow_zero=False)
 
-    staged = key in ("vllm", "vllm-v0") and pp > 1
-    if staged:
-        stage_w = list(stage_weight_bytes(spec, tp=tp, pp=pp, weight_dtype=weight_dtype))
-    else:
-        stage_w = [weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=weight_dtype)]
-    extra = 0.0
-    if key == "vllm" and weight_dtype in ("auto", "mxfp4") and vllm.uses_marlin_mxfp4(card, engine_version=version):
-        extra += vllm.mxfp4_marlin_extra_bytes(spec, tp=tp, pp=pp)  # Marlin pads MXFP4 experts
-    if key in ("vllm", "vllm-v0"):  # the rope cache, per GPU, counted in the load
-        extra += vllm.rope_cache_bytes(spec, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype))
-    stage_w = [w + extra for w in stage_w]
-
-    def reserve_for(samples: bool) -> float:
-        if key == "sglang":
-            return sglang.non_torch_bytes(tp=tp * pp, memory_fraction=fraction, gpu=card)
-        # V0: the activation is derived from the shapes at the profile batch (vllm_v0_profile_tokens); V1 scales
-        # the measured constants by the shape-derived peak (batch and dummy sequences); TRT-LLM by the batch.
-        seqs = max_num_seqs
-        if key == "vllm" and seqs is None:  # V1 profiles its default sequences, which depend on the GPU
-            seqs = vllm_v1_default_max_num_seqs(card, engine_version=engine_version)
-        return default_reserve_bytes(
-            spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version,
-            max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype),
-            sampler=sampler if key == "vllm" else None, gpu=card, samples=samples,
-        )
-
-    per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype)
-    splits = stage_layer_split(spec, pp=pp) if staged else (layer_split(spec, pp=pp),)
-    last_reserve = reserve_for(True)
-    stage_r = [reserve_for(False) if staged else last_reserve] * (len(splits) - 1) + [last_reserve]
+    args = (spec, card, tp, pp, key, version, engine_version, weight_dtype, kv_cache_dtype, batched, max_num_seqs,
+            sampler, fraction)
+    try:
+        w_parts, r_parts, per_layer, splits = _stage_parts_kept(*args)
+    except TypeError:  # an unhashable argument (a caller's own dtype object): computed, not kept
+        w_parts, r_parts, per_layer, splits = _stage_parts(*args)
+    stage_w, stage_r = list(w_parts), list(r_parts)  # the caller's given figures replace one stage's below
 
     def stage_budget(s: int) -> KvBudget:
         full, swa = splits[s]
@@ -247,6 +225,57 @@ def kv_capacity(
         binding_stage=binding,
     )
 
+
+def _stage_parts(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, key: str, version: str,
+                 engine_version: str | None, weight_dtype: str, kv_cache_dtype: str, batched: int,
+                 max_num_seqs: int | None, sampler: str | None, fraction: float
+                 ) -> tuple[tuple[float, ...], tuple[float, ...], float, tuple[tuple[int, int], ...]]:
+    """What :func:`kv_capacity` computes before the engine's budget, which ``max_model_len`` does not change:
+    each pipeline stage's weight bytes (with the Marlin MXFP4 padding and vLLM's rope cache) and reserve (activation
+    peak and non-torch memory, :func:`~planner.engines.activation.default_reserve_bytes`), one token's KV bytes per
+    layer and each stage's (full, sliding) layers. ``key`` is the normalised engine, ``version`` its version
+    (``engine_version`` or the pinned default), ``batched`` the profile batch, ``fraction`` the memory fraction.
+    The same expressions, in the same order (so the same errors first), as :func:`kv_capacity` had inline."""
+    staged = key in ("vllm", "vllm-v0") and pp > 1
+    if staged:
+        stage_w = list(stage_weight_bytes(spec, tp=tp, pp=pp, weight_dtype=weight_dtype))
+    else:
+        stage_w = [weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=weight_dtype)]
+    extra = 0.0
+    if key == "vllm" and weight_dtype in ("auto", "mxfp4") and vllm.uses_marlin_mxfp4(card, engine_version=version):
+        extra += vllm.mxfp4_marlin_extra_bytes(spec, tp=tp, pp=pp)  # Marlin pads MXFP4 experts
+    if key in ("vllm", "vllm-v0"):  # the rope cache, per GPU, counted in the load
+        extra += vllm.rope_cache_bytes(spec, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype))
+    stage_w = [w + extra for w in stage_w]
+
+    def reserve_for(samples: bool) -> float:
+        if key == "sglang":
+            return sglang.non_torch_bytes(tp=tp * pp, memory_fraction=fraction, gpu=card)
+        # V0: the activation is derived from the shapes at the profile batch (vllm_v0_profile_tokens); V1 scales
+        # the measured constants by the shape-derived peak (batch and dummy sequences); TRT-LLM by the batch.
+        seqs = max_num_seqs
+        if key == "vllm" and seqs is None:  # V1 profiles its default sequences, which depend on the GPU
+            seqs = vllm_v1_default_max_num_seqs(card, engine_version=engine_version)
+        return default_reserve_bytes(
+            spec, tp=tp, engine=key, max_num_batched_tokens=batched, engine_version=engine_version,
+            max_num_seqs=seqs, act_bytes=kv_dtype_bytes("auto", model=spec, weight_dtype=weight_dtype),
+            sampler=sampler if key == "vllm" else None, gpu=card, samples=samples,
+        )
+
+    per_layer = kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype)
+    splits = stage_layer_split(spec, pp=pp) if staged else (layer_split(spec, pp=pp),)
+    last_reserve = reserve_for(True)
+    stage_r = [reserve_for(False) if staged else last_reserve] * (len(splits) - 1) + [last_reserve]
+    return tuple(stage_w), tuple(stage_r), per_layer, tuple(splits)
+
+
+STAGE_PARTS_CACHE_SIZE = 512
+"""Entries of :func:`_stage_parts_kept`, keyed on everything :func:`_stage_parts` reads (model and GPU specs, TP,
+PP, engine and versions, dtypes, profile batch, sequences, sampler, memory fraction), never on ``max_model_len``.
+A 20-route plan's KV fits ask :func:`kv_capacity` about 70 times (each route's context a new ``max_model_len``)
+for a handful of (model, GPU, TP, engine) setups; at 512 a batch's memory stays flat (an entry is a few floats)."""
+
+_stage_parts_kept = lru_cache(maxsize=STAGE_PARTS_CACHE_SIZE, typed=True)(_stage_parts)
 
 def held_sliding_tokens(window: int, *, engine: str = "vllm", block_size: int | None = None) -> float:
     """Tokens a sliding-window layer holds for one decoding request in ``engine``'s steady state (M4a): the rule of

@@ -3,7 +3,8 @@ the expression tree per cell.
 
 ``compile_expr(expr, row)`` turns one formula cell's expression into a function of the evaluator, once per process:
 the cell addresses of its references are resolved for its row, each operator and built-in picks its code once, and
-the registry calls keep the evaluator's memo (same keys as :class:`~planner.excel.expr.Udf`). Each closure mirrors
+the registry calls keep the evaluator's memo (a call site as one generated function, :func:`_udf`, whose keys are
+equal exactly when :class:`~planner.excel.expr.Udf`'s are, in a shorter form). Each closure mirrors
 the interpreted ``evaluate`` of its node step for step (operands in the same order, errors in the same order, the
 same coercions), so the values are the same objects' values, bit for bit; ``tests/test_compiled_expr.py`` checks
 every formula cell of the samples and of generated plans against the interpreter. An expression type the compiler
@@ -327,66 +328,145 @@ _FN_COMPILERS: dict[str, Callable[[Sequence[Compiled]], Compiled]] = {
 
 
 def _udf(e: Udf, row: int) -> Compiled:
-    name = e.name
-    args = [compile_fast(a, row) for a in e.args]
+    """A registry call, as one generated function per call-site shape: its arguments are evaluated in order, an
+    Excel error among them is the result (the first, in argument order, as :meth:`Udf.evaluate`), the call is
+    looked up in the evaluator's memo and made once per distinct arguments.
 
-    def f(ev: Evaluator) -> Any:
-        spec = ev.functions.get(name)
-        if spec is None:
-            return NAME
-        raw = []
-        parts: list[Any] = [name]  # the memo key, as Udf.evaluate builds it
-        known = ev.__dict__.get("column_args")
-        for i, a in enumerate(args):
-            v = a(ev)
-            tv = type(v)
-            if tv is float or tv is str:  # the commonest arguments (an XlError is a str subclass: not here)
-                parts.append((tv, v))
-                raw.append(v)
-                continue
-            if isinstance(v, XlError):
-                return v
-            if isinstance(v, list):
-                column: list[Any] = v
-                hit = known.get(id(column)) if known is not None else None
-                if hit is column and known is not None:  # an input column kept but not prepared yet: prepared on
-                    hit = known[id(column)] = column_arg(column)  # its first registry call
-                if hit is not None and hit[0] is v:  # an input column prepared once per plan (column_arg)
-                    if hit[1] is not None and not row_errors(spec, i):
-                        return hit[1]
-                    parts.append(hit[2])
-                    v = hit[3]
-                else:
-                    for x in v:
-                        if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
-                            return x
-                    parts.append((list, tuple(zip(map(type, v), v))))
-                    v = [[x] for x in v]
-            else:
-                if isinstance(v, tuple):  # a Block: rows of cells
-                    err = block_error(ev, v)
-                    if err is not None and not row_errors(spec, i):
-                        return err
-                parts.append((type(v), v))
+    An argument's control flow, comparisons, arithmetic and cell reads are written inline, as :func:`compile_fast`
+    writes a cell's (:class:`_Gen`; any other node is its closure); a literal argument (a field name, a month
+    number) is known when compiled: its value and its part of the memo key are constants.
+
+    The memo key is ``(name, part, part, ...)``: a float or plain text argument is its own part (the commonest;
+    a float never equals a text, nor a tuple), any other value ``(type, value)`` as :meth:`Udf.evaluate` keys it
+    (``TRUE``, ``1`` and ``1.0`` stay apart), a column its cells with their types (:func:`column_arg`). Two calls
+    share a key exactly when :meth:`Udf.evaluate`'s keys are equal."""
+    src, consts = _udf_source(e, row, inline=True)
+    if src is None:  # an argument too large to write inline: each argument its closure
+        src, consts = _udf_source(e, row, inline=False)
+    assert src is not None
+    factory = _UDF_FACTORIES.get(src)
+    if factory is None:
+        scope = dict(_HELPERS)
+        scope.update(_UDF_HELPERS)
+        exec(compile(src, "<planner.excel.compiled udf>", "exec"), scope)  # noqa: S102  (source built from the expression's node kinds alone, no text of a workbook)
+        factory = _UDF_FACTORIES[src] = scope["_factory"]
+    return factory(*consts)
+
+
+def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any]]:
+    """The generated source of :func:`_udf`'s call site and its constants; ``(None, [])`` when ``inline`` and the
+    arguments hold more than :data:`GENERATED_MAX_NODES` nodes."""
+    g = _Gen()
+    name = g.const(e.name)
+    blocks = False  # whether a table block is an argument (the evaluator's blocks read once a call)
+    lines: list[str] = []
+    raw: list[str] = []
+    parts: list[str] = []
+    for i, a in enumerate(e.args):
+        lit = _literal_part(a)
+        if lit is not None:  # a float or a plain text known now: no call, no test
+            c = g.const(lit)
+            raw.append(c)
+            parts.append(c)
+            continue
+        v = f"v{i}"
+        if type(a) is Block:  # always the evaluator's block (a tuple of row tuples), read once per evaluator
+            blocks = True
+            t = a.table
+            key = g.const((t.sheet, t.header_row, t.first_col, tuple(c.key for c in t.columns), t.rows))
+            lines += [f"h = _blocks.get({key})",
+                      "if h is None:",  # the block and its first error (block_error), kept for the evaluator
+                      f"    h = _blocks[{key}] = ((b := {g.const(compile_fast(a, row))}(ev)), _block_error(ev, b))",
+                      f"{v}, err = h",
+                      f"if err is not None and not _row_errors(spec, {i}):",
+                      "    return err"]
             raw.append(v)
-        memo = ev.memo
-        key = None
-        if memo is not None:
-            key = tuple(parts)
-            try:
-                hit = memo.get(key, _MISSING)
-            except TypeError:  # an unhashable argument: computed, not remembered
-                hit, key = _MISSING, None
-            if hit is not _MISSING:
-                return hit
-        result = Udf._call(spec, raw)
-        if key is not None and memo is not None and not isinstance(result, list):
-            if len(memo) > MEMO_LIMIT:
-                memo.clear()
-            memo[key] = result
-        return result
+            parts.append(f"(type({v}), {v})")
+            continue
+        code = g.expr(a, row) if inline else f"{g.const(compile_fast(a, row))}(ev)"
+        lines += [f"{v} = {code}",
+                  f"t = type({v})",
+                  "if t is float or t is str:",  # an XlError is a str subclass: not here
+                  f"    p{i} = {v}",
+                  "else:",
+                  f"    x = _arg(ev, spec, {i}, {v})",
+                  "    if type(x) is not tuple:",
+                  "        return x",
+                  f"    {v}, p{i} = x"]
+        raw.append(v)
+        parts.append(f"p{i}")
+    if inline and g.nodes > GENERATED_MAX_NODES:
+        return None, []
+    body = "\n".join("        " + line for line in lines)
+    src = (f"def _factory({', '.join(f'_c{k}' for k in range(len(g.consts)))}):\n"
+           "    def call(ev):\n"
+           f"        spec = ev.functions.get({name})\n"
+           "        if spec is None:\n"
+           "            return _NAME\n"
+           "        _v = ev.values\n"
+           + ("        _blocks = ev.__dict__.get('_block_args')\n"
+              "        if _blocks is None:\n"
+              "            _blocks = ev.__dict__['_block_args'] = {}\n" if blocks else "")
+           + (body + "\n" if body else "")
+           + f"        key = ({name}, {''.join(p + ', ' for p in parts)})\n"
+           "        memo = ev.memo\n"
+           "        if memo is not None:\n"
+           "            try:\n"
+           "                hit = memo.get(key, _MISSING)\n"
+           "            except TypeError:  # an unhashable argument: computed, not remembered\n"
+           "                hit, key = _MISSING, None\n"
+           "            if hit is not _MISSING:\n"
+           "                return hit\n"
+           f"        result = _Udf._call(spec, [{', '.join(raw)}])\n"
+           "        if key is not None and memo is not None and not isinstance(result, list):\n"
+           "            if len(memo) > _MEMO_LIMIT:\n"
+           "                memo.clear()\n"
+           "            memo[key] = result\n"
+           "        return result\n"
+           "    return call\n")
+    return src, g.consts
 
-    return f
+
+def _literal_part(a: Expr) -> Any:
+    """A literal argument's value as the call receives it (:func:`_lit`'s: an int as a float) when it is a float or a
+    plain text, else None (evaluated per call, as any other argument)."""
+    if type(a) is not Lit:
+        return None
+    v = a.value
+    v = float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+    return v if type(v) is float or type(v) is str else None
+
+
+def _arg(ev: Evaluator, spec: Any, i: int, v: Any) -> Any:
+    """One argument of a registry call that is neither a float nor a plain text: ``(value as the function receives
+    it, its part of the memo key)``, or the Excel error that is the call's result (:func:`_udf`'s generated code
+    returns it). The steps of :meth:`Udf.evaluate` for that argument."""
+    if isinstance(v, XlError):
+        return v
+    if isinstance(v, list):
+        known = ev.__dict__.get("column_args")
+        column: list[Any] = v
+        hit = known.get(id(column)) if known is not None else None
+        if hit is column and known is not None:  # an input column kept but not prepared yet: prepared on
+            hit = known[id(column)] = column_arg(column)  # its first registry call
+        if hit is not None and hit[0] is v:  # an input column prepared once per plan (column_arg)
+            if hit[1] is not None and not row_errors(spec, i):
+                return hit[1]
+            return hit[3], hit[2]
+        for x in v:
+            if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
+                return x
+        return [[x] for x in v], (list, tuple(zip(map(type, v), v)))
+    if isinstance(v, tuple):  # a Block: rows of cells
+        err = block_error(ev, v)
+        if err is not None and not row_errors(spec, i):
+            return err
+    return v, (type(v), v)
+
+
+_UDF_FACTORIES: dict[str, Callable[..., Compiled]] = {}
+_UDF_HELPERS: dict[str, Any] = {"_NAME": NAME, "_MISSING": _MISSING, "_MEMO_LIMIT": MEMO_LIMIT, "_Udf": Udf,
+                                "_block_error": block_error, "_row_errors": row_errors, "_arg": _arg}
 
 
 def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[list[Any]]]:
@@ -520,6 +600,8 @@ _HELPERS: dict[str, Any] = {
     **{f"_cmp{i}": _cmp_helper(op) for i, op in enumerate(_COMPARISONS)},
 }
 _CMP_NAMES = {op: f"_cmp{i}" for i, op in enumerate(_COMPARISONS)}
+_PY_OPS = {"=": "==", "<>": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
+"""Python's operator for each comparison, as :data:`~planner.excel.values._COMPARISONS` applies it."""
 _ARITH_NAMES = {"+": "_op_add", "-": "_op_sub", "*": "_op_mul", "/": "_op_div", "&": "_op_cat"}
 _FACTORIES: dict[str, Callable[..., Compiled]] = {}
 GENERATED_MAX_NODES = 400
@@ -552,6 +634,22 @@ class _Gen:
             return f"_v[{self.const(key)}]"
         if t is At:
             return f"_v[{self.const((e.table.sheet, e.table.cell(e.key, e.row_index)))}]"
+        if t is Bin and e.op in _CMP_NAMES and type(e.b) is Lit:
+            # a comparison with a literal (IF($A45="", ...): most of a plan's comparisons): the helper's two common
+            # cases written inline, the helper for the rest (the same steps; the literal has no evaluation of its own)
+            name = _CMP_NAMES[e.op]
+            b = e.b.value
+            b = float(b) if isinstance(b, int) and not isinstance(b, bool) else b
+            a = self.expr(e.a, row)
+            c = self.const(b)
+            self.nodes += 1
+            v = self.temp()
+            if type(b) is str:  # plain text both sides: compared in lower case (an XlError is not a str here)
+                low = self.const(b.lower())
+                return f"(({v}.lower() {_PY_OPS[e.op]} {low}) if type({v} := {a}) is str else {name}({v}, {c}))"
+            if type(b) is float:  # numbers both sides: compared as they are
+                return f"(({v} {_PY_OPS[e.op]} {c}) if type({v} := {a}) is float else {name}({v}, {c}))"
+            return f"{name}({a}, {c})"
         if t is Bin and (e.op in _CMP_NAMES or e.op in _ARITH_NAMES):
             name = _CMP_NAMES.get(e.op) or _ARITH_NAMES[e.op]
             return f"{name}({self.expr(e.a, row)}, {self.expr(e.b, row)})"

@@ -343,6 +343,9 @@ def aggregate(pick: Callable[[list[float]], Any], values: Iterable[Any]) -> Any:
     for v in values:
         if isinstance(v, list):  # ranges: numbers only, text and empty ignored
             for x in v:
+                if type(x) is float:  # the commonest cell: a number (float(x) is x itself)
+                    nums.append(x)
+                    continue
                 if isinstance(x, XlError):
                     return x
                 if isinstance(x, (int, float)) and not isinstance(x, bool):

@@ -38,6 +38,8 @@ def is_error(value: Any) -> bool:
 
 def to_number(value: Any) -> Any:
     """Excel's coercion of an operand to a number (empty is 0); an XlError for text or errors."""
+    if type(value) is float:  # the commonest operand: float(value) is value itself
+        return value
     if isinstance(value, XlError):
         return value
     if value is None:

@@ -435,11 +435,12 @@ def _month(x: float, t: float, rows: tuple, month_number: Any = None, routes: tu
            route_demand: tuple | None = None) -> tuple[fmonth.Month, dict[str, str]]:
     """One month, evaluated once for its fields (the tables are tuples of tuples: hashable), over the backends
     without an error, and the backends with one (name -> message): a backend's own row, or one of its routes'."""
-    items, specs, broken = _backends(rows)
+    all_items, specs, kept_broken = _backends_kept(rows)
+    broken = dict(kept_broken)  # the route table's errors are added below (the kept one stays as read)
     parts, broken_routes = _parts(routes, month_number, x, route_demand)
     for name, error in broken_routes.items():
         broken.setdefault(name, error)
-    items = [b for b in items if b.name.strip().lower() not in broken]
+    items = [b for b in all_items if b.name.strip().lower() not in broken]
     return fmonth.evaluate_month(items, multiplier=x, threshold=t, latency=_latency(specs), routes=parts,
                                  sustainable=_sustainable(specs)), broken
 
@@ -506,7 +507,29 @@ def _route_at(table: tuple) -> dict[str, int]:
 
 @lru_cache(maxsize=64)
 def _plan_backends(table: tuple) -> tuple[fmonth.Backend, ...]:
-    return tuple(_backends(table)[0])
+    return tuple(_backends_kept(table)[0])
+
+
+@lru_cache(maxsize=64)
+def _backends_kept(table: tuple) -> tuple[tuple[fmonth.Backend, ...], dict[str, tuple], dict[str, str]]:
+    """:func:`_backends` of a backend table (a tuple of row tuples, the month caches' key), read once per table: a
+    20-route plan evaluates about 15 months of one table, and each read its 15 rows again. The backends are frozen;
+    callers only read the specs and copy the broken rows before adding to them. 64 tables, as :func:`_route_rows`."""
+    items, specs, broken = _backends(table)
+    return tuple(items), specs, broken
+
+
+@lru_cache(maxsize=1024, typed=True)
+def _fleet_share(table: tuple, index: tuple | None, month_number: int, x: float, backend: str) -> float:
+    """``Σ compute_share · multiple`` over the route rows of fleet ``backend`` (lower case) in the month: the
+    denominator of :func:`FORECAST_ROUTE_MONTH`'s share, the same sum in the same row order, computed once per
+    (route table, demand table, month, multiple, backend) instead of once per route of that backend (a row's bad
+    share raises as before: a raised call is not kept). Keyed on everything it reads; 1,024 entries (a 20-route
+    plan asks about 36)."""
+    rows = _route_rows(table)
+    multiples = _multiples(table, index, month_number, x)
+    return sum((_num(r["compute_share"], 0.0) or 0.0) * multiple for r, multiple in zip(rows, multiples)
+               if not _blank(r["backend"]) and str(r["backend"]).strip().lower() == backend)
 
 
 ROUTE_FIELDS = ("usd",)
@@ -557,8 +580,7 @@ def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_nu
         return sum(float(check_number(k, read_row(mine[k]))) for k in
                    ("input_usd", "cache_read_usd", "cache_write_usd", "output_usd")) * own
     # a fleet's route: its compute share of the month's fleet (routes growing apart move the shares)
-    share = sum((_num(r["compute_share"], 0.0) or 0.0) * multiple for r, multiple in zip(rows, multiples)
-                if not _blank(r["backend"]) and str(r["backend"]).strip().lower() == backend.lower())
+    share = _fleet_share(table, index, m, x, backend.lower())
     if share <= 0:
         return 0.0
     step = month.backend(backend)

@@ -145,6 +145,10 @@ def evaluate_cells(inputs: Mapping[Key, Any], keys: Iterable[Key], functions: Ma
     values = ev.values
     code = compiled_cells()
     out: dict[Key, Any] = {}
+    if keys is code:  # every template cell in the template's order (the fast path's common case): no look-up
+        for key, f in code.items():
+            values[key] = out[key] = f(ev)
+        return out
     for key in keys:
         values[key] = out[key] = code[key](ev)
     return out

@@ -64,6 +64,7 @@ def cells(blocks: Mapping[str, Sequence[Sequence[Any]]]) -> dict[tuple[str, str]
                 raise ArgumentError(name, h, f"a header of the {t.sheet} sheet's table ({t.columns[0].header}, "
                                     f"{t.columns[1].header}, ...)")
             columns.append(c)
+        at = _addresses(t)
         for i, row in enumerate(rows[1 : t.rows + 1]):
             cells_ = dict(zip((c.key for c in columns), row))
             if t is ts.PLAN:  # a setting's value, found by its name
@@ -77,8 +78,22 @@ def cells(blocks: Mapping[str, Sequence[Sequence[Any]]]) -> dict[tuple[str, str]
                 continue
             for key, v in cells_.items():
                 if v is not None:
-                    out[(t.sheet, t.cell(key, i))] = v
+                    out[at[key][i]] = v
     return out
+
+
+_ADDRESSES: dict[str, tuple[ts.Table, dict[str, tuple[tuple[str, str], ...]]]] = {}
+
+
+def _addresses(t: ts.Table) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Each column's ``(sheet, cell)`` addresses by data row, ``t.cell(key, i)`` computed once per process for each
+    of the bars' tables (six, the template's own: :data:`TABLES`) instead of once per plan and cell (a plan's blocks
+    hold about 1,200 cells). Kept by table name with the table held: another table of that name is computed anew."""
+    hit = _ADDRESSES.get(t.name)
+    if hit is None or hit[0] is not t:
+        hit = _ADDRESSES[t.name] = (t, {c.key: tuple((t.sheet, t.cell(c.key, i)) for i in range(t.rows))
+                                        for c in t.columns})
+    return hit[1]
 
 
 def bar_figures(blocks: Mapping[str, Sequence[Sequence[Any]]], *, group: str, factor: float) -> BarFigures:
@@ -133,24 +148,34 @@ class _Lazy(ValueStore):
         return self[key]
 
 
-def _lazy(known: Mapping[tuple[str, str], Any], cone: tuple[tuple[str, str], ...],
+def _lazy(known: Mapping[tuple[str, str], Any], changed: tuple[tuple[str, str], ...] | None,
           fallback: _Lazy | None = None) -> tuple[_Lazy, FastEvaluator]:
-    code = compiled_cells()
+    """An evaluator over ``known`` whose store computes the cone of ``changed`` (:func:`_cone`) on first reads."""
+    cone = _cone(changed)
     values = _Lazy()
     ev = evaluator(known, load_functions(), values=values)
     for k in cone:  # re-evaluated here: not the known value
         values.pop(k, None)
-    values.code = {k: code[k] for k in cone}
+    values.code = _cone_code(changed)
     values.fallback = fallback
     values.ev = ev
     return values, ev
+
+
+@cache
+def _cone_code(changed: tuple[tuple[str, str], ...] | None) -> dict[tuple[str, str], Any]:
+    """The compiled cells of :func:`_cone`'s cone of ``changed`` (a handful per process, as :func:`_cone`: one per
+    input group's column and the whole cone), built once instead of once per bar end; :class:`_Lazy` only reads
+    it."""
+    code = compiled_cells()
+    return {k: code[k] for k in _cone(changed)}
 
 
 @lru_cache(maxsize=8)  # the keys hold a plan's tables: a few plans' worth (a batch's memory stays flat)
 def _base(key: tuple) -> tuple[dict[tuple[str, str], Any], _Lazy]:
     """The plan's cells from its tables, and its own values of the cone, computed as its six bar ends read them."""
     inputs = cells(dict(zip(TABLES, key)))
-    return inputs, _lazy(inputs, _cone(None))[0]
+    return inputs, _lazy(inputs, None)[0]
 
 
 @cache
@@ -168,9 +193,9 @@ def _bar(key: tuple, group: str, factor: float) -> BarFigures:
     scaled = levers.scaled(inputs, g, factor)
     table = {"Routes": ts.ROUTES, "Fleet": ts.FLEET}.get(g.table)
     if table is not None and not g.routes_key:
-        values, ev = _lazy(scaled, _cone(((table.name, g.key),)), base)
+        values, ev = _lazy(scaled, ((table.name, g.key),), base)
     else:
-        values, ev = _lazy(scaled, _cone(None))
+        values, ev = _lazy(scaled, None)
     total = next(expr for _label, k, expr, _fmt in ts.TOTALS if k == "max_util")
     months = [m for i, _name in levers.route_rows(inputs)
               for m in (values.get((ts.RESULTS.sheet, ts.RESULTS.cell("months_to_breach", i))),)
