@@ -321,12 +321,7 @@ def _prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
                 raise Refusal(value.strip())
             continue
         if t is Column:
-            error = value.error
-            if error is _UNSCANNED:
-                error = value.error = next((c.strip() for c in value.cells
-                                            if isinstance(c, str) and c.strip() in _ERRORS), None)
-            if error is not None:
-                raise Refusal(error)
+            _raise_column_error(value)
             continue
         if isinstance(value, tuple) and plan[i][1] == "table":
             read = _table(value)  # a plan's table block, read once per plan (hashable, so checked once)
@@ -390,17 +385,22 @@ def _prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
 _PREPARED: dict[str, tuple[SheetFunction, Any]] = {}
 
 
+def _raise_column_error(col: Column) -> None:
+    """Raise the first Excel error among a column argument's cells as a :class:`Refusal` (scanned once per column:
+    the answer is kept on it)."""
+    error = col.error
+    if error is _UNSCANNED:
+        error = col.error = next((c.strip() for c in col.cells if isinstance(c, str) and c.strip() in _ERRORS), None)
+    if error is not None:
+        raise Refusal(error)
+
+
 def _scan_other(value: Any, table: bool) -> tuple[str | None, list[list[Any]]] | None:
     """:func:`_prepare_args`' error scan of an argument that is not a number, a plain text or empty: raises the
     first Excel error in it as a :class:`Refusal`; returns a table block's read (``table``: a ``table`` argument)
     for its coercion, else None."""
     if type(value) is Column:
-        error = value.error
-        if error is _UNSCANNED:
-            error = value.error = next((c.strip() for c in value.cells
-                                        if isinstance(c, str) and c.strip() in _ERRORS), None)
-        if error is not None:
-            raise Refusal(error)
+        _raise_column_error(value)
         return None
     if table and isinstance(value, tuple):
         read = _table(value)  # a plan's table block, read once per plan (hashable, so checked once)
