@@ -1,4 +1,5 @@
-"""Batch validation over files and folders, with ``--jobs`` worker processes and per-workbook limits.
+"""Batch validation over files and folders, with ``--jobs`` worker processes and per-workbook limits. The worker
+pool (:func:`run_pool`) also runs ``planner recalc --output-dir`` (:mod:`planner.recalc_batch`, task ``recalc``).
 
 Each workbook is validated in a worker process whose address space is capped (``memory_mib`` on top of what the
 worker already uses, ``RLIMIT_AS``) and whose answer must come within ``timeout_s``. A worker that runs over
