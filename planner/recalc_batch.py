@@ -48,12 +48,13 @@ class OutputPathError(PlannerError):
     """The outputs of a batch cannot be placed: two plans would write one file, or an output is an input."""
 
 
-def output_paths(planned: Sequence[str], folders: Sequence[str], out_dir: str | Path) -> list[Path]:
+def output_paths(planned: Sequence[str], *, folders: Sequence[str], out_dir: str | Path) -> list[Path]:
     """Where each plan of ``planned`` (found in the submitted ``folders``, or given by name) is written under
     ``out_dir``: its path relative to the first of ``folders`` that holds it, else its own name. Raises
     :class:`OutputPathError` when two plans would write one file or an output would be one of the plans.
 
-    >>> [str(p) for p in output_paths(["plans/a.xlsx", "plans/q3/b.xlsx", "c.xlsm"], ["plans"], "out")]
+    >>> [str(p) for p in output_paths(["plans/a.xlsx", "plans/q3/b.xlsx", "c.xlsm"], folders=["plans"],
+    ...                               out_dir="out")]
     ['out/a.xlsx', 'out/q3/b.xlsx', 'out/c.xlsm']
     """
     base = Path(out_dir)
@@ -127,7 +128,8 @@ def recalc_paths(paths: Sequence[str], out_dir: str | Path, *, jobs: int = 1, li
     from planner.validate.batch import plan_paths
 
     planned = plan_paths(paths)
-    dsts = output_paths([e.path for e in planned], [p for p in paths if os.path.isdir(p)], out_dir)
+    dsts = output_paths([e.path for e in planned], folders=[p for p in paths if os.path.isdir(p)],
+                        out_dir=out_dir)
     outcomes: list[RecalcOutcome | None] = [None] * len(planned)
 
     def done(i: int, outcome: RecalcOutcome) -> None:

@@ -149,9 +149,9 @@ def test_usage_errors_exit_2(args: tuple[str, ...], message: str) -> None:
 
 
 def test_output_paths() -> None:
-    assert [str(p) for p in output_paths(["p/a.xlsx", "p/q/b.xlsx", "c.xlsm"], ["p"], "o")] == \
+    assert [str(p) for p in output_paths(["p/a.xlsx", "p/q/b.xlsx", "c.xlsm"], folders=["p"], out_dir="o")] == \
         ["o/a.xlsx", "o/q/b.xlsx", "o/c.xlsm"]
     with pytest.raises(OutputPathError, match="would both be written to"):
-        output_paths(["x/a.xlsx", "y/a.xlsx"], [], "o")
+        output_paths(["x/a.xlsx", "y/a.xlsx"], folders=[], out_dir="o")
     with pytest.raises(OutputPathError, match="is one of the plans"):
-        output_paths(["x/a.xlsx"], ["x"], "x")
+        output_paths(["x/a.xlsx"], folders=["x"], out_dir="x")
