@@ -577,14 +577,18 @@ def recalc_cmd(paths: tuple[str, ...], out: str | None, out_dir: str | None, job
     from planner.validate.report import safe_text
 
     limits = Limits(time_limit_s=time_limit)
-    if (out is None) == (out_dir is None):
-        fail("give either -o OUT (one plan) or --output-dir DIR (many plans)")
-        return
-    if out is not None:
+    either = "give either -o OUT (one plan) or --output-dir DIR (many plans)"
+    if out_dir is None:
+        if out is None:
+            fail(either)
+            return
         if len(paths) != 1:
             fail(f"-o OUT takes one plan ({len(paths)} given); use --output-dir DIR for many")
             return
         _recalc_one_cmd(paths[0], out, isolated, limits, full_calc_on_load)
+        return
+    if out is not None:
+        fail(either)
         return
     from planner.recalc_batch import OutputPathError, recalc_paths
 
@@ -592,30 +596,24 @@ def recalc_cmd(paths: tuple[str, ...], out: str | None, out_dir: str | None, job
     if missing:
         fail(f"no such file or folder: {missing[0]}")
         return
-    counts = {"written": 0, "findings": 0, "failed": 0}
-
-    def show(o: Any) -> None:
-        for f in o.findings:
-            click.echo(safe_text(f"{o.path}: {f.code}: {f.message}"))
-        if o.failure is not None:
-            counts["failed"] += 1
-            click.echo(safe_text(f"{o.path}: {o.failure.code}: {o.failure.message} (not written)"))
-            return
-        counts["written"] += 1
-        counts["findings"] += bool(o.findings)
-        click.echo(safe_text(f"{o.dst}: {o.cells} formula cells recomputed, {len(o.findings)} findings"))
-
     try:
-        outcomes = recalc_paths(list(paths), out_dir or ".", jobs=jobs, limits=limits,
-                                full_calc_on_load=full_calc_on_load, isolate=isolated, fork_caller=True)
+        outcomes = recalc_paths(list(paths), out_dir, jobs=jobs, limits=limits, full_calc_on_load=full_calc_on_load,
+                                isolate=isolated, fork_caller=True)
     except (OutputPathError, OSError) as exc:
         fail(str(exc))
         return
     for o in outcomes:  # in path order, whatever order the workers finished in
-        show(o)
-    click.echo(f"{len(outcomes)} plan(s): {counts['written']} written ({counts['findings']} with findings), "
-               f"{counts['failed']} not recomputed")
-    if counts["failed"] or counts["findings"]:
+        for f in o.findings:
+            click.echo(safe_text(f"{o.path}: {f.code}: {f.message}"))
+        if o.failure is not None:
+            click.echo(safe_text(f"{o.path}: {o.failure.code}: {o.failure.message} (not written)"))
+        else:
+            click.echo(safe_text(f"{o.dst}: {o.cells} formula cells recomputed, {len(o.findings)} findings"))
+    failed = sum(o.failure is not None for o in outcomes)
+    with_findings = sum(o.failure is None and bool(o.findings) for o in outcomes)
+    click.echo(f"{len(outcomes)} plan(s): {len(outcomes) - failed} written ({with_findings} with findings), "
+               f"{failed} not recomputed")
+    if not all(o.ok for o in outcomes):
         sys.exit(1)
 
 

@@ -281,12 +281,9 @@ def _limit_report(path: str, note: str) -> Report:
     return Report(path=path, template_version=None, engine="none", findings=(Finding.of("memory-limit", note=note),))
 
 
-TASKS = ("validate", "recalc")
-"""What a worker does with each item it is given: ``validate`` a path (:func:`_validate_one`), or ``recalc`` one
-plan into a temporary output file (:func:`planner.recalc_batch.recalc_one`)."""
-
-
 def _run_one(task: str, item: Any, memo: SheetMemo | None) -> tuple[dict[str, Any], bool]:
+    """A worker's job on one item: ``validate`` a path (:func:`_validate_one`), or ``recalc`` one plan into a
+    temporary output file (:func:`planner.recalc_batch.recalc_one`)."""
     if task == "recalc":
         from planner.recalc_batch import recalc_one
 
