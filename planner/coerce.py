@@ -171,7 +171,10 @@ def coerce_sequence(kind: str, name: str, value: Any, *, row_errors: bool = Fals
         try:
             out.append(coerce_scalar(scalar_kind, name, v))
         except Refusal as refusal:
-            out.append(refusal)
+            # kept without its traceback: the traceback's frames (this one holds ``out``, which holds the refusal)
+            # would make a reference cycle that keeps every frame of the call stack and all they hold (the plan's
+            # view, book and evaluator) alive until the cyclic collector finds them
+            out.append(refusal.with_traceback(None))
     return out
 
 

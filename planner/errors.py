@@ -59,7 +59,10 @@ def read_row(value: Any) -> Any:
         planner.errors.Refusal: kv_budget: got '-91 GiB', expected a positive KV budget
     """
     if isinstance(value, Refusal):
-        raise value
+        # a new refusal of the same message, not the held one: raising that would attach this call's traceback to
+        # it, and the frames would hold the column that holds it (a reference cycle keeping the whole call stack
+        # alive until the cyclic collector runs)
+        raise Refusal(value.message)
     return value
 
 
