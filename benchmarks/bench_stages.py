@@ -32,6 +32,17 @@ CPU time of the process (``time.process_time``), ms per plan::
 
     .venv/bin/python benchmarks/bench_stages.py --dir /tmp/bench-plans-16 --against c4fb838 --check 100 \
         --check-extra --ab-rounds 6 --ab-per 20
+
+``--stage recalc`` compares ``planner.recalc.recalc_file`` instead (read, recompute and write, what ``planner recalc``
+runs for each plan), each side with one :class:`planner.ooxml.SheetMemo` across a round's plans as a worker of
+``planner recalc --output-dir`` keeps one (a new memo each round: its first sightings included), the collector off
+while a plan is timed; ``--check`` then compares each side's values (type and ``repr``), findings and the bytes of
+every zip entry of the file it wrote. With ``--collector-on`` (either stage) the collector runs while a plan is
+timed, as in a batch worker after :func:`~planner.validate.fastpath.settle_gc`: what it costs each side is then in
+the figures, and so is the noise of a collection falling on one side (use more rounds)::
+
+    .venv/bin/python benchmarks/bench_stages.py --dir /tmp/bench-plans-16 --against d9c5f3a --stage recalc \
+        --check 30 --check-extra --ab-rounds 6 --ab-per 10
 """
 
 from __future__ import annotations
@@ -72,6 +83,10 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--ab-rounds", type=int, default=6)
     ap.add_argument("--ab-per", type=int, default=20)
     ap.add_argument("--ab-start", type=int, default=100, help="the first plan of the A/B rounds (after --check's)")
+    ap.add_argument("--collector-on", action="store_true",
+                    help="with --against: the collector left on while timing, as a worker runs (see above)")
+    ap.add_argument("--stage", choices=("evaluate", "recalc"), default="evaluate",
+                    help="with --against: what is compared (above)")
     a = ap.parse_args(argv)
     from bench_validate import emit, generate
 
@@ -173,6 +188,7 @@ def _load_side(root: Path) -> dict[str, Any]:
         del sys.modules[k]
     sys.path.insert(0, str(root))
     try:
+        import planner.recalc  # noqa: F401  (--stage recalc: the side's own)
         import planner.registry
         import planner.validate.checks
         import planner.validate.fastpath
@@ -206,6 +222,18 @@ def _shown(out: Any) -> Any:
     return {k: (type(v).__name__, repr(v)) for k, v in values.items()}, dict(edited)
 
 
+def _recalc_shown(rc: Any, path: Path, out: Path) -> Any:
+    """What ``recalc_file`` gives for ``path``: values (type and ``repr``), findings, and the written file's zip
+    entries (name and bytes)."""
+    import zipfile
+
+    r = rc.recalc_file(path, out)
+    with zipfile.ZipFile(out) as z:
+        entries = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+    return ({k: (type(v).__name__, repr(v)) for k, v in r.values.items()},
+            [(f.code, f.sheet, f.cell, f.message) for f in r.findings], r.engine, entries)
+
+
 def _against(a: argparse.Namespace) -> dict[str, Any]:
     import gc
     import subprocess
@@ -217,10 +245,14 @@ def _against(a: argparse.Namespace) -> dict[str, Any]:
     sides = {"A": _load_side(tmp), "B": _load_side(ROOT)}
     plans = sorted(p for p in a.dir.iterdir() if p.suffix in (".xlsx", ".xlsm"))
 
+    out_dir = Path(tempfile.mkdtemp(prefix="bench-stages-out-"))
+
     def values(name: str, path: Path) -> Any:
         def run(fp: Any, ck: Any) -> Any:
             fp._MEMO.clear()
             try:
+                if a.stage == "recalc":
+                    return _recalc_shown(sys.modules["planner.recalc"], path, out_dir / f"{name}{path.suffix}")
                 return _shown(fp.plan_values(ck.read_book(str(path))))
             except Exception as exc:  # noqa: BLE001  (the same refusal is part of the comparison)
                 return ("error", type(exc).__name__, str(exc))
@@ -242,19 +274,30 @@ def _against(a: argparse.Namespace) -> dict[str, Any]:
     per: dict[str, list[float]] = {"A": [], "B": []}
     for r in range(a.ab_rounds):
         chunk = plans[a.ab_start + r * a.ab_per: a.ab_start + (r + 1) * a.ab_per]
-        books = {name: _run_side(sides[name], lambda fp, ck, chunk=chunk: [ck.read_book(str(p)) for p in chunk])
-                 for name in sides}
+        if a.stage == "recalc":
+            books = {name: _run_side(sides[name], lambda fp, ck: sys.modules["planner.ooxml"].SheetMemo())
+                     for name in sides}
+        else:
+            books = {name: _run_side(sides[name], lambda fp, ck, chunk=chunk: [ck.read_book(str(p)) for p in chunk])
+                     for name in sides}
         total = {"A": 0.0, "B": 0.0}
         for j in range(len(chunk)):
             for name in ("A", "B") if (r + j) % 2 == 0 else ("B", "A"):
-                def timed(fp: Any, ck: Any, name: str = name, j: int = j, books: dict = books) -> float:
+                def timed(fp: Any, ck: Any, name: str = name, j: int = j, books: dict = books,
+                          chunk: list = chunk) -> float:
                     fp._MEMO.clear()
-                    gc.disable()
+                    if not a.collector_on:
+                        gc.disable()
                     c0 = time.process_time()
-                    fp.plan_values(books[name][j])
+                    if a.stage == "recalc":
+                        sys.modules["planner.recalc"].recalc_file(chunk[j], out_dir / f"{name}.xlsm",
+                                                                  memo=books[name])
+                    else:
+                        fp.plan_values(books[name][j])
                     spent = time.process_time() - c0
-                    gc.enable()
-                    gc.collect(1)
+                    if not a.collector_on:
+                        gc.enable()
+                        gc.collect(1)
                     return spent
                 total[name] += _run_side(sides[name], timed)
         for name in per:
