@@ -9,7 +9,10 @@ the plan's input tables with the group scaled (:func:`planner.whatif.levers.scal
 (:func:`planner.template.cone_cells`: Results, the route profiles, the Forecast route table's columns that
 BACKEND_MONTHS_TO_BREACH reads, its declared ``Arg.reads``; the Options, Forecast and What-if sheets are not read),
 with the Specs as the plan computed them (no fleet changes), and of those only what the targets read (each cell is
-computed on its first read: a branch an IF does not take is never computed). A cell that calls
+computed on its first read: a branch an IF does not take is never computed). A bar end that scales one column starts
+from the plan's own values (the base: computed once per plan, as its bar ends read them) and computes again only the
+cells that read that column; its store starts as a copy of the base's store, so the base's cells it reads are found
+without a call each. A cell that calls
 :func:`bar_figures` therefore shows what the whole plan re-evaluated shows (tests/test_whatif.py checks it against
 :func:`planner.template.evaluate_plan`). Pure.
 """
@@ -120,7 +123,8 @@ def _frozen(rows: Sequence[Sequence[Any]] | None) -> tuple | None:
 
 class _Lazy(ValueStore):
     """Cell values computed when a formula first reads them: a cell of ``code`` is evaluated (by ``ev``) on its
-    first read and kept; any other cell absent here is ``fallback``'s (the plan's own values), else blank. Reading
+    first read and kept; any other cell absent here is ``fallback``'s (the plan's own values: a cell the base had
+    not read when this store was copied from it, :func:`_end`), else blank. Reading
     on demand, a bar end computes only what its targets read: a provider route's fleet columns, a blank row's cells
     and the shares of a backend whose routes grow alike are never computed (an IF's branch not taken, a function's
     argument it does not read). Every computed cell is complete when read (its own precedents are read first), so
