@@ -302,7 +302,11 @@ def scaled(inputs: Inputs, g: InputGroup, factor: float) -> dict[tuple[str, str]
 
 def scaled_cells(inputs: Inputs, g: InputGroup, factor: float) -> dict[tuple[str, str], Any]:
     """Only the cells :func:`scaled` changes: ``{cell: new value}`` (``scaled(inputs, g, factor)`` is ``inputs``
-    updated with them)."""
+    updated with them; a bar end writes only these over the plan's own cells, :mod:`planner.whatif.bars`).
+
+    >>> scaled_cells({("Routes", "A4"): "chat", ("Routes", "D4"): 1000.0}, group("input_tokens"), 0.8)
+    {('Routes', 'D4'): 800.0}
+    """
     def in_use(t: ts.Table, key: str) -> list[tuple[int, tuple[str, str]]]:
         return [(i, (t.sheet, t.cell(key, i))) for i in range(t.rows)
                 if isinstance(inputs.get((t.sheet, t.cell("name", i))), str)
