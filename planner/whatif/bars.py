@@ -9,7 +9,10 @@ the plan's input tables with the group scaled (:func:`planner.whatif.levers.scal
 (:func:`planner.template.cone_cells`: Results, the route profiles, the Forecast route table's columns that
 BACKEND_MONTHS_TO_BREACH reads, its declared ``Arg.reads``; the Options, Forecast and What-if sheets are not read),
 with the Specs as the plan computed them (no fleet changes), and of those only what the targets read (each cell is
-computed on its first read: a branch an IF does not take is never computed). A cell that calls
+computed on its first read: a branch an IF does not take is never computed). A bar end that scales one column starts
+from the plan's own values (the base: computed once per plan, as its bar ends read them) and computes again only the
+cells that read that column; its store starts as a copy of the base's store, so the base's cells it reads are found
+without a call each. A cell that calls
 :func:`bar_figures` therefore shows what the whole plan re-evaluated shows (tests/test_whatif.py checks it against
 :func:`planner.template.evaluate_plan`). Pure.
 """
@@ -26,7 +29,7 @@ from planner.decision import MONTHS_NEVER
 from planner.errors import ArgumentError
 from planner.excel.expr import ValueStore
 from planner.registry import load as load_functions
-from planner.template.fast import FastEvaluator, compiled_cells, evaluator
+from planner.template.fast import MEMO, FastEvaluator, compiled_cells, evaluator
 from planner.template.sensitivity import BAR_TABLES
 from planner.whatif import levers
 
@@ -120,7 +123,8 @@ def _frozen(rows: Sequence[Sequence[Any]] | None) -> tuple | None:
 
 class _Lazy(ValueStore):
     """Cell values computed when a formula first reads them: a cell of ``code`` is evaluated (by ``ev``) on its
-    first read and kept; any other cell absent here is ``fallback``'s (the plan's own values), else blank. Reading
+    first read and kept; any other cell absent here is ``fallback``'s (the plan's own values: a cell the base had
+    not read when this store was copied from it, :func:`_end`), else blank. Reading
     on demand, a bar end computes only what its targets read: a provider route's fleet columns, a blank row's cells
     and the shares of a backend whose routes grow alike are never computed (an IF's branch not taken, a function's
     argument it does not read). Every computed cell is complete when read (its own precedents are read first), so
@@ -148,16 +152,23 @@ class _Lazy(ValueStore):
         return self[key]
 
 
-def _lazy(known: Mapping[tuple[str, str], Any], changed: tuple[tuple[str, str], ...] | None,
-          fallback: _Lazy | None = None) -> tuple[_Lazy, FastEvaluator]:
-    """An evaluator over ``known`` whose store computes the cone of ``changed`` (:func:`_cone`) on first reads."""
-    cone = _cone(changed)
-    values = _Lazy()
-    ev = evaluator(known, load_functions(), values=values)
-    for k in cone:  # re-evaluated here: not the known value
-        values.pop(k, None)
+def _end(base: _Lazy, edits: Mapping[tuple[str, str], Any],
+         changed: tuple[tuple[str, str], ...] | None) -> tuple[_Lazy, FastEvaluator]:
+    """A bar end's store and evaluator: the base's store as it is now (a copy made in C: the fixed cells, the plan's
+    inputs, every cell of the base's cone computed so far and every blank read so far) without the cone of
+    ``changed`` (:func:`_cone`: computed again on first reads), with the scaled cells ``edits``; a cell the base
+    has not read yet is read from the base on first read (:class:`_Lazy`'s fallback). The values are those of the
+    plan's inputs with ``edits`` evaluated in full: a cell outside the cone of ``changed`` does not depend on
+    it."""
+    values = _Lazy(base)
+    pop = values.pop
+    for k in _cone(changed):  # re-evaluated here: not the base's value
+        pop(k, None)
+    values.update(edits)
     values.code = _cone_code(changed)
-    values.fallback = fallback
+    values.fallback = base
+    ev = FastEvaluator({}, load_functions(), memo=MEMO)
+    ev.values = values  # (the base class would copy it)
     values.ev = ev
     return values, ev
 
@@ -175,7 +186,14 @@ def _cone_code(changed: tuple[tuple[str, str], ...] | None) -> dict[tuple[str, s
 def _base(key: tuple) -> tuple[dict[tuple[str, str], Any], _Lazy]:
     """The plan's cells from its tables, and its own values of the cone, computed as its six bar ends read them."""
     inputs = cells(dict(zip(TABLES, key)))
-    return inputs, _lazy(inputs, None)[0]
+    values = _Lazy()
+    ev = evaluator(inputs, load_functions(), values=values)
+    for k in _cone(None):  # computed: not a value the tables gave
+        values.pop(k, None)
+    values.code = _cone_code(None)
+    values.fallback = None
+    values.ev = ev
+    return inputs, values
 
 
 @cache
@@ -190,12 +208,9 @@ def _bar(key: tuple, group: str, factor: float) -> BarFigures:
     do not depend on it); a Plan setting re-evaluates the whole cone."""
     inputs, base = _base(key)
     g = levers.group(group)
-    scaled = levers.scaled(inputs, g, factor)
+    edits = levers.scaled_cells(inputs, g, factor)
     table = {"Routes": ts.ROUTES, "Fleet": ts.FLEET}.get(g.table)
-    if table is not None and not g.routes_key:
-        values, ev = _lazy(scaled, ((table.name, g.key),), base)
-    else:
-        values, ev = _lazy(scaled, None)
+    values, ev = _end(base, edits, ((table.name, g.key),) if table is not None and not g.routes_key else None)
     total = next(expr for _label, k, expr, _fmt in ts.TOTALS if k == "max_util")
     months = [m for i, _name in levers.route_rows(inputs)
               for m in (values.get((ts.RESULTS.sheet, ts.RESULTS.cell("months_to_breach", i))),)

@@ -297,6 +297,16 @@ def scaled(inputs: Inputs, g: InputGroup, factor: float) -> dict[tuple[str, str]
     """``inputs`` with every cell of group ``g`` multiplied by ``factor`` (capped at ``g.ceiling``; a route's hit
     rate also at ``1 - max(writes, 1) / input``: its cache writes fill the rest and the last prompt token is always
     computed; a rate already above it stays). Blank or text cells stay."""
+    return _edited(inputs, scaled_cells(inputs, g, factor))
+
+
+def scaled_cells(inputs: Inputs, g: InputGroup, factor: float) -> dict[tuple[str, str], Any]:
+    """Only the cells :func:`scaled` changes: ``{cell: new value}`` (``scaled(inputs, g, factor)`` is ``inputs``
+    updated with them; a bar end writes only these over the plan's own cells, :mod:`planner.whatif.bars`).
+
+    >>> scaled_cells({("Routes", "A4"): "chat", ("Routes", "D4"): 1000.0}, group("input_tokens"), 0.8)
+    {('Routes', 'D4'): 800.0}
+    """
     def in_use(t: ts.Table, key: str) -> list[tuple[int, tuple[str, str]]]:
         return [(i, (t.sheet, t.cell(key, i))) for i in range(t.rows)
                 if isinstance(inputs.get((t.sheet, t.cell("name", i))), str)
@@ -319,7 +329,7 @@ def scaled(inputs: Inputs, g: InputGroup, factor: float) -> dict[tuple[str, str]
         if g.key == "cache_hit_rate":  # the last prompt token is always computed: below 1 (the serving model refuses 1)
             new = min(new, max(v, _tornado_hit_ceiling(inputs, row)))
         edits[addr] = new
-    return _edited(inputs, edits)
+    return edits
 
 
 def cell_path(inputs: Inputs, path: str) -> tuple[str, str]:
