@@ -112,3 +112,47 @@ def test_a_recomputed_plan_with_a_row_error_is_freed_without_the_collector(tmp_p
         assert view() is None, "the plan's view outlived its result: a reference cycle holds it"
     finally:
         gc.enable()
+
+
+def test_a_bar_end_and_its_store_go_when_it_returns() -> None:
+    """A bar end's store and evaluator referred to each other (the store computes cells with the evaluator, whose
+    ``values`` it is): each end was a cycle of a few thousand cells left to the collector. The store now holds its
+    evaluator weakly; the end (and the base, when the cache drops it) goes by reference counting alone."""
+    from planner import template as ts
+    from planner.template import sensitivity
+    from planner.whatif import bars, levers
+
+    inputs = scenario_inputs(parse_scenario(tomllib.loads(PLAN.replace("cache_write_tokens = 1500", ""))))
+    blocks = {name: _block(inputs, t) for name, t in sensitivity.BAR_TABLES}
+    key = tuple(bars._frozen(blocks.get(name)) for name in bars.TABLES)
+    gc.collect()
+    gc.disable()
+    try:
+        got = bars._base.__wrapped__(key)  # (inputs, store, evaluator): the evaluator held while it computes
+        inputs_, base = got[0], got[1]
+        base_ev = got[2] if len(got) > 2 else base.ev  # (before the fix the store held it, strongly)
+        del got
+        g = levers.group("input_tokens")
+        values, ev = bars._end(base, levers.scaled_cells(inputs_, g, 0.8), ((ts.ROUTES.name, g.key),))
+        util = values[(ts.RESULTS.sheet, ts.RESULTS.cell("max_util", 0))]  # computed through the store
+        assert isinstance(util, float)
+        # (a store, a dict, cannot be referred to weakly: a marker object held by each stands for it)
+        marks = [_Mark(), _Mark()]
+        values[("bar-test", "mark")], base[("bar-test", "mark")] = marks
+        gone = [weakref.ref(x) for x in (ev, base_ev, *marks)]
+        del values, ev, base, base_ev, inputs_, marks
+        assert [r() for r in gone] == [None] * 4, "a bar end's store or evaluator outlived it: a reference cycle"
+    finally:
+        gc.enable()
+
+
+def _block(inputs: dict, t) -> list[list]:  # type: ignore[no-untyped-def]
+    """A bar table as SENSITIVITY_BAR receives it: the header row, then the data rows (``inputs`` by cell)."""
+    rows = [[c.header for c in t.columns]]
+    for i in range(t.rows):
+        rows.append([inputs.get((t.sheet, t.cell(c.key, i))) for c in t.columns])
+    return rows
+
+
+class _Mark:
+    """An object a store holds, referable weakly."""

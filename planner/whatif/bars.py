@@ -19,6 +19,7 @@ without a call each. A cell that calls
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -133,13 +134,16 @@ class _Lazy(ValueStore):
 
     __slots__ = ("code", "ev", "fallback")
     code: dict[tuple[str, str], Any]
-    ev: FastEvaluator
+    ev: weakref.ReferenceType[FastEvaluator]
+    """The evaluator whose ``values`` this store is, held weakly: a strong reference both ways would make every
+    store a reference cycle (a plan's bar ends, each a dictionary of a few thousand cells, then waited for the
+    cyclic collector instead of going when their bar end returns). Whoever uses the store holds the evaluator."""
     fallback: _Lazy | None
 
     def __missing__(self, key: Any) -> Any:
         f = self.code.get(key)
         if f is not None:
-            v = self[key] = f(self.ev)
+            v = self[key] = f(self.ev())
             return v
         # a cell outside the cone: the plan's own value (or blank), which no later read changes; kept, so the next
         # read of it (a row's route name, its backend kind: every cell of the row reads them) is found in C
@@ -169,7 +173,7 @@ def _end(base: _Lazy, edits: Mapping[tuple[str, str], Any],
     values.fallback = base
     ev = FastEvaluator({}, load_functions(), memo=MEMO)
     ev.values = values  # (the base class would copy it)
-    values.ev = ev
+    values.ev = weakref.ref(ev)
     return values, ev
 
 
@@ -183,8 +187,9 @@ def _cone_code(changed: tuple[tuple[str, str], ...] | None) -> dict[tuple[str, s
 
 
 @lru_cache(maxsize=8)  # the keys hold a plan's tables: a few plans' worth (a batch's memory stays flat)
-def _base(key: tuple) -> tuple[dict[tuple[str, str], Any], _Lazy]:
-    """The plan's cells from its tables, and its own values of the cone, computed as its six bar ends read them."""
+def _base(key: tuple) -> tuple[dict[tuple[str, str], Any], _Lazy, FastEvaluator]:
+    """The plan's cells from its tables, and its own values of the cone, computed as its six bar ends read them
+    (with the evaluator that computes them, which the store holds weakly)."""
     inputs = cells(dict(zip(TABLES, key)))
     values = _Lazy()
     ev = evaluator(inputs, load_functions(), values=values)
@@ -192,8 +197,8 @@ def _base(key: tuple) -> tuple[dict[tuple[str, str], Any], _Lazy]:
         values.pop(k, None)
     values.code = _cone_code(None)
     values.fallback = None
-    values.ev = ev
-    return inputs, values
+    values.ev = weakref.ref(ev)
+    return inputs, values, ev
 
 
 @cache
@@ -206,7 +211,7 @@ def _bar(key: tuple, group: str, factor: float) -> BarFigures:
     """One bar end, evaluated once for both of its cells (utilization and breach). A group that scales a column of
     an input table re-evaluates only the cells of the cone that read it (the rest are the plan's own values, which
     do not depend on it); a Plan setting re-evaluates the whole cone."""
-    inputs, base = _base(key)
+    inputs, base, _base_ev = _base(key)  # the base's evaluator held while its store computes cells
     g = levers.group(group)
     edits = levers.scaled_cells(inputs, g, factor)
     table = {"Routes": ts.ROUTES, "Fleet": ts.FLEET}.get(g.table)
