@@ -270,7 +270,7 @@ def _against(a: argparse.Namespace) -> dict[str, Any]:
         print(f"check: {len(todo)} workbooks, {len(differ)} differ", flush=True)
     gc.collect()
     gc.freeze()
-    gc.set_threshold(10_000, 10, 10)
+    gc.set_threshold(*sides["B"]["mods"]["planner.validate.fastpath"].GC_THRESHOLD)  # as a worker of this tree
     per: dict[str, list[float]] = {"A": [], "B": []}
     for r in range(a.ab_rounds):
         chunk = plans[a.ab_start + r * a.ab_per: a.ab_start + (r + 1) * a.ab_per]
