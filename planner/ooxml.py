@@ -938,6 +938,22 @@ class SheetMemo:
         self._entries.move_to_end(key)
         return got[0]
 
+    def take(self, key: tuple[Any, ...]) -> Any:
+        """Take the entry ``key`` out (its bytes no longer counted): its value, or None. A caller that changes a
+        kept value takes it first and keeps it again after (:meth:`keep`), so that nothing half-changed stays."""
+        got = self._entries.pop(key, None)
+        if got is None:
+            return None
+        self.bytes -= got[1]
+        return got[0]
+
+    def keep(self, key: tuple[Any, ...], value: Any, *, size: int) -> None:
+        """Keep ``value`` under ``key`` (a tuple whose first item names the kind of entry: ``"flat"`` is
+        :func:`planner.validate.checks.book_from_view`'s), counted as ``size`` bytes, the caller's upper bound of
+        what it keeps alive; the least recently used entries go first, and a value above the budget alone is not
+        kept."""
+        self._keep(key, value, size)
+
     def remember_part(self, key: tuple[Any, ...], value: dict[str, tuple[str, str]] | TableView) -> None:
         """Keep what a relationships or table part gave: counted as the key's strings and bytes, the value's
         strings and containers, and 200 bytes."""
@@ -1020,6 +1036,7 @@ def _skeleton(parts: list[str], found: tuple[dict[str, CellView], int, int], n_t
 _VIEW_BYTES = sys.getsizeof(_cell_view("A1", None, "n", None, None, None)) + sys.getsizeof(
     _cell_view("A1", None, "n", None, None, None).__dict__)
 """A cell view's object and attribute dictionary (its strings and value apart)."""
+VIEW_BYTES = _VIEW_BYTES
 
 
 def _keep_views(skeleton: _Skeleton, texts: list[str], cells: dict[str, CellView]) -> None:

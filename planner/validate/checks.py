@@ -9,14 +9,26 @@ cell in Python and compare with the cached values, and the policy checks on the 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress
+from operator import is_not
 from typing import Any
 
 from planner import template as ts
 from planner.excel.values import XlError
 from planner.formula_scan import scan, strip_strings
-from planner.ooxml import Limits, SheetMemo, WorkbookError, WorkbookView, open_package, read_workbook
+from planner.ooxml import (
+    VIEW_BYTES,
+    CellView,
+    Limits,
+    SheetMemo,
+    WorkbookError,
+    WorkbookView,
+    open_package,
+    read_workbook,
+)
 from planner.template.layout import FLAGS
 from planner.validate.findings import STALE_ABS_TOL, STALE_REL_TOL
 from planner.validate.report import Finding, Report, sort_findings
@@ -56,32 +68,177 @@ class Book:
     formulas: dict[tuple[str, str], str]
 
 
-def book_from_view(view: WorkbookView) -> Book:
-    """Flatten ``view``: numbers as float; a text formula or inline string without a cached value reads as ``""``."""
+def book_from_view(view: WorkbookView, *, memo: SheetMemo | None = None) -> Book:
+    """Flatten ``view``: numbers as float; a text formula or inline string without a cached value reads as ``""``.
+
+    ``memo``: the caller's :class:`~planner.ooxml.SheetMemo` (the one its reads go through): the last book's
+    flattening is kept there with the cell views it came from (:class:`_Flat`), and a book whose sheets have the same
+    names and references takes its entries for every cell whose view is *the same object* as then (a frozen view,
+    held by the entry so that its identity cannot be reused: the same cell, the same entry; a reader with the memo
+    gives a cell whose texts did not change the view it gave before), flattening only the others
+    (:func:`_flat_kept`). The same book, in the same order, in dictionaries of its own.
+
+    Worked example: sheet ``Plan`` with ``A1 = 5`` (an int) and ``B1`` holding the formula ``A1*2`` with cached
+    value ``10`` gives ``values == {("Plan", "A1"): 5.0, ("Plan", "B1"): 10.0}`` and
+    ``formulas == {("Plan", "B1"): "=A1*2"}``.
+    """
+    if memo is not None:
+        flat = _flat_kept(view, memo)
+        return Book(view=view, values=flat.values.copy(), formulas=flat.formulas.copy())
     values: dict[tuple[str, str], Any] = {}
     formulas: dict[tuple[str, str], str] = {}
     for sheet in view.sheets:
-        name = sheet.name
-        for ref, c in sheet.cells.items():
-            v = c.value
-            if c.formula is not None:
-                formulas[(name, ref)] = "=" + c.formula
-                if v is None and c.type == "str":
-                    v = ""
-            if v is None:
-                if c.type != "inlineStr":
-                    continue
-                v = ""
-            elif type(v) is int:
-                v = float(v)
-            values[(name, ref)] = v
+        _flatten(sheet.name, sheet.cells, values, formulas)
     return Book(view=view, values=values, formulas=formulas)
+
+
+def _flatten(name: str, cells: dict[str, CellView], values: dict[tuple[str, str], Any],
+             formulas: dict[tuple[str, str], str]) -> None:
+    """The cells of sheet ``name`` flattened into ``values`` and ``formulas`` (:func:`book_from_view`)."""
+    for ref, c in cells.items():
+        v = c.value
+        if c.formula is not None:
+            formulas[(name, ref)] = "=" + c.formula
+            if v is None and c.type == "str":
+                v = ""
+        if v is None:
+            if c.type != "inlineStr":
+                continue
+            v = ""
+        elif type(v) is int:
+            v = float(v)
+        values[(name, ref)] = v
+
+
+@dataclass(slots=True, eq=False)
+class _Flat:
+    """A book's flattening kept in a :class:`~planner.ooxml.SheetMemo` (:func:`_flat_kept`): its sheets' names, for
+    each sheet its cells' references and views in order, the flattened ``values`` and ``formulas`` of those views
+    (never handed out: :func:`book_from_view` gives copies), and ``bytes``, what the entry is counted as
+    (:func:`_flat_bytes`)."""
+
+    names: list[str]
+    refs: list[list[str]]
+    views: list[list[CellView]]
+    values: dict[tuple[str, str], Any]
+    formulas: dict[tuple[str, str], str]
+    bytes: int = 0
+
+
+_FLAT_KEY = ("flat",)
+"""The :class:`~planner.ooxml.SheetMemo` key of the last book's :class:`_Flat` (one a memo)."""
+
+_FLAT_CELL_BYTES = 2 * sys.getsizeof(("Plan", "A1")) + sys.getsizeof(1.0) + VIEW_BYTES
+"""Per cell of a :class:`_Flat`, beyond its strings and value: its view's object and attribute dictionary, the
+``(sheet, ref)`` key of each dictionary, and a number converted from an int."""
+
+
+def _cell_bytes(c: CellView) -> int:
+    """What a cell's view holds of its own in a :class:`_Flat`, by :func:`sys.getsizeof`: its value (a number, a
+    boolean or None as :data:`_NUMBER_BYTES`, the most a cell's number takes), its formula twice (the view's text and
+    the ``=`` text of ``formulas``) and its array range."""
+    d = c.__dict__
+    x, f, a = d["value"], d["formula"], d["array_ref"]
+    size = sys.getsizeof
+    return ((_NUMBER_BYTES if x is None or type(x) in _NUMBERS else size(x))
+            + (2 * size(f) + 1 if f is not None else 0) + (size(a) if a is not None else 0))
+
+
+_NUMBERS = frozenset({int, float, bool})
+_NUMBER_BYTES = sys.getsizeof(int(1.7976931348623157e308))
+"""The largest number a cell's value can be (:func:`planner.ooxml._convert`: an int only from a float's value):
+164 bytes."""
+
+
+def _flat_bytes(flat: _Flat) -> int:
+    """An upper bound of what ``flat`` keeps alive, by :func:`sys.getsizeof`: its lists and two dictionaries, 200
+    bytes, and per cell its reference, :data:`_FLAT_CELL_BYTES` and :func:`_cell_bytes` (a view a skeleton of the
+    memo holds too is counted at each). Worked example: a template plan (12,288 cells) counts about 7 MB."""
+    size = sys.getsizeof
+    n = size(flat.names) + size(flat.refs) + size(flat.views) + size(flat.values) + size(flat.formulas) + 200
+    for refs, views in zip(flat.refs, flat.views):
+        n += (size(refs) + size(views) + len(views) * _FLAT_CELL_BYTES + sum(map(size, refs))
+              + sum(map(_cell_bytes, views)))
+    return n
+
+
+
+def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
+    """The flattening of ``view`` (:func:`_flatten` of each sheet), from the one kept in ``memo`` when the sheets
+    have the same names and references, in the same order: the cells whose view is the same object as then keep
+    their entries, the others are flattened anew into them. A changed cell that would enter or leave ``values`` or
+    ``formulas`` (a cached value that became empty, a formula that came or went) would move entries in the
+    dictionaries' order: the book is then flattened anew, as is a book of other sheets or references. The entry is
+    taken out of the memo while it changes and kept again after (nothing half-changed stays there if this is
+    interrupted); its count (:func:`_flat_bytes`) moves by the changed cells' :func:`_cell_bytes`."""
+    names = [s.name for s in view.sheets]
+    refs = [list(s.cells) for s in view.sheets]
+    views = [list(s.cells.values()) for s in view.sheets]
+    kept: _Flat | None = memo.take(_FLAT_KEY)
+    if kept is not None and kept.names == names and kept.refs == refs:
+        values, formulas = kept.values, kept.formulas
+        new_values: list[tuple[tuple[str, str], Any]] = []
+        new_formulas: list[tuple[tuple[str, str], str]] = []
+        delta = 0
+        for name, sheet_refs, now, old in zip(names, refs, views, kept.views):
+            changed = list(compress(range(len(now)), map(is_not, now, old)))
+            if not changed:
+                continue
+            for i in changed:
+                c, o = now[i], old[i]
+                v = c.value
+                if type(v) is float and type(o.value) is float and c.formula is o.formula \
+                        and c.array_ref is o.array_ref:
+                    # the common change (a new cached number, the same formula): in values before and after, and
+                    # counted as before (:func:`_cell_bytes`)
+                    new_values.append(((name, sheet_refs[i]), v))
+                    continue
+                delta += _cell_bytes(c) - _cell_bytes(o)
+                f = c.formula
+                of = o.formula
+                if f is not of and f != of:
+                    if (f is None) != (of is None):
+                        break  # the cell enters or leaves formulas
+                    if f is not None:
+                        new_formulas.append(((name, sheet_refs[i]), "=" + f))
+                if f is not None and v is None and c.type == "str":
+                    v = ""
+                if v is None:
+                    if c.type != "inlineStr":
+                        if (name, sheet_refs[i]) in values:
+                            break
+                        continue
+                    v = ""
+                elif type(v) is int:
+                    v = float(v)
+                k = (name, sheet_refs[i])
+                if k not in values:
+                    break
+                new_values.append((k, v))
+            else:
+                continue
+            break  # a cell entered or left a dictionary
+        else:  # every changed cell keeps its place: the same keys in the same order, new entries
+            values.update(new_values)
+            formulas.update(new_formulas)
+            kept.views = views
+            kept.bytes += delta
+            memo.keep(_FLAT_KEY, kept, size=kept.bytes)
+            return kept
+    values = {}
+    formulas = {}
+    for sheet in view.sheets:
+        _flatten(sheet.name, sheet.cells, values, formulas)
+    flat = _Flat(names=names, refs=refs, views=views, values=values, formulas=formulas)
+    flat.bytes = _flat_bytes(flat)
+    memo.keep(_FLAT_KEY, flat, size=flat.bytes)
+    return flat
 
 
 def read_book(path: str, *, memo: SheetMemo | None = None) -> Book:
     """Read ``path`` with :func:`planner.ooxml.read_workbook` (raises :class:`~planner.ooxml.WorkbookError`);
     ``memo``: the caller's :class:`~planner.ooxml.SheetMemo` across the plans it reads (the same book, sooner)."""
-    return book_from_view(read_workbook(path, READ_LIMITS, memo=memo))
+    return book_from_view(read_workbook(path, READ_LIMITS, memo=memo), memo=memo)
 
 
 def _balanced(text: str) -> bool:
