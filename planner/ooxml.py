@@ -905,7 +905,7 @@ class SheetMemo:
             self.hits += 1
             skeleton = got[0]
             before = skeleton.reuse_bytes
-            out = _cells_from_skeleton(skeleton, texts, strings, limits)
+            out = _cells_from_skeleton(skeleton, texts, strings, limits, all_ascii=region.isascii())
             if skeleton.last_texts is None:  # refused half-way: its views are of no one sighting, and not counted
                 skeleton.last_views.clear()
                 skeleton.reuse_bytes = 0
@@ -918,7 +918,7 @@ class SheetMemo:
             n_tags = region.count("<v>") + region.count("<t>") + region.count('<t xml:space="preserve">')
             skeleton = _skeleton(parts, found, n_tags)
             if skeleton is not None:
-                _keep_views(skeleton, texts, found[0])
+                _keep_views(skeleton, texts, found[0], all_ascii=region.isascii())
                 self._keep(key, skeleton, self.entry_bytes(key[1], skeleton))
         return found
 
@@ -1049,27 +1049,34 @@ _VIEW_BYTES = sys.getsizeof(_cell_view("A1", None, "n", None, None, None)) + sys
 VIEW_BYTES = _VIEW_BYTES
 
 
-def _keep_views(skeleton: _Skeleton, texts: list[str], cells: dict[str, CellView]) -> None:
+def _keep_views(skeleton: _Skeleton, texts: list[str], cells: dict[str, CellView], *, all_ascii: bool = False) -> None:
     """Keep ``texts`` and the views of ``cells`` built from them (every slotted cell but shared strings) for the
     next sighting (:func:`_cells_from_skeleton`)."""
     skeleton.last_views = {ref: cells[ref] for ref, t, *_rest in skeleton.slotted if t != "s"}
-    _kept(skeleton, texts)
+    _kept(skeleton, texts, all_ascii=all_ascii)
 
 
-def _kept(skeleton: _Skeleton, texts: list[str]) -> None:
-    """``texts`` are the last sighting's, and ``last_views`` the views built from them: what they hold, counted
-    as the texts list and each text, the views dictionary, and per view its object and attribute dictionary, 200
-    bytes, and twice its texts (its value is a number of at most 164 bytes, a boolean, None, or a text or error no
-    longer than its text: 117 bytes for ``#N/A``). Worked example: a template plan's 10,492 slotted cells hold
+_ASCII_STR_BYTES = sys.getsizeof("")
+"""A str of ASCII characters takes this many bytes and one per character (:func:`sys.getsizeof`)."""
+
+
+def _kept(skeleton: _Skeleton, texts: list[str], *, all_ascii: bool = False) -> None:
+    """``texts`` are the last sighting's (``all_ascii``: all of them ASCII, e.g. cut from an ASCII region), and
+    ``last_views`` the views built from them: what they hold, counted as the texts list and each text, the views
+    dictionary, and per view its object and attribute dictionary, 200 bytes, and twice its texts (its value is a
+    number of at most 164 bytes, a boolean, None, or a text or error no longer than its text: 117 bytes for
+    ``#N/A``). Worked example: a template plan's 10,492 slotted cells hold
     7.9 MB by this count."""
     size = sys.getsizeof
     views = skeleton.last_views
     skeleton.last_texts = texts
-    skeleton.reuse_bytes = size(texts) + 3 * sum(map(size, texts)) + size(views) + len(views) * (_VIEW_BYTES + 200)
+    # an ASCII text of n characters takes _ASCII_STR_BYTES + n bytes: the same sum as the sizes', without a call each
+    texts_bytes = _ASCII_STR_BYTES * len(texts) + sum(map(len, texts)) if all_ascii else sum(map(size, texts))
+    skeleton.reuse_bytes = size(texts) + 3 * texts_bytes + size(views) + len(views) * (_VIEW_BYTES + 200)
 
 
 def _cells_from_skeleton(
-    skeleton: _Skeleton, texts: list[str], strings: list[str], limits: Limits
+    skeleton: _Skeleton, texts: list[str], strings: list[str], limits: Limits, *, all_ascii: bool = False
 ) -> tuple[dict[str, CellView], int, int] | None:
     """:func:`_cells_by_search` of a region with this skeleton and these slot ``texts``: each value converted as
     there (each branch below is one of its own, in its order), None where it returns None (a value or inline text
@@ -1089,7 +1096,7 @@ def _cells_from_skeleton(
     if last is not None and len(last) == len(texts):
         cells.update(views)  # every cell but shared strings as last time (the keys are there: the order is base's)
         slot_cell = skeleton.slot_cell
-        todo = {slot_cell[k] for k in compress(range(len(texts)), map(str.__ne__, texts, last))}
+        todo = set(compress(slot_cell, map(str.__ne__, texts, last)))  # the cells of the slots whose text changed
         todo.update(skeleton.shared_strings)
     else:
         todo = range(len(slotted))
@@ -1135,7 +1142,7 @@ def _cells_from_skeleton(
         d["formula_kind"] = kind
         if t != "s":
             views[ref] = c
-    _kept(skeleton, texts)
+    _kept(skeleton, texts, all_ascii=all_ascii)
     return cells, skeleton.max_row, skeleton.max_col  # type: ignore[return-value]
 
 
