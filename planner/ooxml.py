@@ -868,6 +868,8 @@ class SheetMemo:
         self.bytes = 0
         self.hits = self.misses = 0
         self._entries: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
+        self._missed: set[str] = set()
+        """Names of parts whose skeleton was missed once (:meth:`cells`): at most 256, of at most 200 characters."""
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -892,35 +894,112 @@ class SheetMemo:
             self.bytes -= n
 
     def cells(
-        self, region: str, *, strings: list[str], limits: Limits
+        self, region: str, *, strings: list[str], limits: Limits, part: str = ""
     ) -> tuple[dict[str, CellView], int, int] | None:
-        """:func:`_cells_by_search` of ``region`` (the same answer)."""
+        """:func:`_cells_by_search` of ``region`` (the same answer). ``part``: the part's name; a part whose skeleton
+        was missed before (one whose markup follows its values, e.g. a results cell with ``t="str"`` in one plan and
+        a number in the next) is read row by row on a miss (:meth:`_cells_by_rows`)."""
         parts = _SLOT.split(region)  # piece, start tag, text, piece, start tag, text, ..., piece
         texts = parts[2::3]
         del parts[2::3]
         key = ("cells", "\x00".join(parts))  # "\x00" is in no region (_split_sheet_data refuses it)
+        all_ascii = region.isascii()
         got = self._entries.get(key)
         if got is not None:
-            self._entries.move_to_end(key)
             self.hits += 1
-            skeleton = got[0]
-            before = skeleton.reuse_bytes
-            out = _cells_from_skeleton(skeleton, texts, strings, limits, all_ascii=region.isascii())
-            if skeleton.last_texts is None:  # refused half-way: its views are of no one sighting, and not counted
-                skeleton.last_views.clear()
-                skeleton.reuse_bytes = 0
-            if skeleton.reuse_bytes != before:  # the views kept for the next sighting changed: the entry's size
-                self._keep(key, skeleton, got[1] - before + skeleton.reuse_bytes)
-            return out
+            return self._served(key, got, texts, strings, limits, all_ascii)
         self.misses += 1
+        if part in self._missed:
+            found = self._cells_by_rows(region, strings, limits, all_ascii)
+            if found is not None:
+                return found
+        elif len(part) <= 200:  # (a name is kept, bounded in number and length; counted in entry_bytes' 200s)
+            if len(self._missed) >= 256:
+                self._missed.clear()
+            self._missed.add(part)
         found = _cells_by_search(region, strings, limits)
         if found is not None:
-            n_tags = region.count("<v>") + region.count("<t>") + region.count('<t xml:space="preserve">')
-            skeleton = _skeleton(parts, found, n_tags)
-            if skeleton is not None:
-                _keep_views(skeleton, texts, found[0], all_ascii=region.isascii())
-                self._keep(key, skeleton, self.entry_bytes(key[1], skeleton))
+            self._remember_cells(key, region, parts, texts, found, all_ascii)
         return found
+
+    def _served(self, key: tuple[Any, ...], got: tuple[Any, int], texts: list[str], strings: list[str],
+                limits: Limits, all_ascii: bool) -> tuple[dict[str, CellView], int, int] | None:
+        """The cells of a region whose skeleton is the entry ``got`` under ``key``, with these ``texts``
+        (:func:`_cells_from_skeleton`); the entry's count follows the views it keeps for the next sighting."""
+        self._entries.move_to_end(key)
+        skeleton = got[0]
+        before = skeleton.reuse_bytes
+        out = _cells_from_skeleton(skeleton, texts, strings, limits, all_ascii=all_ascii)
+        if skeleton.last_texts is None:  # refused half-way: its views are of no one sighting, and not counted
+            skeleton.last_views.clear()
+            skeleton.reuse_bytes = 0
+        if skeleton.reuse_bytes != before:  # the views kept for the next sighting changed: the entry's size
+            self._keep(key, skeleton, got[1] - before + skeleton.reuse_bytes)
+        return out
+
+    def _remember_cells(self, key: tuple[Any, ...], region: str, parts: list[str], texts: list[str],
+                        found: tuple[dict[str, CellView], int, int], all_ascii: bool) -> None:
+        """Keep the skeleton of ``region`` (``parts`` and ``texts``: cut as :meth:`cells` cuts it) that
+        :func:`_cells_by_search` read as ``found``, when its slots are proved to be the cells' (:func:`_skeleton`)."""
+        n_tags = region.count("<v>") + region.count("<t>") + region.count('<t xml:space="preserve">')
+        skeleton = _skeleton(parts, found, n_tags)
+        if skeleton is not None:
+            _keep_views(skeleton, texts, found[0], all_ascii=all_ascii)
+            self._keep(key, skeleton, self.entry_bytes(key[1], skeleton))
+
+    def _cells_by_rows(self, region: str, strings: list[str], limits: Limits,
+                       all_ascii: bool) -> tuple[dict[str, CellView], int, int] | None:
+        """:func:`_cells_by_search` of ``region`` read as pieces cut after each ``</row>`` (a piece: one row, with
+        the empty rows ``<row .../>`` before it; the text after the last ``</row>`` a piece of its own unless
+        blank), each piece as a region of its own (an entry ``("rows", skeleton)`` for each, served or kept as
+        :meth:`cells` does for a whole region), or None: the caller then reads the whole region.
+
+        The same answer as the whole region's, when it is not None: each piece is read alone as
+        :func:`_cells_by_search` reads it (rows of cells only, nothing after the last row but blanks), and that
+        reader's only state across rows is the cells read (a duplicate: refused here too, the count of the merged
+        cells below the sum of the pieces'), the counts under ``limits`` (checked on the sums), the extent (the
+        pieces' largest) and the shared formulas: a piece read alone finds a shared formula's first cell only in
+        itself, and there it is the last one before the cell in the whole region too. A new piece's entry is kept
+        only when the whole region was read so. Worked example: a results sheet of 68 rows whose plans differ in
+        the ``t="str"`` of a few cells finds 66 rows in the memo and reads two.
+        """
+        pieces = region.split("</row>")
+        if len(pieces) > 4096:
+            return None  # (a sheet of many rows: its entries would crowd the memo out)
+        last = pieces.pop()
+        chunks = [p + "</row>" for p in pieces]
+        if last.strip(" \t\n"):
+            chunks.append(last)
+        cells: dict[str, CellView] = {}
+        n_cells = n_formulas = max_row = max_col = 0
+        new: list[tuple[tuple[str, str], str, list[str], list[str], tuple[dict[str, CellView], int, int]]] = []
+        for chunk in chunks:
+            parts = _SLOT.split(chunk)
+            texts = parts[2::3]
+            del parts[2::3]
+            key = ("rows", "\x00".join(parts))
+            got = self._entries.get(key)
+            if got is not None:
+                found = self._served(key, got, texts, strings, limits, all_ascii)
+                if found is None:
+                    return None
+                n_formulas += got[0].n_formulas
+            else:
+                found = _cells_by_search(chunk, strings, limits)
+                if found is None:
+                    return None
+                new.append((key, chunk, parts, texts, found))
+                n_formulas += sum(1 for c in found[0].values() if c.formula is not None)
+            part_cells, r, c = found
+            cells.update(part_cells)
+            n_cells += len(part_cells)
+            max_row = max(max_row, r)
+            max_col = max(max_col, c)
+        if len(cells) != n_cells or n_cells > limits.max_cells or n_formulas > limits.max_formula_cells:
+            return None
+        for key, chunk, parts, texts, found in new:
+            self._remember_cells(key, chunk, parts, texts, found, all_ascii)
+        return cells, max_row, max_col
 
     def head(self, head: bytes) -> tuple[str | None, int, tuple[tuple[str, str], ...]] | None:
         """(dimension, data validations, rule formulas) of a part's head read before, else None."""
@@ -1168,7 +1247,7 @@ def _read_sheet(
     split = _split_sheet_data(data)
     if split is not None:  # the cells by regular expressions, the rest of the part by the parser
         found = (_cells_by_search(split[1], strings, limits) if memo is None
-                 else memo.cells(split[1], strings=strings, limits=limits))
+                 else memo.cells(split[1], strings=strings, limits=limits, part=part))
         if found is not None:
             if memo is not None:
                 known = memo.head(split[0])
