@@ -908,15 +908,15 @@ class SheetMemo:
         if got is not None:
             self.hits += 1
             return self._served(key, got, texts, strings, limits, all_ascii)
-        self.misses += 1
         if part in self._missed:
-            found = self._cells_by_rows(region, strings, limits, all_ascii)
+            found = self._cells_by_rows(region, strings, limits, all_ascii)  # (counts its own hit or miss)
             if found is not None:
                 return found
         elif len(part) <= 200:  # (a name is kept, bounded in number and length; counted in entry_bytes' 200s)
             if len(self._missed) >= 256:
                 self._missed.clear()
             self._missed.add(part)
+        self.misses += 1
         found = _cells_by_search(region, strings, limits)
         if found is not None:
             self._remember_cells(key, region, parts, texts, found, all_ascii)
@@ -999,6 +999,10 @@ class SheetMemo:
             return None
         for key, chunk, parts, texts, found in new:
             self._remember_cells(key, chunk, parts, texts, found, all_ascii)
+        if new:
+            self.misses += 1
+        else:
+            self.hits += 1  # every row from the memo
         return cells, max_row, max_col
 
     def head(self, head: bytes) -> tuple[str | None, int, tuple[tuple[str, str], ...]] | None:
