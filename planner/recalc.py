@@ -65,13 +65,13 @@ def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS, memo: SheetMemo
     the cells they read). Any other workbook goes to the general engine as a whole.
     """
     view = read_workbook(src, limits, memo=memo)
-    fast = _compute_template_plan(src, view, memo)
+    fast = _compute_template_plan(src, view, memo=memo)
     if fast is not None:
         return fast
     return _compute_general(src, view)
 
 
-def _compute_template_plan(src: str | Path, view: Any, memo: SheetMemo | None = None) -> RecalcResult | None:
+def _compute_template_plan(src: str | Path, view: Any, *, memo: SheetMemo | None = None) -> RecalcResult | None:
     """The fast path of :func:`compute`, or ``None`` when the workbook is not a plain template plan (not the template,
     external links, external or DDE formulas, or an input the template reads holds a formula that reads other
     formulas). An input holding a formula of constants (``=400*1000``) is computed first, by formulas."""
