@@ -61,6 +61,20 @@ def test_a_book_through_the_memo_is_the_book_read_alone(tmp_path: Path, change: 
     assert memo.bytes == sum(n for _v, n in memo._entries.values())
 
 
+@pytest.mark.parametrize("floats", [("4.5", "5.25", "9.5", "10.5"), ("4.5", "4.5", "9.5", "1e3"),
+                                    ("0.1", "-0.1", "9.5", "9.5")])
+def test_numbers_that_stay_numbers(tmp_path: Path, floats: tuple[str, str, str, str]) -> None:
+    """The common change of a batch (a float input or cached result that is another float) through the memo."""
+    a1, b1, a2, b2 = floats
+    rows = ROWS.replace('<c r="A1" s="1"><v>4</v>', '<c r="A1" s="1"><v>{}</v>').replace(
+        "A1*2</f><v>8</v>", "A1*2</f><v>{}</v>")
+    a = book(tmp_path, "a.xlsx", rows.format(a1, a2))
+    b = book(tmp_path, "b.xlsx", rows.format(b1, b2))
+    memo = SheetMemo()
+    for path in (a, b, b, a, b):
+        assert flat(book_from_view(read_workbook(path, memo=memo), memo=memo)) == alone(path), path.name
+
+
 def test_other_strings_tables_and_sheets(tmp_path: Path) -> None:
     """The same markup with another shared-strings table, another second sheet, then the first plan again."""
     a = book(tmp_path, "a.xlsx")

@@ -113,12 +113,13 @@ def _flatten(name: str, cells: dict[str, CellView], values: dict[tuple[str, str]
 @dataclass(slots=True, eq=False)
 class _Flat:
     """A book's flattening kept in a :class:`~planner.ooxml.SheetMemo` (:func:`_flat_kept`): its sheets' names, for
-    each sheet its cells' references and views in order, the flattened ``values`` and ``formulas`` of those views
-    (never handed out: :func:`book_from_view` gives copies), and ``bytes``, what the entry is counted as
-    (:func:`_flat_bytes`)."""
+    each sheet its cells' references, ``(sheet, ref)`` keys and views in order, the flattened ``values`` and
+    ``formulas`` of those views under those keys (never handed out: :func:`book_from_view` gives copies), and
+    ``bytes``, what the entry is counted as (:func:`_flat_bytes`)."""
 
     names: list[str]
     refs: list[list[str]]
+    keys: list[list[tuple[str, str]]]
     views: list[list[CellView]]
     values: dict[tuple[str, str], Any]
     formulas: dict[tuple[str, str], str]
@@ -129,8 +130,8 @@ _FLAT_KEY = ("flat",)
 """The :class:`~planner.ooxml.SheetMemo` key of the last book's :class:`_Flat` (one a memo)."""
 
 _FLAT_CELL_BYTES = 2 * sys.getsizeof(("Plan", "A1")) + sys.getsizeof(1.0) + VIEW_BYTES
-"""Per cell of a :class:`_Flat`, beyond its strings and value: its view's object and attribute dictionary, the
-``(sheet, ref)`` key of each dictionary, and a number converted from an int."""
+"""Per cell of a :class:`_Flat`, beyond its strings and value: its view's object and attribute dictionary, its
+``(sheet, ref)`` key (counted twice), and a number converted from an int."""
 
 
 def _cell_bytes(c: CellView) -> int:
@@ -153,14 +154,14 @@ _NUMBER_BYTES = sys.getsizeof(int(1.7976931348623157e308))
 def _flat_bytes(flat: _Flat) -> int:
     """An upper bound of what ``flat`` keeps alive, by :func:`sys.getsizeof`: its lists and two dictionaries, 200
     bytes, and per cell its reference, :data:`_FLAT_CELL_BYTES` and :func:`_cell_bytes` (a view a skeleton of the
-    memo holds too is counted at each). Worked example: a template plan (12,288 cells) counts about 7 MB."""
+    memo holds too is counted at each). Worked example: a template plan (12,288 cells) counts about 8 MB."""
     size = sys.getsizeof
-    n = size(flat.names) + size(flat.refs) + size(flat.views) + size(flat.values) + size(flat.formulas) + 200
-    for refs, views in zip(flat.refs, flat.views):
-        n += (size(refs) + size(views) + len(views) * _FLAT_CELL_BYTES + sum(map(size, refs))
+    n = (size(flat.names) + size(flat.refs) + size(flat.keys) + size(flat.views) + size(flat.values)
+         + size(flat.formulas) + 200)
+    for refs, keys, views in zip(flat.refs, flat.keys, flat.views):
+        n += (size(refs) + size(keys) + size(views) + len(views) * _FLAT_CELL_BYTES + sum(map(size, refs))
               + sum(map(_cell_bytes, views)))
     return n
-
 
 
 def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
@@ -169,70 +170,83 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
     their entries, the others are flattened anew into them. A changed cell that would enter or leave ``values`` or
     ``formulas`` (a cached value that became empty, a formula that came or went) would move entries in the
     dictionaries' order: the book is then flattened anew, as is a book of other sheets or references. The entry is
-    taken out of the memo while it changes and kept again after (nothing half-changed stays there if this is
-    interrupted); its count (:func:`_flat_bytes`) moves by the changed cells' :func:`_cell_bytes`."""
+    taken out of the memo while it changes, in place, and kept again after (nothing half-changed stays there if
+    this is interrupted or flattened anew); its count (:func:`_flat_bytes`) moves by the changed cells'
+    :func:`_cell_bytes`."""
     names = [s.name for s in view.sheets]
     refs = [list(s.cells) for s in view.sheets]
     views = [list(s.cells.values()) for s in view.sheets]
     kept: _Flat | None = memo.take(_FLAT_KEY)
     if kept is not None and kept.names == names and kept.refs == refs:
         values, formulas = kept.values, kept.formulas
-        new_values: list[tuple[tuple[str, str], Any]] = []
-        new_formulas: list[tuple[tuple[str, str], str]] = []
         delta = 0
-        for name, sheet_refs, now, old in zip(names, refs, views, kept.views):
-            changed = list(compress(range(len(now)), map(is_not, now, old)))
-            if not changed:
-                continue
-            for i in changed:
+        for sheet_keys, now, old in zip(kept.keys, views, kept.views):
+            for i in compress(range(len(now)), map(is_not, now, old)):
                 c, o = now[i], old[i]
                 v = c.value
                 if type(v) is float and type(o.value) is float and c.formula is o.formula \
                         and c.array_ref is o.array_ref:
                     # the common change (a new cached number, the same formula): in values before and after, and
                     # counted as before (:func:`_cell_bytes`)
-                    new_values.append(((name, sheet_refs[i]), v))
+                    values[sheet_keys[i]] = v
                     continue
                 delta += _cell_bytes(c) - _cell_bytes(o)
+                k = sheet_keys[i]
                 f = c.formula
                 of = o.formula
                 if f is not of and f != of:
                     if (f is None) != (of is None):
                         break  # the cell enters or leaves formulas
                     if f is not None:
-                        new_formulas.append(((name, sheet_refs[i]), "=" + f))
+                        formulas[k] = "=" + f
                 if f is not None and v is None and c.type == "str":
                     v = ""
                 if v is None:
                     if c.type != "inlineStr":
-                        if (name, sheet_refs[i]) in values:
-                            break
+                        if k in values:
+                            break  # the cell leaves values
                         continue
                     v = ""
                 elif type(v) is int:
                     v = float(v)
-                k = (name, sheet_refs[i])
                 if k not in values:
-                    break
-                new_values.append((k, v))
+                    break  # the cell enters values
+                values[k] = v
             else:
                 continue
-            break  # a cell entered or left a dictionary
-        else:  # every changed cell keeps its place: the same keys in the same order, new entries
-            values.update(new_values)
-            formulas.update(new_formulas)
+            break
+        else:  # every changed cell kept its place: the same keys in the same order, new entries
             kept.views = views
             kept.bytes += delta
             memo.keep(_FLAT_KEY, kept, size=kept.bytes)
             return kept
+    keys = [[(s.name, r) for r in sheet_refs] for s, sheet_refs in zip(view.sheets, refs)]
     values = {}
     formulas = {}
-    for sheet in view.sheets:
-        _flatten(sheet.name, sheet.cells, values, formulas)
-    flat = _Flat(names=names, refs=refs, views=views, values=values, formulas=formulas)
+    for sheet_keys, sheet_views in zip(keys, views):
+        _flatten_keyed(sheet_keys, sheet_views, values, formulas)
+    flat = _Flat(names=names, refs=refs, keys=keys, views=views, values=values, formulas=formulas)
     flat.bytes = _flat_bytes(flat)
     memo.keep(_FLAT_KEY, flat, size=flat.bytes)
     return flat
+
+
+def _flatten_keyed(keys: list[tuple[str, str]], views: list[CellView], values: dict[tuple[str, str], Any],
+                   formulas: dict[tuple[str, str], str]) -> None:
+    """:func:`_flatten` of a sheet's cells given as their keys and views (the same entries, under these keys)."""
+    for k, c in zip(keys, views):
+        v = c.value
+        if c.formula is not None:
+            formulas[k] = "=" + c.formula
+            if v is None and c.type == "str":
+                v = ""
+        if v is None:
+            if c.type != "inlineStr":
+                continue
+            v = ""
+        elif type(v) is int:
+            v = float(v)
+        values[k] = v
 
 
 def read_book(path: str, *, memo: SheetMemo | None = None) -> Book:
