@@ -217,32 +217,29 @@ class Package:
         except KeyError:
             raise WorkbookError(self.path, f"missing part {name}", part=name) from None
         cap = self.limits.max_part_bytes
-        out = bytearray()
         try:
             with self.zf.open(info) as fh:
-                while True:
-                    chunk = fh.read(1 << 16)
-                    if not chunk:
-                        break
-                    out += chunk
-                    if len(out) > cap:
-                        raise WorkbookError(
-                            self.path, f"part {name} inflates beyond {cap} bytes (limit max_part_bytes)",
-                            kind="zip-bomb", part=name,
-                        )
-                    if self._total_read + len(out) > self.limits.max_total_bytes:
-                        raise WorkbookError(
-                            self.path,
-                            f"package inflates beyond {self.limits.max_total_bytes} bytes (limit max_total_bytes)",
-                            kind="zip-bomb", part=name,
-                        )
+                # at most one byte past the limit is ever inflated (the reader stops there; it also stops at the
+                # declared size, checked against the limits before): one call, not a Python loop of 64 KiB chunks
+                out = fh.read(cap + 1)
+                if len(out) > cap:
+                    raise WorkbookError(
+                        self.path, f"part {name} inflates beyond {cap} bytes (limit max_part_bytes)",
+                        kind="zip-bomb", part=name,
+                    )
+                if self._total_read + len(out) > self.limits.max_total_bytes:
+                    raise WorkbookError(
+                        self.path,
+                        f"package inflates beyond {self.limits.max_total_bytes} bytes (limit max_total_bytes)",
+                        kind="zip-bomb", part=name,
+                    )
         except zlib.error as exc:
             raise WorkbookError(self.path, f"corrupt compressed data in part {name} ({exc})", part=name) from None
         except (zipfile.BadZipFile, EOFError, OSError, zipfile.LargeZipFile, RuntimeError, NotImplementedError,
                 ValueError) as exc:
             raise WorkbookError(self.path, f"corrupt part {name}: {exc}", part=name) from None
         self._total_read += len(out)
-        return bytes(out)
+        return out
 
 
 def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Package:
