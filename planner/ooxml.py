@@ -624,8 +624,19 @@ def _split_sheet_data(data: bytes) -> tuple[bytes, str] | None:
     """A worksheet part as (the part with ``<sheetData/>`` in place of its cells, the cells' text) when the cells can
     be read without the XML parser: UTF-8 (declared or not) with no DTD, comment, CDATA or processing instruction
     outside the cells' text; one ``<sheetData>`` element without attributes; its text valid UTF-8 without characters
-    XML refuses, ``]]>`` or carriage returns; at most :data:`SEARCH_MAX_PART_BYTES`. None otherwise (the parser reads
-    the part, and reports what is wrong with it).
+    XML refuses, ``]]>`` or carriage returns, whose attribute prefixes the root element declares; at most
+    :data:`SEARCH_MAX_PART_BYTES`. None otherwise (the parser reads the part, and reports what is wrong with it).
+    :func:`_split_part` and :func:`_cells_text_ok` (the checks of the cells' text, which a :class:`SheetMemo` makes on
+    the parts of it that are new)."""
+    split = _split_part(data)
+    if split is None or not _cells_text_ok(split[1], split[2], split[3]):
+        return None
+    return split[0], split[2]
+
+
+def _split_part(data: bytes) -> tuple[bytes, bytes, str, bytes] | None:
+    """:func:`_split_sheet_data` but for the checks of the cells' text (:func:`_cells_text_ok`): (the part with
+    ``<sheetData/>`` in place of its cells, the cells' bytes, their text, the root element's start tag), or None.
 
     The cells' text is not searched for ``<!`` or ``<?`` (two two-byte searches stopping at every ``<`` of the
     part: about 2.9 ms of a template plan's 1.6 MB of sheets): every reader of that text refuses it, which sends
@@ -638,7 +649,7 @@ def _split_sheet_data(data: bytes) -> tuple[bytes, str] | None:
     if (data[3:4] if data.startswith(b"\xef\xbb\xbf") else data[:1]) != b"<":
         return None  # _plain_xml's first test (its others look for "<!", absent here)
     i = data.find(b"<sheetData>")
-    j = data.rfind(b"</sheetData>")  # (the only one when the count below holds: found from the end, which is near)
+    j = data.rfind(b"</sheetData>")  # (the only one when the counts below hold: found from the end, which is near)
     if i == -1 or j < i:
         return None
     head, tail = data[: i + 11], data[j:]
@@ -655,22 +666,36 @@ def _split_sheet_data(data: bytes) -> tuple[bytes, str] | None:
         if enc is not None and enc.group(1).lower() not in (b"utf-8", b"utf8"):
             return None
         start = end + 2
-    if head.find(b"<?", start) != -1 or b"<?" in tail or data.count(b"sheetData") != 2:
-        return None
+    if head.find(b"<?", start) != -1 or b"<?" in tail or head.count(b"sheetData") != 1 \
+            or tail.count(b"sheetData") != 1:
+        return None  # (with none in the cells' bytes, _cells_text_ok: the part's one <sheetData> and its end)
     raw = data[i + 11 : j]
-    if (b"]" in raw and b"]]>" in raw) or len(raw.translate(None, _NOT_XML_ILLEGAL_BYTES)):
-        return None  # (the one-byte test first: most parts have no "]", and it is a memchr, not a substring search)
     try:
         region = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
     if "\ufffe" in region or "\uffff" in region:
         return None  # the other characters of _XML_ILLEGAL, in the decoded text (immediate for an ASCII region)
-    root_tag = data[start : data.find(b">", start)]
-    for prefix in _prefixes_used(region):  # a prefix must be declared (xml is predefined)
+    return data[:i] + b"<sheetData/>" + data[j + 12 :], raw, region, data[start : data.find(b">", start)]
+
+
+def _cells_text_ok(raw: bytes, text: str, root_tag: bytes) -> bool:
+    """The checks :func:`_split_sheet_data` makes of a part's cells (``raw``, decoded as ``text``; or of the new
+    texts of a :class:`SheetMemo` region, joined by ``<``, which is in none of the patterns): no ``sheetData``, no
+    ``]]>``, no byte XML refuses (a control character, carriage return included), and every attribute prefix
+    (:func:`_prefixes_used`) declared in ``root_tag`` (``xml`` is predefined). None of these patterns holds a ``<``,
+    so a region passes exactly when each of its pieces cut at a ``<`` does."""
+    if b"sheetData" in raw or (b"]" in raw and b"]]>" in raw) or len(raw.translate(None, _NOT_XML_ILLEGAL_BYTES)):
+        return False  # (the one-byte test first: most parts have no "]", and it is a memchr, not a substring search)
+    return _prefixes_declared(_prefixes_used(text), root_tag)
+
+
+def _prefixes_declared(prefixes: Iterable[str], root_tag: bytes) -> bool:
+    """Every one of ``prefixes`` declared in ``root_tag`` (``xml`` is predefined)."""
+    for prefix in prefixes:
         if prefix != "xml" and b"xmlns:" + prefix.encode() + b"=" not in root_tag:
-            return None
-    return data[:i] + b"<sheetData/>" + data[j + 12 :], region
+            return False
+    return True
 
 
 def _cells_by_search(
@@ -831,6 +856,9 @@ class _Skeleton:
     last_texts: list[str] | None = None
     last_views: dict[str, CellView] = field(default_factory=dict)
     reuse_bytes: int = 0
+    prefixes: frozenset[str] = frozenset()
+    """The attribute prefixes the skeleton's pieces use (:func:`_prefixes_used`): each must be declared in the root
+    element of a part served from it (:meth:`SheetMemo.cells`)."""
 
 
 class SheetMemo:
@@ -891,20 +919,35 @@ class SheetMemo:
             self.bytes -= n
 
     def cells(
-        self, region: str, *, strings: list[str], limits: Limits, part: str = ""
+        self, region: str, *, strings: list[str], limits: Limits, part: str = "", raw: bytes | None = None,
+        root_tag: bytes = b"",
     ) -> tuple[dict[str, CellView], int, int] | None:
         """:func:`_cells_by_search` of ``region`` (the same answer). ``part``: the part's name; a part whose skeleton
         was missed before (one whose markup follows its values, e.g. a results cell with ``t="str"`` in one plan and
-        a number in the next) is read row by row on a miss (:meth:`_cells_by_rows`)."""
+        a number in the next) is read row by row on a miss (:meth:`_cells_by_rows`).
+
+        ``raw``: the region's bytes, from :func:`_split_part`, whose checks of the cells (:func:`_cells_text_ok`,
+        against ``root_tag``) are made here, None where they fail: of the whole region on a miss; of the slot texts
+        alone (joined by ``<``) on a hit, whose pieces are those of a region that passed them, less their prefixes,
+        checked against this ``root_tag``. Without ``raw`` the region is one :func:`_split_sheet_data` gave."""
         parts = _SLOT.split(region)  # piece, start tag, text, piece, start tag, text, ..., piece
         texts = parts[2::3]
         del parts[2::3]
-        key = ("cells", "\x00".join(parts))  # "\x00" is in no region (_split_sheet_data refuses it)
+        key = ("cells", "\x00".join(parts))  # "\x00" is in no region (_split_part refuses it)
         all_ascii = region.isascii()
         got = self._entries.get(key)
         if got is not None:
+            if raw is not None:
+                joined = "<".join(texts)
+                if not (_cells_text_ok(joined.encode(), joined, root_tag)
+                        and _prefixes_declared(got[0].prefixes, root_tag)):
+                    self.misses += 1
+                    return None
             self.hits += 1
             return self._served(key, got, texts, strings, limits, all_ascii)
+        if raw is not None and not _cells_text_ok(raw, region, root_tag):
+            self.misses += 1
+            return None
         if part in self._missed:
             found = self._cells_by_rows(region, strings, limits, all_ascii)  # (counts its own hit or miss)
             if found is not None:
@@ -941,6 +984,7 @@ class SheetMemo:
         n_tags = region.count("<v>") + region.count("<t>") + region.count('<t xml:space="preserve">')
         skeleton = _skeleton(parts, found, n_tags)
         if skeleton is not None:
+            skeleton.prefixes = frozenset(_prefixes_used("<".join(parts)))
             _keep_views(skeleton, texts, found[0], all_ascii=all_ascii)
             self._keep(key, skeleton, self.entry_bytes(key[1], skeleton))
 
@@ -1066,6 +1110,8 @@ class SheetMemo:
         9.8 MB kept for one template plan); ``None``, small integers and the type letters are the process's own."""
         size = sys.getsizeof
         n = size(skeleton_text) + size(skeleton.base) + size(skeleton.slotted) + 200 + skeleton.reuse_bytes
+        if skeleton.prefixes:
+            n += size(skeleton.prefixes) + sum(map(size, skeleton.prefixes))
         view_size = 0
         for c in skeleton.base.values():
             if c is not None:
@@ -1245,10 +1291,13 @@ def _read_sheet(
     max_cells = limits.max_cells
     root = None
     data = pkg.read(part)
-    split = _split_sheet_data(data)
+    split = _split_part(data)
     if split is not None:  # the cells by regular expressions, the rest of the part by the parser
-        found = (_cells_by_search(split[1], strings, limits) if memo is None
-                 else memo.cells(split[1], strings=strings, limits=limits, part=part))
+        if memo is None:
+            found = (_cells_by_search(split[2], strings, limits) if _cells_text_ok(split[1], split[2], split[3])
+                     else None)  # (_split_sheet_data's checks)
+        else:  # (the memo makes those checks on what is new)
+            found = memo.cells(split[2], strings=strings, limits=limits, part=part, raw=split[1], root_tag=split[3])
         if found is not None:
             if memo is not None:
                 known = memo.head(split[0])

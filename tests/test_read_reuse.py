@@ -6,11 +6,12 @@ comment or a processing instruction goes to the parser as before."""
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_sheet_memo import ROWS, book, outcome
+from test_sheet_memo import _HEAD, ROWS, book, outcome
 
 from planner import ooxml
 from planner.ooxml import Limits, SheetMemo, read_workbook
@@ -187,3 +188,42 @@ def test_comments_in_the_cells_go_to_the_parser(tmp_path: Path) -> None:
             assert outcome(path, memo) == got
     assert ooxml._split_sheet_data(b"<worksheet><!-- c --><sheetData></sheetData></worksheet>") is None
     assert ooxml._split_sheet_data(b"<worksheet><sheetData></sheetData><?pi?></worksheet>") is None
+
+
+@pytest.mark.parametrize("text", ["sheetData", "a]]>b", "x\x01y", "x\ry", ' p:q="1', "a&lt;b", "ok"])
+def test_new_texts_checked_as_the_whole_part(tmp_path: Path, text: str) -> None:
+    """A plan whose markup an earlier plan had, but whose new text would keep its part from the search (a second
+    ``sheetData``, ``]]>``, a control character or carriage return, an undeclared prefix's pattern): read as alone
+    (by the parser, or refused), through the memo."""
+    a = book(tmp_path, "a.xlsx")
+    b = book(tmp_path, "b.xlsx", ROWS.replace("<v>ab</v>", f"<v>{text}</v>"))
+    memo = SheetMemo()
+    for path in (a, b, a, b, b):
+        assert outcome(path, memo) == outcome(path), (text, path.name)
+
+
+def _with_head(path: Path, head: str) -> Path:
+    """``path`` with its first sheet's head (the part up to ``<sheetData>``) replaced."""
+    with zipfile.ZipFile(path) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    xml = parts["xl/worksheets/sheet1.xml"].decode()
+    parts["xl/worksheets/sheet1.xml"] = (head + xml[xml.index("<sheetData>"):]).encode()
+    out = path.with_name("h-" + path.name)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, data in parts.items():
+            z.writestr(n, data)
+    return out
+
+
+def test_prefixes_of_the_markup_declared_in_each_part(tmp_path: Path) -> None:
+    """A region whose markup uses a prefixed attribute, served from the memo to a part whose root element does not
+    declare the prefix: refused as alone (the parser reports the unbound prefix)."""
+    rows = ROWS.replace('<row r="2">', '<row r="2" x14ac:dyDescent="0.25">')
+    declared = _HEAD.replace("<worksheet ", '<worksheet xmlns:x14ac="http://schemas.microsoft.com/office/'
+                             'spreadsheetml/2009/9/ac" ')
+    a = _with_head(book(tmp_path, "a.xlsx", rows), declared)
+    b = _with_head(book(tmp_path, "b.xlsx", rows.replace("<v>ab</v>", "<v>cd</v>")), _HEAD)
+    assert outcome(a)[0][0][-1] is True and outcome(b)[0] == "error"
+    memo = SheetMemo()
+    for path in (a, b, a, b):
+        assert outcome(path, memo) == outcome(path), path.name
