@@ -226,6 +226,8 @@ def _book_main(args: argparse.Namespace) -> int:
         print(f"check: {len(plans)} plans through one memo each, {differ} differ (views and books)", flush=True)
         if differ:
             return 1
+    if not args.rounds:
+        return 0
     settle_gc()
     res: dict[str, list[tuple[float, float]]] = {"A": [], "B": []}
     for r in range(args.rounds):
