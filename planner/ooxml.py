@@ -831,7 +831,9 @@ one template plan's 16 sheets count 13.7 MB (``tracemalloc`` saw 9.8 MB kept; 20
 budget holds the template's sheets and a dozen variants of the one sheet whose markup follows the values (a results
 cell with ``t="str"`` in one plan and a number in the next: 42 variants in 175 benchmark plans); the least recently
 used entries go first. Over 100 plans of ``/tmp/bench-plans-16``: 1,564 of 1,600 sheets from the memo, 32.7 MB
-counted, 23.2 MB by ``tracemalloc``."""
+counted, 23.2 MB by ``tracemalloc``. Since session 18 the results sheet's variants are kept row by row (1.9 MB over
+those 100 plans) and :func:`planner.validate.checks.book_from_view` keeps the last book's flattening here (11.9 MB
+counted): 27.6 MB counted after 100 plans, 1,571 of 1,600 sheets from the memo."""
 
 
 @dataclass(slots=True, eq=False)
