@@ -14,6 +14,16 @@ the default budget and with 1 MiB, against the read without one. ``--rounds 0``:
 
     .venv/bin/python benchmarks/bench_read.py --dir /tmp/bench-plans-12a --against main --rounds 6 --check
     .venv/bin/python benchmarks/bench_read.py --dir /tmp/bench-plans-16 --memo --rounds 6 --check --also DIR
+
+With ``--book`` (``--against REV``): a batch worker's read and flattening, the revision's ``read_workbook`` and
+``planner.validate.checks.book_from_view`` against the working tree's, each side with one ``SheetMemo`` a round (as a
+worker of ``planner recalc DIR --output-dir`` or of batch validation keeps one; the working tree's flattening given
+the memo too), the round's first plan read untimed (the figures are the second and later plans'), the collector set
+up as such a worker sets it (``fastpath.settle_gc``), CPU ms a plan of the read and of the flattening apart.
+``--check`` first compares, plan by plan through one memo each, the views and the books (every value with its Python
+type, every formula, in order) of both sides.
+
+    .venv/bin/python benchmarks/bench_read.py --dir /tmp/plans-10 --against d9c5f3a --book --rounds 6 --check
 """
 
 from __future__ import annotations
@@ -65,7 +75,11 @@ def main(argv: list[str] | None = None) -> int:
                          "unused); --check reads every workbook in one memo in several orders")
     ap.add_argument("--also", type=Path, action="append", default=[],
                     help="another folder of workbooks for --check (any depth; repeatable)")
+    ap.add_argument("--book", action="store_true",
+                    help="the read with a memo and book_from_view, the revision against the working tree")
     args = ap.parse_args(argv)
+    if args.book:
+        return _book_main(args)
     if args.memo:
         return _memo_main(args)
     plans = sorted(p for p in args.dir.iterdir() if p.suffix in (".xlsx", ".xlsm"))
@@ -169,6 +183,87 @@ def _memo_main(args: argparse.Namespace) -> int:
     print(f"A (no memo) best {min(res['A']):.2f}, B (one SheetMemo a round) best {min(res['B']):.2f} ms per plan: "
           f"B faster by {(1 - min(res['B']) / min(res['A'])) * 100:.1f} % (each round's pair: {pairs})")
     return 0
+
+
+def _book_dump(book: Any) -> Any:
+    return ([(k, type(v).__name__, repr(v)) for k, v in book.values.items()], list(book.formulas.items()))
+
+
+def _book_main(args: argparse.Namespace) -> int:
+    plans = sorted(p for p in args.dir.iterdir() if p.suffix in (".xlsx", ".xlsm"))
+    sys.path.insert(0, str(ROOT))
+    import planner.ooxml as b_ox
+    from planner.validate import checks as b_checks
+    from planner.validate.fastpath import settle_gc
+
+    with tempfile.TemporaryDirectory() as tmp:
+        mods = {}
+        for name, rel in (("ooxml_a", "planner/ooxml.py"), ("checks_a", "planner/validate/checks.py")):
+            src = subprocess.run(["git", "-C", str(ROOT), "show", f"{args.against}:{rel}"], check=True,
+                                 capture_output=True).stdout
+            (Path(tmp) / f"{name}.py").write_bytes(src)
+            mods[name] = _load(name, Path(tmp) / f"{name}.py")
+    a_ox, a_checks = mods["ooxml_a"], mods["checks_a"]
+    limits = b_checks.READ_LIMITS
+
+    sides = {
+        "A": (a_ox.SheetMemo, lambda p, m: a_ox.read_workbook(p, limits, memo=m),
+              lambda v, m: a_checks.book_from_view(v)),
+        "B": (b_ox.SheetMemo, lambda p, m: b_ox.read_workbook(p, limits, memo=m),
+              lambda v, m: b_checks.book_from_view(v, memo=m)),
+    }
+    if args.check:
+        memos = {k: s[0]() for k, s in sides.items()}
+        differ = 0
+        for p in plans:
+            got = {}
+            for k, (_new, read, flat) in sides.items():
+                view = read(p, memos[k])
+                got[k] = (_dump_view(view), _book_dump(flat(view, memos[k])))
+            if got["A"] != got["B"]:
+                differ += 1
+                print("differs:", p)
+        print(f"check: {len(plans)} plans through one memo each, {differ} differ (views and books)", flush=True)
+        if differ:
+            return 1
+    if not args.rounds:
+        return 0
+    settle_gc()
+    res: dict[str, list[tuple[float, float]]] = {"A": [], "B": []}
+    for r in range(args.rounds):
+        for name in ("A", "B") if r % 2 == 0 else ("B", "A"):
+            new, read, flat = sides[name]
+            memo = new()
+            flat(read(plans[0], memo), memo)
+            t_read = t_flat = 0.0
+            for p in plans[1:]:
+                t0 = time.process_time()
+                view = read(p, memo)
+                t1 = time.process_time()
+                flat(view, memo)
+                t_flat += time.process_time() - t1
+                t_read += t1 - t0
+            n = len(plans) - 1
+            res[name].append((t_read / n * 1e3, t_flat / n * 1e3))
+            print(f"round {r} {name}: read {t_read / n * 1e3:.2f}, book_from_view {t_flat / n * 1e3:.2f}, "
+                  f"together {(t_read + t_flat) / n * 1e3:.2f} ms per plan", flush=True)
+    for what, pick in (("read", lambda x: x[0]), ("book_from_view", lambda x: x[1]),
+                       ("together", lambda x: x[0] + x[1])):
+        a = [pick(x) for x in res["A"]]
+        b = [pick(x) for x in res["B"]]
+        pairs = ", ".join(f"{(1 - y / x) * 100:+.1f} %" for x, y in zip(a, b))
+        print(f"{what}: A ({args.against}) best {min(a):.2f}, B (working tree) best {min(b):.2f} ms per plan: "
+              f"B faster by {(1 - min(b) / min(a)) * 100:.1f} % (pairs: {pairs})")
+    return 0
+
+
+def _dump_view(v: Any) -> Any:
+    sheets = [(s.name, s.part, [(k, c.ref, type(c.value).__name__, repr(c.value), c.type, c.formula, c.array_ref,
+                                 c.formula_kind) for k, c in s.cells.items()],
+               s.dimension, s.data_validations, s.tables, s.state, s.max_row, s.max_col, s.rule_formulas, s.plain)
+              for s in v.sheets]
+    return (sheets, {k: repr(t) for k, t in v.tables.items()}, v.defined_names, v.external_links, v.has_vba, v.parts,
+            v.vba_parts, v.sheet_kinds, v.calc_on_load)
 
 
 if __name__ == "__main__":

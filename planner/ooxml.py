@@ -217,32 +217,29 @@ class Package:
         except KeyError:
             raise WorkbookError(self.path, f"missing part {name}", part=name) from None
         cap = self.limits.max_part_bytes
-        out = bytearray()
         try:
             with self.zf.open(info) as fh:
-                while True:
-                    chunk = fh.read(1 << 16)
-                    if not chunk:
-                        break
-                    out += chunk
-                    if len(out) > cap:
-                        raise WorkbookError(
-                            self.path, f"part {name} inflates beyond {cap} bytes (limit max_part_bytes)",
-                            kind="zip-bomb", part=name,
-                        )
-                    if self._total_read + len(out) > self.limits.max_total_bytes:
-                        raise WorkbookError(
-                            self.path,
-                            f"package inflates beyond {self.limits.max_total_bytes} bytes (limit max_total_bytes)",
-                            kind="zip-bomb", part=name,
-                        )
+                # at most one byte past the limit is ever inflated (the reader stops there; it also stops at the
+                # declared size, checked against the limits before): one call, not a Python loop of 64 KiB chunks
+                out = fh.read(cap + 1)
+                if len(out) > cap:
+                    raise WorkbookError(
+                        self.path, f"part {name} inflates beyond {cap} bytes (limit max_part_bytes)",
+                        kind="zip-bomb", part=name,
+                    )
+                if self._total_read + len(out) > self.limits.max_total_bytes:
+                    raise WorkbookError(
+                        self.path,
+                        f"package inflates beyond {self.limits.max_total_bytes} bytes (limit max_total_bytes)",
+                        kind="zip-bomb", part=name,
+                    )
         except zlib.error as exc:
             raise WorkbookError(self.path, f"corrupt compressed data in part {name} ({exc})", part=name) from None
         except (zipfile.BadZipFile, EOFError, OSError, zipfile.LargeZipFile, RuntimeError, NotImplementedError,
                 ValueError) as exc:
             raise WorkbookError(self.path, f"corrupt part {name}: {exc}", part=name) from None
         self._total_read += len(out)
-        return bytes(out)
+        return out
 
 
 def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Package:
@@ -625,14 +622,39 @@ parser reaches the per-workbook memory limit several times sooner (4.6 s against
 
 def _split_sheet_data(data: bytes) -> tuple[bytes, str] | None:
     """A worksheet part as (the part with ``<sheetData/>`` in place of its cells, the cells' text) when the cells can
-    be read without the XML parser: UTF-8 (declared or not) with no DTD, comment, CDATA or processing instruction;
-    one ``<sheetData>`` element without attributes; its text valid UTF-8 without characters XML refuses, ``]]>`` or
-    carriage returns; at most :data:`SEARCH_MAX_PART_BYTES`. None otherwise (the parser reads the part, and reports
-    what is wrong with it)."""
-    if len(data) > SEARCH_MAX_PART_BYTES or b"<!" in data:
-        return None  # (no "<!": no DTD, comment or CDATA anywhere)
+    be read without the XML parser: UTF-8 (declared or not) with no DTD, comment, CDATA or processing instruction
+    outside the cells' text; one ``<sheetData>`` element without attributes; its text valid UTF-8 without characters
+    XML refuses, ``]]>`` or carriage returns, whose attribute prefixes the root element declares; at most
+    :data:`SEARCH_MAX_PART_BYTES`. None otherwise (the parser reads the part, and reports what is wrong with it).
+    :func:`_split_part` and :func:`_cells_text_ok` (the checks of the cells' text, which a :class:`SheetMemo` makes on
+    the parts of it that are new)."""
+    split = _split_part(data)
+    if split is None or not _cells_text_ok(split[1], split[2], split[3]):
+        return None
+    return split[0], split[2]
+
+
+def _split_part(data: bytes) -> tuple[bytes, bytes, str, bytes] | None:
+    """:func:`_split_sheet_data` but for the checks of the cells' text (:func:`_cells_text_ok`): (the part with
+    ``<sheetData/>`` in place of its cells, the cells' bytes, their text, the root element's start tag), or None.
+
+    The cells' text is not searched for ``<!`` or ``<?`` (two two-byte searches stopping at every ``<`` of the
+    part: about 2.9 ms of a template plan's 1.6 MB of sheets): every reader of that text refuses it, which sends
+    the part to the parser as a None here did. :func:`_cells_by_search` accepts a text only where each ``<`` begins
+    one of its tags (``<row``, ``<c ``, ``<f``, ``<v``, ``<is>``, ``<t``, their ends; no text or attribute value it
+    matches holds a ``<``), and :meth:`SheetMemo.cells` serves a text only when its pieces outside the value slots
+    (which hold no ``<``) are those of a text :func:`_cells_by_search` accepted."""
+    if len(data) > SEARCH_MAX_PART_BYTES:
+        return None
     if (data[3:4] if data.startswith(b"\xef\xbb\xbf") else data[:1]) != b"<":
         return None  # _plain_xml's first test (its others look for "<!", absent here)
+    i = data.find(b"<sheetData>")
+    j = data.rfind(b"</sheetData>")  # (the only one when the counts below hold: found from the end, which is near)
+    if i == -1 or j < i:
+        return None
+    head, tail = data[: i + 11], data[j:]
+    if b"<!" in head or b"<!" in tail:
+        return None  # (no "<!": no DTD, comment or CDATA outside the cells; inside them, the docstring)
     start = 0
     if data.startswith(b"\xef\xbb\xbf"):
         start = 3
@@ -644,26 +666,36 @@ def _split_sheet_data(data: bytes) -> tuple[bytes, str] | None:
         if enc is not None and enc.group(1).lower() not in (b"utf-8", b"utf8"):
             return None
         start = end + 2
-    if data.find(b"<?", start) != -1 or data.count(b"sheetData") != 2:
-        return None
-    i = data.find(b"<sheetData>")
-    j = data.find(b"</sheetData>")
-    if i == -1 or j < i:
-        return None
+    if head.find(b"<?", start) != -1 or b"<?" in tail or head.count(b"sheetData") != 1 \
+            or tail.count(b"sheetData") != 1:
+        return None  # (with none in the cells' bytes, _cells_text_ok: the part's one <sheetData> and its end)
     raw = data[i + 11 : j]
-    if (b"]" in raw and b"]]>" in raw) or len(raw.translate(None, _NOT_XML_ILLEGAL_BYTES)):
-        return None  # (the one-byte test first: most parts have no "]", and it is a memchr, not a substring search)
     try:
         region = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
     if "\ufffe" in region or "\uffff" in region:
         return None  # the other characters of _XML_ILLEGAL, in the decoded text (immediate for an ASCII region)
-    root_tag = data[start : data.find(b">", start)]
-    for prefix in _prefixes_used(region):  # a prefix must be declared (xml is predefined)
+    return data[:i] + b"<sheetData/>" + data[j + 12 :], raw, region, data[start : data.find(b">", start)]
+
+
+def _cells_text_ok(raw: bytes, text: str, root_tag: bytes) -> bool:
+    """The checks :func:`_split_sheet_data` makes of a part's cells (``raw``, decoded as ``text``; or of the new
+    texts of a :class:`SheetMemo` region, joined by ``<``, which is in none of the patterns): no ``sheetData``, no
+    ``]]>``, no byte XML refuses (a control character, carriage return included), and every attribute prefix
+    (:func:`_prefixes_used`) declared in ``root_tag`` (``xml`` is predefined). None of these patterns holds a ``<``,
+    so a region passes exactly when each of its pieces cut at a ``<`` does."""
+    if b"sheetData" in raw or (b"]" in raw and b"]]>" in raw) or len(raw.translate(None, _NOT_XML_ILLEGAL_BYTES)):
+        return False  # (the one-byte test first: most parts have no "]", and it is a memchr, not a substring search)
+    return _prefixes_declared(_prefixes_used(text), root_tag)
+
+
+def _prefixes_declared(prefixes: Iterable[str], root_tag: bytes) -> bool:
+    """Every one of ``prefixes`` declared in ``root_tag`` (``xml`` is predefined)."""
+    for prefix in prefixes:
         if prefix != "xml" and b"xmlns:" + prefix.encode() + b"=" not in root_tag:
-            return None
-    return data[:i] + b"<sheetData/>" + data[j + 12 :], region
+            return False
+    return True
 
 
 def _cells_by_search(
@@ -799,7 +831,9 @@ one template plan's 16 sheets count 13.7 MB (``tracemalloc`` saw 9.8 MB kept; 20
 budget holds the template's sheets and a dozen variants of the one sheet whose markup follows the values (a results
 cell with ``t="str"`` in one plan and a number in the next: 42 variants in 175 benchmark plans); the least recently
 used entries go first. Over 100 plans of ``/tmp/bench-plans-16``: 1,564 of 1,600 sheets from the memo, 32.7 MB
-counted, 23.2 MB by ``tracemalloc``."""
+counted, 23.2 MB by ``tracemalloc``. Since session 18 the results sheet's variants are kept row by row (1.9 MB over
+those 100 plans) and :func:`planner.validate.checks.book_from_view` keeps the last book's flattening here (11.9 MB
+counted): 27.6 MB counted after 100 plans, 1,571 of 1,600 sheets from the memo."""
 
 
 @dataclass(slots=True, eq=False)
@@ -824,6 +858,9 @@ class _Skeleton:
     last_texts: list[str] | None = None
     last_views: dict[str, CellView] = field(default_factory=dict)
     reuse_bytes: int = 0
+    prefixes: frozenset[str] = frozenset()
+    """The attribute prefixes the skeleton's pieces use (:func:`_prefixes_used`): each must be declared in the root
+    element of a part served from it (:meth:`SheetMemo.cells`)."""
 
 
 class SheetMemo:
@@ -858,6 +895,8 @@ class SheetMemo:
         self.bytes = 0
         self.hits = self.misses = 0
         self._entries: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
+        self._missed: set[str] = set()
+        """Names of parts whose skeleton was missed once (:meth:`cells`): at most 256, of at most 200 characters."""
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -882,35 +921,132 @@ class SheetMemo:
             self.bytes -= n
 
     def cells(
-        self, region: str, *, strings: list[str], limits: Limits
+        self, region: str, *, strings: list[str], limits: Limits, part: str = "", raw: bytes | None = None,
+        root_tag: bytes = b"",
     ) -> tuple[dict[str, CellView], int, int] | None:
-        """:func:`_cells_by_search` of ``region`` (the same answer)."""
+        """:func:`_cells_by_search` of ``region`` (the same answer). ``part``: the part's name; a part whose skeleton
+        was missed before (one whose markup follows its values, e.g. a results cell with ``t="str"`` in one plan and
+        a number in the next) is read row by row on a miss (:meth:`_cells_by_rows`).
+
+        ``raw``: the region's bytes, from :func:`_split_part`, whose checks of the cells (:func:`_cells_text_ok`,
+        against ``root_tag``) are made here, None where they fail: of the whole region on a miss; of the slot texts
+        alone (joined by ``<``) on a hit, whose pieces are those of a region that passed them, less their prefixes,
+        checked against this ``root_tag``. Without ``raw`` the region is one :func:`_split_sheet_data` gave."""
         parts = _SLOT.split(region)  # piece, start tag, text, piece, start tag, text, ..., piece
         texts = parts[2::3]
         del parts[2::3]
-        key = ("cells", "\x00".join(parts))  # "\x00" is in no region (_split_sheet_data refuses it)
+        key = ("cells", "\x00".join(parts))  # "\x00" is in no region (_split_part refuses it)
+        all_ascii = region.isascii()
         got = self._entries.get(key)
         if got is not None:
-            self._entries.move_to_end(key)
+            if raw is not None:
+                joined = "<".join(texts)
+                if not (_cells_text_ok(joined.encode(), joined, root_tag)
+                        and _prefixes_declared(got[0].prefixes, root_tag)):
+                    self.misses += 1
+                    return None
             self.hits += 1
-            skeleton = got[0]
-            before = skeleton.reuse_bytes
-            out = _cells_from_skeleton(skeleton, texts, strings, limits)
-            if skeleton.last_texts is None:  # refused half-way: its views are of no one sighting, and not counted
-                skeleton.last_views.clear()
-                skeleton.reuse_bytes = 0
-            if skeleton.reuse_bytes != before:  # the views kept for the next sighting changed: the entry's size
-                self._keep(key, skeleton, got[1] - before + skeleton.reuse_bytes)
-            return out
+            return self._served(key, got, texts, strings, limits, all_ascii)
+        if raw is not None and not _cells_text_ok(raw, region, root_tag):
+            self.misses += 1
+            return None
+        if part in self._missed:
+            found = self._cells_by_rows(region, strings, limits, all_ascii)  # (counts its own hit or miss)
+            if found is not None:
+                return found
+        elif len(part) <= 200:  # (a name is kept, bounded in number and length; counted in entry_bytes' 200s)
+            if len(self._missed) >= 256:
+                self._missed.clear()
+            self._missed.add(part)
         self.misses += 1
         found = _cells_by_search(region, strings, limits)
         if found is not None:
-            n_tags = region.count("<v>") + region.count("<t>") + region.count('<t xml:space="preserve">')
-            skeleton = _skeleton(parts, found, n_tags)
-            if skeleton is not None:
-                _keep_views(skeleton, texts, found[0])
-                self._keep(key, skeleton, self.entry_bytes(key[1], skeleton))
+            self._remember_cells(key, region, parts, texts, found, all_ascii)
         return found
+
+    def _served(self, key: tuple[Any, ...], got: tuple[Any, int], texts: list[str], strings: list[str],
+                limits: Limits, all_ascii: bool) -> tuple[dict[str, CellView], int, int] | None:
+        """The cells of a region whose skeleton is the entry ``got`` under ``key``, with these ``texts``
+        (:func:`_cells_from_skeleton`); the entry's count follows the views it keeps for the next sighting."""
+        self._entries.move_to_end(key)
+        skeleton = got[0]
+        before = skeleton.reuse_bytes
+        out = _cells_from_skeleton(skeleton, texts, strings, limits, all_ascii=all_ascii)
+        if skeleton.last_texts is None:  # refused half-way: its views are of no one sighting, and not counted
+            skeleton.last_views.clear()
+            skeleton.reuse_bytes = 0
+        if skeleton.reuse_bytes != before:  # the views kept for the next sighting changed: the entry's size
+            self._keep(key, skeleton, got[1] - before + skeleton.reuse_bytes)
+        return out
+
+    def _remember_cells(self, key: tuple[Any, ...], region: str, parts: list[str], texts: list[str],
+                        found: tuple[dict[str, CellView], int, int], all_ascii: bool) -> None:
+        """Keep the skeleton of ``region`` (``parts`` and ``texts``: cut as :meth:`cells` cuts it) that
+        :func:`_cells_by_search` read as ``found``, when its slots are proved to be the cells' (:func:`_skeleton`)."""
+        n_tags = region.count("<v>") + region.count("<t>") + region.count('<t xml:space="preserve">')
+        skeleton = _skeleton(parts, found, n_tags)
+        if skeleton is not None:
+            skeleton.prefixes = frozenset(_prefixes_used("<".join(parts)))
+            _keep_views(skeleton, texts, found[0], all_ascii=all_ascii)
+            self._keep(key, skeleton, self.entry_bytes(key[1], skeleton))
+
+    def _cells_by_rows(self, region: str, strings: list[str], limits: Limits,
+                       all_ascii: bool) -> tuple[dict[str, CellView], int, int] | None:
+        """:func:`_cells_by_search` of ``region`` read as pieces cut after each ``</row>`` (a piece: one row, with
+        the empty rows ``<row .../>`` before it; the text after the last ``</row>`` a piece of its own unless
+        blank), each piece as a region of its own (an entry ``("rows", skeleton)`` for each, served or kept as
+        :meth:`cells` does for a whole region), or None: the caller then reads the whole region.
+
+        The same answer as the whole region's, when it is not None: each piece is read alone as
+        :func:`_cells_by_search` reads it (rows of cells only, nothing after the last row but blanks), and that
+        reader's only state across rows is the cells read (a duplicate: refused here too, the count of the merged
+        cells below the sum of the pieces'), the counts under ``limits`` (checked on the sums), the extent (the
+        pieces' largest) and the shared formulas: a piece read alone finds a shared formula's first cell only in
+        itself, and there it is the last one before the cell in the whole region too. A new piece's entry is kept
+        only when the whole region was read so. Worked example: a results sheet of 68 rows whose plans differ in
+        the ``t="str"`` of a few cells finds 66 rows in the memo and reads two.
+        """
+        pieces = region.split("</row>")
+        if len(pieces) > 4096:
+            return None  # (a sheet of many rows: its entries would crowd the memo out)
+        last = pieces.pop()
+        chunks = [p + "</row>" for p in pieces]
+        if last.strip(" \t\n"):
+            chunks.append(last)
+        cells: dict[str, CellView] = {}
+        n_cells = n_formulas = max_row = max_col = 0
+        new: list[tuple[tuple[str, str], str, list[str], list[str], tuple[dict[str, CellView], int, int]]] = []
+        for chunk in chunks:
+            parts = _SLOT.split(chunk)
+            texts = parts[2::3]
+            del parts[2::3]
+            key = ("rows", "\x00".join(parts))
+            got = self._entries.get(key)
+            if got is not None:
+                found = self._served(key, got, texts, strings, limits, all_ascii)
+                if found is None:
+                    return None
+                n_formulas += got[0].n_formulas
+            else:
+                found = _cells_by_search(chunk, strings, limits)
+                if found is None:
+                    return None
+                new.append((key, chunk, parts, texts, found))
+                n_formulas += sum(1 for c in found[0].values() if c.formula is not None)
+            part_cells, r, c = found
+            cells.update(part_cells)
+            n_cells += len(part_cells)
+            max_row = max(max_row, r)
+            max_col = max(max_col, c)
+        if len(cells) != n_cells or n_cells > limits.max_cells or n_formulas > limits.max_formula_cells:
+            return None
+        for key, chunk, parts, texts, found in new:
+            self._remember_cells(key, chunk, parts, texts, found, all_ascii)
+        if new:
+            self.misses += 1
+        else:
+            self.hits += 1  # every row from the memo
+        return cells, max_row, max_col
 
     def head(self, head: bytes) -> tuple[str | None, int, tuple[tuple[str, str], ...]] | None:
         """(dimension, data validations, rule formulas) of a part's head read before, else None."""
@@ -938,6 +1074,22 @@ class SheetMemo:
         self._entries.move_to_end(key)
         return got[0]
 
+    def take(self, key: tuple[Any, ...]) -> Any:
+        """Take the entry ``key`` out (its bytes no longer counted): its value, or None. A caller that changes a
+        kept value takes it first and keeps it again after (:meth:`keep`), so that nothing half-changed stays."""
+        got = self._entries.pop(key, None)
+        if got is None:
+            return None
+        self.bytes -= got[1]
+        return got[0]
+
+    def keep(self, key: tuple[Any, ...], value: Any, *, size: int) -> None:
+        """Keep ``value`` under ``key`` (a tuple whose first item names the kind of entry: ``"flat"`` is
+        :func:`planner.validate.checks.book_from_view`'s), counted as ``size`` bytes, the caller's upper bound of
+        what it keeps alive; the least recently used entries go first, and a value above the budget alone is not
+        kept."""
+        self._keep(key, value, size)
+
     def remember_part(self, key: tuple[Any, ...], value: dict[str, tuple[str, str]] | TableView) -> None:
         """Keep what a relationships or table part gave: counted as the key's strings and bytes, the value's
         strings and containers, and 200 bytes."""
@@ -960,6 +1112,8 @@ class SheetMemo:
         9.8 MB kept for one template plan); ``None``, small integers and the type letters are the process's own."""
         size = sys.getsizeof
         n = size(skeleton_text) + size(skeleton.base) + size(skeleton.slotted) + 200 + skeleton.reuse_bytes
+        if skeleton.prefixes:
+            n += size(skeleton.prefixes) + sum(map(size, skeleton.prefixes))
         view_size = 0
         for c in skeleton.base.values():
             if c is not None:
@@ -1020,29 +1174,37 @@ def _skeleton(parts: list[str], found: tuple[dict[str, CellView], int, int], n_t
 _VIEW_BYTES = sys.getsizeof(_cell_view("A1", None, "n", None, None, None)) + sys.getsizeof(
     _cell_view("A1", None, "n", None, None, None).__dict__)
 """A cell view's object and attribute dictionary (its strings and value apart)."""
+VIEW_BYTES = _VIEW_BYTES
 
 
-def _keep_views(skeleton: _Skeleton, texts: list[str], cells: dict[str, CellView]) -> None:
+def _keep_views(skeleton: _Skeleton, texts: list[str], cells: dict[str, CellView], *, all_ascii: bool = False) -> None:
     """Keep ``texts`` and the views of ``cells`` built from them (every slotted cell but shared strings) for the
     next sighting (:func:`_cells_from_skeleton`)."""
     skeleton.last_views = {ref: cells[ref] for ref, t, *_rest in skeleton.slotted if t != "s"}
-    _kept(skeleton, texts)
+    _kept(skeleton, texts, all_ascii=all_ascii)
 
 
-def _kept(skeleton: _Skeleton, texts: list[str]) -> None:
-    """``texts`` are the last sighting's, and ``last_views`` the views built from them: what they hold, counted
-    as the texts list and each text, the views dictionary, and per view its object and attribute dictionary, 200
-    bytes, and twice its texts (its value is a number of at most 164 bytes, a boolean, None, or a text or error no
-    longer than its text: 117 bytes for ``#N/A``). Worked example: a template plan's 10,492 slotted cells hold
+_ASCII_STR_BYTES = sys.getsizeof("")
+"""A str of ASCII characters takes this many bytes and one per character (:func:`sys.getsizeof`)."""
+
+
+def _kept(skeleton: _Skeleton, texts: list[str], *, all_ascii: bool = False) -> None:
+    """``texts`` are the last sighting's (``all_ascii``: all of them ASCII, e.g. cut from an ASCII region), and
+    ``last_views`` the views built from them: what they hold, counted as the texts list and each text, the views
+    dictionary, and per view its object and attribute dictionary, 200 bytes, and twice its texts (its value is a
+    number of at most 164 bytes, a boolean, None, or a text or error no longer than its text: 117 bytes for
+    ``#N/A``). Worked example: a template plan's 10,492 slotted cells hold
     7.9 MB by this count."""
     size = sys.getsizeof
     views = skeleton.last_views
     skeleton.last_texts = texts
-    skeleton.reuse_bytes = size(texts) + 3 * sum(map(size, texts)) + size(views) + len(views) * (_VIEW_BYTES + 200)
+    # an ASCII text of n characters takes _ASCII_STR_BYTES + n bytes: the same sum as the sizes', without a call each
+    texts_bytes = _ASCII_STR_BYTES * len(texts) + sum(map(len, texts)) if all_ascii else sum(map(size, texts))
+    skeleton.reuse_bytes = size(texts) + 3 * texts_bytes + size(views) + len(views) * (_VIEW_BYTES + 200)
 
 
 def _cells_from_skeleton(
-    skeleton: _Skeleton, texts: list[str], strings: list[str], limits: Limits
+    skeleton: _Skeleton, texts: list[str], strings: list[str], limits: Limits, *, all_ascii: bool = False
 ) -> tuple[dict[str, CellView], int, int] | None:
     """:func:`_cells_by_search` of a region with this skeleton and these slot ``texts``: each value converted as
     there (each branch below is one of its own, in its order), None where it returns None (a value or inline text
@@ -1062,7 +1224,7 @@ def _cells_from_skeleton(
     if last is not None and len(last) == len(texts):
         cells.update(views)  # every cell but shared strings as last time (the keys are there: the order is base's)
         slot_cell = skeleton.slot_cell
-        todo = {slot_cell[k] for k in compress(range(len(texts)), map(str.__ne__, texts, last))}
+        todo = set(compress(slot_cell, map(str.__ne__, texts, last)))  # the cells of the slots whose text changed
         todo.update(skeleton.shared_strings)
     else:
         todo = range(len(slotted))
@@ -1108,7 +1270,7 @@ def _cells_from_skeleton(
         d["formula_kind"] = kind
         if t != "s":
             views[ref] = c
-    _kept(skeleton, texts)
+    _kept(skeleton, texts, all_ascii=all_ascii)
     return cells, skeleton.max_row, skeleton.max_col  # type: ignore[return-value]
 
 
@@ -1131,10 +1293,13 @@ def _read_sheet(
     max_cells = limits.max_cells
     root = None
     data = pkg.read(part)
-    split = _split_sheet_data(data)
+    split = _split_part(data)
     if split is not None:  # the cells by regular expressions, the rest of the part by the parser
-        found = (_cells_by_search(split[1], strings, limits) if memo is None
-                 else memo.cells(split[1], strings=strings, limits=limits))
+        if memo is None:
+            found = (_cells_by_search(split[2], strings, limits) if _cells_text_ok(split[1], split[2], split[3])
+                     else None)  # (_split_sheet_data's checks)
+        else:  # (the memo makes those checks on what is new)
+            found = memo.cells(split[2], strings=strings, limits=limits, part=part, raw=split[1], root_tag=split[3])
         if found is not None:
             if memo is not None:
                 known = memo.head(split[0])

@@ -65,19 +65,19 @@ def compute(src: str | Path, *, limits: Limits = DEFAULT_LIMITS, memo: SheetMemo
     the cells they read). Any other workbook goes to the general engine as a whole.
     """
     view = read_workbook(src, limits, memo=memo)
-    fast = _compute_template_plan(src, view)
+    fast = _compute_template_plan(src, view, memo=memo)
     if fast is not None:
         return fast
     return _compute_general(src, view)
 
 
-def _compute_template_plan(src: str | Path, view: Any) -> RecalcResult | None:
+def _compute_template_plan(src: str | Path, view: Any, *, memo: SheetMemo | None = None) -> RecalcResult | None:
     """The fast path of :func:`compute`, or ``None`` when the workbook is not a plain template plan (not the template,
     external links, external or DDE formulas, or an input the template reads holds a formula that reads other
     formulas). An input holding a formula of constants (``=400*1000``) is computed first, by formulas."""
     from planner.validate.checks import book_from_view, check_structure, check_template
 
-    book = book_from_view(view)
+    book = book_from_view(view, memo=memo)  # memo: the last plan's flattening, its unchanged cells taken over
     if view.external_links or any(True for _ in check_template(book)) or any(True for _ in check_structure(book)):
         return None
     from planner.validate import fastpath
