@@ -535,10 +535,6 @@ def _bill_column(table: tuple, field: str) -> tuple[float | None, ...]:
                  else None for r in _route_rows(table))
 
 
-BILL_CLASSES = ("input_usd", "cache_read_usd", "cache_write_usd", "output_usd")
-"""The route table's month-1 bill by token class, the columns an API route's month sums."""
-
-
 @lru_cache(maxsize=1024)
 def _month1_bill(table: tuple, at: int) -> float:
     """Row ``at`` of a route table (a tuple of row tuples): its month-1 API bill, ``input + cache_read +
@@ -553,7 +549,7 @@ def _month1_bill(table: tuple, at: int) -> float:
     30.75
     """
     mine = _route_rows(table)[at]
-    return sum(float(check_number(k, read_row(mine[k]))) for k in BILL_CLASSES)
+    return sum(float(check_number(k, read_row(mine[k]))) for k in BILL_FIELDS)
 
 
 @lru_cache(maxsize=64)
