@@ -188,9 +188,9 @@ def _reference_bill(f: str, table: tuple, month: int, x: float) -> float:
                if not sf._blank(r["route"]) for v in (read_row(r[f]),) if not sf._blank(v))
 
 
-def _outcome(call: Any) -> tuple[str, str]:
+def _outcome(call: Any, *args: Any) -> tuple[str, str]:
     try:
-        return "value", repr(call())
+        return "value", repr(call(*args))
     except PlannerError as error:
         return type(error).__name__, str(error)
 
@@ -212,9 +212,14 @@ def test_bill_fields_as_before_and_keyed_on_the_table_and_field() -> None:
         variants.append(changed)
     for variant, month, x, f in itertools.product(variants, (1, 3, 12), (1.0, 1.7), sf.BILL_FIELDS):
         table = _route_table(variant)
-        got = _outcome(lambda: sf.FORECAST_MONTH(f, x, 0.8, _BACKENDS, month, table))
-        assert got == _outcome(lambda: _reference_bill(f, sf._hashable(table), month, x)), (variant, f)
-        assert got == _outcome(lambda: sf.FORECAST_MONTH(f, x, 0.8, _BACKENDS, month, table))
+        got = _outcome(sf.FORECAST_MONTH, f, x, 0.8, _BACKENDS, month, table)
+        assert got == _outcome(_reference_bill, f, sf._hashable(table), month, x), (variant, f)
+        assert got == _outcome(sf.FORECAST_MONTH, f, x, 0.8, _BACKENDS, month, table)
+
+
+def _reference_route_bill(row: dict[str, Any], multiple: float) -> float:
+    """An API route's month as FORECAST_ROUTE_MONTH computed it before speed13."""
+    return sum(float(check_number(k, read_row(row[k]))) for k in sf.BILL_FIELDS) * multiple
 
 
 def test_api_route_bill_keyed_on_the_table_and_the_row() -> None:
@@ -232,13 +237,11 @@ def test_api_route_bill_keyed_on_the_table_and_the_row() -> None:
             variant[i][key] = value
         table = _route_table(variant)
         for route, month in itertools.product(("chat", "rag"), (1, 2, 7)):
-            got = _outcome(lambda: sf.FORECAST_ROUTE_MONTH("usd", 1.2, 0.8, backends, route, month, table))
+            got = _outcome(sf.FORECAST_ROUTE_MONTH, "usd", 1.2, 0.8, backends, route, month, table)
             mine = next(r for r in variant if r["route"] == route)
             multiple = sf._multiples(sf._hashable(table), None, month, 1.2)[variant.index(mine)]
-            want = _outcome(lambda: sum(float(check_number(k, read_row(mine[k]))) for k in sf.BILL_FIELDS)
-                            * multiple)
-            assert got == want, (route, month, key)
-            assert got == _outcome(lambda: sf.FORECAST_ROUTE_MONTH("usd", 1.2, 0.8, backends, route, month, table))
+            assert got == _outcome(_reference_route_bill, mine, multiple), (route, month, key)
+            assert got == _outcome(sf.FORECAST_ROUTE_MONTH, "usd", 1.2, 0.8, backends, route, month, table)
 
 
 def test_backend_by_name_is_the_first_row_of_that_name() -> None:
