@@ -644,6 +644,8 @@ class _Gen:
             c = self.const(b)
             self.nodes += 1
             v = self.temp()
+            if type(b) is str and b == "" and e.op in ("=", "<>"):  # IF($A45="", ...): a text's lower case is ""
+                return f"(({v} {_PY_OPS[e.op]} '') if type({v} := {a}) is str else {name}({v}, {c}))"  # iff it is
             if type(b) is str:  # plain text both sides: compared in lower case (an XlError is not a str here)
                 low = self.const(b.lower())
                 return f"(({v}.lower() {_PY_OPS[e.op]} {low}) if type({v} := {a}) is str else {name}({v}, {c}))"

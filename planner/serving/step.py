@@ -1051,52 +1051,69 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
         return 0.0, 0.0, 0.0
     sampled = d + prefill_seqs
     # the real sequences only (CG's padding repeats a dummy request on the GPU); rule A: one rank's share
-    host = r.seq_s * host_sequences(r.engine, sampled, dp=r.dp)
+    # (host_sequences and, below, launch_layers written inline: this runs a few thousand times a plan)
+    dp = r.dp
+    if ATTENTION_DP_HOST_PER_RANK and r.engine == "trtllm" and dp > 1:
+        host = r.seq_s * math.ceil(sampled / dp - 1e-9)
+    else:
+        host = r.seq_s * sampled
     routed = m  # tokens that pick experts (CG's dummy rows repeat one token: its k experts, counted as none)
     if r.graph_sizes and p <= 0:  # CG: a decode-only batch runs at its padded CUDA-graph size
-        m = sampled = padded_decode_tokens(d, r.graph_sizes, dp=r.dp)
-    eff = cal.gemm_eff * m / (m + cal.gemm_half_tokens) * r.quant_kernel_eff
+        m = sampled = padded_decode_tokens(d, r.graph_sizes, dp=dp)
+    bw = r.mem_bw_bytes_per_s
+    weight_bw = bw * cal.weight_bw_eff  # the same product each time it divides below
+    gemm_half = cal.gemm_half_tokens
+    eff = cal.gemm_eff * m / (m + gemm_half) * r.quant_kernel_eff
     flops = r.body_flops_per_token * m + r.head_flops_per_token * sampled
     compute = flops / (r.peak_flops_per_s * eff * r.vendor_eff)
     read = r.dense_bytes
     if r.dequant_bytes and m > EXLLAMA_MAX_Q_GEMM_ROWS:  # ExLlama GPTQ: a 16-bit copy rebuilt, then cuBLAS
         read += r.dequant_bytes
-    if r.num_experts:
-        e, k = r.num_experts, r.experts_per_token
+    e = r.num_experts
+    if e:
+        k = r.experts_per_token
         touched = min(e * (1 - (1 - k / e) ** routed), k * routed, e)  # latency.experts_touched, unchecked
         read += touched * r.expert_bytes
-        per_expert_tokens = m * r.experts_per_token / max(touched, 1.0)
-        eff_e = cal.moe_eff * cal.gemm_eff * per_expert_tokens / (per_expert_tokens + cal.gemm_half_tokens)
+        per_expert_tokens = m * k / max(touched, 1.0)
+        eff_e = cal.moe_eff * cal.gemm_eff * per_expert_tokens / (per_expert_tokens + gemm_half)
         compute += r.expert_flops_per_token * m / (r.peak_flops_per_s * eff_e * r.quant_kernel_eff * r.vendor_eff)
-    gemm = max(read / (r.mem_bw_bytes_per_s * cal.weight_bw_eff), compute)
+    gemm = read / weight_bw
+    if compute > gemm:  # max(read time, compute), the first of equals as max keeps it
+        gemm = compute
     if r.moe_act_bytes:  # S7: permute/activation/sum passes between the grouped GEMMs, memory-bound
-        gemm += r.moe_act_bytes * m / (r.mem_bw_bytes_per_s * cal.weight_bw_eff)
+        gemm += r.moe_act_bytes * m / weight_bw
     if r.layer_act_passes:  # S8: norms, quantisation, RoPE, SiLU-and-mul, memory-bound; S8L: beyond the cache C
         tokens = p if LAYER_ACT_PROMPT_ONLY else m
         moved = sum(n * max(0.0, tokens * b - r.act_cache_bytes) for b, n in r.layer_act_passes)
-        gemm += moved / (r.mem_bw_bytes_per_s * cal.weight_bw_eff)
-    g = float(r.dp)  # attention groups: each GPU's attention sees 1/dp of the sequences and tokens
-    attn = max(d / g * r.kv_read_bytes_per_seq / (r.mem_bw_bytes_per_s * cal.kv_bw_eff),
+        gemm += moved / weight_bw
+    g = float(dp)  # attention groups: each GPU's attention sees 1/dp of the sequences and tokens
+    attn = max(d / g * r.kv_read_bytes_per_seq / (bw * cal.kv_bw_eff),
                (d * r.attn_flops_per_seq + p * r.attn_flops_per_prefill_token) / g
                / (r.peak16_flops_per_s * (cal.attn_eff if r.attn_eff is None else r.attn_eff) * r.vendor_eff))
     comm = 0.0
-    if r.tp > 1 or r.pp > 1 or r.ep > 1:
+    tp = r.tp
+    if tp > 1 or r.pp > 1 or r.ep > 1:
         alpha = cal.pcie_allreduce_latency_s if r.link_is_pcie else cal.allreduce_latency_s
         msg = m * r.hidden * ACT_BYTES
-        tp_attn = r.tp // r.dp
+        tp_attn = tp // dp
         if tp_attn > 1:  # attention output all-reduce within a group, 1/dp of the tokens
             comm += r.layers * (alpha + 2 * (tp_attn - 1) / tp_attn * msg / g / r.link_bytes_per_s)
-        if r.ep > 1 and r.num_experts:  # MoE all-to-all: dispatch and combine the k routed copies of each token
-            comm += 2 * r.layers * (alpha + r.experts_per_token * msg / r.tp * (r.ep - 1) / r.ep
+        if r.ep > 1 and e:  # MoE all-to-all: dispatch and combine the k routed copies of each token
+            comm += 2 * r.layers * (alpha + r.experts_per_token * msg / tp * (r.ep - 1) / r.ep
                                     / r.link_bytes_per_s)
         elif r.moe_comm_layers:  # rule B: the experts' all-gather (a_q) and reduce-scatter (2 B), MoE layers only
-            comm += r.moe_comm_layers * (2 * alpha + (r.tp - 1) / r.tp * m * r.hidden
+            comm += r.moe_comm_layers * (2 * alpha + (tp - 1) / tp * m * r.hidden
                                          * (r.moe_gather_bytes + ACT_BYTES) / r.link_bytes_per_s)
-        elif r.tp > 1:  # MLP/MoE all-reduce (with dp attention: all-gather + reduce-scatter, the same bytes)
-            comm += r.layers * (alpha + 2 * (r.tp - 1) / r.tp * msg / r.link_bytes_per_s)
+        elif tp > 1:  # MLP/MoE all-reduce (with dp attention: all-gather + reduce-scatter, the same bytes)
+            comm += r.layers * (alpha + 2 * (tp - 1) / tp * msg / r.link_bytes_per_s)
         if r.pp > 1:
             comm += (r.pp - 1) * (alpha + msg / r.link_bytes_per_s)
-    layers = launch_layers(r)
+    if not e:  # launch_layers(r)
+        layers = float(r.layers)
+    elif MOE_LAUNCH_BY_LAYER and r.moe_layer_count:
+        layers = float(r.layers + r.moe_layer_count)
+    else:
+        layers = r.layers * 2.0
     floor = layers * cal.layer_floor_s
     eager = r.eager or (p > 0 and r.eager_prefill)
     if eager:  # no CUDA graph for this step: launches from Python

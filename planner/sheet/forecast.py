@@ -399,9 +399,9 @@ def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, ro
             raise ArgumentError("routes", None, f"the route table and the month number for {f}")
         m = int(check_number("month_number", month_number, minimum=1, integer=True))
         table = _hashable(routes)
-        return sum(float(check_number(f, v)) * multiple
-                   for r, multiple in zip(_route_rows(table), _multiples(table, _hashable(route_demand), m, x))
-                   if not _blank(r["route"]) for v in (read_row(r[f]),) if not _blank(v))
+        _route_rows(table)  # the table's shape first, then the multiples, then the rows' figures, as read before
+        multiples = _multiples(table, _hashable(route_demand), m, x)
+        return sum(v * multiple for v, multiple in zip(_bill_column(table, f), multiples) if v is not None)
     month, broken = _month(x, t, _hashable(backends), month_number, _hashable(routes), _hashable(route_demand))
     if broken:  # the plan's month needs every backend: the first one's error is the result
         raise Refusal(next(iter(broken.values())))
@@ -506,8 +506,50 @@ def _route_at(table: tuple) -> dict[str, int]:
 
 
 @lru_cache(maxsize=64)
-def _plan_backends(table: tuple) -> tuple[fmonth.Backend, ...]:
-    return tuple(_backends_kept(table)[0])
+def _plan_backend_at(table: tuple) -> dict[str, fmonth.Backend]:
+    """Each backend of a backend table by its name (stripped, lower case) -> the first row of that name, built once
+    per table (a tuple of row tuples, as :func:`_backends_kept`'s key): every route's bill of every month
+    (FORECAST_ROUTE_MONTH, 240 cells of a 20-route plan) looks its backend up by name. 64 tables; callers only
+    read it."""
+    out: dict[str, fmonth.Backend] = {}
+    for b in _backends_kept(table)[0]:
+        out.setdefault(b.name.strip().lower(), b)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _bill_column(table: tuple, field: str) -> tuple[float | None, ...]:
+    """One month-1 bill column of a route table (a tuple of row tuples), row by row: the figure as a float, None for
+    a row without a route or with the cell blank (left out of the sum); the first row's refusal or bad figure raises,
+    as the month's sum would (a raised call is not kept). Read once per (table, field) instead of once per month:
+    FORECAST_MONTH's bill field in month ``m`` is ``Σ figure·multiple`` over these in row order. 256 entries; a
+    20-route plan asks for 4.
+
+    >>> blank = ("",) * len(ROUTE_KEYS)
+    >>> rows = [dict(zip(ROUTE_KEYS, blank), route=name, output_usd=usd) for name, usd in
+    ...         (("chat", 20.0), ("", 5.0), ("rag", ""), ("code", 1))]
+    >>> _bill_column((tuple(ROUTE_KEYS), *(tuple(r[k] for k in ROUTE_KEYS) for r in rows)), "output_usd")
+    (20.0, None, None, 1.0)
+    """
+    return tuple(float(check_number(field, v)) if not _blank(r["route"]) and not _blank(v := read_row(r[field]))
+                 else None for r in _route_rows(table))
+
+
+@lru_cache(maxsize=1024)
+def _month1_bill(table: tuple, at: int) -> float:
+    """Row ``at`` of a route table (a tuple of row tuples): its month-1 API bill, ``input + cache_read +
+    cache_write + output`` USD in that order (each a number; a refusal held in the row is the result), read once per
+    route instead of once per month: an API route's bill in month ``m`` is this times its multiple. A raised call is
+    not kept (it raises again). 1,024 (table, row) entries; a 20-route plan asks about 20.
+
+    >>> blank = ("",) * len(ROUTE_KEYS)
+    >>> row = dict(zip(ROUTE_KEYS, blank), route="chat", input_usd=10.0, cache_read_usd=0.5, cache_write_usd=0.25,
+    ...            output_usd=20.0)
+    >>> _month1_bill((tuple(ROUTE_KEYS), tuple(row[k] for k in ROUTE_KEYS)), 0)
+    30.75
+    """
+    mine = _route_rows(table)[at]
+    return sum(float(check_number(k, read_row(mine[k]))) for k in BILL_FIELDS)
 
 
 @lru_cache(maxsize=64)
@@ -575,10 +617,9 @@ def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_nu
     if error is not None:
         raise Refusal(error)
     own = multiples[at]
-    plan_b = next((b for b in _plan_backends(plan) if b.name.strip().lower() == backend.lower()), None)
+    plan_b = _plan_backend_at(plan).get(backend.lower())
     if plan_b is None or plan_b.kind != "fleet":  # an API route: its month-1 bill by class at its multiple
-        return sum(float(check_number(k, read_row(mine[k]))) for k in
-                   ("input_usd", "cache_read_usd", "cache_write_usd", "output_usd")) * own
+        return _month1_bill(table, at) * own
     # a fleet's route: its compute share of the month's fleet (routes growing apart move the shares)
     share = _fleet_share(table, index, m, x, backend.lower())
     if share <= 0:
