@@ -123,9 +123,13 @@ def _compute_template_plan(src: str | Path, view: Any, *, memo: SheetMemo | None
     values_all, _edited = planned
     formulas = book.formulas
     # a typed-over template formula is a constant now: nothing to write; an Excel error as its text (_plain_value,
-    # inline: 8,336 cells)
-    values.update({k: str(v) if isinstance(v, str) and type(v) is not str else v
-                   for k, v in values_all.items() if k in formulas})
+    # inline). The common plan has neither (every template cell a formula, none of 8,395 values an error): both
+    # told in C (a keys view compared, the set of the values' types) and the values then taken whole
+    if formulas.keys() >= values_all.keys() and set(map(type, values_all.values())) <= _PLAIN_TYPES:
+        values.update(values_all)
+    else:
+        values.update({k: str(v) if isinstance(v, str) and type(v) is not str else v
+                       for k, v in values_all.items() if k in formulas})
     if extra:
         values.update(_general_cells(book, extra, values, names, sheets, findings))
     return RecalcResult(src=str(src), dst=None, values=values, findings=tuple(findings), engine="fast", view=view)
@@ -163,6 +167,10 @@ def _general_cells(book: Any, cells: dict[tuple[str, str], str], computed: dict[
             findings.append(RecalcFinding(code="circular-reference", sheet=k[0], cell=k[1],
                                           message=f"{k[0]}!{k[1]}: no value computed (circular reference?): {text}"))
     return out
+
+
+_PLAIN_TYPES = frozenset((str, float, bool, int, type(None)))
+"""The value types :func:`_plain_value` returns unchanged (an Excel error, a ``str`` subclass, becomes its text)."""
 
 
 def _plain_value(v: Any) -> Any:

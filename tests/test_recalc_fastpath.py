@@ -217,3 +217,34 @@ def test_every_code_recalc_emits_is_in_the_one_catalogue() -> None:
 
     assert emitted | set(READ_CODES.values()) <= set(CODES), emitted - set(CODES)
     assert all(f"`{c}`" in docs for c in emitted | set(READ_CODES.values()))
+
+
+def test_the_template_order_puts_every_cell_after_the_cells_it_reads() -> None:
+    """The fast path evaluates every template formula cell in the template's order with the plan's cached values
+    still in the store (``fastpath.evaluate`` takes the plan's cells whole): that is right only if no cell reads a
+    formula cell that comes later. Checked on the rendered formulas' references (a range reads each of its cells)."""
+    from planner.validate import fastpath
+
+    precedents, _dependents = fastpath.template_graph()
+    position = {(s, c): i for i, (s, c, _e, _r) in enumerate(ts.formula_cells())}
+    later = [(k, p) for k, ps in precedents.items() for p in ps if p in position and position[p] >= position[k]]
+    assert not later, later[:5]
+
+
+def test_cached_values_of_formula_cells_are_never_read() -> None:
+    """Every formula cell's cached value replaced by a number nobody computes: the recomputed values are those of
+    the plan as saved (the cached values are overwritten before any cell reads them)."""
+    from planner.validate import fastpath
+    from planner.validate.checks import read_book
+
+    sample = Path(__file__).resolve().parents[1] / "samples" / "seed.xlsm"
+    book = read_book(str(sample))
+    clean = fastpath.plan_values(book)
+    assert clean is not None
+    garbled = read_book(str(sample))
+    for key in fastpath.compiled()[1]:
+        garbled.values[key] = 123456.789
+    got = fastpath.plan_values(garbled)
+    assert got is not None
+    show = lambda vs: {k: (type(v).__name__, repr(v)) for k, v in vs.items()}  # noqa: E731
+    assert show(got[0]) == show(clean[0])
