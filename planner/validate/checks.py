@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import compress
 from operator import is_not
@@ -94,20 +94,9 @@ def book_from_view(view: WorkbookView, *, memo: SheetMemo | None = None) -> Book
 
 def _flatten(name: str, cells: dict[str, CellView], values: dict[tuple[str, str], Any],
              formulas: dict[tuple[str, str], str]) -> None:
-    """The cells of sheet ``name`` flattened into ``values`` and ``formulas`` (:func:`book_from_view`)."""
-    for ref, c in cells.items():
-        v = c.value
-        if c.formula is not None:
-            formulas[(name, ref)] = "=" + c.formula
-            if v is None and c.type == "str":
-                v = ""
-        if v is None:
-            if c.type != "inlineStr":
-                continue
-            v = ""
-        elif type(v) is int:
-            v = float(v)
-        values[(name, ref)] = v
+    """The cells of sheet ``name`` flattened into ``values`` and ``formulas`` (:func:`book_from_view`): the rule of
+    :func:`_flatten_keyed`, each cell under ``(name, ref)``."""
+    _flatten_keyed([(name, ref) for ref in cells], cells.values(), values, formulas)
 
 
 @dataclass(slots=True, eq=False)
@@ -236,9 +225,11 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
     return flat
 
 
-def _flatten_keyed(keys: list[tuple[str, str]], views: list[CellView], values: dict[tuple[str, str], Any],
+def _flatten_keyed(keys: list[tuple[str, str]], views: Iterable[CellView], values: dict[tuple[str, str], Any],
                    formulas: dict[tuple[str, str], str]) -> None:
-    """:func:`_flatten` of a sheet's cells given as their keys and views (the same entries, under these keys)."""
+    """A sheet's cells given as their keys and views flattened into ``values`` and ``formulas``: a number as a
+    float, a formula's text with its ``=``, a text formula or inline string without a cached value as ``""``, an
+    empty cell left out."""
     for k, c in zip(keys, views):
         v = c.value
         if c.formula is not None:
