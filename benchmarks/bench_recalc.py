@@ -14,9 +14,12 @@ where it exists). Optionally (``--cli``) one plan through the CLI in a fresh pro
 them, as a worker of ``planner recalc --output-dir`` keeps one (the first round's first plan fills it). ``--batch``:
 the ten plans as one folder through ``planner recalc DIR --output-dir OUT --jobs J`` for J = 1 and 2, in a fresh
 process each (start-up, walk, workers and their memos included), wall time and the CPU of the command with its
-workers (best of ``--rounds``).
+workers (best of ``--rounds``). ``--worker-memory N``: the peak RSS of a fresh process that recalculates N plans
+one after another with one memo, as a worker does (after :func:`~planner.validate.fastpath.settle_gc`), read after
+25, 50, 100, ... plans and after the last, with the memo's counted bytes: flat memory means the figures stay put.
 
     .venv/bin/python benchmarks/bench_recalc.py --dir /tmp/bench-plans --json benchmarks/results_recalc.json
+    .venv/bin/python benchmarks/bench_recalc.py --dir /tmp/bench-plans-16 -n 10 --rounds 0 --worker-memory 200
 """
 
 from __future__ import annotations
@@ -37,6 +40,33 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 def _children_cpu() -> float:
     ch = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ch.ru_utime + ch.ru_stime
+
+
+WORKER = """
+import resource, sys, tempfile
+from pathlib import Path
+from planner.ooxml import SheetMemo
+from planner.recalc import recalc_file
+from planner.validate import fastpath
+paths = sys.argv[1:]
+out = Path(tempfile.mkdtemp(prefix="bench-recalc-worker-")) / "out.xlsm"
+fastpath.settle_gc()
+memo = SheetMemo()
+marks = {m for m in (25, 50, 100, 200, 500, 1000) if m < len(paths)} | {len(paths)}
+for i, p in enumerate(paths, 1):
+    recalc_file(p, out, memo=memo)
+    if i in marks:
+        print(i, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, memo.bytes, flush=True)
+"""
+
+
+def worker_memory(paths: list[Path]) -> dict[str, dict[str, float]]:
+    """Peak RSS (MiB) and the memo's counted MiB of a fresh process recalculating ``paths`` in order with one
+    :class:`planner.ooxml.SheetMemo` (:data:`WORKER`), by the number of plans done."""
+    out = subprocess.run([sys.executable, "-c", WORKER, *map(str, paths)], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    return {i: {"peak_rss_mib": round(int(rss) / 1024, 1), "memo_mib": round(int(b) / 2**20, 1)}
+            for i, rss, b in (line.split() for line in out.stdout.splitlines() if line)}
 
 
 def edited_copy(src: Path, dst: Path) -> Path:
@@ -68,6 +98,8 @@ def main(argv: list[str] | None = None) -> dict:
                          "it the plans are as generated (cached values current: the recompute changes no value)")
     ap.add_argument("--batch", action="store_true",
                     help="also the ten plans as one folder through `planner recalc DIR --output-dir OUT --jobs J`")
+    ap.add_argument("--worker-memory", type=int, default=0, metavar="N",
+                    help="also the peak RSS of one process recalculating N plans with one memo (0: skip)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     from bench_validate import emit, generate
@@ -129,6 +161,8 @@ def main(argv: list[str] | None = None) -> dict:
             assert best_b is not None
             res[f"cli_batch_jobs{jobs}_wall_s"] = round(best_b[0], 3)
             res[f"cli_batch_jobs{jobs}_cpu_s"] = round(best_b[1], 3)
+    if a.worker_memory:
+        res["worker_memory"] = worker_memory(generate(a.dir, a.worker_memory))
     if a.cli:
         c0, t0 = _children_cpu(), time.perf_counter()
         subprocess.run([sys.executable, "-m", "planner.cli", "recalc", str(plans[0]), "-o", str(out / "cli.xlsm")],
