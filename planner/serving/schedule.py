@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.serving.calibration import Calibration
-from planner.serving.step import Replica, step_parts, step_time_s
+from planner.serving.step import Replica, step_time_s
 
 BISECTION_STEPS = 36
 """Bisection steps over the decode batch (resolution ``2^-36`` of the range)."""
@@ -279,13 +279,7 @@ def state(load: Load, *, d: float) -> State:
     r, cal, sched = load.replica, load.calibration, load.schedule
     iu, o1 = load.input_tokens, max(load.output_tokens - 1.0, 1e-3)
     mixed, others = sched.mixed, load.others
-    # step_time_s(...) is the sum of step_parts(...): summed here as it sums them, without its own call (the solves
-    # evaluate this a thousand times a plan)
-    if d > 0:
-        fixed, body, comm = step_parts(r, cal, decode_seqs=max(d, 1.0))
-        t_d = fixed + body + comm
-    else:
-        t_d = 0.0
+    t_d = step_time_s(r, cal, decode_seqs=max(d, 1.0)) if d > 0 else 0.0
     room = sched.budget_tokens - (d if mixed else 0.0)
     if room <= 0:
         return State(decode_batch=d, requests_per_s=0.0, tpot_s=math.inf, ttft_s=math.inf, ttft_service_s=math.inf,
@@ -296,9 +290,7 @@ def state(load: Load, *, d: float) -> State:
     x = 0.0
     t_m = tau = t_d
     for _ in range(3):  # p_m depends on the arrivals during a mixed step
-        fixed, body, comm = step_parts(r, cal, decode_seqs=d if mixed else 0.0, prefill_tokens=p_m,
-                                       prefill_seqs=p_m / iu)
-        t_m = fixed + body + comm
+        t_m = step_time_s(r, cal, decode_seqs=d if mixed else 0.0, prefill_tokens=p_m, prefill_seqs=p_m / iu)
         extra = t_m - t_d if mixed else t_m
         tau = t_d + others * d * iu * extra / (o1 * p_m)
         if mixed and d * iu / (o1 * p_m) > 1.0:  # every step carries prompts

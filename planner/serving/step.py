@@ -1051,12 +1051,8 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
         return 0.0, 0.0, 0.0
     sampled = d + prefill_seqs
     # the real sequences only (CG's padding repeats a dummy request on the GPU); rule A: one rank's share
-    # (host_sequences and, below, launch_layers written inline: this runs a few thousand times a plan)
     dp = r.dp
-    if ATTENTION_DP_HOST_PER_RANK and r.engine == "trtllm" and dp > 1:
-        host = r.seq_s * math.ceil(sampled / dp - 1e-9)
-    else:
-        host = r.seq_s * sampled
+    host = r.seq_s * host_sequences(r.engine, sampled, dp=dp)
     routed = m  # tokens that pick experts (CG's dummy rows repeat one token: its k experts, counted as none)
     if r.graph_sizes and p <= 0:  # CG: a decode-only batch runs at its padded CUDA-graph size
         m = sampled = padded_decode_tokens(d, r.graph_sizes, dp=dp)
@@ -1108,12 +1104,7 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
             comm += r.layers * (alpha + 2 * (tp - 1) / tp * msg / r.link_bytes_per_s)
         if r.pp > 1:
             comm += (r.pp - 1) * (alpha + msg / r.link_bytes_per_s)
-    if not e:  # launch_layers(r)
-        layers = float(r.layers)
-    elif MOE_LAUNCH_BY_LAYER and r.moe_layer_count:
-        layers = float(r.layers + r.moe_layer_count)
-    else:
-        layers = r.layers * 2.0
+    layers = launch_layers(r)
     floor = layers * cal.layer_floor_s
     eager = r.eager or (p > 0 and r.eager_prefill)
     if eager:  # no CUDA graph for this step: launches from Python
