@@ -18,7 +18,11 @@ where it exists). Optionally (``--cli``) one plan through the CLI in a fresh pro
 them, as a worker of ``planner recalc --output-dir`` keeps one (the first round's first plan fills it). ``--batch``:
 the ten plans as one folder through ``planner recalc DIR --output-dir OUT --jobs J`` for J = 1 and 2, in a fresh
 process each (start-up, walk, workers and their memos included), wall time and the CPU of the command with its
-workers (best of ``--rounds``). ``--worker-memory N``: the peak RSS of a fresh process that recalculates N plans
+workers (best of ``--rounds``). ``--pool``: the ten plans through the library's batch call
+(:func:`planner.recalc_batch.recalc_paths`, ``jobs`` = 1 and 2) in this warm process, whose forked workers inherit
+its compiled template and caches (wall time, best of ``--rounds``; each round's workers start with this process's
+registry memo emptied and the warm-up plan computed): what a long-lived caller (a CI gate, a service) pays for the
+ten plans, without the CLI's start-up. ``--worker-memory N``: the peak RSS of a fresh process that recalculates N plans
 one after another with one memo, as a worker does (after :func:`~planner.validate.fastpath.settle_gc`), read after
 25, 50, 100, ... plans and after the last, with the memo's counted bytes: flat memory means the figures stay put.
 
@@ -100,6 +104,9 @@ def main(argv: list[str] | None = None) -> dict:
                     help="recalculate copies of the plans whose every route's peak QPS was raised 10 %% after their "
                          "last recompute (inputs edited, cached values stale: most computed cells change); without "
                          "it the plans are as generated (cached values current: the recompute changes no value)")
+    ap.add_argument("--pool", action="store_true",
+                    help="also the ten plans through planner.recalc_batch.recalc_paths(jobs=J), J = 1 and 2, in this "
+                    "warm process (wall time: the workers are forked from it)")
     ap.add_argument("--batch", action="store_true",
                     help="also the ten plans as one folder through `planner recalc DIR --output-dir OUT --jobs J`")
     ap.add_argument("--worker-memory", type=int, default=0, metavar="N",
@@ -161,6 +168,22 @@ def main(argv: list[str] | None = None) -> dict:
     for k, (wall, cpu) in best.items():
         res[f"{k}_wall_s"] = round(wall, 3)
         res[f"{k}_cpu_s"] = round(cpu, 3)
+    if a.pool:
+        from planner.recalc_batch import recalc_paths
+
+        for jobs in (1, 2):
+            best_wall: float | None = None
+            for _ in range(a.rounds):
+                fresh_registry_memo()  # the workers inherit this process's memo, as the CLI's inherit its parent's
+                dest = Path(tempfile.mkdtemp(prefix="bench-recalc-pool-"))
+                t0 = time.perf_counter()
+                outcomes = recalc_paths([str(p) for p in plans], dest, jobs=jobs)
+                wall = time.perf_counter() - t0
+                assert all(o.ok for o in outcomes), [o for o in outcomes if not o.ok]
+                if best_wall is None or wall < best_wall:
+                    best_wall = wall
+            assert best_wall is not None
+            res[f"pool_jobs{jobs}_wall_s"] = round(best_wall, 3)
     if a.batch:
         folder = Path(tempfile.mkdtemp(prefix="bench-recalc-folder-"))
         for p in plans:
