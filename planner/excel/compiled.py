@@ -14,6 +14,7 @@ does not know is evaluated by its own ``evaluate``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any
 
 from planner.coerce import Column
@@ -91,12 +92,13 @@ def _cells(e: Cells, row: int) -> Compiled:
     r = row if e.fixed_row is None else e.fixed_row
     i, j = t.index(e.first), t.index(e.last)
     keys = tuple((t.sheet, t.cell(c.key, r)) for c in t.columns[i : j + 1])
-
-    def f(ev: Evaluator) -> list[Any]:
-        values = ev.values
-        return [values[k] for k in keys]
-
-    return f
+    if len(keys) == 1:
+        only = keys[0]
+        return lambda ev: [ev.values[only]]
+    # the cells read in one C call, left to right, each a subscript as the list comprehension's (a store's
+    # __missing__ still answers a cell not there: blank, or computed on first read in a bar's store)
+    read = itemgetter(*keys)
+    return lambda ev: list(read(ev.values))
 
 
 def _block(e: Block, row: int) -> Compiled:
@@ -127,6 +129,11 @@ def _bin(e: Bin, row: int) -> Compiled:
                 return opf(a, b)
             if ta is str and tb is str:  # two plain texts (an XlError is a str subclass: not here)
                 return opf(a.lower(), b.lower())
+            if tb is str:  # a number or a blank against a plain text (IF($C5="",...)): compare's ranks, inline
+                if ta is float:
+                    return opf(0, 1)
+                if a is None:
+                    return opf("", b.lower())
             return compare(op, a, b)
 
         return cmp
@@ -527,6 +534,11 @@ def _cmp_helper(op: str) -> Callable[[Any, Any], Any]:
             return opf(a, b)
         if ta is str and tb is str:
             return opf(a.lower(), b.lower())
+        if tb is str:  # a number or a blank against a plain text (IF($C5="",...)): compare's ranks, inline
+            if ta is float:
+                return opf(0, 1)
+            if a is None:
+                return opf("", b.lower())
         return compare(op, a, b)
 
     return cmp

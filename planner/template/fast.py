@@ -8,8 +8,9 @@ interpreter's (:meth:`planner.excel.expr.Expr.evaluate`), bit for bit (tests/tes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from planner import template as ts
@@ -22,7 +23,8 @@ MEMO: dict[tuple[Any, ...], Any] = {}
 """Registry calls with scalar arguments, shared by the evaluations of one process (pure functions: the same
 arguments give the same value; bounded by the evaluator's MEMO_LIMIT)."""
 
-_COLUMN_CELLS: dict[tuple[str, str], tuple[Key, ...]] = {}
+_COLUMN_CELLS: dict[tuple[str, str], Callable[[Mapping[Key, Any]], tuple[Any, ...]]] = {}
+"""Each table column's reader (its cells' values from a store, in row order), built once per process."""
 
 
 @lru_cache(maxsize=1)
@@ -99,12 +101,16 @@ class FastEvaluator(ts.Evaluator):
         cached = self._inputs.get((table.name, key))
         if cached is not None:
             return cached
-        cells = _COLUMN_CELLS.get((table.name, key))
-        if cells is None:
+        read = _COLUMN_CELLS.get((table.name, key))
+        if read is None:
             cells = tuple((table.sheet, table.cell(key, i)) for i in range(table.rows))
-            _COLUMN_CELLS[(table.name, key)] = cells
-        store = self.values
-        values = [("" if (v := store[k]) == "" else v) for k in cells]
+            # the column's cells read in one C call, in order, each a subscript (a store's __missing__ answers a
+            # cell not there); a one-row table's getter would return the value itself, not a 1-tuple
+            read = _COLUMN_CELLS[(table.name, key)] = (itemgetter(*cells) if len(cells) > 1 else
+                                                       lambda store: tuple(store[k] for k in cells))
+        values = list(read(self.values))
+        if "" in values:  # a text equal to "" is "" itself (the base class's normalisation), found in C first
+            values = [("" if v == "" else v) for v in values]
         if table.sheet not in computed_sheets() or topological():  # callers only read the list
             self._inputs[(table.name, key)] = values
             self.column_args[id(values)] = values  # prepared when a registry call first receives it
