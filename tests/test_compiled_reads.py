@@ -101,3 +101,39 @@ def test_whole_column_without_empty_text_is_the_store_values() -> None:
     ev = fast.FastEvaluator({}, {}, memo=None)
     ev.values = store
     assert ev.column(t, key) == [float(i) for i in range(t.rows)] and store.asked == []
+
+
+def _fleet_store(**override: Any) -> dict[tuple[str, str], Any]:
+    t = ts.FLEET
+    out: dict[tuple[str, str], Any] = {}
+    for i in range(t.rows):
+        for j, c in enumerate(t.columns):
+            out[(t.sheet, t.cell(c.key, i))] = float(i * 100 + j) if j else f"fleet-{i}"
+    if "x" in override:  # the first data row's second column
+        out[(t.sheet, t.cell(t.columns[1].key, 0))] = override["x"]
+    return out
+
+
+def test_equal_blocks_of_two_evaluators_are_one_object() -> None:
+    """A table read as a block by two evaluators whose cells are equal in value and type (a tornado bar end's Fleet
+    and its plan's) is the same object, so a memo key holding it compares by identity; the values are the cells'."""
+    b = expr.Block(ts.FLEET)
+    one = b.evaluate(expr.Evaluator(_fleet_store(), memo=None), 0)
+    two = b.evaluate(expr.Evaluator(_fleet_store(), memo=None), 0)
+    assert two is one and two[1][0] == "fleet-0" and two[2][1] == 101.0
+
+
+def test_blocks_that_differ_in_a_value_or_only_in_type_stay_apart() -> None:
+    """1.0 == True in Python, but a registry call tells them apart (its memo keys carry the types): a block whose
+    cell is True where the last block's is 1.0 is its own object, holding True; a changed value likewise."""
+    b = expr.Block(ts.FLEET)
+    base = b.evaluate(expr.Evaluator(_fleet_store(x=1.0), memo=None), 0)
+    as_bool = b.evaluate(expr.Evaluator(_fleet_store(x=True), memo=None), 0)
+    assert as_bool == base and as_bool is not base and as_bool[1][1] is True and base[1][1] == 1.0
+    changed = b.evaluate(expr.Evaluator(_fleet_store(x=2.0), memo=None), 0)
+    assert changed is not base and changed[1][1] == 2.0
+
+
+def test_a_block_key_is_one_object_per_table() -> None:
+    keys = {expr.block_key(t) for t in (ts.ROUTES, ts.FLEET, ts.SPECS, ts.PROVIDERS, ts.PLAN)}
+    assert len(keys) == 5 and expr.block_key(ts.FLEET) is expr.block_key(ts.FLEET)

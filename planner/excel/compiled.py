@@ -37,6 +37,7 @@ from planner.excel.expr import (
     _scalar_args,
     aggregate,
     block_error,
+    block_key,
     row_errors,
 )
 from planner.excel.values import (
@@ -103,7 +104,7 @@ def _cells(e: Cells, row: int) -> Compiled:
 
 def _block(e: Block, row: int) -> Compiled:
     t = e.table
-    key = (t.sheet, t.header_row, t.first_col, tuple(c.key for c in t.columns), t.rows)  # Block.evaluate's key
+    key = block_key(t)  # Block.evaluate's key
 
     def f(ev: Evaluator) -> Any:
         cache = ev.__dict__.get("_blocks")  # the block Block.evaluate read for this evaluator, without its key
@@ -380,7 +381,10 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
         if type(a) is Block:  # always the evaluator's block (a tuple of row tuples), read once per evaluator
             blocks = True
             t = a.table
-            key = g.const((t.sheet, t.header_row, t.first_col, tuple(c.key for c in t.columns), t.rows))
+            # the evaluator's blocks are keyed by the table's identity as Block.evaluate keys its cache, written as
+            # one text: a text's hash is kept in the object, where a tuple of the columns' keys is hashed again on
+            # every look-up (a Forecast table has 34 columns, and every month cell of every route passes three)
+            key = g.const(block_key(t))
             lines += [f"h = _blocks.get({key})",
                       "if h is None:",  # the block and its first error (block_error), kept for the evaluator
                       f"    h = _blocks[{key}] = ((b := {g.const(compile_fast(a, row))}(ev)), _block_error(ev, b))",

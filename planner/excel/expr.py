@@ -218,21 +218,57 @@ class Block(Expr):
         # values (every fleet function of every route reads the same Fleet and Specs blocks).
         t = self.table
         cache = ev.__dict__.setdefault("_blocks", {})
-        key = (t.sheet, t.header_row, t.first_col, tuple(c.key for c in t.columns), t.rows)
+        key = block_key(t)
         block = cache.get(key)
         if block is None:
             header, addresses = _block_addresses(t, key)
             values = ev.values  # what Evaluator.get returns (a blank cell None), read in C
             rows = [header]
             rows += [tuple([values[address] for address in row]) for row in addresses]
-            block = cache[key] = HashedTuple(rows)
+            block = HashedTuple(rows)
+            # the last evaluator's block of this table when its cells are the same (a tornado bar end's Fleet and
+            # Specs are its plan's): equal memo keys then hold the same object, and a look-up compares it by
+            # identity instead of cell by cell (one comparison here, where the look-ups are many)
+            last = _LAST_BLOCK.get(key)
+            if last is not None and last == block and all(map(_same_types, last, block)):
+                block = last  # (types too: 1.0 == True, and the memo keys tell them apart)
+            else:
+                _LAST_BLOCK[key] = block
+            cache[key] = block
         return block
 
 
-_BLOCK_ADDRESSES: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[tuple[tuple[str, str], ...], ...]]] = {}
+def _same_types(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    return tuple(map(type, a)) == tuple(map(type, b))
 
 
-def _block_addresses(t: Table, key: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[tuple[tuple[str, str], ...], ...]]:
+_BLOCK_KEYS: dict[tuple[Any, ...], str] = {}
+_LAST_BLOCK: dict[str, HashedTuple] = {}
+"""The last block built of each table (by :func:`block_key`): one per table of the template, replaced by the next
+plan's."""
+
+
+def block_key(t: Table) -> str:
+    """One text per table identity ``(sheet, header row, first column, column keys, rows)``, the same object for
+    every reader of that table (made once per process): the key of an evaluator's blocks, whose look-up then hashes
+    nothing new (a text keeps its hash; a tuple of a Forecast table's 34 column keys was hashed on every call that
+    passes the table). Two tables share a key exactly when their identities are equal.
+
+    >>> from planner import template as ts
+    >>> block_key(ts.ROUTES) is block_key(ts.ROUTES), block_key(ts.ROUTES) == block_key(ts.FLEET)
+    (True, False)
+    """
+    ident = (t.sheet, t.header_row, t.first_col, tuple(c.key for c in t.columns), t.rows)
+    key = _BLOCK_KEYS.get(ident)
+    if key is None:
+        key = _BLOCK_KEYS[ident] = repr(ident)
+    return key
+
+
+_BLOCK_ADDRESSES: dict[str, tuple[tuple[Any, ...], tuple[tuple[tuple[str, str], ...], ...]]] = {}
+
+
+def _block_addresses(t: Table, key: str) -> tuple[tuple[Any, ...], tuple[tuple[tuple[str, str], ...], ...]]:
     """A table's header row and its cells' ``(sheet, cell)`` addresses row by row, computed once per process per
     table shape (``key``, :meth:`Block.evaluate`'s) instead of once per evaluator."""
     hit = _BLOCK_ADDRESSES.get(key)
