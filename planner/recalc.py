@@ -85,7 +85,8 @@ def _compute_template_plan(src: str | Path, view: Any, *, memo: SheetMemo | None
     expected = fastpath.compiled()[1]
     template_keys = expected.keys()
     # (set differences of the dictionary views: the plan's 7,916 formulas compared in C, not in a Python loop)
-    if book.formulas == expected:  # the template's formulas and nothing else (compared in C, without sets)
+    same = book.formulas == expected  # the template's formulas and nothing else (compared in C, without sets)
+    if same:
         extra_keys: Any = ()
     else:
         if any(sr.external_reference(t) for _k, t in book.formulas.items() - expected.items()):
@@ -117,7 +118,7 @@ def _compute_template_plan(src: str | Path, view: Any, *, memo: SheetMemo | None
             values.update(results)
             book.values.update({k: v for k, v in results.items() if v is not None})
             extra = {k: t for k, t in extra.items() if k not in before}
-    planned = fastpath.plan_values(book)
+    planned = fastpath.plan_values(book, carries_template=True if same else None)  # (formulas not changed since)
     if planned is None:
         return None
     values_all, _edited = planned

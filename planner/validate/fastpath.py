@@ -377,15 +377,17 @@ def _show(v: Any) -> Any:
     return str(v) if isinstance(v, ts.XlError) else v
 
 
-def plan_values(book: Book) -> tuple[dict[Key, Any], dict[Key, str]] | None:
+def plan_values(book: Book, *, carries_template: bool | None = None) -> tuple[dict[Key, Any], dict[Key, str]] | None:
     """The template's formula cells of a conforming plan computed on the fast path: ``(values, edited)`` where
     ``edited`` holds the cells whose formula differs from the template's (computed by the general engine, one formula
     each); a typed-over formula keeps its typed value. ``None`` when an edited formula's precedents cannot be known
-    from its text or form a circular reference (the caller then uses the general engine for the whole workbook)."""
+    from its text or form a circular reference (the caller then uses the general engine for the whole workbook).
+    ``carries_template``: whether ``book.formulas`` equals the template's (a caller that has just compared them
+    says so; None: compared here)."""
     cells, expected, _fixed = compiled()
     keep: dict[Key, Any] = {}
     edited: dict[Key, str] = {}
-    if not _carries_template(book, expected):
+    if not (_carries_template(book, expected) if carries_template is None else carries_template):
         for sheet, cell, _e, _r in cells:
             key = (sheet, cell)
             text = book.formulas.get(key)
