@@ -148,6 +148,7 @@ __all__ = [
     "all_formulas",
     "col_letter",
     "cone_cells",
+    "cone_reads",
     "evaluate_plan",
     "fixed_cells",
     "formula_cells",
@@ -313,6 +314,26 @@ def evaluate_plan(
         ev.values[(sheet, cell)] = v
         out[(sheet, cell)] = v
     return out
+
+
+@functools.cache
+def cone_reads(targets: tuple[tuple[str, str], ...], given: tuple[str, ...] = (), *,
+               reads: tuple[tuple[str, int, tuple[str, ...]], ...] = ()) -> tuple[tuple[str, str], ...]:
+    """The columns ``(table name, column key)`` that the formula cells of :func:`cone_cells`'s whole cone read and
+    that are not themselves cells of the cone (input columns, the ``given`` tables', any other table's), sorted;
+    ``reads`` as :func:`cone_cells` takes it (a whole table passed to a declared argument reads only those
+    columns). A Plan setting (:class:`PlanValue`) is not a column: not here."""
+    by_function: dict[str, dict[int, tuple[str, ...]]] = {}
+    for name, i, keys in reads:
+        by_function.setdefault(name, {})[i] = keys
+    cells = set(cone_cells(targets, given, reads=reads))  # whole columns: a column is in it with its first row
+    members = [(t, c) for t, c in _column_order() if (t.sheet, t.cell(c.key, 0)) in cells]
+    inside = {(t.name, c.key) for t, c in members}
+    out: set[tuple[str, str]] = set()
+    for _t, c in members:
+        assert c.formula is not None
+        out |= _references(c.formula, by_function) - inside
+    return tuple(sorted(out))
 
 
 @functools.cache

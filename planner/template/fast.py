@@ -9,6 +9,7 @@ interpreter's (:meth:`planner.excel.expr.Expr.evaluate`), bit for bit (tests/tes
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
 from functools import lru_cache
 from operator import itemgetter
 from typing import Any
@@ -22,6 +23,13 @@ Key = tuple[str, str]
 MEMO: dict[tuple[Any, ...], Any] = {}
 """Registry calls with scalar arguments, shared by the evaluations of one process (pure functions: the same
 arguments give the same value; bounded by the evaluator's MEMO_LIMIT)."""
+
+WHOLE_PLAN: ContextVar[tuple[Mapping[Key, Any], Mapping[Key, Any]] | None] = ContextVar("WHOLE_PLAN", default=None)
+"""While :func:`evaluate_cells` computes every template formula cell of a plan in the template's order (and only
+then): ``(store, computed)``, the evaluation's cell values and the template cells it has computed so far. The
+What-if sheet's bars (:mod:`planner.whatif.bars`) take from it the plan's own values of the cells of their cone that
+read nothing their tables give differently, instead of computing them again. ``None`` outside such an evaluation
+(a cone's, Excel's, xlwings Lite's)."""
 
 _COLUMN_CELLS: dict[tuple[str, str], Callable[[Mapping[Key, Any]], tuple[Any, ...]]] = {}
 """Each table column's reader (its cells' values from a store, in row order), built once per process."""
@@ -152,8 +160,12 @@ def evaluate_cells(inputs: Mapping[Key, Any], keys: Iterable[Key], functions: Ma
     code = compiled_cells()
     out: dict[Key, Any] = {}
     if keys is code:  # every template cell in the template's order (the fast path's common case): no look-up
-        for key, f in code.items():
-            values[key] = out[key] = f(ev)
+        token = WHOLE_PLAN.set((values, out))
+        try:
+            for key, f in code.items():
+                values[key] = out[key] = f(ev)
+        finally:
+            WHOLE_PLAN.reset(token)
         return out
     for key in keys:
         values[key] = out[key] = code[key](ev)

@@ -12,7 +12,9 @@ with the Specs as the plan computed them (no fleet changes), and of those only w
 computed on its first read: a branch an IF does not take is never computed). A bar end that scales one column starts
 from the plan's own values (the base: computed once per plan, as its bar ends read them) and computes again only the
 cells that read that column; its store starts as a copy of the base's store, so the base's cells it reads are found
-without a call each. A cell that calls
+without a call each. Inside the fast path's evaluation of the whole plan the base starts with that evaluation's
+values of the cone cells that read only columns the bar's tables give as the plan holds them
+(:func:`_plan_cone_values`). A cell that calls
 :func:`bar_figures` therefore shows what the whole plan re-evaluated shows (tests/test_whatif.py checks it against
 :func:`planner.template.evaluate_plan`). Pure.
 """
@@ -30,7 +32,7 @@ from planner.decision import MONTHS_NEVER
 from planner.errors import ArgumentError
 from planner.excel.expr import ValueStore
 from planner.registry import load as load_functions
-from planner.template.fast import MEMO, FastEvaluator, compiled_cells, evaluator
+from planner.template.fast import MEMO, WHOLE_PLAN, FastEvaluator, compiled_cells, evaluator
 from planner.template.sensitivity import BAR_TABLES
 from planner.whatif import levers
 
@@ -195,10 +197,63 @@ def _base(key: tuple) -> tuple[dict[tuple[str, str], Any], _Lazy, FastEvaluator]
     ev = evaluator(inputs, load_functions(), values=values)
     for k in _cone(None):  # computed: not a value the tables gave
         values.pop(k, None)
+    values.update(_plan_cone_values(inputs))
     values.code = _cone_code(None)
     values.fallback = None
     values.ev = weakref.ref(ev)
     return inputs, values, ev
+
+
+def _plan_cone_values(inputs: Mapping[tuple[str, str], Any]) -> dict[tuple[str, str], Any]:
+    """The cells of the whole cone that the evaluation of the whole plan running now has computed
+    (:data:`planner.template.fast.WHOLE_PLAN`) and that read, directly or through other cells of the cone, no
+    column the bar's tables give otherwise than the plan holds it (a value, or only its type: the registry hands the
+    bar a text "" of a computed table as a blank). Those cells are the template's formulas over the same cells
+    (the cone reads only the six tables' columns and the Plan's settings, :func:`planner.template.cone_reads`), so
+    their plan values are the ones the base would compute. Empty outside such an evaluation (a bar in Excel or
+    xlwings Lite), when a Plan setting differs, or when the tables are not the plan's (more than a few columns
+    differ): the base then computes its cells itself."""
+    plan = WHOLE_PLAN.get()
+    if plan is None:
+        return {}
+    store, computed = plan
+    get = store.get
+    settings, columns = _cone_inputs()
+    for k in settings:
+        a, b = get(k), inputs.get(k)
+        if a is not b and (type(a) is not type(b) or a != b):
+            return {}  # a setting is read by every cell of the cone
+    differ: list[tuple[str, str]] = []
+    for column, keys in columns:
+        for k in keys:
+            a, b = get(k), inputs.get(k)
+            if a is not b and (type(a) is not type(b) or a != b):
+                differ.append(column)
+                if len(differ) > _MAX_DIFFERING_COLUMNS:
+                    return {}
+                break
+    tainted = set(_cone(tuple(differ))) if differ else ()
+    return {k: computed[k] for k in _cone(None) if k not in tainted and k in computed}
+
+
+_MAX_DIFFERING_COLUMNS = 8
+"""Input columns of the cone whose cells may differ between a bar's tables and its plan's cells before the bar stops
+looking for the plan's values (a plan's computed Specs give "" where the bar's table gives a blank: up to the 3
+Specs columns the cone reads; each distinct set is one cone, computed and kept once per process)."""
+
+
+@lru_cache(maxsize=1)
+def _cone_inputs() -> tuple[tuple[tuple[str, str], ...],
+                            tuple[tuple[tuple[str, str], tuple[tuple[str, str], ...]], ...]]:
+    """The Plan settings' value cells, and ``((table name, column key), its cells)`` for every column the cone reads
+    and does not compute (:func:`planner.template.cone_reads`: all of them columns of the bar's six tables)."""
+    tables = {t.name: t for _name, t in BAR_TABLES}
+    settings = tuple((ts.PLAN.sheet, ts.plan_value_cell(s[0])) for s in ts.PLAN_SETTINGS)
+    columns = []
+    for name, key in ts.cone_reads(_TARGETS, _GIVEN, reads=_reads()):
+        t = tables[name]  # a KeyError here: the cone reads a table the bar is not given (its values would be wrong)
+        columns.append(((name, key), _addresses(t)[key]))
+    return settings, tuple(columns)
 
 
 @cache
