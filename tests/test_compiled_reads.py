@@ -137,3 +137,13 @@ def test_blocks_that_differ_in_a_value_or_only_in_type_stay_apart() -> None:
 def test_a_block_key_is_one_object_per_table() -> None:
     keys = {expr.block_key(t) for t in (ts.ROUTES, ts.FLEET, ts.SPECS, ts.PROVIDERS, ts.PLAN)}
     assert len(keys) == 5 and expr.block_key(ts.FLEET) is expr.block_key(ts.FLEET)
+
+
+def test_the_cells_the_fast_path_computes_are_the_template_formula_cells() -> None:
+    """planner.recalc takes a plan whose formulas equal the template's without comparing the computed cells' keys
+    with the plan's formulas again: the compiled cells (what the fast path computes) are exactly the template's
+    formula cells (what such a plan's formulas are keyed by)."""
+    from planner.validate import fastpath
+
+    assert fast.compiled_cells().keys() == fastpath.compiled()[1].keys()
+    assert [(s, c) for s, c, _e, _r in ts.formula_cells()] == list(fast.compiled_cells())
