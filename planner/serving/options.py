@@ -23,11 +23,15 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from planner.errors import PlannerError, read_row
 from planner.serving import schedule as sch
 from planner.serving.calibration import Calibration
 from planner.specs import GpuSpec, ModelSpec
+
+if TYPE_CHECKING:
+    from planner.serving.api import _Setup
 
 TP_CHOICES = (1, 2, 4, 8)
 """Tensor-parallel sizes the search tries (one node)."""
@@ -133,6 +137,27 @@ hundred, so the batch's memory kept rising until then)."""
 SEARCH_CACHE_SIZE = 64
 """Entries of the search cache (:func:`_search`): a 20-route plan makes about 2 searches and asks each 4 times."""
 
+SETUP_CACHE_SIZE = 256
+"""Entries of the candidate setup cache (:func:`_candidate_setup`, keyed on the model, GPU, TP, PP, dtypes, request
+mix, engine and calibration: every argument of the setup): a 20-route plan's two searches (one request mix, two own
+GPUs) set up about 60 candidates, each for the search's bound, its aggregated rate and its pools."""
+
+
+@lru_cache(maxsize=SETUP_CACHE_SIZE)
+def _candidate_setup(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str, i: float, o: float,
+                     hit: float, engine: str, cal: Calibration) -> _Setup | None:
+    """One candidate replica's setup (:func:`planner.serving.api._setup`, the search's fixed engine settings),
+    memoised: None where the setup is refused (it does not fit, or the shape is refused). The search's bound
+    (:func:`_gpus_at_least`), the aggregated rate and the pools (PP 1) all start from it."""
+    from planner.serving.api import _setup
+
+    try:
+        return _setup(spec, card, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=wd,
+                      kv_cache_dtype=kd, input_tokens=i, output_tokens=o, cache_hit_rate=hit,
+                      max_num_batched_tokens=None, max_num_seqs=None, calibration=cal)
+    except PlannerError:
+        return None
+
 
 @lru_cache(maxsize=CANDIDATE_CACHE_SIZE)
 def _aggregated_rate(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str, i: float, o: float,
@@ -141,12 +166,11 @@ def _aggregated_rate(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, 
     """One candidate's aggregated rate, memoised (None: it does not fit or the shape is refused); it does not depend
     on the load, so a plan whose demand changes, or a batch of plans with one request mix, reuses it."""
     from planner import memory
-    from planner.serving.api import _setup
 
+    s = _candidate_setup(spec, card, tp, pp, wd, kd, i, o, hit, engine, cal)
+    if s is None:
+        return None
     try:
-        s = _setup(spec, card, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=wd, kv_cache_dtype=kd,
-                   input_tokens=i, output_tokens=o, cache_hit_rate=hit, max_num_batched_tokens=None,
-                   max_num_seqs=None, calibration=cal)
         r, binding = _aggregated(s, ttft_slo_s=ttft, tpot_slo_s=tpot, throughput=throughput)
     except PlannerError:
         return None
@@ -158,13 +182,20 @@ def _aggregated_rate(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, 
 def _pool_rates(spec: ModelSpec, card: GpuSpec, tp: int, wd: str, kd: str, i: float, o: float, hit: float,
                 ttft: float, tpot: float, engine: str, cal: Calibration) -> _Pools | None:
     """One candidate's prefill and decode pools (:func:`planner.serving.api.disaggregated_pools`; their rates per
-    replica do not depend on the rate asked for, 1 req/s here), memoised; None where they cannot meet the SLOs."""
-    from planner.serving.api import disaggregated_pools
+    replica do not depend on the rate asked for, 1 req/s here), memoised; None where they cannot meet the SLOs.
+    Both pools are the candidate's PP-1 replica, whose setup the search already holds (:func:`_candidate_setup`)."""
+    from planner.errors import check_number
+    from planner.serving.api import _pools
 
-    try:
-        pools = disaggregated_pools(spec, card, request_rate=1.0, ttft_slo_s=ttft, tpot_slo_s=tpot, input_tokens=i,
-                                    output_tokens=o, prefill_tp=tp, decode_tp=tp, engine=engine, weight_dtype=wd,
-                                    kv_cache_dtype=kd, cache_hit_rate=hit, calibration=cal)
+    try:  # disaggregated_pools' steps: its checks, its setup (None: refused), then the pools
+        lam = check_number("request_rate", 1.0, minimum=0)
+        ttft = check_number("ttft_slo_s", ttft, minimum=0, exclusive_minimum=True)
+        tpot = check_number("tpot_slo_s", tpot, minimum=0, exclusive_minimum=True)
+        s = _candidate_setup(spec, card, tp, 1, wd, kd, i, o, hit, engine, cal)
+        if s is None:
+            return None
+        pools = _pools(spec, s, s, lam=lam, ttft=ttft, tpot=tpot, input_tokens=i, output_tokens=o, prefill_tp=tp,
+                       decode_tp=tp, kv_cache_dtype=kd)
     except PlannerError:
         return None
     t_d = pools.decode_batch / (max(o - 1.0, 1.0) * pools.decode_rate_per_replica)
@@ -197,74 +228,160 @@ def _lower_bound_gpus(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, rate: fl
     return tp * pp * max(1, math.ceil(rate / replica_rate - 1e-9))
 
 
+def _gpus_at_least(s: _Setup, *, rate: float, tp: int, pp: int, pools: bool) -> float:
+    """GPUs a candidate whose setup is ``s`` needs at least for ``rate`` > 0 requests/s in the mode the search picks,
+    from upper bounds on its rates per replica (no steady state solved)::
+
+        aggregated:      tp·pp·max(1, ceil(λ / R_agg − 1e-9)),   R_agg = pp·rate_bound(load)
+        disaggregated:   tp·(1 + max(1, ceil(λ / R_dec − 1e-9))), R_dec = decode_rate_bound(load)   (``pools``)
+
+    and the smaller of the two (the search takes the cheaper mode that meets the SLOs; a mode that cannot adds
+    nothing). ``replicas_at_slo`` is that ceiling of ``λ`` over the true rate, which is at most the bound
+    (:func:`planner.serving.schedule.rate_bound`, :func:`planner.serving.api.decode_rate_bound`), so each count is
+    at most the one the search finds; a prefill pool has at least one replica.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.api import _setup
+    >>> s = _setup(get_model("llama-3.1-70b"), get_gpu("a100-80gb-sxm"), tp=1, pp=1, engine="vllm",
+    ...            engine_version=None, weight_dtype="fp8", kv_cache_dtype="auto", input_tokens=2600,
+    ...            output_tokens=900, cache_hit_rate=0.6, max_num_batched_tokens=None, max_num_seqs=None,
+    ...            calibration=None)
+    >>> _gpus_at_least(s, rate=1.34, tp=1, pp=1, pools=True)  # room for about 2 sequences: 0.06 req/s a GPU
+    24
+    """
+    from planner.serving.api import decode_rate_bound
+
+    r_agg = pp * sch.rate_bound(s.load)
+    agg = tp * pp * max(1, math.ceil(rate / r_agg - 1e-9)) if r_agg > 0 else math.inf
+    if not pools:
+        return agg
+    r_dec = decode_rate_bound(s.load, output_tokens=s.output_tokens)
+    dis = tp * (1 + max(1, math.ceil(rate / r_dec - 1e-9))) if r_dec > 0 else math.inf
+    return min(agg, dis)
+
+
 @lru_cache(maxsize=SEARCH_CACHE_SIZE)
 def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: float, tpot: float, i: float, o: float,
             hit: float, engine: str, throughput: bool, disaggregation: bool, tps: tuple[int, ...],
             pps: tuple[tuple[int, int], ...], wds: tuple[str, ...], kds: tuple[str, ...],
             cal: Calibration, top: int | None, keep: str) -> tuple[FleetChoice, ...]:
-    """Every candidate (``top`` None), or at least the ``top`` cheapest and the cheapest on GPU ``keep``: candidates
-    are sized in the order of the cost of their lower bound (:func:`_lower_bound_gpus`), and skipped once that bound
-    costs more than the ``top``-th cheapest found (and, on ``keep``, more than its cheapest found)."""
-    from planner import memory
-    from planner.serving.api import replicas_at_slo
+    """Every candidate (``top`` None), or at least the ``top`` cheapest and the cheapest on GPU ``keep``, cheapest
+    first (ties: fewer GPUs, smaller replicas, aggregated first, then by name and dtypes).
+
+    With ``top``, candidates are taken best first by a lower bound on their cost: first the cost of
+    :func:`_lower_bound_gpus` (no setup); a candidate taken on that bound is set up and goes back with the bound of
+    :func:`_gpus_at_least` (its KV room and its step's floor, at least the first), and is sized when taken again.
+    The search stops once the next bound costs more than the ``top``-th cheapest found and, on ``keep``, more than
+    its cheapest found; a candidate whose bound costs more than both is never sized. Each bound is at most what the
+    candidate's sizing finds, so every candidate left out costs more than the ``top``-th cheapest (and, on
+    ``keep``, than its cheapest): those come out as sizing every candidate gives them. Past them, the list holds
+    what was sized (fewer candidates than before the setup bound, 2026-12-05; ``tests/test_speed15.py`` compares it
+    with the full search on random inputs)."""
+    import heapq
 
     pools_apply = disaggregation and not throughput and math.isfinite(ttft) and math.isfinite(tpot)
-    out: list[FleetChoice] = []
-    seen: set[tuple] = set()
     shapes = [(tp, pp, wd, kd) for tp, pp in _candidates(spec, tps, pps) for wd in wds for kd in kds]
     order = sorted((_lower_bound_gpus(spec, card, tp, pp, rate, i, o, hit) * (card.usd_per_gpu_hour or 0.0), n, m)
                    for n, card in enumerate(cards) if (card.usd_per_gpu_hour or 0) > 0
                    for m, (tp, pp, wd, kd) in enumerate(shapes))
+    out: list[FleetChoice] = []
+    seen: set[tuple] = set()
+
+    def fits(card: GpuSpec, tp: int, pp: int, wd: str, kd: str) -> bool:
+        """The candidate is new (a GPU listed twice is taken at its first place in ``order``) and its weights
+        leave room on the GPUs (what the engine memory model would find, sooner)."""
+        from planner import memory
+
+        key = (card.name, tp, pp, wd, kd)
+        if key in seen:
+            return False
+        seen.add(key)
+        try:
+            return memory.weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=wd) < card.hbm_bytes
+        except PlannerError:
+            return False
+
+    if top is None:  # every candidate, in the order of its first bound
+        for _bound, gi, si in order:
+            card, (tp, pp, wd, kd) = cards[gi], shapes[si]
+            if fits(card, tp, pp, wd, kd):
+                _size(out, spec, card, tp, pp, wd, kd, rate, ttft, tpot, i, o, hit, engine, throughput, cal,
+                      pools_apply)
+        return _sorted(out)
     found: list[float] = []
     kept = math.inf
-    for bound, gi, si in order:
+    heap = [(bound, False, gi, si) for bound, gi, si in order]  # sorted: a heap already
+    while heap:
+        bound, set_up, gi, si = heapq.heappop(heap)
         card, (tp, pp, wd, kd) = cards[gi], shapes[si]
-        price = card.usd_per_gpu_hour or 0.0  # priced cards only (the order above)
-        if top is not None and len(found) >= top and bound > found[top - 1]:
+        if len(found) >= top and bound > found[top - 1]:
             if not keep or bound > kept:
                 break  # every remaining candidate costs more than the top cheapest (and the cheapest on keep)
             if card.name != keep:
                 continue
-        key = (card.name, tp, pp, wd, kd)
-        if key in seen:
-            continue
-        seen.add(key)
-        try:  # weights alone fill the GPUs: no KV room (what the engine memory model would find, sooner)
-            if memory.weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=wd) >= card.hbm_bytes:
+        price = card.usd_per_gpu_hour or 0.0  # priced cards only (the order above)
+        if not set_up:
+            if not fits(card, tp, pp, wd, kd):
                 continue
-        except PlannerError:
+            s = _candidate_setup(spec, card, tp, pp, wd, kd, i, o, hit, engine, cal)
+            if s is None:
+                continue  # refused: it does not fit or the shape is refused (no aggregated rate)
+            if rate > 0:
+                least = _gpus_at_least(s, rate=rate, tp=tp, pp=pp, pools=pools_apply and pp == 1) * price
+                bound = max(bound, least)  # never below a bound already taken: the heap's order holds
+            heapq.heappush(heap, (bound, True, gi, si))
             continue
-        a = _aggregated_rate(spec, card, tp, pp, wd, kd, i, o, hit, ttft, tpot, engine, throughput, cal)
-        if a is None:
-            continue  # does not fit (weights leave no KV room) or the shape is refused
-        n = replicas_at_slo(rate, rate_per_replica=a.rate) if a.rate > 0 else 0
-        agg_gpus = n * tp * pp
-        # pools need a prefill and a decode replica: they cannot beat 2 aggregated replicas or fewer
-        c = (_pool_rates(spec, card, tp, wd, kd, i, o, hit, ttft, tpot, engine, cal)
-             if pools_apply and pp == 1 and (n == 0 or n > 2) else None)
-        n_pre = replicas_at_slo(rate, rate_per_replica=c.prefill_rate) if c is not None else 0
-        n_dec = replicas_at_slo(rate, rate_per_replica=c.decode_rate) if c is not None else 0
-        dis_gpus = (n_pre + n_dec) * tp
-        if agg_gpus <= 0 and dis_gpus <= 0:
-            continue
-        use_pools = dis_gpus > 0 and (agg_gpus <= 0 or dis_gpus < agg_gpus)
-        chosen_gpus = dis_gpus if use_pools else agg_gpus
-        out.append(FleetChoice(
-            gpu=card.name, tp=tp, pp=pp, weight_dtype=wd, kv_cache_dtype=kd, usd_per_gpu_hour=price,
-            disaggregated=use_pools, replicas=n_pre + n_dec if use_pools else n, gpus=chosen_gpus,
-            usd_per_hour=chosen_gpus * price, binding=c.binding if use_pools and c is not None else a.binding,
-            rate_per_replica=a.rate, aggregated_gpus=agg_gpus, aggregated_binding=a.binding if n else "",
-            prefill_replicas=n_pre, decode_replicas=n_dec, disaggregated_gpus=dis_gpus,
-            disaggregated_binding=c.binding if c is not None else "",
-            kv_transfer_bytes_per_s=rate * c.kv_transfer_bytes_per_request if c is not None else 0.0,
-            kv_bytes_per_token=a.kv_bytes_per_token))
-        found.append(chosen_gpus * price)
-        found.sort()
-        if card.name == keep:
-            kept = min(kept, chosen_gpus * price)
+        choice = _size(out, spec, card, tp, pp, wd, kd, rate, ttft, tpot, i, o, hit, engine, throughput, cal,
+                       pools_apply)
+        if choice is not None:
+            found.append(choice.usd_per_hour)
+            found.sort()
+            if card.name == keep:
+                kept = min(kept, choice.usd_per_hour)
+    return _sorted(out)
+
+
+def _sorted(out: list[FleetChoice]) -> tuple[FleetChoice, ...]:
+    """Cheapest first; ties: fewer GPUs, smaller replicas, aggregated first, then by GPU name and dtypes."""
     out.sort(key=lambda f: (f.usd_per_hour, f.gpus, f.tp * f.pp, f.disaggregated, f.gpu, f.weight_dtype,
                             f.kv_cache_dtype))
     return tuple(out)
+
+
+def _size(out: list[FleetChoice], spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str, rate: float,
+          ttft: float, tpot: float, i: float, o: float, hit: float, engine: str, throughput: bool, cal: Calibration,
+          pools_apply: bool) -> FleetChoice | None:
+    """One candidate sized for ``rate`` in its cheaper mode, appended to ``out`` and returned (None: it does not
+    fit, or neither mode meets the SLOs)."""
+    from planner.serving.api import replicas_at_slo
+
+    a = _aggregated_rate(spec, card, tp, pp, wd, kd, i, o, hit, ttft, tpot, engine, throughput, cal)
+    if a is None:
+        return None  # does not fit (weights leave no KV room) or the shape is refused
+    n = replicas_at_slo(rate, rate_per_replica=a.rate) if a.rate > 0 else 0
+    agg_gpus = n * tp * pp
+    # pools need a prefill and a decode replica: they cannot beat 2 aggregated replicas or fewer
+    c = (_pool_rates(spec, card, tp, wd, kd, i, o, hit, ttft, tpot, engine, cal)
+         if pools_apply and pp == 1 and (n == 0 or n > 2) else None)
+    n_pre = replicas_at_slo(rate, rate_per_replica=c.prefill_rate) if c is not None else 0
+    n_dec = replicas_at_slo(rate, rate_per_replica=c.decode_rate) if c is not None else 0
+    dis_gpus = (n_pre + n_dec) * tp
+    if agg_gpus <= 0 and dis_gpus <= 0:
+        return None
+    use_pools = dis_gpus > 0 and (agg_gpus <= 0 or dis_gpus < agg_gpus)
+    chosen_gpus = dis_gpus if use_pools else agg_gpus
+    price = card.usd_per_gpu_hour or 0.0
+    choice = FleetChoice(
+        gpu=card.name, tp=tp, pp=pp, weight_dtype=wd, kv_cache_dtype=kd, usd_per_gpu_hour=price,
+        disaggregated=use_pools, replicas=n_pre + n_dec if use_pools else n, gpus=chosen_gpus,
+        usd_per_hour=chosen_gpus * price, binding=c.binding if use_pools and c is not None else a.binding,
+        rate_per_replica=a.rate, aggregated_gpus=agg_gpus, aggregated_binding=a.binding if n else "",
+        prefill_replicas=n_pre, decode_replicas=n_dec, disaggregated_gpus=dis_gpus,
+        disaggregated_binding=c.binding if c is not None else "",
+        kv_transfer_bytes_per_s=rate * c.kv_transfer_bytes_per_request if c is not None else 0.0,
+        kv_bytes_per_token=a.kv_bytes_per_token)
+    out.append(choice)
+    return choice
 
 
 def fleet_choices(
