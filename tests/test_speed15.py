@@ -268,3 +268,53 @@ def test_the_pools_from_the_kept_setup_are_disaggregated_pools(card: str, tp: in
     assert got is not None
     assert (got.prefill_rate, got.decode_rate, got.kv_transfer_bytes_per_request) == (
         p.prefill_rate_per_replica, p.decode_rate_per_replica, p.kv_transfer_bytes_per_s)
+
+
+def test_the_room_is_the_setups_whatever_the_mix() -> None:
+    """A candidate's room (sequence cap and KV tokens per virtual engine, step floor at no decoding sequence), read
+    once from a one-token setup, is that of its setup for random request mixes; a refused setup has no room."""
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(150):
+        spec, card = get_model(rng.choice(_MODELS)), rng.choice(_CARDS)
+        tp, pp = rng.choice(((1, 1), (2, 1), (4, 1), (8, 1), (8, 2)))
+        wd, kd, engine = rng.choice(("auto", "fp8")), rng.choice(("auto", "fp8")), rng.choice(("vllm", "sglang",
+                                                                                              "trtllm", "vllm-v0"))
+        cal = rng.choice((DERIVED, load_calibration(None)))
+        room = options._candidate_room(spec, card, tp, pp, wd, kd, engine, cal)
+        i, o, hit = rng.uniform(1, 30000), rng.uniform(1, 3000), rng.choice((0.0, rng.uniform(0, 0.95)))
+        try:
+            s = api._setup(spec, card, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=wd,
+                           kv_cache_dtype=kd, input_tokens=i, output_tokens=o, cache_hit_rate=hit,
+                           max_num_batched_tokens=None, max_num_seqs=None, calibration=cal)
+        except PlannerError:
+            assert room is None
+            continue
+        assert room == (s.load.schedule.max_num_seqs / pp, s.load.kv_tokens,
+                        step.step_floor_s(s.load.replica, cal, decode_seqs=0.0))
+        assert s.load.max_running <= min(room[0], room[1] / (i + o))
+        checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_rooms_bound_is_below_the_setups(seed: int) -> None:
+    """The GPUs a candidate needs at least, from its room before the setup, are at most those from its setup."""
+    rng = random.Random(50 + seed)
+    checked = 0
+    for _ in range(80):
+        spec, card = get_model(rng.choice(_MODELS)), rng.choice(_CARDS)
+        tp, pp = rng.choice(((1, 1), (2, 1), (4, 1), (8, 1), (8, 2)))
+        wd, kd, engine = rng.choice(("auto", "fp8")), rng.choice(("auto", "fp8")), rng.choice(("vllm", "sglang"))
+        cal = load_calibration(None)
+        i, o, hit = rng.uniform(1, 8000), rng.uniform(1, 2000), rng.choice((0.0, 0.5))
+        rate, pools = rng.uniform(0.01, 500), pp == 1 and rng.random() < 0.7
+        room = options._candidate_room(spec, card, tp, pp, wd, kd, engine, cal)
+        s = options._candidate_setup(spec, card, tp, pp, wd, kd, i, o, hit, engine, cal)
+        if room is None or s is None:
+            assert room is None and s is None
+            continue
+        early = options._gpus_at_least_room(room, rate=rate, i=i, o=o, tp=tp, pp=pp, pools=pools)
+        assert early <= options._gpus_at_least(s, rate=rate, tp=tp, pp=pp, pools=pools)
+        checked += 1
+    assert checked > 30

@@ -228,6 +228,72 @@ def _lower_bound_gpus(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, rate: fl
     return tp * pp * max(1, math.ceil(rate / replica_rate - 1e-9))
 
 
+ROOM_CACHE_SIZE = 1024
+"""Entries of the candidate room cache (:func:`_candidate_room`, keyed on the model, GPU, TP, PP, dtypes, engine and
+calibration, none of a plan's request mix): a search over the catalog's 12 priced GPUs has about 240 candidates per
+model and engine, and plans of one model share them all."""
+
+
+@lru_cache(maxsize=ROOM_CACHE_SIZE)
+def _candidate_room(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str, engine: str,
+                    cal: Calibration) -> tuple[float, float, float] | None:
+    """What a candidate's setup holds whatever the request mix: ``(sequence cap, KV tokens, step floor)`` per
+    virtual engine (``max_num_seqs/pp``, ``Load.kv_tokens``, :func:`planner.serving.step.step_floor_s` at no
+    decoding sequence), read from its setup for a one-token request (None where that setup is refused). None of the
+    three depends on the mix: the schedule and the KV room come from the engine, GPU and dtypes alone, and the
+    floor's terms (dense weight bytes, launch layers, overheads) from the model and shape; ``tests/test_speed15.py``
+    compares them with setups of random mixes."""
+    from planner.serving.api import _setup
+    from planner.serving.step import step_floor_s
+
+    try:
+        s = _setup(spec, card, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=wd, kv_cache_dtype=kd,
+                   input_tokens=1.0, output_tokens=1.0, cache_hit_rate=0.0, max_num_batched_tokens=None,
+                   max_num_seqs=None, calibration=cal)
+    except PlannerError:
+        return None
+    load = s.load
+    return (float(load.schedule.max_num_seqs) / pp, float(load.kv_tokens or 0.0),
+            step_floor_s(load.replica, load.calibration, decode_seqs=0.0))
+
+
+def _gpus_at_least_room(room: tuple[float, float, float], *, rate: float, i: float, o: float, tp: int, pp: int,
+                        pools: bool) -> float:
+    """:func:`_gpus_at_least` before the candidate is set up, from its :func:`_candidate_room`: the same counts
+    with the rates' bounds (:func:`planner.serving.schedule.rate_bound`, :func:`planner.serving.api.
+    decode_rate_bound`) widened to what the setup cannot exceed: the running cap at most
+    ``min(seqs, KV/(I + O))`` (a request holds at least its ``I + O`` tokens of KV: whole blocks of them), the
+    floor at no decoding sequence (it rises with them)::
+
+        R_agg = pp·D / (max(O−1, 1e-3)·t_floor(0))·(1 + 2e-9),   R_dec = max(D, 1) / (max(O−1, 1)·t_floor(0))·(1 + 2e-9)
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.api import load_calibration
+    >>> room = _candidate_room(get_model("llama-3.1-70b"), get_gpu("a100-80gb-sxm"), 1, 1, "fp8", "auto", "vllm",
+    ...                        load_calibration(None))
+    >>> _gpus_at_least_room(room, rate=1.34, i=2600, o=900, tp=1, pp=1, pools=True)  # the setup's bound: 24
+    23
+    """
+    seqs, kv, floor = room
+    if not floor > 0 or not rate > 0:
+        return tp * pp
+    running = min(seqs, kv / (i + o)) * (1.0 + sch.RATE_BOUND_SLACK)
+    slack = (1.0 + sch.RATE_BOUND_SLACK) ** 2
+    r_agg = pp * running / (max(o - 1.0, 1e-3) * floor) * slack
+    r_dec = max(running, 1.0) / (max(o - 1.0, 1.0) * floor) * slack if pools else None
+    return _gpus_from_rates(rate=rate, tp=tp, pp=pp, r_agg=r_agg, r_dec=r_dec)
+
+
+def _gpus_from_rates(*, rate: float, tp: int, pp: int, r_agg: float, r_dec: float | None) -> float:
+    """The GPU counts of :func:`_gpus_at_least` from rates per replica at least the true ones (``r_dec`` None: no
+    pools), the smaller of the two modes."""
+    agg = tp * pp * max(1, math.ceil(rate / r_agg - 1e-9)) if r_agg > 0 else math.inf
+    if r_dec is None:
+        return agg
+    dis = tp * (1 + max(1, math.ceil(rate / r_dec - 1e-9))) if r_dec > 0 else math.inf
+    return min(agg, dis)
+
+
 def _gpus_at_least(s: _Setup, *, rate: float, tp: int, pp: int, pools: bool) -> float:
     """GPUs a candidate whose setup is ``s`` needs at least for ``rate`` > 0 requests/s in the mode the search picks,
     from upper bounds on its rates per replica (no steady state solved)::
@@ -251,13 +317,8 @@ def _gpus_at_least(s: _Setup, *, rate: float, tp: int, pp: int, pools: bool) -> 
     """
     from planner.serving.api import decode_rate_bound
 
-    r_agg = pp * sch.rate_bound(s.load)
-    agg = tp * pp * max(1, math.ceil(rate / r_agg - 1e-9)) if r_agg > 0 else math.inf
-    if not pools:
-        return agg
-    r_dec = decode_rate_bound(s.load, output_tokens=s.output_tokens)
-    dis = tp * (1 + max(1, math.ceil(rate / r_dec - 1e-9))) if r_dec > 0 else math.inf
-    return min(agg, dis)
+    r_dec = decode_rate_bound(s.load, output_tokens=s.output_tokens) if pools else None
+    return _gpus_from_rates(rate=rate, tp=tp, pp=pp, r_agg=pp * sch.rate_bound(s.load), r_dec=r_dec)
 
 
 @lru_cache(maxsize=SEARCH_CACHE_SIZE)
@@ -279,6 +340,8 @@ def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: floa
     with the full search on random inputs)."""
     import heapq
 
+    from planner import memory
+
     pools_apply = disaggregation and not throughput and math.isfinite(ttft) and math.isfinite(tpot)
     shapes = [(tp, pp, wd, kd) for tp, pp in _candidates(spec, tps, pps) for wd in wds for kd in kds]
     order = sorted((_lower_bound_gpus(spec, card, tp, pp, rate, i, o, hit) * (card.usd_per_gpu_hour or 0.0), n, m)
@@ -290,8 +353,6 @@ def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: floa
     def fits(card: GpuSpec, tp: int, pp: int, wd: str, kd: str) -> bool:
         """The candidate is new (a GPU listed twice is taken at its first place in ``order``) and its weights
         leave room on the GPUs (what the engine memory model would find, sooner)."""
-        from planner import memory
-
         key = (card.name, tp, pp, wd, kd)
         if key in seen:
             return False
@@ -310,9 +371,9 @@ def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: floa
         return _sorted(out)
     found: list[float] = []
     kept = math.inf
-    heap = [(bound, False, gi, si) for bound, gi, si in order]  # sorted: a heap already
+    heap = [(bound, 0, gi, si) for bound, gi, si in order]  # sorted: a heap already
     while heap:
-        bound, set_up, gi, si = heapq.heappop(heap)
+        bound, stage, gi, si = heapq.heappop(heap)
         card, (tp, pp, wd, kd) = cards[gi], shapes[si]
         if len(found) >= top and bound > found[top - 1]:
             if not keep or bound > kept:
@@ -320,16 +381,23 @@ def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: floa
             if card.name != keep:
                 continue
         price = card.usd_per_gpu_hour or 0.0  # priced cards only (the order above)
-        if not set_up:
+        pools = pools_apply and pp == 1
+        if stage == 0:  # the first bound taken: the room's bound (no setup), back in the heap
             if not fits(card, tp, pp, wd, kd):
                 continue
+            room = _candidate_room(spec, card, tp, pp, wd, kd, engine, cal)
+            if room is not None:  # (refused: the setup decides, below)
+                # never below a bound already taken: the heap's order holds
+                bound = max(bound, _gpus_at_least_room(room, rate=rate, i=i, o=o, tp=tp, pp=pp, pools=pools) * price)
+            heapq.heappush(heap, (bound, 1, gi, si))
+            continue
+        if stage == 1:  # the room's bound taken: the setup's bound, back in the heap
             s = _candidate_setup(spec, card, tp, pp, wd, kd, i, o, hit, engine, cal)
             if s is None:
                 continue  # refused: it does not fit or the shape is refused (no aggregated rate)
             if rate > 0:
-                least = _gpus_at_least(s, rate=rate, tp=tp, pp=pp, pools=pools_apply and pp == 1) * price
-                bound = max(bound, least)  # never below a bound already taken: the heap's order holds
-            heapq.heappush(heap, (bound, True, gi, si))
+                bound = max(bound, _gpus_at_least(s, rate=rate, tp=tp, pp=pp, pools=pools) * price)
+            heapq.heappush(heap, (bound, 2, gi, si))
             continue
         choice = _size(out, spec, card, tp, pp, wd, kd, rate, ttft, tpot, i, o, hit, engine, throughput, cal,
                        pools_apply)
