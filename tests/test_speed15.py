@@ -318,3 +318,25 @@ def test_the_rooms_bound_is_below_the_setups(seed: int) -> None:
         assert early <= options._gpus_at_least(s, rate=rate, tp=tp, pp=pp, pools=pools)
         checked += 1
     assert checked > 30
+
+
+def _clear_search_caches() -> None:
+    for f in (options._search, options._search_shared, options._aggregated_rate, options._pool_rates,
+              options._candidate_setup, options._candidate_room):
+        f.cache_clear()
+
+
+def test_a_search_is_the_same_whichever_search_ran_before() -> None:
+    """Searches that differ only in the kept GPU share their first part (memoised): each one's whole list, past its
+    exact part too, is the one it gives alone, whatever was searched before it."""
+    args = dict(request_rate=1.34, ttft_slo_s=2.0, tpot_slo_s=0.1, input_tokens=2652.5, output_tokens=924.6,
+                cache_hit_rate=0.61)
+    keeps = ("h100-sxm", "h200-sxm", "l40s", "a100-80gb-sxm")
+    alone = {}
+    for keep in keeps:
+        _clear_search_caches()
+        alone[keep] = options.fleet_choices("llama-3.1-70b", **args, top=3, keep_gpu=keep)
+    _clear_search_caches()
+    for keep in keeps + keeps[::-1]:
+        options._search.cache_clear()  # asked again, not answered from the search's own cache
+        assert options.fleet_choices("llama-3.1-70b", **args, top=3, keep_gpu=keep) == alone[keep], keep

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from planner import memory
 from planner.errors import PlannerError, read_row
 from planner.serving import schedule as sch
 from planner.serving.calibration import Calibration
@@ -165,8 +166,6 @@ def _aggregated_rate(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, 
                      cal: Calibration) -> _Aggregated | None:
     """One candidate's aggregated rate, memoised (None: it does not fit or the shape is refused); it does not depend
     on the load, so a plan whose demand changes, or a batch of plans with one request mix, reuses it."""
-    from planner import memory
-
     s = _candidate_setup(spec, card, tp, pp, wd, kd, i, o, hit, engine, cal)
     if s is None:
         return None
@@ -321,6 +320,68 @@ def _gpus_at_least(s: _Setup, *, rate: float, tp: int, pp: int, pools: bool) -> 
     return _gpus_from_rates(rate=rate, tp=tp, pp=pp, r_agg=pp * sch.rate_bound(s.load), r_dec=r_dec)
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Args:
+    """What sizing a candidate of one search reads (:func:`_search`'s arguments, its shapes and whether pools
+    apply)."""
+
+    spec: ModelSpec
+    cards: tuple[GpuSpec, ...]
+    shapes: tuple[tuple[int, int, str, str], ...]
+    rate: float
+    ttft: float
+    tpot: float
+    i: float
+    o: float
+    hit: float
+    engine: str
+    throughput: bool
+    cal: Calibration
+    pools_apply: bool
+
+
+@dataclass(kw_only=True)
+class _Frontier:
+    """A best-first search's state: its heap of ``(bound, stage, card index, shape index)``, the costs found so far
+    (sorted), the candidates taken (GPU name, TP, PP, dtypes) and the choices sized."""
+
+    heap: list[tuple[float, int, int, int]]
+    found: list[float]
+    seen: set[tuple]
+    out: list[FleetChoice]
+
+    def copy(self) -> _Frontier:
+        return _Frontier(heap=list(self.heap), found=list(self.found), seen=set(self.seen), out=list(self.out))
+
+
+def _search_args(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: float, tpot: float, i: float,
+                 o: float, hit: float, engine: str, throughput: bool, disaggregation: bool, tps: tuple[int, ...],
+                 pps: tuple[tuple[int, int], ...], wds: tuple[str, ...], kds: tuple[str, ...],
+                 cal: Calibration) -> tuple[_Args, list[tuple[float, int, int]]]:
+    """The search's :class:`_Args` and its candidates ``(cost of the first bound, card index, shape index)`` in the
+    order of that bound (priced cards only)."""
+    shapes = tuple((tp, pp, wd, kd) for tp, pp in _candidates(spec, tps, pps) for wd in wds for kd in kds)
+    order = sorted((_lower_bound_gpus(spec, card, tp, pp, rate, i, o, hit) * (card.usd_per_gpu_hour or 0.0), n, m)
+                   for n, card in enumerate(cards) if (card.usd_per_gpu_hour or 0) > 0
+                   for m, (tp, pp, wd, kd) in enumerate(shapes))
+    pools_apply = disaggregation and not throughput and math.isfinite(ttft) and math.isfinite(tpot)
+    return _Args(spec=spec, cards=cards, shapes=shapes, rate=rate, ttft=ttft, tpot=tpot, i=i, o=o, hit=hit,
+                 engine=engine, throughput=throughput, cal=cal, pools_apply=pools_apply), order
+
+
+def _fits(seen: set[tuple], spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str) -> bool:
+    """The candidate is new (a GPU listed twice is taken at its first place in the search's order; noted in
+    ``seen``) and its weights leave room on the GPUs (what the engine memory model would find, sooner)."""
+    key = (card.name, tp, pp, wd, kd)
+    if key in seen:
+        return False
+    seen.add(key)
+    try:
+        return memory.weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=wd) < card.hbm_bytes
+    except PlannerError:
+        return False
+
+
 @lru_cache(maxsize=SEARCH_CACHE_SIZE)
 def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: float, tpot: float, i: float, o: float,
             hit: float, engine: str, throughput: bool, disaggregation: bool, tps: tuple[int, ...],
@@ -329,84 +390,96 @@ def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: floa
     """Every candidate (``top`` None), or at least the ``top`` cheapest and the cheapest on GPU ``keep``, cheapest
     first (ties: fewer GPUs, smaller replicas, aggregated first, then by name and dtypes).
 
-    With ``top``, candidates are taken best first by a lower bound on their cost: first the cost of
-    :func:`_lower_bound_gpus` (no setup); a candidate taken on that bound is set up and goes back with the bound of
-    :func:`_gpus_at_least` (its KV room and its step's floor, at least the first), and is sized when taken again.
-    The search stops once the next bound costs more than the ``top``-th cheapest found and, on ``keep``, more than
-    its cheapest found; a candidate whose bound costs more than both is never sized. Each bound is at most what the
-    candidate's sizing finds, so every candidate left out costs more than the ``top``-th cheapest (and, on
-    ``keep``, than its cheapest): those come out as sizing every candidate gives them. Past them, the list holds
-    what was sized (fewer candidates than before the setup bound, 2026-12-05; ``tests/test_speed15.py`` compares it
-    with the full search on random inputs)."""
+    With ``top``, candidates are taken best first by a lower bound on their cost (:func:`_advance`); the search
+    stops once the next bound costs more than the ``top``-th cheapest found and, on ``keep``, more than its cheapest
+    found; a candidate whose bound costs more than both is never sized. Each bound is at most what the candidate's
+    sizing finds, so every candidate left out costs more than the ``top``-th cheapest (and, on ``keep``, than its
+    cheapest): those come out as sizing every candidate gives them. Past them, the list holds what was sized (fewer
+    candidates than before the bounds of session 19; ``tests/test_speed15.py`` compares it with the full search on
+    random inputs). Up to the first bound past the ``top``-th cheapest the search does not read ``keep``: that part
+    is shared by the searches that differ only in it (:func:`_search_shared`; a plan's fleets ask one search with
+    each fleet's own GPU kept)."""
+    if top is None:  # every candidate, in the order of its first bound
+        a, order = _search_args(spec, cards, rate, ttft, tpot, i, o, hit, engine, throughput, disaggregation, tps,
+                                pps, wds, kds, cal)
+        out: list[FleetChoice] = []
+        seen: set[tuple] = set()
+        for _bound, gi, si in order:
+            card, (tp, pp, wd, kd) = cards[gi], a.shapes[si]
+            if _fits(seen, spec, card, tp, pp, wd, kd):
+                _size(out, a, card, tp, pp, wd, kd)
+        return _sorted(out)
+    a, shared = _search_shared(spec, cards, rate, ttft, tpot, i, o, hit, engine, throughput, disaggregation, tps,
+                               pps, wds, kds, cal, top)
+    fr = shared.copy()  # the shared state is never changed
+    _advance(fr, a, top=top, keep=keep)
+    return _sorted(fr.out)
+
+
+@lru_cache(maxsize=SEARCH_CACHE_SIZE)
+def _search_shared(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: float, tpot: float, i: float,
+                   o: float, hit: float, engine: str, throughput: bool, disaggregation: bool, tps: tuple[int, ...],
+                   pps: tuple[tuple[int, int], ...], wds: tuple[str, ...], kds: tuple[str, ...],
+                   cal: Calibration, top: int) -> tuple[_Args, _Frontier]:
+    """The part of :func:`_search` that does not read ``keep``: the best-first search run until the next bound
+    costs more than the ``top``-th cheapest found (that entry left in the heap), memoised on every other argument
+    (:data:`SEARCH_CACHE_SIZE` entries). Callers continue from a copy."""
+    a, order = _search_args(spec, cards, rate, ttft, tpot, i, o, hit, engine, throughput, disaggregation, tps, pps,
+                            wds, kds, cal)
+    fr = _Frontier(heap=[(bound, 0, gi, si) for bound, gi, si in order], found=[], seen=set(), out=[])
+    _advance(fr, a, top=top, keep=None)  # the order is sorted: a heap already
+    return a, fr
+
+
+def _advance(fr: _Frontier, a: _Args, *, top: int, keep: str | None) -> None:
+    """The best-first search from ``fr`` (changed in place). A candidate is taken first on the cost of
+    :func:`_lower_bound_gpus` (no setup) and goes back with that of :func:`_gpus_at_least_room` (its room, no
+    setup); taken again, it is set up and goes back with that of :func:`_gpus_at_least` (its KV room and its step's
+    floor); taken a third time, it is sized. Each bound is at least the one before, so the heap hands out bounds in
+    rising order. Once the next bound costs more than the ``top``-th cheapest found it stops, unless ``keep``
+    names a GPU whose cheapest found costs at least that bound (then only that GPU's candidates go on); ``keep``
+    None stops there with that entry back in the heap (the part every ``keep`` shares)."""
     import heapq
 
-    from planner import memory
-
-    pools_apply = disaggregation and not throughput and math.isfinite(ttft) and math.isfinite(tpot)
-    shapes = [(tp, pp, wd, kd) for tp, pp in _candidates(spec, tps, pps) for wd in wds for kd in kds]
-    order = sorted((_lower_bound_gpus(spec, card, tp, pp, rate, i, o, hit) * (card.usd_per_gpu_hour or 0.0), n, m)
-                   for n, card in enumerate(cards) if (card.usd_per_gpu_hour or 0) > 0
-                   for m, (tp, pp, wd, kd) in enumerate(shapes))
-    out: list[FleetChoice] = []
-    seen: set[tuple] = set()
-
-    def fits(card: GpuSpec, tp: int, pp: int, wd: str, kd: str) -> bool:
-        """The candidate is new (a GPU listed twice is taken at its first place in ``order``) and its weights
-        leave room on the GPUs (what the engine memory model would find, sooner)."""
-        key = (card.name, tp, pp, wd, kd)
-        if key in seen:
-            return False
-        seen.add(key)
-        try:
-            return memory.weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=wd) < card.hbm_bytes
-        except PlannerError:
-            return False
-
-    if top is None:  # every candidate, in the order of its first bound
-        for _bound, gi, si in order:
-            card, (tp, pp, wd, kd) = cards[gi], shapes[si]
-            if fits(card, tp, pp, wd, kd):
-                _size(out, spec, card, tp, pp, wd, kd, rate, ttft, tpot, i, o, hit, engine, throughput, cal,
-                      pools_apply)
-        return _sorted(out)
-    found: list[float] = []
-    kept = math.inf
-    heap = [(bound, 0, gi, si) for bound, gi, si in order]  # sorted: a heap already
+    heap, found, out = fr.heap, fr.found, fr.out
+    spec, cards, shapes, rate, i, o, cal = a.spec, a.cards, a.shapes, a.rate, a.i, a.o, a.cal
+    kept = min((c.usd_per_hour for c in out if c.gpu == keep), default=math.inf)
     while heap:
         bound, stage, gi, si = heapq.heappop(heap)
         card, (tp, pp, wd, kd) = cards[gi], shapes[si]
         if len(found) >= top and bound > found[top - 1]:
+            if keep is None:
+                heapq.heappush(heap, (bound, stage, gi, si))
+                return
             if not keep or bound > kept:
                 break  # every remaining candidate costs more than the top cheapest (and the cheapest on keep)
             if card.name != keep:
                 continue
-        price = card.usd_per_gpu_hour or 0.0  # priced cards only (the order above)
-        pools = pools_apply and pp == 1
+        price = card.usd_per_gpu_hour or 0.0  # priced cards only (the order)
+        pools = a.pools_apply and pp == 1
         if stage == 0:  # the first bound taken: the room's bound (no setup), back in the heap
-            if not fits(card, tp, pp, wd, kd):
+            if not _fits(fr.seen, spec, card, tp, pp, wd, kd):
                 continue
-            room = _candidate_room(spec, card, tp, pp, wd, kd, engine, cal)
+            room = _candidate_room(spec, card, tp, pp, wd, kd, a.engine, cal)
             if room is not None:  # (refused: the setup decides, below)
                 # never below a bound already taken: the heap's order holds
                 bound = max(bound, _gpus_at_least_room(room, rate=rate, i=i, o=o, tp=tp, pp=pp, pools=pools) * price)
             heapq.heappush(heap, (bound, 1, gi, si))
             continue
         if stage == 1:  # the room's bound taken: the setup's bound, back in the heap
-            s = _candidate_setup(spec, card, tp, pp, wd, kd, i, o, hit, engine, cal)
+            s = _candidate_setup(spec, card, tp, pp, wd, kd, i, o, a.hit, a.engine, cal)
             if s is None:
                 continue  # refused: it does not fit or the shape is refused (no aggregated rate)
             if rate > 0:
                 bound = max(bound, _gpus_at_least(s, rate=rate, tp=tp, pp=pp, pools=pools) * price)
             heapq.heappush(heap, (bound, 2, gi, si))
             continue
-        choice = _size(out, spec, card, tp, pp, wd, kd, rate, ttft, tpot, i, o, hit, engine, throughput, cal,
-                       pools_apply)
+        choice = _size(out, a, card, tp, pp, wd, kd)
         if choice is not None:
             found.append(choice.usd_per_hour)
             found.sort()
             if card.name == keep:
                 kept = min(kept, choice.usd_per_hour)
-    return _sorted(out)
 
 
 def _sorted(out: list[FleetChoice]) -> tuple[FleetChoice, ...]:
@@ -416,21 +489,20 @@ def _sorted(out: list[FleetChoice]) -> tuple[FleetChoice, ...]:
     return tuple(out)
 
 
-def _size(out: list[FleetChoice], spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str, rate: float,
-          ttft: float, tpot: float, i: float, o: float, hit: float, engine: str, throughput: bool, cal: Calibration,
-          pools_apply: bool) -> FleetChoice | None:
-    """One candidate sized for ``rate`` in its cheaper mode, appended to ``out`` and returned (None: it does not
-    fit, or neither mode meets the SLOs)."""
+def _size(out: list[FleetChoice], a: _Args, card: GpuSpec, tp: int, pp: int, wd: str, kd: str) -> FleetChoice | None:
+    """One candidate sized for the search's rate in its cheaper mode, appended to ``out`` and returned (None: it
+    does not fit, or neither mode meets the SLOs)."""
     from planner.serving.api import replicas_at_slo
 
-    a = _aggregated_rate(spec, card, tp, pp, wd, kd, i, o, hit, ttft, tpot, engine, throughput, cal)
-    if a is None:
+    spec, rate, i, o, hit, ttft, tpot, engine, cal = a.spec, a.rate, a.i, a.o, a.hit, a.ttft, a.tpot, a.engine, a.cal
+    g = _aggregated_rate(spec, card, tp, pp, wd, kd, i, o, hit, ttft, tpot, engine, a.throughput, cal)
+    if g is None:
         return None  # does not fit (weights leave no KV room) or the shape is refused
-    n = replicas_at_slo(rate, rate_per_replica=a.rate) if a.rate > 0 else 0
+    n = replicas_at_slo(rate, rate_per_replica=g.rate) if g.rate > 0 else 0
     agg_gpus = n * tp * pp
     # pools need a prefill and a decode replica: they cannot beat 2 aggregated replicas or fewer
     c = (_pool_rates(spec, card, tp, wd, kd, i, o, hit, ttft, tpot, engine, cal)
-         if pools_apply and pp == 1 and (n == 0 or n > 2) else None)
+         if a.pools_apply and pp == 1 and (n == 0 or n > 2) else None)
     n_pre = replicas_at_slo(rate, rate_per_replica=c.prefill_rate) if c is not None else 0
     n_dec = replicas_at_slo(rate, rate_per_replica=c.decode_rate) if c is not None else 0
     dis_gpus = (n_pre + n_dec) * tp
@@ -442,12 +514,12 @@ def _size(out: list[FleetChoice], spec: ModelSpec, card: GpuSpec, tp: int, pp: i
     choice = FleetChoice(
         gpu=card.name, tp=tp, pp=pp, weight_dtype=wd, kv_cache_dtype=kd, usd_per_gpu_hour=price,
         disaggregated=use_pools, replicas=n_pre + n_dec if use_pools else n, gpus=chosen_gpus,
-        usd_per_hour=chosen_gpus * price, binding=c.binding if use_pools and c is not None else a.binding,
-        rate_per_replica=a.rate, aggregated_gpus=agg_gpus, aggregated_binding=a.binding if n else "",
+        usd_per_hour=chosen_gpus * price, binding=c.binding if use_pools and c is not None else g.binding,
+        rate_per_replica=g.rate, aggregated_gpus=agg_gpus, aggregated_binding=g.binding if n else "",
         prefill_replicas=n_pre, decode_replicas=n_dec, disaggregated_gpus=dis_gpus,
         disaggregated_binding=c.binding if c is not None else "",
         kv_transfer_bytes_per_s=rate * c.kv_transfer_bytes_per_request if c is not None else 0.0,
-        kv_bytes_per_token=a.kv_bytes_per_token)
+        kv_bytes_per_token=g.kv_bytes_per_token)
     out.append(choice)
     return choice
 
