@@ -138,6 +138,11 @@ hundred, so the batch's memory kept rising until then)."""
 SEARCH_CACHE_SIZE = 64
 """Entries of the search cache (:func:`_search`): a 20-route plan makes about 2 searches and asks each 4 times."""
 
+SHARED_SEARCH_CACHE_SIZE = 16
+"""Entries of :func:`_search_shared` (keyed on every argument of :func:`_search` but the kept GPU): each holds a
+search's state (its heap of about 240 candidates, the candidates taken and the choices sized), there only for the
+searches of the same plan that differ in the kept GPU (a 20-route plan makes 1-2)."""
+
 SETUP_CACHE_SIZE = 256
 """Entries of the candidate setup cache (:func:`_candidate_setup`, keyed on the model, GPU, TP, PP, dtypes, request
 mix, engine and calibration: every argument of the setup): a 20-route plan's two searches (one request mix, two own
@@ -416,14 +421,14 @@ def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: floa
     return _sorted(fr.out)
 
 
-@lru_cache(maxsize=SEARCH_CACHE_SIZE)
+@lru_cache(maxsize=SHARED_SEARCH_CACHE_SIZE)
 def _search_shared(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: float, tpot: float, i: float,
                    o: float, hit: float, engine: str, throughput: bool, disaggregation: bool, tps: tuple[int, ...],
                    pps: tuple[tuple[int, int], ...], wds: tuple[str, ...], kds: tuple[str, ...],
                    cal: Calibration, top: int) -> tuple[_Args, _Frontier]:
     """The part of :func:`_search` that does not read ``keep``: the best-first search run until the next bound
     costs more than the ``top``-th cheapest found (that entry left in the heap), memoised on every other argument
-    (:data:`SEARCH_CACHE_SIZE` entries). Callers continue from a copy."""
+    (:data:`SHARED_SEARCH_CACHE_SIZE` entries). Callers continue from a copy."""
     a, order = _search_args(spec, cards, rate, ttft, tpot, i, o, hit, engine, throughput, disaggregation, tps, pps,
                             wds, kds, cal)
     fr = _Frontier(heap=[(bound, 0, gi, si) for bound, gi, si in order], found=[], seen=set(), out=[])
