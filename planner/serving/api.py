@@ -657,8 +657,6 @@ def disaggregated_pools(
     >>> p.prefill_replicas > p.decode_replicas, round(p.kv_transfer_bytes_per_s / 1e9)
     (True, 393)
     """
-    from planner import memory
-
     lam = check_number("request_rate", request_rate, minimum=0)
     ttft = check_number("ttft_slo_s", ttft_slo_s, minimum=0, exclusive_minimum=True)
     tpot = check_number("tpot_slo_s", tpot_slo_s, minimum=0, exclusive_minimum=True)
@@ -668,6 +666,17 @@ def disaggregated_pools(
     pre = _setup(model, gpu, tp=prefill_tp, pp=1, **common)
     dec = pre if decode_tp == prefill_tp else _setup(model, gpu, tp=decode_tp, pp=1, **common)
     spec, _ = _specs(model, gpu)
+    return _pools(spec, pre, dec, lam=lam, ttft=ttft, tpot=tpot, input_tokens=input_tokens,
+                  output_tokens=output_tokens, prefill_tp=prefill_tp, decode_tp=decode_tp,
+                  kv_cache_dtype=kv_cache_dtype)
+
+
+def _pools(spec: ModelSpec, pre: _Setup, dec: _Setup, *, lam: float, ttft: float, tpot: float, input_tokens: float,
+           output_tokens: float, prefill_tp: int, decode_tp: int, kv_cache_dtype: str) -> DisaggregatedPools:
+    """:func:`disaggregated_pools` from its checked numbers and its prefill and decode replicas' setups (the fleet
+    search passes the setup it already holds for the candidate: ``_setup`` is pure, so it is the same one)."""
+    from planner import memory
+
     kd = str(kv_cache_dtype).lower()
     kv_token = memory.kv_bytes_per_token(spec, kv_cache_dtype={"bf16": "auto", "fp16": "auto"}.get(kd, kd))
     i = float(input_tokens)
@@ -706,6 +715,39 @@ def disaggregated_pools(
                               decode_rate_per_replica=dec_rate, decode_batch=d,
                               kv_transfer_bytes_per_s=lam * i * kv_token, kv_transfer_s=t_kv,
                               gpus=n_pre * prefill_tp + n_dec * decode_tp)
+
+
+def decode_rate_bound(load: sch.Load, *, output_tokens: float) -> float:
+    """An upper bound on the decode pool's rate per replica that :func:`disaggregated_pools` finds on a decode
+    replica of ``load``, without its bisection::
+
+        λ_dec ≤ D / (max(O−1, 1)·t_floor(D))·(1 + 1e-9),   D = max(upper_batch, 1),   t_floor = step_floor_s
+
+    Why it holds: the pool's batch is ``d = max(lo, 1)`` with ``lo`` inside ``[0, upper_batch]``, its rate
+    ``d / (max(O−1, 1)·t_d(d))``, the decode step ``t_d(d)`` at least :func:`planner.serving.step.step_floor_s` at
+    ``d``, and ``d/t_floor(d)`` rises with ``d``. ``inf`` (no bound) when the floor is 0.
+
+    Worked example: the replica of :func:`planner.serving.schedule.rate_bound`'s example (6 sequences at most, a
+    27.8 ms floor) decodes at most 0.240 requests/s of 901 output tokens.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-70b"), get_gpu("h100-sxm"), tp=2, context_tokens=3000,
+    ...                   input_tokens=2500, calibration=DERIVED)
+    >>> s = sch.engine_schedule("vllm", gpu_big=True, gpu_gib=79.6, max_position=131072)
+    >>> load = sch.Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=2500, output_tokens=901,
+    ...                 max_running=6)
+    >>> round(decode_rate_bound(load, output_tokens=901), 3)
+    0.24
+    """
+    from planner.serving.step import step_floor_s
+
+    d = max(sch.upper_batch(load), 1.0)
+    floor = step_floor_s(load.replica, load.calibration, decode_seqs=d)
+    if not floor > 0:
+        return math.inf
+    return d / (max(float(output_tokens) - 1.0, 1.0) * floor) * (1.0 + sch.RATE_BOUND_SLACK)
 
 
 @dataclass(frozen=True, kw_only=True)

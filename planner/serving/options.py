@@ -23,11 +23,16 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
+from planner import memory
 from planner.errors import PlannerError, read_row
 from planner.serving import schedule as sch
 from planner.serving.calibration import Calibration
 from planner.specs import GpuSpec, ModelSpec
+
+if TYPE_CHECKING:
+    from planner.serving.api import _Setup
 
 TP_CHOICES = (1, 2, 4, 8)
 """Tensor-parallel sizes the search tries (one node)."""
@@ -133,6 +138,32 @@ hundred, so the batch's memory kept rising until then)."""
 SEARCH_CACHE_SIZE = 64
 """Entries of the search cache (:func:`_search`): a 20-route plan makes about 2 searches and asks each 4 times."""
 
+SHARED_SEARCH_CACHE_SIZE = 16
+"""Entries of :func:`_search_shared` (keyed on every argument of :func:`_search` but the kept GPU): each holds a
+search's state (its heap of about 240 candidates, the candidates taken and the choices sized), there only for the
+searches of the same plan that differ in the kept GPU (a 20-route plan makes 1-2)."""
+
+SETUP_CACHE_SIZE = 256
+"""Entries of the candidate setup cache (:func:`_candidate_setup`, keyed on the model, GPU, TP, PP, dtypes, request
+mix, engine and calibration: every argument of the setup): a 20-route plan's two searches (one request mix, two own
+GPUs) set up about 60 candidates, each for the search's bound, its aggregated rate and its pools."""
+
+
+@lru_cache(maxsize=SETUP_CACHE_SIZE)
+def _candidate_setup(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str, i: float, o: float,
+                     hit: float, engine: str, cal: Calibration) -> _Setup | None:
+    """One candidate replica's setup (:func:`planner.serving.api._setup`, the search's fixed engine settings),
+    memoised: None where the setup is refused (it does not fit, or the shape is refused). The search's bound
+    (:func:`_gpus_at_least`), the aggregated rate and the pools (PP 1) all start from it."""
+    from planner.serving.api import _setup
+
+    try:
+        return _setup(spec, card, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=wd,
+                      kv_cache_dtype=kd, input_tokens=i, output_tokens=o, cache_hit_rate=hit,
+                      max_num_batched_tokens=None, max_num_seqs=None, calibration=cal)
+    except PlannerError:
+        return None
+
 
 @lru_cache(maxsize=CANDIDATE_CACHE_SIZE)
 def _aggregated_rate(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str, i: float, o: float,
@@ -140,13 +171,10 @@ def _aggregated_rate(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, 
                      cal: Calibration) -> _Aggregated | None:
     """One candidate's aggregated rate, memoised (None: it does not fit or the shape is refused); it does not depend
     on the load, so a plan whose demand changes, or a batch of plans with one request mix, reuses it."""
-    from planner import memory
-    from planner.serving.api import _setup
-
+    s = _candidate_setup(spec, card, tp, pp, wd, kd, i, o, hit, engine, cal)
+    if s is None:
+        return None
     try:
-        s = _setup(spec, card, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=wd, kv_cache_dtype=kd,
-                   input_tokens=i, output_tokens=o, cache_hit_rate=hit, max_num_batched_tokens=None,
-                   max_num_seqs=None, calibration=cal)
         r, binding = _aggregated(s, ttft_slo_s=ttft, tpot_slo_s=tpot, throughput=throughput)
     except PlannerError:
         return None
@@ -158,13 +186,20 @@ def _aggregated_rate(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, 
 def _pool_rates(spec: ModelSpec, card: GpuSpec, tp: int, wd: str, kd: str, i: float, o: float, hit: float,
                 ttft: float, tpot: float, engine: str, cal: Calibration) -> _Pools | None:
     """One candidate's prefill and decode pools (:func:`planner.serving.api.disaggregated_pools`; their rates per
-    replica do not depend on the rate asked for, 1 req/s here), memoised; None where they cannot meet the SLOs."""
-    from planner.serving.api import disaggregated_pools
+    replica do not depend on the rate asked for, 1 req/s here), memoised; None where they cannot meet the SLOs.
+    Both pools are the candidate's PP-1 replica, whose setup the search already holds (:func:`_candidate_setup`)."""
+    from planner.errors import check_number
+    from planner.serving.api import _pools
 
-    try:
-        pools = disaggregated_pools(spec, card, request_rate=1.0, ttft_slo_s=ttft, tpot_slo_s=tpot, input_tokens=i,
-                                    output_tokens=o, prefill_tp=tp, decode_tp=tp, engine=engine, weight_dtype=wd,
-                                    kv_cache_dtype=kd, cache_hit_rate=hit, calibration=cal)
+    try:  # disaggregated_pools' steps: its checks, its setup (None: refused), then the pools
+        lam = check_number("request_rate", 1.0, minimum=0)
+        ttft = check_number("ttft_slo_s", ttft, minimum=0, exclusive_minimum=True)
+        tpot = check_number("tpot_slo_s", tpot, minimum=0, exclusive_minimum=True)
+        s = _candidate_setup(spec, card, tp, 1, wd, kd, i, o, hit, engine, cal)
+        if s is None:
+            return None
+        pools = _pools(spec, s, s, lam=lam, ttft=ttft, tpot=tpot, input_tokens=i, output_tokens=o, prefill_tp=tp,
+                       decode_tp=tp, kv_cache_dtype=kd)
     except PlannerError:
         return None
     t_d = pools.decode_batch / (max(o - 1.0, 1.0) * pools.decode_rate_per_replica)
@@ -197,74 +232,301 @@ def _lower_bound_gpus(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, rate: fl
     return tp * pp * max(1, math.ceil(rate / replica_rate - 1e-9))
 
 
+ROOM_CACHE_SIZE = 1024
+"""Entries of the candidate room cache (:func:`_candidate_room`, keyed on the model, GPU, TP, PP, dtypes, engine and
+calibration, none of a plan's request mix): a search over the catalog's 12 priced GPUs has about 240 candidates per
+model and engine, and plans of one model share them all."""
+
+
+@lru_cache(maxsize=ROOM_CACHE_SIZE)
+def _candidate_room(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str, engine: str,
+                    cal: Calibration) -> tuple[float, float, float] | None:
+    """What a candidate's setup holds whatever the request mix: ``(sequence cap, KV tokens, step floor)`` per
+    virtual engine (``max_num_seqs/pp``, ``Load.kv_tokens``, :func:`planner.serving.step.step_floor_s` at no
+    decoding sequence), read from its setup for a one-token request (None where that setup is refused). None of the
+    three depends on the mix: the schedule and the KV room come from the engine, GPU and dtypes alone, and the
+    floor's terms (dense weight bytes, launch layers, overheads) from the model and shape; ``tests/test_speed15.py``
+    compares them with setups of random mixes."""
+    from planner.serving.api import _setup
+    from planner.serving.step import step_floor_s
+
+    try:
+        s = _setup(spec, card, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=wd, kv_cache_dtype=kd,
+                   input_tokens=1.0, output_tokens=1.0, cache_hit_rate=0.0, max_num_batched_tokens=None,
+                   max_num_seqs=None, calibration=cal)
+    except PlannerError:
+        return None
+    load = s.load
+    return (float(load.schedule.max_num_seqs) / pp, float(load.kv_tokens or 0.0),
+            step_floor_s(load.replica, load.calibration, decode_seqs=0.0))
+
+
+def _gpus_at_least_room(room: tuple[float, float, float], *, rate: float, i: float, o: float, tp: int, pp: int,
+                        pools: bool) -> float:
+    """:func:`_gpus_at_least` before the candidate is set up, from its :func:`_candidate_room`: the same counts
+    with the rates' bounds (:func:`planner.serving.schedule.rate_bound`, :func:`planner.serving.api.
+    decode_rate_bound`) widened to what the setup cannot exceed: the running cap at most
+    ``min(seqs, KV/(I + O))`` (a request holds at least its ``I + O`` tokens of KV: whole blocks of them), the
+    floor at no decoding sequence (it rises with them)::
+
+        R_agg = pp·D / (max(O−1, 1e-3)·t_floor(0))·(1 + 2e-9),   R_dec = max(D, 1) / (max(O−1, 1)·t_floor(0))·(1 + 2e-9)
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.api import load_calibration
+    >>> room = _candidate_room(get_model("llama-3.1-70b"), get_gpu("a100-80gb-sxm"), 1, 1, "fp8", "auto", "vllm",
+    ...                        load_calibration(None))
+    >>> _gpus_at_least_room(room, rate=1.34, i=2600, o=900, tp=1, pp=1, pools=True)  # the setup's bound: 24
+    23
+    """
+    seqs, kv, floor = room
+    if not floor > 0 or not rate > 0:
+        return tp * pp
+    running = min(seqs, kv / (i + o)) * (1.0 + sch.RATE_BOUND_SLACK)
+    slack = (1.0 + sch.RATE_BOUND_SLACK) ** 2
+    r_agg = pp * running / (max(o - 1.0, 1e-3) * floor) * slack
+    r_dec = max(running, 1.0) / (max(o - 1.0, 1.0) * floor) * slack if pools else None
+    return _gpus_from_rates(rate=rate, tp=tp, pp=pp, r_agg=r_agg, r_dec=r_dec)
+
+
+def _gpus_from_rates(*, rate: float, tp: int, pp: int, r_agg: float, r_dec: float | None) -> float:
+    """The GPU counts of :func:`_gpus_at_least` from rates per replica at least the true ones (``r_dec`` None: no
+    pools), the smaller of the two modes."""
+    agg = tp * pp * max(1, math.ceil(rate / r_agg - 1e-9)) if r_agg > 0 else math.inf
+    if r_dec is None:
+        return agg
+    dis = tp * (1 + max(1, math.ceil(rate / r_dec - 1e-9))) if r_dec > 0 else math.inf
+    return min(agg, dis)
+
+
+def _gpus_at_least(s: _Setup, *, rate: float, tp: int, pp: int, pools: bool) -> float:
+    """GPUs a candidate whose setup is ``s`` needs at least for ``rate`` > 0 requests/s in the mode the search picks,
+    from upper bounds on its rates per replica (no steady state solved)::
+
+        aggregated:      tp·pp·max(1, ceil(λ / R_agg − 1e-9)),   R_agg = pp·rate_bound(load)
+        disaggregated:   tp·(1 + max(1, ceil(λ / R_dec − 1e-9))), R_dec = decode_rate_bound(load)   (``pools``)
+
+    and the smaller of the two (the search takes the cheaper mode that meets the SLOs; a mode that cannot adds
+    nothing). ``replicas_at_slo`` is that ceiling of ``λ`` over the true rate, which is at most the bound
+    (:func:`planner.serving.schedule.rate_bound`, :func:`planner.serving.api.decode_rate_bound`), so each count is
+    at most the one the search finds; a prefill pool has at least one replica.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.api import _setup
+    >>> s = _setup(get_model("llama-3.1-70b"), get_gpu("a100-80gb-sxm"), tp=1, pp=1, engine="vllm",
+    ...            engine_version=None, weight_dtype="fp8", kv_cache_dtype="auto", input_tokens=2600,
+    ...            output_tokens=900, cache_hit_rate=0.6, max_num_batched_tokens=None, max_num_seqs=None,
+    ...            calibration=None)
+    >>> _gpus_at_least(s, rate=1.34, tp=1, pp=1, pools=True)  # room for about 2 sequences: 0.06 req/s a GPU
+    24
+    """
+    from planner.serving.api import decode_rate_bound
+
+    r_dec = decode_rate_bound(s.load, output_tokens=s.output_tokens) if pools else None
+    return _gpus_from_rates(rate=rate, tp=tp, pp=pp, r_agg=pp * sch.rate_bound(s.load), r_dec=r_dec)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Args:
+    """What sizing a candidate of one search reads (:func:`_search`'s arguments, its shapes and whether pools
+    apply)."""
+
+    spec: ModelSpec
+    cards: tuple[GpuSpec, ...]
+    shapes: tuple[tuple[int, int, str, str], ...]
+    rate: float
+    ttft: float
+    tpot: float
+    i: float
+    o: float
+    hit: float
+    engine: str
+    throughput: bool
+    cal: Calibration
+    pools_apply: bool
+
+
+@dataclass(kw_only=True)
+class _Frontier:
+    """A best-first search's state: its heap of ``(bound, stage, card index, shape index)``, the costs found so far
+    (sorted), the candidates taken (GPU name, TP, PP, dtypes) and the choices sized."""
+
+    heap: list[tuple[float, int, int, int]]
+    found: list[float]
+    seen: set[tuple]
+    out: list[FleetChoice]
+
+    def copy(self) -> _Frontier:
+        return _Frontier(heap=list(self.heap), found=list(self.found), seen=set(self.seen), out=list(self.out))
+
+
+def _search_args(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: float, tpot: float, i: float,
+                 o: float, hit: float, engine: str, throughput: bool, disaggregation: bool, tps: tuple[int, ...],
+                 pps: tuple[tuple[int, int], ...], wds: tuple[str, ...], kds: tuple[str, ...],
+                 cal: Calibration) -> tuple[_Args, list[tuple[float, int, int]]]:
+    """The search's :class:`_Args` and its candidates ``(cost of the first bound, card index, shape index)`` in the
+    order of that bound (priced cards only)."""
+    shapes = tuple((tp, pp, wd, kd) for tp, pp in _candidates(spec, tps, pps) for wd in wds for kd in kds)
+    order = sorted((_lower_bound_gpus(spec, card, tp, pp, rate, i, o, hit) * (card.usd_per_gpu_hour or 0.0), n, m)
+                   for n, card in enumerate(cards) if (card.usd_per_gpu_hour or 0) > 0
+                   for m, (tp, pp, wd, kd) in enumerate(shapes))
+    pools_apply = disaggregation and not throughput and math.isfinite(ttft) and math.isfinite(tpot)
+    return _Args(spec=spec, cards=cards, shapes=shapes, rate=rate, ttft=ttft, tpot=tpot, i=i, o=o, hit=hit,
+                 engine=engine, throughput=throughput, cal=cal, pools_apply=pools_apply), order
+
+
+def _fits(seen: set[tuple], spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, kd: str) -> bool:
+    """The candidate is new (a GPU listed twice is taken at its first place in the search's order; noted in
+    ``seen``) and its weights leave room on the GPUs (what the engine memory model would find, sooner)."""
+    key = (card.name, tp, pp, wd, kd)
+    if key in seen:
+        return False
+    seen.add(key)
+    try:
+        return memory.weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=wd) < card.hbm_bytes
+    except PlannerError:
+        return False
+
+
 @lru_cache(maxsize=SEARCH_CACHE_SIZE)
 def _search(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: float, tpot: float, i: float, o: float,
             hit: float, engine: str, throughput: bool, disaggregation: bool, tps: tuple[int, ...],
             pps: tuple[tuple[int, int], ...], wds: tuple[str, ...], kds: tuple[str, ...],
             cal: Calibration, top: int | None, keep: str) -> tuple[FleetChoice, ...]:
-    """Every candidate (``top`` None), or at least the ``top`` cheapest and the cheapest on GPU ``keep``: candidates
-    are sized in the order of the cost of their lower bound (:func:`_lower_bound_gpus`), and skipped once that bound
-    costs more than the ``top``-th cheapest found (and, on ``keep``, more than its cheapest found)."""
-    from planner import memory
-    from planner.serving.api import replicas_at_slo
+    """Every candidate (``top`` None), or at least the ``top`` cheapest and the cheapest on GPU ``keep``, cheapest
+    first (ties: fewer GPUs, smaller replicas, aggregated first, then by name and dtypes).
 
-    pools_apply = disaggregation and not throughput and math.isfinite(ttft) and math.isfinite(tpot)
-    out: list[FleetChoice] = []
-    seen: set[tuple] = set()
-    shapes = [(tp, pp, wd, kd) for tp, pp in _candidates(spec, tps, pps) for wd in wds for kd in kds]
-    order = sorted((_lower_bound_gpus(spec, card, tp, pp, rate, i, o, hit) * (card.usd_per_gpu_hour or 0.0), n, m)
-                   for n, card in enumerate(cards) if (card.usd_per_gpu_hour or 0) > 0
-                   for m, (tp, pp, wd, kd) in enumerate(shapes))
-    found: list[float] = []
-    kept = math.inf
-    for bound, gi, si in order:
+    With ``top``, candidates are taken best first by a lower bound on their cost (:func:`_advance`); the search
+    stops once the next bound costs more than the ``top``-th cheapest found and, on ``keep``, more than its cheapest
+    found; a candidate whose bound costs more than both is never sized. Each bound is at most what the candidate's
+    sizing finds, so every candidate left out costs more than the ``top``-th cheapest (and, on ``keep``, than its
+    cheapest): those come out as sizing every candidate gives them. Past them, the list holds what was sized (fewer
+    candidates than before the bounds of session 19; ``tests/test_speed15.py`` compares it with the full search on
+    random inputs). Up to the first bound past the ``top``-th cheapest the search does not read ``keep``: that part
+    is shared by the searches that differ only in it (:func:`_search_shared`; a plan's fleets ask one search with
+    each fleet's own GPU kept)."""
+    if top is None:  # every candidate, in the order of its first bound
+        a, order = _search_args(spec, cards, rate, ttft, tpot, i, o, hit, engine, throughput, disaggregation, tps,
+                                pps, wds, kds, cal)
+        out: list[FleetChoice] = []
+        seen: set[tuple] = set()
+        for _bound, gi, si in order:
+            card, (tp, pp, wd, kd) = cards[gi], a.shapes[si]
+            if _fits(seen, spec, card, tp, pp, wd, kd):
+                _size(out, a, card, tp, pp, wd, kd)
+        return _sorted(out)
+    a, shared = _search_shared(spec, cards, rate, ttft, tpot, i, o, hit, engine, throughput, disaggregation, tps,
+                               pps, wds, kds, cal, top)
+    fr = shared.copy()  # the shared state is never changed
+    _advance(fr, a, top=top, keep=keep)
+    return _sorted(fr.out)
+
+
+@lru_cache(maxsize=SHARED_SEARCH_CACHE_SIZE)
+def _search_shared(spec: ModelSpec, cards: tuple[GpuSpec, ...], rate: float, ttft: float, tpot: float, i: float,
+                   o: float, hit: float, engine: str, throughput: bool, disaggregation: bool, tps: tuple[int, ...],
+                   pps: tuple[tuple[int, int], ...], wds: tuple[str, ...], kds: tuple[str, ...],
+                   cal: Calibration, top: int) -> tuple[_Args, _Frontier]:
+    """The part of :func:`_search` that does not read ``keep``: the best-first search run until the next bound
+    costs more than the ``top``-th cheapest found (that entry left in the heap), memoised on every other argument
+    (:data:`SHARED_SEARCH_CACHE_SIZE` entries). Callers continue from a copy."""
+    a, order = _search_args(spec, cards, rate, ttft, tpot, i, o, hit, engine, throughput, disaggregation, tps, pps,
+                            wds, kds, cal)
+    fr = _Frontier(heap=[(bound, 0, gi, si) for bound, gi, si in order], found=[], seen=set(), out=[])
+    _advance(fr, a, top=top, keep=None)  # the order is sorted: a heap already
+    return a, fr
+
+
+def _advance(fr: _Frontier, a: _Args, *, top: int, keep: str | None) -> None:
+    """The best-first search from ``fr`` (changed in place). A candidate is taken first on the cost of
+    :func:`_lower_bound_gpus` (no setup) and goes back with that of :func:`_gpus_at_least_room` (its room, no
+    setup); taken again, it is set up and goes back with that of :func:`_gpus_at_least` (its KV room and its step's
+    floor); taken a third time, it is sized. Each bound is at least the one before, so the heap hands out bounds in
+    rising order. Once the next bound costs more than the ``top``-th cheapest found it stops, unless ``keep``
+    names a GPU whose cheapest found costs at least that bound (then only that GPU's candidates go on); ``keep``
+    None stops there with that entry back in the heap (the part every ``keep`` shares)."""
+    import heapq
+
+    heap, found, out = fr.heap, fr.found, fr.out
+    spec, cards, shapes, rate, i, o, cal = a.spec, a.cards, a.shapes, a.rate, a.i, a.o, a.cal
+    kept = min((c.usd_per_hour for c in out if c.gpu == keep), default=math.inf)
+    while heap:
+        bound, stage, gi, si = heapq.heappop(heap)
         card, (tp, pp, wd, kd) = cards[gi], shapes[si]
-        price = card.usd_per_gpu_hour or 0.0  # priced cards only (the order above)
-        if top is not None and len(found) >= top and bound > found[top - 1]:
+        if len(found) >= top and bound > found[top - 1]:
+            if keep is None:
+                heapq.heappush(heap, (bound, stage, gi, si))
+                return
             if not keep or bound > kept:
                 break  # every remaining candidate costs more than the top cheapest (and the cheapest on keep)
             if card.name != keep:
                 continue
-        key = (card.name, tp, pp, wd, kd)
-        if key in seen:
-            continue
-        seen.add(key)
-        try:  # weights alone fill the GPUs: no KV room (what the engine memory model would find, sooner)
-            if memory.weight_bytes_per_gpu(spec, tp=tp, pp=pp, weight_dtype=wd) >= card.hbm_bytes:
+        price = card.usd_per_gpu_hour or 0.0  # priced cards only (the order)
+        pools = a.pools_apply and pp == 1
+        if stage == 0:  # the first bound taken: the room's bound (no setup), back in the heap
+            if not _fits(fr.seen, spec, card, tp, pp, wd, kd):
                 continue
-        except PlannerError:
+            room = _candidate_room(spec, card, tp, pp, wd, kd, a.engine, cal)
+            if room is not None:  # (refused: the setup decides, below)
+                # never below a bound already taken: the heap's order holds
+                bound = max(bound, _gpus_at_least_room(room, rate=rate, i=i, o=o, tp=tp, pp=pp, pools=pools) * price)
+            heapq.heappush(heap, (bound, 1, gi, si))
             continue
-        a = _aggregated_rate(spec, card, tp, pp, wd, kd, i, o, hit, ttft, tpot, engine, throughput, cal)
-        if a is None:
-            continue  # does not fit (weights leave no KV room) or the shape is refused
-        n = replicas_at_slo(rate, rate_per_replica=a.rate) if a.rate > 0 else 0
-        agg_gpus = n * tp * pp
-        # pools need a prefill and a decode replica: they cannot beat 2 aggregated replicas or fewer
-        c = (_pool_rates(spec, card, tp, wd, kd, i, o, hit, ttft, tpot, engine, cal)
-             if pools_apply and pp == 1 and (n == 0 or n > 2) else None)
-        n_pre = replicas_at_slo(rate, rate_per_replica=c.prefill_rate) if c is not None else 0
-        n_dec = replicas_at_slo(rate, rate_per_replica=c.decode_rate) if c is not None else 0
-        dis_gpus = (n_pre + n_dec) * tp
-        if agg_gpus <= 0 and dis_gpus <= 0:
+        if stage == 1:  # the room's bound taken: the setup's bound, back in the heap
+            s = _candidate_setup(spec, card, tp, pp, wd, kd, i, o, a.hit, a.engine, cal)
+            if s is None:
+                continue  # refused: it does not fit or the shape is refused (no aggregated rate)
+            if rate > 0:
+                bound = max(bound, _gpus_at_least(s, rate=rate, tp=tp, pp=pp, pools=pools) * price)
+            heapq.heappush(heap, (bound, 2, gi, si))
             continue
-        use_pools = dis_gpus > 0 and (agg_gpus <= 0 or dis_gpus < agg_gpus)
-        chosen_gpus = dis_gpus if use_pools else agg_gpus
-        out.append(FleetChoice(
-            gpu=card.name, tp=tp, pp=pp, weight_dtype=wd, kv_cache_dtype=kd, usd_per_gpu_hour=price,
-            disaggregated=use_pools, replicas=n_pre + n_dec if use_pools else n, gpus=chosen_gpus,
-            usd_per_hour=chosen_gpus * price, binding=c.binding if use_pools and c is not None else a.binding,
-            rate_per_replica=a.rate, aggregated_gpus=agg_gpus, aggregated_binding=a.binding if n else "",
-            prefill_replicas=n_pre, decode_replicas=n_dec, disaggregated_gpus=dis_gpus,
-            disaggregated_binding=c.binding if c is not None else "",
-            kv_transfer_bytes_per_s=rate * c.kv_transfer_bytes_per_request if c is not None else 0.0,
-            kv_bytes_per_token=a.kv_bytes_per_token))
-        found.append(chosen_gpus * price)
-        found.sort()
-        if card.name == keep:
-            kept = min(kept, chosen_gpus * price)
+        choice = _size(out, a, card, tp, pp, wd, kd)
+        if choice is not None:
+            found.append(choice.usd_per_hour)
+            found.sort()
+            if card.name == keep:
+                kept = min(kept, choice.usd_per_hour)
+
+
+def _sorted(out: list[FleetChoice]) -> tuple[FleetChoice, ...]:
+    """Cheapest first; ties: fewer GPUs, smaller replicas, aggregated first, then by GPU name and dtypes."""
     out.sort(key=lambda f: (f.usd_per_hour, f.gpus, f.tp * f.pp, f.disaggregated, f.gpu, f.weight_dtype,
                             f.kv_cache_dtype))
     return tuple(out)
+
+
+def _size(out: list[FleetChoice], a: _Args, card: GpuSpec, tp: int, pp: int, wd: str, kd: str) -> FleetChoice | None:
+    """One candidate sized for the search's rate in its cheaper mode, appended to ``out`` and returned (None: it
+    does not fit, or neither mode meets the SLOs)."""
+    from planner.serving.api import replicas_at_slo
+
+    spec, rate, i, o, hit, ttft, tpot, engine, cal = a.spec, a.rate, a.i, a.o, a.hit, a.ttft, a.tpot, a.engine, a.cal
+    g = _aggregated_rate(spec, card, tp, pp, wd, kd, i, o, hit, ttft, tpot, engine, a.throughput, cal)
+    if g is None:
+        return None  # does not fit (weights leave no KV room) or the shape is refused
+    n = replicas_at_slo(rate, rate_per_replica=g.rate) if g.rate > 0 else 0
+    agg_gpus = n * tp * pp
+    # pools need a prefill and a decode replica: they cannot beat 2 aggregated replicas or fewer
+    c = (_pool_rates(spec, card, tp, wd, kd, i, o, hit, ttft, tpot, engine, cal)
+         if a.pools_apply and pp == 1 and (n == 0 or n > 2) else None)
+    n_pre = replicas_at_slo(rate, rate_per_replica=c.prefill_rate) if c is not None else 0
+    n_dec = replicas_at_slo(rate, rate_per_replica=c.decode_rate) if c is not None else 0
+    dis_gpus = (n_pre + n_dec) * tp
+    if agg_gpus <= 0 and dis_gpus <= 0:
+        return None
+    use_pools = dis_gpus > 0 and (agg_gpus <= 0 or dis_gpus < agg_gpus)
+    chosen_gpus = dis_gpus if use_pools else agg_gpus
+    price = card.usd_per_gpu_hour or 0.0
+    choice = FleetChoice(
+        gpu=card.name, tp=tp, pp=pp, weight_dtype=wd, kv_cache_dtype=kd, usd_per_gpu_hour=price,
+        disaggregated=use_pools, replicas=n_pre + n_dec if use_pools else n, gpus=chosen_gpus,
+        usd_per_hour=chosen_gpus * price, binding=c.binding if use_pools and c is not None else g.binding,
+        rate_per_replica=g.rate, aggregated_gpus=agg_gpus, aggregated_binding=g.binding if n else "",
+        prefill_replicas=n_pre, decode_replicas=n_dec, disaggregated_gpus=dis_gpus,
+        disaggregated_binding=c.binding if c is not None else "",
+        kv_transfer_bytes_per_s=rate * c.kv_transfer_bytes_per_request if c is not None else 0.0,
+        kv_bytes_per_token=g.kv_bytes_per_token)
+    out.append(choice)
+    return choice
 
 
 def fleet_choices(

@@ -315,6 +315,48 @@ def state(load: Load, *, d: float) -> State:
                   prefill_share=min(rho, 1.0), decode_step_s=t_d, mixed_step_s=t_m, running=running, valid=valid)
 
 
+RATE_BOUND_SLACK = 1e-9
+"""Relative slack :func:`rate_bound` adds above its bound (the rounding of :func:`state`'s own arithmetic)."""
+
+
+def rate_bound(load: Load) -> float:
+    """An upper bound on ``requests_per_s`` of every valid :func:`state` of ``load`` (so of what
+    :func:`max_throughput`, :func:`open_loop` and a bisection under an SLO can find), without solving any::
+
+        X ≤ D / ((O−1)·t_floor(D))·(1 + 1e-9),   D = max_running,   t_floor = step_floor_s
+
+    Why it holds: a valid state has ``d ≤ max_running`` and ``X = d/((O−1)·τ)`` (Q3); ``τ`` is ``t_d`` plus a
+    non-negative share of a prompt step (prefill-only engines), or lies between ``t_d`` and ``t_m`` (mixed engines:
+    ``τ = t_d + c·(t_m − t_d)`` with ``c = a·d·I_u/((O−1)·p_m) ≤ 1``, else ``τ ≥ t_m`` is imposed), so
+    ``τ ≥ min(t_d, t_m)``; both steps carry ``d`` decoding sequences (``t_d`` at least one), so each is at least
+    :func:`planner.serving.step.step_floor_s` at ``d``, and ``d/t_floor(d)`` rises with ``d``. ``inf`` (no bound)
+    when the arrivals' share ``a`` is outside [0, 1] or the floor is 0.
+
+    Worked example: Llama-3.1-70B on two H100s with room for 6 running sequences of about 3,000 tokens and 901
+    output tokens: a step takes at least 27.8 ms (weights and 6 sequences' KV), so at most
+    6 / (900 × 0.0278) = 0.240 requests/s; the solved maximum is 0.204.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-70b"), get_gpu("h100-sxm"), tp=2, context_tokens=3000,
+    ...                   input_tokens=2500, calibration=DERIVED)
+    >>> s = engine_schedule("vllm", gpu_big=True, gpu_gib=79.6, max_position=131072)
+    >>> load = Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=2500, output_tokens=901, max_running=6)
+    >>> round(rate_bound(load), 3), round(max_throughput(load).requests_per_s, 3)
+    (0.24, 0.204)
+    """
+    from planner.serving.step import step_floor_s
+
+    d = load.max_running
+    if not (0.0 <= load.others <= 1.0) or not d > 0:
+        return math.inf if not (0.0 <= load.others <= 1.0) else 0.0
+    floor = step_floor_s(load.replica, load.calibration, decode_seqs=d)
+    if not floor > 0:
+        return math.inf
+    return d / (max(load.output_tokens - 1.0, 1e-3) * floor) * (1.0 + RATE_BOUND_SLACK)
+
+
 _new = object.__new__
 _set = object.__setattr__
 

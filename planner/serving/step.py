@@ -1119,3 +1119,48 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     if r.overlap_seq:  # S2'': the previous step's output processing runs while the GPU computes
         return r.fixed_s + max(host - (body + comm), 0.0), body, comm
     return r.fixed_s + host, body, comm
+
+
+FLOOR_ROUNDING = 1e-9
+"""Relative slack :func:`step_floor_s` leaves below its bound: it forms ``W + d·K`` in another order than
+:func:`step_parts` forms its terms, so the two may differ by a few units in the last place."""
+
+
+def step_floor_s(r: Replica, cal: Calibration, *, decode_seqs: float) -> float:
+    """A lower bound on :func:`step_time_s` of every step with ``decode_seqs`` decoding sequences (and any prompt
+    tokens; at least one token in all), from two of :func:`step_parts`' terms alone::
+
+        t_step ≥ max(W + d·K, L_launch·f_layer)·(1 − 1e-9),   W = dense_bytes / (B·e_w),
+                                                               K = kv_read_bytes_per_seq / (dp·B·e_kv)
+
+    Why it holds: the step's body is ``max(t_gemm + t_attn, floor)`` (rule L: ``t_comm`` inside the max as well);
+    ``t_gemm`` is at least the read of the dense weights (S1: the read only grows with experts, ExLlama's copy, S7
+    and S8, and the compute only replaces it when larger); ``t_attn`` at least the decoding sequences' KV read
+    (S3); the floor at least ``launch_layers(r)·f_layer`` (an eager step's only raises it); and the fixed part and
+    ``t_comm`` add nothing negative. That last needs non-negative overheads (``o_engine``, ``o_seq``, the
+    all-reduce latencies) and non-negative byte counts: otherwise 0 is returned (no bound). The factor
+    ``1 − FLOOR_ROUNDING`` covers the rounding of forming the sum in another order. Used to prune the fleet
+    search (:func:`planner.serving.schedule.rate_bound`); any change to :func:`step_parts` that could lower a
+    step below it must change it too (``tests/test_speed15.py`` checks it on random steps).
+
+    Worked example, :func:`step_time_s`'s (Llama-3.1-8B bf16 on one H100 SXM, 32 sequences at 1,024 tokens,
+    9.05 ms): weights 5.99 ms + KV 2.14 ms = 8.13 ms.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=1024, input_tokens=512,
+    ...                   calibration=DERIVED)
+    >>> round(step_floor_s(r, DERIVED, decode_seqs=32) * 1e3, 2)
+    8.13
+    """
+    bw = r.mem_bw_bytes_per_s
+    if not (r.fixed_s >= 0 and r.seq_s >= 0 and cal.allreduce_latency_s >= 0 and cal.pcie_allreduce_latency_s >= 0
+            and r.dense_bytes >= 0 and r.kv_read_bytes_per_seq >= 0 and r.expert_bytes >= 0
+            and r.dequant_bytes >= 0 and r.moe_act_bytes >= 0 and all(n >= 0 for _b, n in r.layer_act_passes)
+            and (not r.num_experts or 0 <= r.experts_per_token <= r.num_experts)
+            and bw > 0 and cal.weight_bw_eff > 0 and cal.kv_bw_eff > 0 and cal.layer_floor_s >= 0
+            and decode_seqs >= 0 and r.dp >= 1):
+        return 0.0
+    weights = r.dense_bytes / (bw * cal.weight_bw_eff)
+    kv = decode_seqs * r.kv_read_bytes_per_seq / (r.dp * bw * cal.kv_bw_eff)
+    return max(weights + kv, launch_layers(r) * cal.layer_floor_s) * (1.0 - FLOOR_ROUNDING)
