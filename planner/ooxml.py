@@ -196,12 +196,14 @@ class WorkbookView:
 class Package:
     """An opened, size-checked zip package. Use :func:`open_package`."""
 
-    def __init__(self, path: Path, zf: zipfile.ZipFile, limits: Limits) -> None:
+    def __init__(self, path: Path, zf: zipfile.ZipFile, limits: Limits, *, memo: SheetMemo | None = None) -> None:
         self.path = path
         self.zf = zf
         self.limits = limits
         self.names = [i.filename for i in zf.infolist()]
         self._total_read = 0
+        self.memo = memo
+        """Where each part read is remembered by its stored bytes (:meth:`read_size`), or None."""
 
     def close(self) -> None:
         self.zf.close()
@@ -244,11 +246,73 @@ class Package:
                 ValueError) as exc:
             raise WorkbookError(self.path, f"corrupt part {name}: {exc}", part=name) from None
         self._total_read += len(out)
+        if self.memo is not None:
+            stored = self.stored(info)
+            if stored is not None:
+                self.memo.remember_stored(info.filename, (_zip_record(info), *stored, len(out)))
         return out
 
+    def stored(self, info: zipfile.ZipInfo) -> tuple[bytes, bytes] | None:
+        """The entry ``info`` as the file stores it: its local header with the name and extra field after it, and
+        its compressed bytes (what :mod:`zipfile` reads to inflate it); None when they cannot be read so (the caller
+        then reads the part as :meth:`read` does, which reports why)."""
+        fh = self.zf.fp
+        if fh is None:
+            return None
+        try:
+            fh.seek(info.header_offset)
+            head = fh.read(_LOCAL_HEADER.size)
+            if len(head) != _LOCAL_HEADER.size or head[:4] != b"PK\x03\x04":
+                return None
+            name_len, extra_len = struct.unpack("<HH", head[26:30])
+            local = head + fh.read(name_len + extra_len)
+            raw = fh.read(info.compress_size)
+        except (OSError, ValueError):
+            return None
+        if len(local) != _LOCAL_HEADER.size + name_len + extra_len or len(raw) != info.compress_size:
+            return None
+        return local, raw
 
-def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Package:
-    """Open ``path`` as a zip package after checking size, entry count, declared sizes and ratios."""
+    def read_size(self, info: zipfile.ZipInfo, stored: tuple[bytes, bytes]) -> int | None:
+        """The length :meth:`read` would give for the entry ``info`` (``stored``: :meth:`stored`'s answer for it),
+        without inflating it, when :attr:`memo` holds a read of the same part whose central-directory record, local
+        header, name, extra field and compressed bytes are these, every byte compared (:mod:`zipfile` reads nothing
+        else, so its inflation, checks and CRC give what they gave then: no CRC-only identity, no date); the
+        limits are checked and counted as :meth:`read` checks them. None otherwise (also for an entry that is not
+        the one :meth:`read` would read under its name). Worked example: a recalculating worker's writer copies a
+        plan's 77 parts, each read before by the same plan's reader or the last plan's writer, without inflating
+        one."""
+        if self.memo is None or self.zf.NameToInfo.get(info.filename) is not info:
+            return None
+        got = self.memo.stored_part(info.filename)
+        if got is None or got[0] != _zip_record(info) or got[1] != stored[0] or got[2] != stored[1]:
+            return None
+        length: int = got[3]
+        cap = self.limits.max_part_bytes
+        if length > cap:
+            raise WorkbookError(self.path, f"part {info.filename} inflates beyond {cap} bytes (limit max_part_bytes)",
+                                kind="zip-bomb", part=info.filename)
+        if self._total_read + length > self.limits.max_total_bytes:
+            raise WorkbookError(
+                self.path, f"package inflates beyond {self.limits.max_total_bytes} bytes (limit max_total_bytes)",
+                kind="zip-bomb", part=info.filename,
+            )
+        self._total_read += length
+        return length
+
+
+def _zip_record(info: zipfile.ZipInfo) -> tuple[Any, ...]:
+    """What :mod:`zipfile` takes from an entry's central-directory record to open and inflate it: name, flags,
+    method, CRC, sizes, the DOS time (an encrypted entry's check byte), and where the next entry starts, relative to
+    this one (a check of overlapping entries, in Pythons that have it)."""
+    end = getattr(info, "_end_offset", None)
+    return (info.orig_filename, info.flag_bits, info.compress_type, info.CRC, info.compress_size, info.file_size,
+            getattr(info, "_raw_time", None), None if end is None else end - info.header_offset)
+
+
+def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS, *, memo: SheetMemo | None = None) -> Package:
+    """Open ``path`` as a zip package after checking size, entry count, declared sizes and ratios. ``memo``: where
+    the parts read are remembered by their stored bytes (:meth:`Package.read_size`)."""
     p = Path(path)
     try:
         st = p.stat()
@@ -310,7 +374,7 @@ def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Package:
         raise WorkbookError(
             p, "not a workbook: the zip has no xl/workbook.xml (not an Excel .xlsx/.xlsm)", kind="not-a-workbook"
         )
-    return Package(p, zf, limits)
+    return Package(p, zf, limits, memo=memo)
 
 
 # Reader hardening: checks that refuse what spreadsheet programs would read differently from us.
@@ -1070,6 +1134,21 @@ class SheetMemo:
              + (size(dimension) if dimension is not None else 0) + 200)
         self._keep(("head", head), (dimension, n_dv, rules), n)
 
+    def stored_part(self, name: str) -> tuple[tuple[Any, ...], bytes, bytes, int] | None:
+        """The last part read under ``name`` (:meth:`Package.read_size`): its record, stored bytes and length."""
+        got = self._entries.get(("stored", name))
+        if got is None:
+            return None
+        self._entries.move_to_end(("stored", name))
+        return got[0]  # type: ignore[no-any-return]
+
+    def remember_stored(self, name: str, value: tuple[tuple[Any, ...], bytes, bytes, int]) -> None:
+        """Keep a part read under ``name`` (the last one: an entry a name), counted as its name, record and
+        stored bytes, and 200 bytes."""
+        size = sys.getsizeof
+        self._keep(("stored", name), value,
+                   size(name) + size(value[0]) + sum(map(size, value[0])) + size(value[1]) + size(value[2]) + 200)
+
     def part(self, key: tuple[Any, ...]) -> Any:
         """What :func:`_rels` or :func:`_read_table` gave for ``key`` (kind, part name, sheet, the part's bytes)
         before, else None."""
@@ -1438,7 +1517,7 @@ def read_workbook(
         view = read_workbook("plan.xlsx")
         view.sheet("Routes").cells["B3"].value
     """
-    with open_package(path, limits) as pkg:
+    with open_package(path, limits, memo=memo) as pkg:  # (the parts it reads: the writer's, not inflated again)
         wb_rels = _rels(pkg, "xl/workbook.xml", memo)
         sheets_meta: list[tuple[str, str, str]] = []
         sheet_kinds: dict[str, str] = {}
@@ -2000,9 +2079,11 @@ class _ZipOut:
         self.central: list[bytes] = []
         self.offset = 0
 
-    def add(self, info: zipfile.ZipInfo, data: bytes, raw: bytes | None = None) -> None:
+    def add(self, info: zipfile.ZipInfo, data: bytes, raw: bytes | None = None, *, length: int | None = None
+            ) -> None:
         """Write ``data`` (the entry's uncompressed bytes) under ``info``'s name and method; ``raw``: those bytes
-        already compressed by that method (the input entry's own bytes), written instead of compressing anew."""
+        already compressed by that method (the input entry's own bytes), written instead of compressing anew;
+        ``length``: with ``raw``, the uncompressed length, ``data`` not given."""
         method = info.compress_type
         copied = None if raw is None else info.CRC  # zipfile checked it when the entry was inflated
         if raw is None:
@@ -2019,14 +2100,15 @@ class _ZipOut:
         dosdate = (dt[0] - 1980) << 9 | dt[1] << 5 | dt[2]
         dostime = dt[3] << 11 | dt[4] << 5 | (dt[5] // 2)
         crc = zlib.crc32(data) if copied is None else copied
-        if max(len(raw), len(data), self.offset) > _ZIP32_MAX:
+        n = len(data) if length is None or copied is None else length
+        if max(len(raw), n, self.offset) > _ZIP32_MAX:
             raise ValueError("the workbook is too large to write (above 4 GiB)")
         head = _LOCAL_HEADER.pack(b"PK\x03\x04", _ZIP_VERSION, 0, flags, method, dostime, dosdate, crc, len(raw),
-                                  len(data), len(name), 0)
+                                  n, len(name), 0)
         comment = info.comment or b""
         self.central.append(_CENTRAL_HEADER.pack(
             b"PK\x01\x02", _ZIP_VERSION, info.create_system, _ZIP_VERSION, 0, flags, method, dostime, dosdate, crc,
-            len(raw), len(data), len(name), 0, len(comment), 0, 0, info.external_attr, self.offset) + name + comment)
+            len(raw), n, len(name), 0, len(comment), 0, 0, info.external_attr, self.offset) + name + comment)
         self.fh.write(head)
         self.fh.write(name)
         self.fh.write(raw)
@@ -2256,7 +2338,7 @@ def write_cached_values(
     missing: set[tuple[str, str]] = set()
     created = False
     try:
-        with open_package(s, limits) as pkg, _create_new(t) as fh:
+        with open_package(s, limits, memo=view.memo) as pkg, _create_new(t) as fh:
             raw_fh = pkg.zf.fp  # the file zipfile opened and read the entries from (never opened a second time)
             created = True
             seen: set[str] = set()
@@ -2266,6 +2348,16 @@ def write_cached_values(
                     raise WorkbookError(s, f"duplicate zip entry {info.filename} (readers disagree on which one "
                                         "counts); refused", part=info.filename)
                 seen.add(info.filename)
+                copied = info.filename not in by_part and not (full_calc_on_load
+                                                               and info.filename == "xl/workbook.xml")
+                stored = pkg.stored(info) if copied and pkg.memo is not None else None
+                length = pkg.read_size(info, stored) if stored is not None else None
+                if length is not None:  # these very bytes inflated and checked before (read_size): copied
+                    try:
+                        out.add(info, b"", stored[1], length=length)  # type: ignore[index]
+                    except ValueError as exc:
+                        raise WorkbookError(s, str(exc), kind="limit") from None
+                    continue
                 data = pkg.read(info.filename)  # inflated and checked (limits, CRC) even when copied as it is
                 raw = None
                 if info.filename in by_part:

@@ -128,3 +128,177 @@ def test_what_the_loop_decides(tmp_path: Path, values: dict[tuple[str, str], Any
     memo = SheetMemo()
     for vals in (BASE, values, BASE, values, values):
         assert written(a, vals, tmp_path / "memo.xlsx", memo) == alone(a, vals, tmp_path), vals
+
+
+def _stored_copy(src: Path, dst: Path, part: str, *, raw_at: int | None = None, name: bytes | None = None) -> Path:
+    """``src`` with one entry's stored bytes changed in place (its central-directory record kept: the same CRC and
+    sizes): a byte of its compressed data flipped (``raw_at``), or its local header's name replaced by another of
+    the same length (``name``)."""
+    import zipfile
+
+    data = bytearray(src.read_bytes())
+    with zipfile.ZipFile(src) as z:
+        info = z.getinfo(part)
+    at = info.header_offset
+    n = int.from_bytes(data[at + 26:at + 28], "little")
+    e = int.from_bytes(data[at + 28:at + 30], "little")
+    if raw_at is not None:
+        data[at + 30 + n + e + raw_at] ^= 0x55
+    if name is not None:
+        assert len(name) == n
+        data[at + 30:at + 30 + n] = name
+    dst.write_bytes(bytes(data))
+    return dst
+
+
+@pytest.mark.parametrize("how", ["raw start", "raw middle", "local name"])
+@pytest.mark.parametrize("part", ["xl/worksheets/sheet2.xml", "[Content_Types].xml"])
+def test_stored_bytes_vouched_for_only_when_they_are_the_same(tmp_path: Path, part: str, how: str) -> None:
+    """A part the memo saw inflate well is copied without inflating it again only when every stored byte is the
+    same: the same central-directory record (name, CRC, sizes) over other compressed bytes or another local header
+    is read, and refused, as without the memo (a CRC-only identity would copy the damaged part)."""
+    a = book(tmp_path, "a.xlsx")
+    kwargs: dict[str, Any] = ({"raw_at": 0} if how == "raw start" else {"raw_at": 40} if how == "raw middle"
+                              else {"name": part.replace("t", "u").encode()})
+    bad = _stored_copy(a, tmp_path / "bad.xlsx", part, **kwargs)
+    memo = SheetMemo()
+    view = read_workbook(a, memo=memo)
+    assert written(a, BASE, tmp_path / "1.xlsx", memo) == alone(a, BASE, tmp_path)
+    out = tmp_path / "2.xlsx"
+    try:  # the damaged copy read as the good one (its sheet parts may not be the damaged one), then written
+        missing: Any = sorted(write_cached_values(bad, out, BASE, view=view.__class__(**{
+            **{f: getattr(view, f) for f in view.__dataclass_fields__}, "path": str(bad)}), only_changed=True))
+        got: Any = (out.read_bytes(), missing)
+    except WorkbookError as exc:
+        got = ("error", exc.kind, str(exc).replace(str(bad), "<path>"))
+    plain_view = read_workbook(a)
+    try:
+        out.unlink(missing_ok=True)
+        missing = sorted(write_cached_values(bad, out, BASE, view=plain_view.__class__(**{
+            **{f: getattr(plain_view, f) for f in plain_view.__dataclass_fields__}, "path": str(bad)}),
+            only_changed=True))
+        want: Any = (out.read_bytes(), missing)
+    except WorkbookError as exc:
+        want = ("error", exc.kind, str(exc).replace(str(bad), "<path>"))
+    assert got == want
+    assert want[0] == "error"  # (the damage is seen)
+
+
+@pytest.mark.parametrize("limits", [ooxml.Limits(max_part_bytes=400), ooxml.Limits(max_total_bytes=3000)])
+def test_limits_of_the_write_apply_to_parts_vouched_for(tmp_path: Path, limits: ooxml.Limits) -> None:
+    """A part read under the default limits and copied later under smaller ones is refused as when inflated."""
+    a = book(tmp_path, "a.xlsx")
+    memo = SheetMemo()
+    view = read_workbook(a, memo=memo)
+    written(a, BASE, tmp_path / "1.xlsx", memo)
+    outs = []
+    for v in (view, read_workbook(a)):
+        try:
+            write_cached_values(a, tmp_path / "2.xlsx", BASE, view=v, only_changed=True, limits=limits)
+            outs.append((tmp_path / "2.xlsx").read_bytes())
+        except WorkbookError as exc:
+            outs.append(("error", exc.kind, exc.part, str(exc)))
+    assert outs[0] == outs[1] and outs[0][0] == "error"
+
+
+def test_parts_read_before_are_not_inflated_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The write after a read through the memo inflates only the parts it changes and those neither the read nor
+    the last write inflated (the first time, the two the reader does not read; then none; then one sheet)."""
+    import zipfile
+
+    a = book(tmp_path, "a.xlsx")
+    memo = SheetMemo()
+    opened: list[str] = []
+    real = zipfile.ZipFile.open
+
+    def counting(self: zipfile.ZipFile, name: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(name if isinstance(name, str) else name.filename)
+        return real(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", counting)
+    for values, want in (({("S", "A1"): 4}, ["[Content_Types].xml", "_rels/.rels"]),  # (parts no reader reads)
+                         ({("S", "A1"): 4}, []),
+                         ({("S", "A1"): 5}, ["xl/worksheets/sheet1.xml"])):
+        view = read_workbook(a, memo=memo)
+        opened.clear()
+        write_cached_values(a, tmp_path / "o.xlsx", values, view=view, only_changed=True)
+        assert opened == want
+    n_parts = len(zipfile.ZipFile(a).infolist())
+    view = read_workbook(a)
+    opened.clear()
+    write_cached_values(a, tmp_path / "o.xlsx", {("S", "A1"): 4}, view=view, only_changed=True)
+    assert len(opened) == n_parts  # without a memo every part is inflated
+
+
+def _central_crc_copy(src: Path, dst: Path, part: str) -> Path:
+    """``src`` with the CRC its central directory gives for ``part`` changed (every stored byte of the entry kept)."""
+    import zipfile
+
+    data = bytearray(src.read_bytes())
+    with zipfile.ZipFile(src) as z:
+        at = z.start_dir  # type: ignore[attr-defined]
+    while data[at:at + 4] == b"PK\x01\x02":
+        n, e, c = (int.from_bytes(data[at + k:at + k + 2], "little") for k in (28, 30, 32))
+        if data[at + 46:at + 46 + n] == part.encode():
+            data[at + 16] ^= 0x01
+        at += 46 + n + e + c
+    dst.write_bytes(bytes(data))
+    return dst
+
+
+@pytest.mark.parametrize("part", ["xl/worksheets/sheet2.xml", "[Content_Types].xml"])
+def test_another_record_over_the_same_stored_bytes(tmp_path: Path, part: str) -> None:
+    """The same stored bytes under a central-directory record with another CRC: read (and refused) as without the
+    memo."""
+    a = book(tmp_path, "a.xlsx")
+    bad = _central_crc_copy(a, tmp_path / "bad.xlsx", part)
+    memo = SheetMemo()
+    view = read_workbook(a, memo=memo)
+    written(a, BASE, tmp_path / "1.xlsx", memo)
+    outs = []
+    for v in (view, read_workbook(a)):
+        try:
+            write_cached_values(bad, tmp_path / "2.xlsx", BASE, view=v.__class__(**{
+                **{f: getattr(v, f) for f in v.__dataclass_fields__}, "path": str(bad)}), only_changed=True)
+            outs.append((tmp_path / "2.xlsx").read_bytes())
+        except WorkbookError as exc:
+            outs.append(("error", exc.kind, exc.part, str(exc)))
+    assert outs[0] == outs[1] and outs[0][0] == "error"
+
+
+def test_only_the_entry_read_under_its_name(tmp_path: Path) -> None:
+    """Of two entries of one name, the first is not vouched for (a read of that name reads the last one), even with
+    the stored bytes of one read before."""
+    import zipfile
+
+    def zipped(path: Path, *texts: str) -> Path:
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            for t in texts:
+                with pytest.warns(UserWarning) if t is not texts[0] else _nothing():
+                    z.writestr(zipfile.ZipInfo("p", date_time=(2020, 1, 1, 0, 0, 0)), t)
+        return path
+
+    memo = SheetMemo()
+    limits = ooxml.Limits()
+    one = zipped(tmp_path / "one.zip", "hello")
+    with zipfile.ZipFile(one) as z:
+        pkg = ooxml.Package(one, z, limits, memo=memo)
+        assert pkg.read("p") == b"hello"
+    with zipfile.ZipFile(one) as z:
+        pkg = ooxml.Package(one, z, limits, memo=memo)
+        info = z.infolist()[0]
+        assert pkg.read_size(info, pkg.stored(info)) == 5  # type: ignore[arg-type]
+    two = zipped(tmp_path / "two.zip", "hello", "world")
+    with zipfile.ZipFile(two) as z, zipfile.ZipFile(one) as z1:
+        pkg = ooxml.Package(two, z, limits, memo=memo)
+        info = z.infolist()[0]
+        assert pkg.stored(info) == ooxml.Package(one, z1, limits).stored(info)
+        assert pkg.read_size(info, pkg.stored(info)) is None  # type: ignore[arg-type]
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
