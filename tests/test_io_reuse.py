@@ -1,7 +1,9 @@
-"""What a recalculating worker's writes keep from plan to plan changes no byte they write: a workbook written by
-:func:`planner.ooxml.write_cached_values` with ``only_changed`` from a view read through a
-:class:`planner.ooxml.SheetMemo` (the writer keeps the last write's answers there) is byte for byte the workbook
-written from a view read alone, whatever plan and values came before; so are its missing cells and its errors."""
+"""What a recalculating worker's reads and writes keep from plan to plan changes nothing they give: a workbook
+written by :func:`planner.ooxml.write_cached_values` with ``only_changed`` from a view read through a
+:class:`planner.ooxml.SheetMemo` (the writer keeps the last write's answers there, and the stored bytes of the parts
+read) is byte for byte the workbook written from a view read alone, whatever plan and values came before; so are
+its missing cells and its errors. A sheet whose cached numbers changed, read through the memo (converted together,
+:func:`planner.ooxml._numbers_from_texts`), is the sheet read alone."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Any
 
 import pytest
 from test_read_reuse import CHANGES
-from test_sheet_memo import ROWS, book
+from test_sheet_memo import ROWS, book, outcome
 
 from planner import ooxml
 from planner.excel.values import XlError
@@ -302,3 +304,45 @@ class _nothing:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+NUMBERS = ["4", "4.5", "-2", "1e3", "+7", "9" * 400, ".5", "5.", "-0", "1E-2", "007", "-1.5e+300", "2.0"]
+"""Number texts of every form the reader converts (an int where whole without "." or exponent, else a float)."""
+
+
+def _numbers_rows(texts: list[str]) -> str:
+    cells = "".join(f'<c r="{chr(65 + i)}1"><v>{t}</v></c>' for i, t in enumerate(texts))
+    formulas = "".join(f'<c r="{chr(65 + i)}2"><f>{chr(65 + i)}1*2</f><v>{t}</v></c>' for i, t in enumerate(texts))
+    return f'<row r="1">{cells}</row><row r="2">{formulas}</row>'
+
+
+@pytest.mark.parametrize("odd", ["", " 5", "5 ", "1&amp;", "&#49;", "1_0", "inf", "nan", "0x10", "1e", "--1",
+                                 "1.2.3", "\n5", "1\n2", "1<2"])
+def test_numbers_converted_together(tmp_path: Path, odd: str) -> None:
+    """Plans of one skeleton whose cached numbers change together (every form, and one text that is not a number:
+    converted one by one then, and refused as alone), read through one memo in turn: each read is the read alone."""
+    plans = []
+    for k in range(4):
+        texts = NUMBERS[k:] + NUMBERS[:k]
+        if k == 2:
+            texts[3] = odd
+        plans.append(book(tmp_path, f"p{k}.xlsx", _numbers_rows(texts)))
+    memo = SheetMemo()
+    for path in (plans[0], plans[1], plans[0], plans[2], plans[3], plans[2], plans[1], plans[3]):
+        assert outcome(path, memo) == outcome(path), path.name
+    assert memo.hits > 8
+
+
+@pytest.mark.parametrize("budget", [None, 6000, 12000, 40000])
+def test_skeleton_texts_held_only_with_their_entries(tmp_path: Path, budget: int | None) -> None:
+    """A part's last skeleton text (looked up without hashing a new one) is the key of an entry of the memo, the
+    same string, whatever the budget drops; reads through the memo stay the reads alone."""
+    plans = [book(tmp_path, f"p{k}.xlsx", _numbers_rows(NUMBERS[k:] + NUMBERS[:k])) for k in range(3)]
+    plans.append(book(tmp_path, "other.xlsx"))
+    memo = SheetMemo() if budget is None else SheetMemo(max_bytes=budget)
+    for path in (plans * 3)[::-1] + plans * 2:
+        assert outcome(path, memo) == outcome(path), path.name
+        held = {id(k[1]) for k in memo._entries if k[0] == "cells"}
+        assert all(id(t) in held for t in memo._keys.values())
+    if budget is None:
+        assert memo._keys
