@@ -346,3 +346,46 @@ def test_skeleton_texts_held_only_with_their_entries(tmp_path: Path, budget: int
         assert all(id(t) in held for t in memo._keys.values())
     if budget is None:
         assert memo._keys
+
+
+def _flat_rows(numbers: list[str], formulas: list[str], cached: list[str]) -> str:
+    row1 = "".join(f'<c r="{chr(65 + i)}1"><v>{t}</v></c>' for i, t in enumerate(numbers))
+    row2 = "".join(f'<c r="{chr(65 + i)}2"{TEXT if c and not c[0].isdigit() else ""}><f>{f}</f><v>{c}</v></c>'
+                   for i, (f, c) in enumerate(zip(formulas, cached)))
+    return f'<row r="1">{row1}</row><row r="2">{row2}</row>'
+
+
+TEXT = ' t="str"'
+DOUBLED = ["A1*2", "B1*2", "C1*2", "D1*2", "E1*2"]
+FLAT_PLANS = {
+    "base": (["1.5", "2.5", "3.5", "4", "5.5"], DOUBLED, ["3.5", "5.5", "7.5", "8", "1.5"]),
+    "numbers": (["1.25", "2.25", "3.25", "4", "5.25"], DOUBLED, ["2.5", "4.5", "6.5", "8.5", "10.5"]),
+    "formula": (["1.75", "2.75", "3.5", "4", "5.5"], ["A1*2", "B1*3", "C1*2", "D1*2", "E1*2"],
+                ["3.75", "8.25", "7.25", "8", "1.5"]),
+    "empty": (["1.5", "2.25", "3.5", "4", "5.5"], DOUBLED, ["3.25", "", "7.5", "8", "1.25"]),
+    "text": (["1.5", "2.5", "3.5", "4.5", "5.5"], DOUBLED, ["3.5", "5.5", "x", "8", "y"]),
+    "ints": (["1.5", "2.5", "3.5", "4", "5.5"], DOUBLED, ["3", "5.5", "7", "8.25", "1"]),
+}
+"""Plans of a few skeletons whose cells change several at a time: numbers, a formula, a cached value that goes,
+texts, ints."""
+
+
+@pytest.mark.parametrize("order", [("base", "numbers", "formula", "numbers", "empty", "numbers", "text", "base",
+                                    "text", "ints", "numbers", "ints", "base"),
+                                   ("text", "numbers", "empty", "base", "formula", "base", "ints", "text", "numbers"),
+                                   ("ints", "text", "ints", "numbers", "text", "numbers", "formula", "empty")])
+def test_books_flattened_several_changes_at_once(tmp_path: Path, order: tuple[str, ...]) -> None:
+    """Books of plans whose sheets change in several cells at once, flattened through one memo in turn: each is the
+    book read alone, and the kept flattening counts what a new one counts."""
+    from test_read_reuse import alone as book_alone
+    from test_read_reuse import flat
+
+    from planner.validate.checks import _flat_bytes, book_from_view
+
+    paths = {name: book(tmp_path, f"{name}.xlsx", _flat_rows(*FLAT_PLANS[name])) for name in FLAT_PLANS}
+    memo = SheetMemo()
+    for name in order:
+        got = book_from_view(read_workbook(paths[name], memo=memo), memo=memo)
+        assert flat(got) == book_alone(paths[name]), name
+        kept = memo._entries[("flat",)][0]
+        assert kept.bytes == _flat_bytes(kept), name
