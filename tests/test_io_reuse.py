@@ -161,7 +161,7 @@ def test_stored_bytes_vouched_for_only_when_they_are_the_same(tmp_path: Path, pa
     is read, and refused, as without the memo (a CRC-only identity would copy the damaged part)."""
     a = book(tmp_path, "a.xlsx")
     kwargs: dict[str, Any] = ({"raw_at": 0} if how == "raw start" else {"raw_at": 40} if how == "raw middle"
-                              else {"name": part.replace("t", "u").encode()})
+                              else {"name": (part[:-1] + "k").encode()})
     bad = _stored_copy(a, tmp_path / "bad.xlsx", part, **kwargs)
     memo = SheetMemo()
     view = read_workbook(a, memo=memo)
@@ -204,8 +204,9 @@ def test_limits_of_the_write_apply_to_parts_vouched_for(tmp_path: Path, limits: 
 
 
 def test_parts_read_before_are_not_inflated_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The write after a read through the memo inflates only the parts it changes and those neither the read nor
-    the last write inflated (the first time, the two the reader does not read; then none; then one sheet)."""
+    """The write after a read through the memo inflates only the parts neither the read nor the last write
+    inflated (the first time, the two the reader does not read; then none, a sheet it changes included: a part of
+    at most ``KEEP_PART_BYTES`` is kept with its bytes); a second read inflates none."""
     import zipfile
 
     a = book(tmp_path, "a.xlsx")
@@ -220,11 +221,17 @@ def test_parts_read_before_are_not_inflated_again(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(zipfile.ZipFile, "open", counting)
     for values, want in (({("S", "A1"): 4}, ["[Content_Types].xml", "_rels/.rels"]),  # (parts no reader reads)
                          ({("S", "A1"): 4}, []),
-                         ({("S", "A1"): 5}, ["xl/worksheets/sheet1.xml"])):
+                         ({("S", "A1"): 5}, [])):  # (the sheet changed: its bytes, kept when read, patched)
         view = read_workbook(a, memo=memo)
         opened.clear()
         write_cached_values(a, tmp_path / "o.xlsx", values, view=view, only_changed=True)
         assert opened == want
+        assert written(a, values, tmp_path / "o.xlsx") == alone(a, values, tmp_path)
+    opened.clear()
+    assert outcome(a, memo) == outcome(a, None) and len(opened) == 5  # (the read alone inflates its 5 parts)
+    opened.clear()
+    outcome(a, memo)
+    assert opened == []
     n_parts = len(zipfile.ZipFile(a).infolist())
     view = read_workbook(a)
     opened.clear()
@@ -286,6 +293,7 @@ def test_only_the_entry_read_under_its_name(tmp_path: Path) -> None:
     with zipfile.ZipFile(one) as z:
         pkg = ooxml.Package(one, z, limits, memo=memo)
         assert pkg.read("p") == b"hello"
+        pkg.keep_reads()
     with zipfile.ZipFile(one) as z:
         pkg = ooxml.Package(one, z, limits, memo=memo)
         info = z.infolist()[0]
@@ -389,3 +397,25 @@ def test_books_flattened_several_changes_at_once(tmp_path: Path, order: tuple[st
         assert flat(got) == book_alone(paths[name]), name
         kept = memo._entries[("flat",)][0]
         assert kept.bytes == _flat_bytes(kept), name
+
+
+@pytest.mark.parametrize("how", ["raw start", "raw middle", "local name", "central crc"])
+@pytest.mark.parametrize("part", ["xl/worksheets/sheet2.xml", "xl/sharedStrings.xml", "xl/workbook.xml"])
+def test_a_read_gets_kept_bytes_only_for_the_same_stored_bytes(tmp_path: Path, part: str, how: str) -> None:
+    """A part the memo kept with its bytes is given without inflating it only for the same stored bytes and record:
+    a damaged copy (compressed bytes, local header or central CRC) is read, and refused, as without the memo."""
+    a = book(tmp_path, "a.xlsx")
+    if how == "central crc":
+        bad = _central_crc_copy(a, tmp_path / "bad.xlsx", part)
+    else:
+        kwargs: dict[str, Any] = ({"raw_at": 0} if how == "raw start" else {"raw_at": 30} if how == "raw middle"
+                                  else {"name": (part[:-1] + "k").encode()})
+        bad = _stored_copy(a, tmp_path / "bad.xlsx", part, **kwargs)
+    memo = SheetMemo()
+    assert outcome(a, memo) == outcome(a)
+    got = outcome(bad, memo)
+    assert got == outcome(bad) and got[0] == "error", got
+    assert outcome(a, memo) == outcome(a)
+    fresh = SheetMemo()
+    outcome(bad, fresh)
+    assert not [k for k in fresh._entries if k[0] == "stored"]  # nothing kept from a read that failed
