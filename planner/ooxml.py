@@ -1018,13 +1018,14 @@ class SheetMemo:
         self._keys.clear()
         self.bytes = 0
 
-    def _keep(self, key: tuple[Any, ...], value: Any, size: int) -> None:
+    def _keep(self, key: tuple[Any, ...], value: Any, size: int, *, evict: bool = True) -> None:
         """Keep (or resize) an entry of ``size`` bytes, the newest; drop the oldest while above the budget. An entry
-        larger than the budget alone is dropped."""
+        larger than the budget alone is dropped; with ``evict=False``, one that does not fit without dropping
+        another (what only saves the writer time: it never pushes out what the reads need)."""
         old = self._entries.pop(key, None)
         if old is not None:
             self.bytes -= old[1]
-        if size > self.max_bytes:
+        if size > (self.max_bytes if evict else self.max_bytes - self.bytes):
             self._forget_text(key)
             return
         self._entries[key] = (value, size)
@@ -1209,7 +1210,7 @@ class SheetMemo:
         size = sys.getsizeof
         self._keep(("stored", name), value,
                    size(name) + size(value[0]) + sum(map(size, value[0])) + size(value[1]) + size(value[2])
-                   + (size(value[4]) if value[4] is not None else 0) + 200)
+                   + (size(value[4]) if value[4] is not None else 0) + 200, evict=False)
 
     def part(self, key: tuple[Any, ...]) -> Any:
         """What :func:`_rels` or :func:`_read_table` gave for ``key`` (kind, part name, sheet, the part's bytes)
@@ -1229,12 +1230,12 @@ class SheetMemo:
         self.bytes -= got[1]
         return got[0]
 
-    def keep(self, key: tuple[Any, ...], value: Any, *, size: int) -> None:
+    def keep(self, key: tuple[Any, ...], value: Any, *, size: int, evict: bool = True) -> None:
         """Keep ``value`` under ``key`` (a tuple whose first item names the kind of entry: ``"flat"`` is
         :func:`planner.validate.checks.book_from_view`'s), counted as ``size`` bytes, the caller's upper bound of
         what it keeps alive; the least recently used entries go first, and a value above the budget alone is not
-        kept."""
-        self._keep(key, value, size)
+        kept; with ``evict=False`` neither is one that does not fit beside the others."""
+        self._keep(key, value, size, evict=evict)
 
     def remember_part(self, key: tuple[Any, ...], value: dict[str, tuple[str, str]] | TableView) -> None:
         """Keep what a relationships or table part gave: counted as the key's strings and bytes, the value's
@@ -2363,7 +2364,7 @@ def _wanted_kept(view: WorkbookView, values: Mapping[tuple[str, str], Any], memo
         if want:
             by_part[sv.part] = want
             sheet_of_part[sv.part] = sv
-    memo.keep(_WRITE_KEY, (keys, groups), size=n_bytes)
+    memo.keep(_WRITE_KEY, (keys, groups), size=n_bytes, evict=False)  # (never at the reads' expense)
     return by_part, sheet_of_part
 
 
