@@ -995,6 +995,12 @@ class SheetMemo:
     (:func:`_cells_from_skeleton`). Memory: at most ``max_bytes`` as :meth:`entry_bytes` counts it, least recently
     used entries dropped first; an entry above the budget alone is never kept. Nothing is kept from a read that
     failed, and nothing a caller gets can change an entry (views are frozen; dictionaries are copied).
+
+    Since session 19 each part read is kept too, by its stored bytes (central-directory record, local header,
+    compressed bytes; with its bytes when at most :data:`KEEP_PART_BYTES`): a read of the same stored bytes gets
+    those bytes without inflating them (:meth:`Package.read`), and the writer copies such a part without inflating
+    it (:meth:`Package.read_size`); the writer keeps its last answers here as well (:func:`_wanted_kept`). Those
+    entries only save time: they are kept where they fit beside the others, never pushing one out.
     """
 
     def __init__(self, *, max_bytes: int = SHEET_MEMO_BYTES) -> None:
@@ -2404,6 +2410,14 @@ def write_cached_values(
     rename is left to the caller, who gets the finished temporary file at ``tmp``. ``view``: ``src`` as
     :func:`read_workbook` already read it (saves reading it again). Returns the cells that are not
     ``<c>`` elements of their sheet (their values could not be written).
+
+    A ``view`` read through a :class:`SheetMemo` (:attr:`WorkbookView.memo`: a recalculating worker's) lets the
+    writer keep its own entries there, the same bytes out, sooner: the last write's :func:`_holds` answers, asked
+    again only for cells whose view or value changed (:func:`_wanted_kept`, with ``only_changed``), and every part
+    read before (by the same plan's read or the last write) copied without being inflated again when its stored
+    bytes are those read then, every byte compared (:meth:`Package.read_size`); a part of at most
+    :data:`KEEP_PART_BYTES` it changes is patched from the bytes kept then. These entries are kept only where they
+    fit beside what the reads need (never at their expense).
 
     Example::
 
