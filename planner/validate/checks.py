@@ -12,8 +12,8 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from itertools import compress
-from operator import is_not
+from itertools import compress, repeat
+from operator import and_, attrgetter, is_, is_not, itemgetter, not_
 from typing import Any
 
 from planner import template as ts
@@ -113,7 +113,18 @@ class _Flat:
     values: dict[tuple[str, str], Any]
     formulas: dict[tuple[str, str], str]
     bytes: int = 0
+    floats: list[list[bool]] | None = None
+    """For each sheet and cell of ``views``: its value is a float (what the common change needs to know of the
+    view it replaces, without reading that view: :func:`_flat_kept`)."""
+    cell_formulas: list[list[str | None]] | None = None
+    """For each sheet and cell of ``views``: its view's ``formula`` (the same object)."""
+    arrays: list[list[str | None]] | None = None
+    """For each sheet and cell of ``views``: its view's ``array_ref`` (the same object)."""
 
+
+_VALUE = attrgetter("value")
+_FORMULA = attrgetter("formula")
+_ARRAY = attrgetter("array_ref")
 
 _FLAT_KEY = ("flat",)
 """The :class:`~planner.ooxml.SheetMemo` key of the last book's :class:`_Flat` (one a memo)."""
@@ -141,16 +152,20 @@ _NUMBER_BYTES = sys.getsizeof(int(1.7976931348623157e308))
 
 
 def _flat_bytes(flat: _Flat) -> int:
-    """An upper bound of what ``flat`` keeps alive, by :func:`sys.getsizeof`: its lists and two dictionaries, 200
-    bytes, and per cell its reference, :data:`_FLAT_CELL_BYTES` and :func:`_cell_bytes` (a view a skeleton of the
-    memo holds too is counted at each). Worked example: a template plan (12,288 cells) counts 11.9 MB, where
-    ``tracemalloc`` sees 3.0 MB more kept than the memo's skeletons hold (2026-12-05, template 2.8.0)."""
+    """An upper bound of what ``flat`` keeps alive, by :func:`sys.getsizeof`: its lists (those of what is kept of
+    each view too) and two dictionaries, 200 bytes, and per cell its reference, :data:`_FLAT_CELL_BYTES` and
+    :func:`_cell_bytes` (a view a skeleton of the memo holds too is counted at each). Worked example: a template
+    plan (12,288 cells) counts 11.9 MB, where ``tracemalloc`` sees 3.0 MB more kept than the memo's skeletons hold
+    (2026-12-05, template 2.8.0)."""
     size = sys.getsizeof
     n = (size(flat.names) + size(flat.refs) + size(flat.keys) + size(flat.views) + size(flat.values)
          + size(flat.formulas) + 200)
     for refs, keys, views in zip(flat.refs, flat.keys, flat.views):
         n += (size(refs) + size(keys) + size(views) + len(views) * _FLAT_CELL_BYTES + sum(map(size, refs))
               + sum(map(_cell_bytes, views)))
+    for lists in (flat.floats, flat.cell_formulas, flat.arrays):  # (their items: the views' own, or booleans)
+        if lists is not None:
+            n += size(lists) + sum(map(size, lists))
     return n
 
 
@@ -159,7 +174,10 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
     have the same names and references, in the same order: the cells whose view is the same object as then keep
     their entries, the others are flattened anew into them. A changed cell that would enter or leave ``values`` or
     ``formulas`` (a cached value that became empty, a formula that came or went) would move entries in the
-    dictionaries' order: the book is then flattened anew, as is a book of other sheets or references. The entry is
+    dictionaries' order: the book is then flattened anew, as is a book of other sheets or references. The common
+    change (a float replaced by a float, the same formula and array range) is found for a sheet's changed cells at
+    once from what the entry keeps of the views they replace (``floats``, ``cell_formulas``, ``arrays``: the old
+    views not read again) and written with one ``update``. The entry is
     taken out of the memo while it changes, in place, and kept again after (nothing half-changed stays there if
     this is interrupted or flattened anew); its count (:func:`_flat_bytes`) moves by the changed cells'
     :func:`_cell_bytes`."""
@@ -167,19 +185,35 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
     refs = [list(s.cells) for s in view.sheets]
     views = [list(s.cells.values()) for s in view.sheets]
     kept: _Flat | None = memo.take(_FLAT_KEY)
-    if kept is not None and kept.names == names and kept.refs == refs:
+    if kept is not None and kept.names == names and kept.refs == refs and kept.floats is not None \
+            and kept.cell_formulas is not None and kept.arrays is not None:
         values, formulas = kept.values, kept.formulas
         delta = 0
-        for sheet_keys, now, old in zip(kept.keys, views, kept.views):
-            for i in compress(range(len(now)), map(is_not, now, old)):
+        for sheet_keys, now, old, old_floats, old_formulas, old_arrays in zip(
+                kept.keys, views, kept.views, kept.floats, kept.cell_formulas, kept.arrays):
+            changed = list(compress(range(len(now)), map(is_not, now, old)))
+            if len(changed) > 1:
+                # the common change (a new cached number, the same formula and array range: in values before and
+                # after, and counted as before, :func:`_cell_bytes`), for all of them at once, from what is kept
+                # of the views they replace (the same tests as below, in C)
+                pick = itemgetter(*changed)
+                new_views = pick(now)
+                new_values = list(map(_VALUE, new_views))
+                common = list(map(and_, map(and_, map(is_, map(type, new_values), repeat(float)), pick(old_floats)),
+                                  map(and_, map(is_, map(_FORMULA, new_views), pick(old_formulas)),
+                                      map(is_, map(_ARRAY, new_views), pick(old_arrays)))))
+                values.update(compress(zip(pick(sheet_keys), new_values), common))
+                changed = list(compress(changed, map(not_, common)))
+            for i in changed:
                 c, o = now[i], old[i]
                 v = c.value
                 if type(v) is float and type(o.value) is float and c.formula is o.formula \
                         and c.array_ref is o.array_ref:
-                    # the common change (a new cached number, the same formula): in values before and after, and
-                    # counted as before (:func:`_cell_bytes`)
-                    values[sheet_keys[i]] = v
+                    values[sheet_keys[i]] = v  # (the common change, as above)
                     continue
+                old_floats[i] = type(v) is float
+                old_formulas[i] = c.formula
+                old_arrays[i] = c.array_ref
                 delta += _cell_bytes(c) - _cell_bytes(o)
                 k = sheet_keys[i]
                 f = c.formula
@@ -219,7 +253,10 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
     keys = [[(s.name, r) for r in sheet_refs] for s, sheet_refs in zip(view.sheets, refs)]
     for sheet_keys, sheet_views in zip(keys, views):
         _flatten_keyed(sheet_keys, sheet_views, values, formulas)
-    flat = _Flat(names=names, refs=refs, keys=keys, views=views, values=values, formulas=formulas)
+    flat = _Flat(names=names, refs=refs, keys=keys, views=views, values=values, formulas=formulas,
+                 floats=[[type(c.value) is float for c in sheet_views] for sheet_views in views],
+                 cell_formulas=[list(map(_FORMULA, sheet_views)) for sheet_views in views],
+                 arrays=[list(map(_ARRAY, sheet_views)) for sheet_views in views])
     flat.bytes = _flat_bytes(flat)
     memo.keep(_FLAT_KEY, flat, size=flat.bytes)
     return flat
