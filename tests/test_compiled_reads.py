@@ -6,6 +6,7 @@ store's ``__missing__`` asked for the same cells in the same order, the same com
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -147,3 +148,23 @@ def test_the_cells_the_fast_path_computes_are_the_template_formula_cells() -> No
 
     assert fast.compiled_cells().keys() == fastpath.compiled()[1].keys()
     assert [(s, c) for s, c, _e, _r in ts.formula_cells()] == list(fast.compiled_cells())
+
+
+def test_a_memo_hands_the_template_formula_texts_themselves() -> None:
+    """Read through a SheetMemo, a template plan's formula texts are the template's own objects (what makes the
+    comparison of its formulas with the template's an identity check), in the first book and in the next plan's,
+    and every book equals the one read without a memo."""
+    from planner.ooxml import SheetMemo
+    from planner.validate import fastpath
+    from planner.validate.checks import read_book
+
+    root = Path(__file__).resolve().parents[1]
+    plans = sorted((root / "samples").glob("*.xlsm")) + sorted((root / "samples").glob("*.xlsx"))
+    assert len(plans) >= 2
+    expected = fastpath.compiled()[1]
+    memo = SheetMemo()
+    for p in plans[:3]:
+        with_memo, without = read_book(str(p), memo=memo), read_book(str(p))
+        assert with_memo.formulas == without.formulas and with_memo.values == without.values
+        same = [k for k, t in with_memo.formulas.items() if expected.get(k) == t]
+        assert same and all(with_memo.formulas[k] is expected[k] for k in same)

@@ -81,7 +81,8 @@ def _norm_code(code: str, aliases: dict[str, str]) -> str:
 def compiled() -> tuple[list[tuple[str, str, Any, int]], dict[tuple[str, str], str], dict[tuple[str, str], Any]]:
     """Per process, once: the template's formula cells in evaluation order, their texts, fixed cells."""
     cells = ts.formula_cells()
-    expected = {(s, c): ts.formula_text(s, e, r) for s, c, e, r in cells}
+    one: dict[str, str] = {}  # equal texts of several cells as one object (a reader's memo hands that one out)
+    expected = {(s, c): one.setdefault(t, t) for s, c, e, r in cells for t in (ts.formula_text(s, e, r),)}
     return cells, expected, ts.fixed_cells()
 
 
