@@ -8,11 +8,10 @@ values are deliberately wrong where the bar must not use them."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from test_compiled_expr import _generated  # the benchmark's generated plans (tests/test_compiled_expr.py)
 
 from planner import template as ts
 from planner.excel.expr import Block, Evaluator
@@ -23,15 +22,6 @@ from planner.whatif.source import load_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 ENDS = tuple((g, f) for g in ("input_tokens", "output_tokens", "cache_hit_rate") for f in (0.8, 1.2))
-
-
-def _generated(seed: int) -> dict[tuple[str, str], Any]:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        from bench_validate import plan_inputs
-    finally:
-        sys.path.pop(0)
-    return plan_inputs(seed)
 
 
 def _plan(inputs: dict) -> tuple[dict, dict]:

@@ -121,21 +121,10 @@ def _bin(e: Bin, row: int) -> Compiled:
     fa, fb = compile_expr(e.a, row), compile_expr(e.b, row)
     op = e.op
     if op in ("=", "<>", "<", ">", "<=", ">="):
-        opf = _COMPARISONS[op]
+        on_values = _cmp_helper(op)  # (the generated code's comparison: one rule for both)
 
         def cmp(ev: Evaluator) -> Any:
-            a, b = fa(ev), fb(ev)
-            ta, tb = type(a), type(b)
-            if ta is float and tb is float:  # compare's own result for two numbers (the commonest operands)
-                return opf(a, b)
-            if ta is str and tb is str:  # two plain texts (an XlError is a str subclass: not here)
-                return opf(a.lower(), b.lower())
-            if tb is str:  # a number or a blank against a plain text (IF($C5="",...)): compare's ranks, inline
-                if ta is float:
-                    return opf(0, 1)
-                if a is None:
-                    return opf("", b.lower())
-            return compare(op, a, b)
+            return on_values(fa(ev), fb(ev))
 
         return cmp
     if op == "&":
@@ -532,11 +521,11 @@ def register(kind: type, compiler: Callable[[Any, int], Compiled]) -> None:
 def _cmp_helper(op: str) -> Callable[[Any, Any], Any]:
     opf = _COMPARISONS[op]
 
-    def cmp(a: Any, b: Any) -> Any:  # the closure _bin builds for a comparison, on values
+    def cmp(a: Any, b: Any) -> Any:  # values.compare, with its commonest operands answered first
         ta, tb = type(a), type(b)
-        if ta is float and tb is float:
+        if ta is float and tb is float:  # compare's own result for two numbers
             return opf(a, b)
-        if ta is str and tb is str:
+        if ta is str and tb is str:  # two plain texts (an XlError is a str subclass: not here)
             return opf(a.lower(), b.lower())
         if tb is str:  # a number or a blank against a plain text (IF($C5="",...)): compare's ranks, inline
             if ta is float:

@@ -219,19 +219,15 @@ def _plan_cone_values(inputs: Mapping[tuple[str, str], Any]) -> dict[tuple[str, 
     store, computed = plan
     get = store.get
     settings, columns = _cone_inputs()
-    for k in settings:
+    def differs(k: tuple[str, str]) -> bool:  # in value or only in type
         a, b = get(k), inputs.get(k)
-        if a is not b and (type(a) is not type(b) or a != b):
-            return {}  # a setting is read by every cell of the cone
-    differ: list[tuple[str, str]] = []
-    for column, keys in columns:
-        for k in keys:
-            a, b = get(k), inputs.get(k)
-            if a is not b and (type(a) is not type(b) or a != b):
-                differ.append(column)
-                if len(differ) > _MAX_DIFFERING_COLUMNS:
-                    return {}
-                break
+        return a is not b and (type(a) is not type(b) or a != b)
+
+    if any(map(differs, settings)):
+        return {}  # a setting is read by every cell of the cone
+    differ = [column for column, keys in columns if any(map(differs, keys))]
+    if len(differ) > _MAX_DIFFERING_COLUMNS:
+        return {}
     tainted = set(_cone(tuple(differ))) if differ else ()
     return {k: computed[k] for k in _cone(None) if k not in tainted and k in computed}
 
