@@ -240,3 +240,88 @@ def test_the_setup_cache_is_bounded() -> None:
         ss.MAX_RATE_AT_SLO("llama-3.1-8b", "h100-sxm", 1, 1000.0 + k, 200.0, 0.5, 0.05)
     assert ss._setup_kept.cache_info().currsize == ss.SETUP_CACHE_SIZE
     assert get_model("llama-3.1-8b") and get_gpu("h100-sxm")
+
+
+def _setup_outcome(call: Any, model: Any, gpu: Any, **kw: Any) -> Any:
+    try:
+        s = call(model, gpu, **kw)
+    except PlannerError as exc:
+        return type(exc).__name__, getattr(exc, "argument", None), str(exc)
+    return s, repr(s)
+
+
+def _long_setup(model: Any, gpu: Any, **kw: Any) -> api._Setup:
+    return api._setup(model, gpu, engine_version=None, max_num_batched_tokens=None, max_num_seqs=None, **kw)
+
+
+FLEETS = SHAPES + [
+    ("llama-3.1-70b", "l4", 1, 1, "vllm", "auto", "auto"),  # no room: refused
+    ("llama-3.1-8b", "h100-sxm", 1, 1, "vllm", "fp3", "auto"),  # a weight dtype refused
+    ("llama-3.1-8b", "h100-sxm", 1, 1, "vllm", "auto", "fp3"),  # a KV dtype refused
+    ("llama-3.1-8b", "h100-sxm", 3, 1, "vllm", "auto", "auto"),
+    ("llama-3.1-8b", "h100-sxm", 1.5, 1, "vllm", "auto", "auto"),
+    ("llama-3.1-8b", "h100-sxm", 2.0, 1.0, "vllm", "bf16", "fp16"),
+    ("llama-3.1-8b", "h100-sxm", 1, 1, "tgi", "auto", "auto"),
+    ("deepseek-v3", "h200-sxm", 8, 1, "sglang", "fp8", "auto"),
+    ("llama-3.1-8b", "nope", 1, 1, "vllm", "auto", "auto"),
+]
+MIXES = [(1000.0, 200.0, 0.0), (9000.0, 500.0, 0.2), (8000.0, 800.0, 0.0), (2562.05, 903.2, 0.4386), (1.0, 1.0, 0.0),
+         (0.0, 100.0, 0.0), (100.0, 0.5, 0.0), (100.0, 100.0, 1.0), (100.0, 100.0, -0.1), (5000, 10, 0.5),
+         (3000.0, 2.0, 0.99)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_setup_simple_is_setup_on_random_fleets_and_mixes(seed: int) -> None:
+    """The kept fleet's setups (vLLM V0 past its CUDA-graph length: the eager replica; refused fleets and mixes;
+    a calibration given as an object, as None and as a mapping) against ``_setup``'s, one after another in a random
+    order with every cache kept: the same setup, field for field, or the same refusal."""
+    from planner.serving.calibration import DERIVED
+
+    rng = random.Random(200 + seed)
+    api._fleet_kept.cache_clear()
+    calls = [(f, m, cal) for f in FLEETS for m in MIXES for cal in (None, DERIVED)]
+    calls += [(f, MIXES[0], {"kv_bw_eff": 0.5}) for f in FLEETS[:3]]
+    rng.shuffle(calls)
+    for (model, gpu, tp, pp, engine, wd, kd), (i, o, h), cal in calls:
+        kw = dict(tp=tp, pp=pp, engine=engine, weight_dtype=wd, kv_cache_dtype=kd, input_tokens=i, output_tokens=o,
+                  cache_hit_rate=h, calibration=cal)
+        got = _setup_outcome(api.setup_simple, model, gpu, **kw)
+        want = _setup_outcome(_long_setup, model, gpu, **kw)
+        assert got == want, (model, gpu, kw)
+    assert any(True in (f.replicas or {}) for f in _kept_fleets())  # an eager replica was kept and reused
+
+
+def _kept_fleets() -> list[api._Fleet]:
+    """The fleets :func:`planner.serving.api._fleet_kept` holds (read back through a cache hit of each shape)."""
+    out = []
+    for model, gpu, tp, pp, engine, wd, kd in FLEETS:
+        for cal in (None,):
+            try:
+                out.append(api._fleet_kept(model, gpu, tp, pp, engine, wd, kd, cal))
+            except PlannerError:
+                pass
+    return out
+
+
+FLEET_BASE = dict(model="llama-3.1-70b", gpu="h100-sxm", tp=4, pp=1, engine="vllm", weight_dtype="auto",
+                  kv_cache_dtype="auto")
+FLEET_VARIANTS = {"model": "llama-3.1-8b", "gpu": "h200-sxm", "tp": 8, "pp": 2, "engine": "vllm-v0",
+                  "weight_dtype": "fp8", "kv_cache_dtype": "fp8"}
+
+
+@pytest.mark.parametrize("field", sorted(FLEET_VARIANTS))
+def test_the_kept_fleet_is_keyed_on_every_argument(field: str) -> None:
+    """A fleet set up right after another that differs in one argument (and the calibration: DERIVED against the
+    fitted constants) gets ``_setup``'s answer, not the first fleet's."""
+    from planner.serving.calibration import DERIVED
+
+    api._fleet_kept.cache_clear()
+    mix = dict(input_tokens=2000.0, output_tokens=300.0, cache_hit_rate=0.2)
+    for cal_a, cal_b in ((None, None), (None, DERIVED)):
+        first = {**FLEET_BASE, **mix, "calibration": cal_a}
+        other = {**FLEET_BASE, field: FLEET_VARIANTS[field], **mix, "calibration": cal_b}
+        a = api.setup_simple(first.pop("model"), first.pop("gpu"), **first)
+        b = api.setup_simple(other.pop("model"), other.pop("gpu"), **other)
+        assert b == _long_setup(FLEET_BASE["model"] if field != "model" else FLEET_VARIANTS["model"],
+                                FLEET_BASE["gpu"] if field != "gpu" else FLEET_VARIANTS["gpu"], **other)
+        assert a != b
