@@ -95,10 +95,10 @@ def test_a_memo_is_emptied_when_full_and_an_int_batch_not_kept() -> None:
     s, _i, _o = _random_setup(random.Random(1))
     memo: dict[float, sch.State] = {}
     for k in range(sch.MEMO_STATES + 5):
-        assert _shown(sch.solved(s.load, 0.5 + k, memo)) == _shown(sch.state(s.load, d=0.5 + k))
+        assert _shown(sch.solved(s.load, d=0.5 + k, memo=memo)) == _shown(sch.state(s.load, d=0.5 + k))
     assert 0 < len(memo) <= sch.MEMO_STATES
-    sch.solved(s.load, 3.0, memo)
-    got = sch.solved(s.load, 3, memo)  # an int: computed with the int (its decode_batch shown as 3), not kept
+    sch.solved(s.load, d=3.0, memo=memo)
+    got = sch.solved(s.load, d=3, memo=memo)  # an int: computed with the int (its decode_batch shown as 3), not kept
     assert repr(got.decode_batch) == "3" and memo[3.0].decode_batch.__class__ is float
 
 

@@ -340,7 +340,7 @@ def _mixed(f: _Fleet, i: float, o: float, h: float, *, enforce_eager=False, quan
                                   max_num_tokens=float(sched.budget_tokens) / dp)
     kept = f.replicas.get(eager) if f.replicas is not None else None
     if kept is not None:
-        replica = step.with_mix(kept, spec, tp=tp, dp=dp, kv_cache_dtype=f.kd, context_tokens=i + o / 2.0,
+        replica = step.with_mix(kept, model=spec, tp=tp, dp=dp, kv_cache_dtype=f.kd, context_tokens=i + o / 2.0,
                                 input_tokens=i, cached_tokens=cached)
     else:
         replica = build_replica(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=f.wd, kv_cache_dtype=f.kd,

@@ -380,7 +380,7 @@ MEMO_STATES = 256
 """States a memo of :func:`solved` holds before it starts over (a load's solves ask about 30 distinct batches)."""
 
 
-def solved(load: Load, d: float, memo: dict[float, State] | None) -> State:
+def solved(load: Load, *, d: float, memo: dict[float, State] | None) -> State:
     """``state(load, d=d)``, kept in ``memo`` (the caller's, for this ``load`` only: keyed on ``d`` alone) when one
     is given: the same object for the same batch, so a second solve of the load (another rate, the offline maximum
     after an open loop, the SLO bisection after the maximum) computes only the batches the first did not. A ``d``
@@ -395,7 +395,8 @@ def solved(load: Load, d: float, memo: dict[float, State] | None) -> State:
     >>> s = engine_schedule("vllm", gpu_big=True, gpu_gib=79.6, max_position=131072)
     >>> load = Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=1000, output_tokens=100, max_running=1024)
     >>> memo: dict = {}
-    >>> solved(load, 8.0, memo) is solved(load, 8.0, memo), solved(load, 8.0, memo) == state(load, d=8.0)
+    >>> st = solved(load, d=8.0, memo=memo)
+    >>> st is solved(load, d=8.0, memo=memo), st == state(load, d=8.0)
     (True, True)
     """
     if memo is None or type(d) is not float:
@@ -416,12 +417,12 @@ def _bisect(load: Load, below, hi: float, *, lo: float = 0.0, rel: float = 2e-3,
     (:func:`solved`)."""
     lo_state = None
     top = hi
-    st_hi = solved(load, top, memo)
+    st_hi = solved(load, d=top, memo=memo)
     if st_hi.valid and below(st_hi):
         return st_hi
     for _ in range(BISECTION_STEPS):
         mid = 0.5 * (lo + top)
-        st = solved(load, mid, memo)
+        st = solved(load, d=mid, memo=memo)
         if st.valid and below(st):
             lo, lo_state = mid, st
         else:
@@ -431,7 +432,7 @@ def _bisect(load: Load, below, hi: float, *, lo: float = 0.0, rel: float = 2e-3,
         # 1-token output (prefill only) at 0.12 req/s offline on an H100 where 2 tokens reached 49
         if top - lo <= rel * top:
             break
-    return lo_state if lo_state is not None else solved(load, lo, memo)
+    return lo_state if lo_state is not None else solved(load, d=lo, memo=memo)
 
 
 def upper_batch(load: Load) -> float:
@@ -454,19 +455,19 @@ def max_throughput(load: Load, *, memo: dict[float, State] | None = None) -> Sta
     top = max(edge.decode_batch, 1e-6)
     grid = [top * (i / 10.0) ** 2 for i in range(1, 10)]
     for d in grid:
-        st = solved(load, d, memo)
+        st = solved(load, d=d, memo=memo)
         if st.valid and st.requests_per_s > best.requests_per_s:
             best = st
     if best is not edge:  # golden refinement around the grid maximum
         a, b = best.decode_batch * 0.8, min(best.decode_batch * 1.25, top)
         for _ in range(10):
             m1, m2 = a + 0.382 * (b - a), a + 0.618 * (b - a)
-            s1, s2 = solved(load, m1, memo), solved(load, m2, memo)
+            s1, s2 = solved(load, d=m1, memo=memo), solved(load, d=m2, memo=memo)
             if (s1.requests_per_s if s1.valid else 0) >= (s2.requests_per_s if s2.valid else 0):
                 b = m2
             else:
                 a = m1
-        st = solved(load, 0.5 * (a + b), memo)
+        st = solved(load, d=0.5 * (a + b), memo=memo)
         if st.valid and st.requests_per_s > best.requests_per_s:
             best = st
     return best

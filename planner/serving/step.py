@@ -862,7 +862,7 @@ def mix_terms(model: ModelSpec, *, tp: int, dp: int, kv_cache_dtype: str, contex
     return kv_seq, attn_dec, attn_pre
 
 
-def with_mix(fields: dict[str, object], model: ModelSpec, *, tp: int, dp: int, kv_cache_dtype: str,
+def with_mix(fields: dict[str, object], *, model: ModelSpec, tp: int, dp: int, kv_cache_dtype: str,
              context_tokens: float, input_tokens: float, cached_tokens: float) -> Replica:
     """The replica whose fields are ``fields`` (those of a :func:`build_replica` result for the same model, GPU,
     shape, dtypes, engine, calibration and flags, at any mix) with the three :func:`mix_terms` of this mix: what
@@ -874,7 +874,7 @@ def with_mix(fields: dict[str, object], model: ModelSpec, *, tp: int, dp: int, k
     >>> m, g = get_model("llama-3.1-8b"), get_gpu("h100-sxm")
     >>> a = build_replica(m, g, context_tokens=1024, input_tokens=512, calibration=DERIVED)
     >>> b = build_replica(m, g, context_tokens=3000, input_tokens=2000, cached_tokens=500.0, calibration=DERIVED)
-    >>> with_mix(dict(a.__dict__), m, tp=1, dp=1, kv_cache_dtype="auto", context_tokens=3000, input_tokens=2000,
+    >>> with_mix(dict(a.__dict__), model=m, tp=1, dp=1, kv_cache_dtype="auto", context_tokens=3000, input_tokens=2000,
     ...          cached_tokens=500.0) == b
     True
     """
