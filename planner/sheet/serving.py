@@ -94,10 +94,12 @@ def _perf_kept(model, gpu, key):
                      memo=memo if concurrency is None else None)
 
 
-SETUP_CACHE_SIZE = 64
+SETUP_CACHE_SIZE = 32
 """Replica setups kept per process (:func:`_setup_kept`): a 20-route plan asks the serving model about 14 distinct
 (model, GPU, TP, PP, engine, dtypes, request mix) setups in about 43 calls (its routes' TTFT and TPOT at their rate,
-the offline and SLO rates of each mix, the forecast's months, and the tornado's scaled mixes)."""
+the offline and SLO rates of each mix, the forecast's months, and the tornado's scaled mixes), each with a memo of at
+most :data:`planner.serving.schedule.MEMO_STATES` states (about 25, 100 for the forecast's; 550 bytes a state): about
+0.25 MB a plan, at most 2.3 MB. Distinct plans share none, so two plans' worth is kept."""
 
 
 def _setup_key(kwargs: dict[str, Any]) -> tuple:
