@@ -365,24 +365,28 @@ fleets, its two fleet searches about 60 candidates (the catalog's GPUs x TP x PP
 
 
 @lru_cache(maxsize=FLEET_CACHE_SIZE, typed=True)
-def _fleet_kept(model, gpu, tp, pp, engine, weight_dtype, kv_cache_dtype, calibration) -> _Fleet:
+def _fleet_kept(model, gpu, tp, pp, engine, weight_dtype, kv_cache_dtype, calibration) -> _Fleet | None:
     """:func:`_setup`'s checks of the shape and :func:`_fleet` for the arguments :func:`setup_simple` takes (every
-    other argument at its default), with an empty replica store (:class:`_Fleet`'s ``replicas``). Key: every
-    argument, compared with its type (``calibration`` None or a :class:`Calibration`: a path's file may change). A
-    fleet that raises (a refusal) is not kept."""
-    spec, card = _specs(model, gpu)
-    tp = int(check_number("tp", tp, minimum=1, integer=True))
-    pp = int(check_number("pp", pp, minimum=1, integer=True))
-    ep, dp = _parallel(spec, tp, 1, 1)
-    return _fleet(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, engine=engine, engine_version=None,
-                  weight_dtype=weight_dtype, kv_cache_dtype=kv_cache_dtype, max_num_batched_tokens=None,
-                  max_num_seqs=None, calibration=calibration, max_model_len=None, chunked_prefill=None,
-                  enforce_eager=False, checkpoint_recipe=None, in_process_delivery=False,
-                  gpu_memory_utilization=None, loaded_weights_gib=None, replicas={})
+    other argument at its default), with an empty replica store (:class:`_Fleet`'s ``replicas``); None where they
+    refuse the fleet (a :class:`PlannerError`: then ``_setup`` refuses every mix on it, whatever it raises first).
+    Key: every argument, compared with its type (``calibration`` None or a :class:`Calibration`: a path's file may
+    change)."""
+    try:
+        spec, card = _specs(model, gpu)
+        tp = int(check_number("tp", tp, minimum=1, integer=True))
+        pp = int(check_number("pp", pp, minimum=1, integer=True))
+        ep, dp = _parallel(spec, tp, 1, 1)
+        return _fleet(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, engine=engine, engine_version=None,
+                      weight_dtype=weight_dtype, kv_cache_dtype=kv_cache_dtype, max_num_batched_tokens=None,
+                      max_num_seqs=None, calibration=calibration, max_model_len=None, chunked_prefill=None,
+                      enforce_eager=False, checkpoint_recipe=None, in_process_delivery=False,
+                      gpu_memory_utilization=None, loaded_weights_gib=None, replicas={})
+    except PlannerError:
+        return None
 
 
 def setup_simple(model, gpu, *, tp, pp, engine, weight_dtype, kv_cache_dtype, input_tokens, output_tokens,
-                 cache_hit_rate, calibration) -> _Setup:
+                 cache_hit_rate, calibration, or_none: bool = False) -> _Setup | None:
     """``_setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=weight_dtype,
     kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens, output_tokens=output_tokens,
     cache_hit_rate=cache_hit_rate, max_num_batched_tokens=None, max_num_seqs=None, calibration=calibration)``, every
@@ -390,7 +394,9 @@ def setup_simple(model, gpu, *, tp, pp, engine, weight_dtype, kv_cache_dtype, in
     same setup, field for field, from the fleet's part kept (:func:`_fleet_kept`: what the mix does not change, the
     replica's constants included) and the mix's part computed. Only a model and GPU that are hashable and a
     ``calibration`` that is None or a :class:`Calibration` are kept; a fleet that is refused, or a mix the kept fleet
-    refuses, goes through :func:`_setup` itself, so its refusal is the one ``_setup`` raises first.
+    refuses, goes through :func:`_setup` itself, so its refusal is the one ``_setup`` raises first. ``or_none``: None
+    instead of any refusal, without ``_setup``'s path (the fleet search keeps a refused candidate as None; a kept
+    refused fleet costs a lookup).
 
     Worked example: a tornado's bar ends ask one fleet with the input, the output or the hit rate scaled: the first
     sets up the fleet (the specs, the engine's schedule, the KV room, the replica's weights, FLOP/s and overheads),
@@ -410,16 +416,28 @@ def setup_simple(model, gpu, *, tp, pp, engine, weight_dtype, kv_cache_dtype, in
                       cache_hit_rate=cache_hit_rate, max_num_batched_tokens=None, max_num_seqs=None,
                       calibration=calibration)
 
+    def unkept() -> _Setup | None:
+        if not or_none:
+            return long()
+        try:
+            return long()
+        except PlannerError:
+            return None
+
     if not (calibration is None or isinstance(calibration, Calibration)):
-        return long()
+        return unkept()
     try:
         f = _fleet_kept(model, gpu, tp, pp, engine, weight_dtype, kv_cache_dtype, calibration)
-    except (PlannerError, TypeError):  # a refusal (raised again by _setup, in its order), an unhashable argument
-        return long()
+    except TypeError:  # an unhashable argument
+        return unkept()
+    if f is None:  # a refused fleet: _setup raises its refusal in its order
+        return None if or_none else long()
     try:
         i, o, h = _mix(input_tokens, output_tokens, cache_hit_rate)
         return _mixed(f, i, o, h)
     except PlannerError:
+        if or_none:
+            return None
         return long()
 
 

@@ -157,9 +157,9 @@ def _candidate_setup(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, 
     (:func:`_gpus_at_least`), the aggregated rate and the pools (PP 1) all start from it."""
     from planner.serving.api import setup_simple
 
-    try:  # _setup's answer, from the fleet's part kept (setup_simple)
+    try:  # _setup's answer, from the fleet's part kept (setup_simple; None: a refusal)
         return setup_simple(spec, card, tp=tp, pp=pp, engine=engine, weight_dtype=wd, kv_cache_dtype=kd,
-                            input_tokens=i, output_tokens=o, cache_hit_rate=hit, calibration=cal)
+                            input_tokens=i, output_tokens=o, cache_hit_rate=hit, calibration=cal, or_none=True)
     except PlannerError:
         return None
 
@@ -249,10 +249,12 @@ def _candidate_room(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, k
     from planner.serving.api import setup_simple
     from planner.serving.step import step_floor_s
 
-    try:  # _setup's answer, from the fleet's part kept (setup_simple)
+    try:  # _setup's answer, from the fleet's part kept (setup_simple; None: a refusal)
         s = setup_simple(spec, card, tp=tp, pp=pp, engine=engine, weight_dtype=wd, kv_cache_dtype=kd,
-                         input_tokens=1.0, output_tokens=1.0, cache_hit_rate=0.0, calibration=cal)
+                         input_tokens=1.0, output_tokens=1.0, cache_hit_rate=0.0, calibration=cal, or_none=True)
     except PlannerError:
+        return None
+    if s is None:
         return None
     load = s.load
     return (float(load.schedule.max_num_seqs) / pp, float(load.kv_tokens or 0.0),
