@@ -288,6 +288,8 @@ def test_setup_simple_is_setup_on_random_fleets_and_mixes(seed: int) -> None:
         got = _setup_outcome(api.setup_simple, model, gpu, **kw)
         want = _setup_outcome(_long_setup, model, gpu, **kw)
         assert got == want, (model, gpu, kw)
+        quiet = api.setup_simple(model, gpu, or_none=True, **kw)  # the search's form: None for a refusal
+        assert (quiet is None) if isinstance(want[0], str) else (quiet == want[0]), (model, gpu, kw)
     assert any(True in (f.replicas or {}) for f in _kept_fleets())  # an eager replica was kept and reused
 
 
@@ -296,11 +298,33 @@ def _kept_fleets() -> list[api._Fleet]:
     out = []
     for model, gpu, tp, pp, engine, wd, kd in FLEETS:
         for cal in (None,):
-            try:
-                out.append(api._fleet_kept(model, gpu, tp, pp, engine, wd, kd, cal))
-            except PlannerError:
-                pass
+            f = api._fleet_kept(model, gpu, tp, pp, engine, wd, kd, cal)
+            if f is not None:
+                out.append(f)
     return out
+
+
+def test_a_refused_fleet_is_kept_as_none_and_still_refused_in_setups_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fleet with no room is worked out once (kept as None); every setup on it is refused as ``_setup`` refuses
+    it, a bad mix's refusal first (``_setup`` checks the mix before the room)."""
+    api._fleet_kept.cache_clear()
+    kw = dict(tp=1, pp=1, engine="vllm", weight_dtype="auto", kv_cache_dtype="auto", cache_hit_rate=0.0,
+              calibration=None)
+    mixes = (1000.0, 0.0, 2000.0)
+    wants = [_setup_outcome(_long_setup, "llama-3.1-70b", "l4", input_tokens=i, output_tokens=100.0, **kw)
+             for i in mixes]
+    calls = []
+    real = api._fleet
+    monkeypatch.setattr(api, "_fleet", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for i, want in zip(mixes, wants):
+        got = _setup_outcome(api.setup_simple, "llama-3.1-70b", "l4", input_tokens=i, output_tokens=100.0, **kw)
+        assert got == want and got[1] == ("gpu" if i else "input_tokens")
+        assert api.setup_simple("llama-3.1-70b", "l4", input_tokens=i, output_tokens=100.0, or_none=True,
+                                **kw) is None
+    assert api._fleet_kept("llama-3.1-70b", "l4", 1, 1, "vllm", "auto", "auto", None) is None
+    # the kept fleet once; then _setup's own path for the two refusals it reaches the room for (the third is
+    # refused at its input tokens first); the search's form (or_none) none
+    assert len(calls) == 1 + 2
 
 
 FLEET_BASE = dict(model="llama-3.1-70b", gpu="h100-sxm", tp=4, pp=1, engine="vllm", weight_dtype="auto",
