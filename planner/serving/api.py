@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from planner.engines import kv_capacity, normalize_engine, vllm_v1_default_max_num_seqs
 from planner.errors import ArgumentError, PlannerError, check_fraction, check_number
-from planner.serving import replay
+from planner.serving import replay, step
 from planner.serving import schedule as sch
 from planner.serving.calibration import Calibration, from_dict
 from planner.serving.step import build_replica, step_time_s, weight_dtype_name
@@ -211,11 +211,59 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
     tp = int(check_number("tp", tp, minimum=1, integer=True))
     pp = int(check_number("pp", pp, minimum=1, integer=True))
     ep, dp = _parallel(spec, tp, ep, dp)
+    i, o, h = _mix(input_tokens, output_tokens, cache_hit_rate)
+    f = _fleet(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, engine=engine, engine_version=engine_version,
+               weight_dtype=weight_dtype, kv_cache_dtype=kv_cache_dtype,
+               max_num_batched_tokens=max_num_batched_tokens, max_num_seqs=max_num_seqs, calibration=calibration,
+               max_model_len=max_model_len, chunked_prefill=chunked_prefill, enforce_eager=enforce_eager,
+               checkpoint_recipe=checkpoint_recipe, in_process_delivery=in_process_delivery,
+               gpu_memory_utilization=gpu_memory_utilization, loaded_weights_gib=loaded_weights_gib)
+    return _mixed(f, i, o, h, enforce_eager=enforce_eager, quantization=quantization,
+                  checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill,
+                  max_seq_len_to_capture=max_seq_len_to_capture, cuda_graph_batch_sizes=cuda_graph_batch_sizes,
+                  in_process_delivery=in_process_delivery, front_end=front_end,
+                  host_staged_collectives=host_staged_collectives)
+
+
+def _mix(input_tokens, output_tokens, cache_hit_rate) -> tuple[float, float, float]:
+    """:func:`_setup`'s checks of the request mix: input and output tokens at least 1, a hit rate in [0, 1)."""
     i = check_number("input_tokens", input_tokens, minimum=1)
     o = check_number("output_tokens", output_tokens, minimum=1)
     h = check_fraction("cache_hit_rate", cache_hit_rate)
     if h >= 1:
         raise ArgumentError("cache_hit_rate", cache_hit_rate, "a fraction below 1 (the last prompt token is computed)")
+    return i, o, h
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Fleet:
+    """What :func:`_setup` derives from a replica's shape, engine, dtypes and calibration, none of it from the request
+    mix: the specs, the checked sizes, the engine's key and schedule, the KV room (``kv_tokens`` per replica, after
+    the attention-DP adjustment, and its block size). ``replicas`` holds, for a kept fleet only
+    (:func:`_fleet_kept`), the fields of a replica built for it without CUDA graphs and with them
+    (``enforce_eager`` False and True: the one flag the mix can set), as :func:`_mixed` first builds them."""
+
+    spec: ModelSpec
+    card: GpuSpec
+    tp: int
+    pp: int
+    ep: int
+    dp: int
+    key: str
+    cal: Calibration
+    wd: str
+    kd: str
+    sched: sch.EngineSchedule
+    kv_tokens: float
+    block: int
+    replicas: dict[bool, dict[str, Any]] | None = None
+
+
+def _fleet(spec: ModelSpec, card: GpuSpec, *, tp: int, pp: int, ep: int, dp: int, engine, engine_version,
+           weight_dtype, kv_cache_dtype, max_num_batched_tokens, max_num_seqs, calibration, max_model_len,
+           chunked_prefill, enforce_eager, checkpoint_recipe, in_process_delivery, gpu_memory_utilization,
+           loaded_weights_gib, replicas: dict[bool, dict[str, Any]] | None = None) -> _Fleet:
+    """:func:`_setup`'s steps after the mix's checks that do not read the mix, in its order (and its refusals)."""
     key = normalize_engine(engine, engine_version=engine_version)
     if in_process_delivery and (key != "vllm-v0" or pp > 1 or enforce_eager):
         raise ArgumentError("in_process_delivery", in_process_delivery,
@@ -263,6 +311,19 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
 
         kv_tokens *= dp * kv_bytes_per_token_layer(spec, tp=tp, kv_cache_dtype=kd) / kv_bytes_per_token_layer(
             spec, tp=tp // dp, kv_cache_dtype=kd)
+    return _Fleet(spec=spec, card=card, tp=tp, pp=pp, ep=ep, dp=dp, key=key, cal=cal, wd=wd, kd=kd, sched=sched,
+                  kv_tokens=kv_tokens, block=block, replicas=replicas)
+
+
+def _mixed(f: _Fleet, i: float, o: float, h: float, *, enforce_eager=False, quantization=None,
+           checkpoint_recipe=None, eager_prefill=None, max_seq_len_to_capture=None, cuda_graph_batch_sizes=None,
+           in_process_delivery=False, front_end=True, host_staged_collectives=False) -> _Setup:
+    """:func:`_setup`'s last steps: the replica and the load for the checked mix ``(i, o, h)`` on the fleet ``f``.
+    A kept fleet (``f.replicas`` not None, only with these steps' defaults) builds its replica once per
+    ``enforce_eager`` flag with :func:`planner.serving.step.build_replica` and then takes those fields with the three
+    the mix sets (:func:`planner.serving.step.mix_terms`, the same function ``build_replica`` calls)."""
+    spec, card, tp, pp, ep, dp, key, cal = f.spec, f.card, f.tp, f.pp, f.ep, f.dp, f.key, f.cal
+    sched, kv_tokens, block = f.sched, f.kv_tokens, f.block
     per_request = math.ceil((i + o) / block) * block
     kv_running = kv_tokens / per_request
     cached = i * h
@@ -277,11 +338,18 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
         graphs = cuda_graph_sizes(tuple(int(g) for g in cuda_graph_batch_sizes),
                                   max_batch_size=float(sched.max_num_seqs) / dp,
                                   max_num_tokens=float(sched.budget_tokens) / dp)
-    replica = build_replica(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=wd, kv_cache_dtype=kd,
-                            context_tokens=i + o / 2.0, input_tokens=i, cached_tokens=cached, engine=key,
-                            calibration=cal, enforce_eager=eager, quantization=quantization,
-                            checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill, graph_sizes=graphs,
-                            host_staged=bool(host_staged_collectives))
+    kept = f.replicas.get(eager) if f.replicas is not None else None
+    if kept is not None:
+        replica = step.with_mix(kept, model=spec, tp=tp, dp=dp, kv_cache_dtype=f.kd, context_tokens=i + o / 2.0,
+                                input_tokens=i, cached_tokens=cached)
+    else:
+        replica = build_replica(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=f.wd, kv_cache_dtype=f.kd,
+                                context_tokens=i + o / 2.0, input_tokens=i, cached_tokens=cached, engine=key,
+                                calibration=cal, enforce_eager=eager, quantization=quantization,
+                                checkpoint_recipe=checkpoint_recipe, eager_prefill=eager_prefill, graph_sizes=graphs,
+                                host_staged=bool(host_staged_collectives))
+        if f.replicas is not None:
+            f.replicas[eager] = dict(replica.__dict__)
     if not front_end:  # rule D1: a client in the engine's own process has no HTTP/API-server front end: o_ttft 0
         replica = replace(replica, ttft_fixed_s=0.0)
     max_running = min(float(sched.max_num_seqs), kv_running) / pp
@@ -289,6 +357,88 @@ def _setup(model, gpu, *, tp, pp, engine, engine_version, weight_dtype, kv_cache
                     output_tokens=o, max_running=max_running, kv_tokens=kv_tokens / pp,
                     in_process_delivery=bool(in_process_delivery))
     return _Setup(load=load, pp=pp, output_tokens=o, engine=key, calibration=cal, kv_running=kv_running)
+
+
+FLEET_CACHE_SIZE = 256
+"""Fleets :func:`_fleet_kept` keeps (least recently used first out): a 20-route plan's serving functions ask about 3
+fleets, its two fleet searches about 60 candidates (the catalog's GPUs x TP x PP x dtypes of one model)."""
+
+
+@lru_cache(maxsize=FLEET_CACHE_SIZE, typed=True)
+def _fleet_kept(model, gpu, tp, pp, engine, weight_dtype, kv_cache_dtype, calibration) -> _Fleet | None:
+    """:func:`_setup`'s checks of the shape and :func:`_fleet` for the arguments :func:`setup_simple` takes (every
+    other argument at its default), with an empty replica store (:class:`_Fleet`'s ``replicas``); None where they
+    refuse the fleet (a :class:`PlannerError`: then ``_setup`` refuses every mix on it, whatever it raises first).
+    Key: every argument, compared with its type (``calibration`` None or a :class:`Calibration`: a path's file may
+    change)."""
+    try:
+        spec, card = _specs(model, gpu)
+        tp = int(check_number("tp", tp, minimum=1, integer=True))
+        pp = int(check_number("pp", pp, minimum=1, integer=True))
+        ep, dp = _parallel(spec, tp, 1, 1)
+        return _fleet(spec, card, tp=tp, pp=pp, ep=ep, dp=dp, engine=engine, engine_version=None,
+                      weight_dtype=weight_dtype, kv_cache_dtype=kv_cache_dtype, max_num_batched_tokens=None,
+                      max_num_seqs=None, calibration=calibration, max_model_len=None, chunked_prefill=None,
+                      enforce_eager=False, checkpoint_recipe=None, in_process_delivery=False,
+                      gpu_memory_utilization=None, loaded_weights_gib=None, replicas={})
+    except PlannerError:
+        return None
+
+
+def setup_simple(model, gpu, *, tp, pp, engine, weight_dtype, kv_cache_dtype, input_tokens, output_tokens,
+                 cache_hit_rate, calibration, or_none: bool = False) -> _Setup | None:
+    """``_setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=weight_dtype,
+    kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens, output_tokens=output_tokens,
+    cache_hit_rate=cache_hit_rate, max_num_batched_tokens=None, max_num_seqs=None, calibration=calibration)``, every
+    other argument at its default, as the sheet's serving functions and the fleet search set up a replica: the
+    same setup, field for field, from the fleet's part kept (:func:`_fleet_kept`: what the mix does not change, the
+    replica's constants included) and the mix's part computed. Only a model and GPU that are hashable and a
+    ``calibration`` that is None or a :class:`Calibration` are kept; a fleet that is refused, or a mix the kept fleet
+    refuses, goes through :func:`_setup` itself, so its refusal is the one ``_setup`` raises first. ``or_none``: None
+    instead of any refusal, without ``_setup``'s path (the fleet search keeps a refused candidate as None; a kept
+    refused fleet costs a lookup).
+
+    Worked example: a tornado's bar ends ask one fleet with the input, the output or the hit rate scaled: the first
+    sets up the fleet (the specs, the engine's schedule, the KV room, the replica's weights, FLOP/s and overheads),
+    the others only the mix's KV read and attention FLOPs per sequence and the load.
+
+    >>> a = setup_simple("llama-3.1-8b", "h100-sxm", tp=1, pp=1, engine="vllm", weight_dtype="auto",
+    ...                  kv_cache_dtype="auto", input_tokens=1000, output_tokens=200, cache_hit_rate=0.0,
+    ...                  calibration=None)
+    >>> a == _setup("llama-3.1-8b", "h100-sxm", tp=1, pp=1, engine="vllm", engine_version=None,
+    ...             weight_dtype="auto", kv_cache_dtype="auto", input_tokens=1000, output_tokens=200,
+    ...             cache_hit_rate=0.0, max_num_batched_tokens=None, max_num_seqs=None, calibration=None)
+    True
+    """
+    def long() -> _Setup:
+        return _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=weight_dtype,
+                      kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens, output_tokens=output_tokens,
+                      cache_hit_rate=cache_hit_rate, max_num_batched_tokens=None, max_num_seqs=None,
+                      calibration=calibration)
+
+    def unkept() -> _Setup | None:
+        if not or_none:
+            return long()
+        try:
+            return long()
+        except PlannerError:
+            return None
+
+    if not (calibration is None or isinstance(calibration, Calibration)):
+        return unkept()
+    try:
+        f = _fleet_kept(model, gpu, tp, pp, engine, weight_dtype, kv_cache_dtype, calibration)
+    except TypeError:  # an unhashable argument
+        return unkept()
+    if f is None:  # a refused fleet: _setup raises its refusal in its order
+        return None if or_none else long()
+    try:
+        i, o, h = _mix(input_tokens, output_tokens, cache_hit_rate)
+        return _mixed(f, i, o, h)
+    except PlannerError:
+        if or_none:
+            return None
+        return long()
 
 
 def serving_performance(
@@ -415,6 +565,17 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
                in_process_delivery=in_process_delivery, front_end=front_end,
                gpu_memory_utilization=gpu_memory_utilization, loaded_weights_gib=loaded_weights_gib,
                host_staged_collectives=host_staged_collectives)
+    return _perform(s, concurrency=concurrency, request_rate=request_rate, num_prompts=num_prompts,
+                    latency_stat=latency_stat, trace=trace, lengths=lengths)
+
+
+def _perform(s: _Setup, *, concurrency: float | None, request_rate: float | None, num_prompts: int | None = None,
+             latency_stat: str = "mean", trace: list[replay.TraceRun] | None = None,
+             lengths: tuple[list[int], list[int]] | None = None,
+             memo: dict[float, sch.State] | None = None) -> ServingResult:
+    """:func:`performance` of the replica ``s`` (:func:`_setup` of its arguments) at its load, the steady states
+    of ``s.load`` through ``memo`` (:func:`planner.serving.schedule.solved`: a memo of this setup's load only; a
+    closed loop changes the load, so its solve does not use it)."""
     pp = s.pp
     wait = 0.0
     peak: sch.State | None = None
@@ -430,10 +591,10 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
         lam = check_number("request_rate", request_rate, minimum=0, exclusive_minimum=True)
         if trace:
             return _traced(s, trace, latency_stat)
-        steady = sch.open_loop(s.load, rate=lam / pp)
+        steady = sch.open_loop(s.load, rate=lam / pp, memo=memo)
         mode = "open"
         if steady is None:
-            peak = sch.max_throughput(s.load)
+            peak = sch.max_throughput(s.load, memo=memo)
             if num_prompts:  # a finite run past capacity: what the client measures (Q8)
                 return _finite(s, lam, int(num_prompts), latency_stat, "open-finite", peak)
             return _result(s, peak, mode="open", saturated=True, wait=0.0, peak=peak)
@@ -444,7 +605,7 @@ def performance(model, gpu, *, tp=1, pp=1, engine="vllm", engine_version=None, w
         st = sch.one_shot_batch(s.load, prompts=num_prompts / pp)
         mode = "offline"
     else:
-        st = peak = sch.max_throughput(s.load)
+        st = peak = sch.max_throughput(s.load, memo=memo)
         mode = "offline"
         st = sch.State(**{**st.__dict__, "ttft_s": s.load.replica.ttft_fixed_s + st.ttft_service_s
                           + sch.first_token_delay_s(s.load.replica, decode_seqs=st.decode_batch)})
@@ -534,15 +695,28 @@ def _result(s: _Setup, st: sch.State, *, mode: str, saturated: bool, wait: float
     )
 
 
-def _rate_at_slo(s: _Setup, ttft_slo_s: float, tpot_slo_s: float) -> float:
-    peak = sch.max_throughput(s.load)
+def _slo_limits(ttft_slo_s: float, tpot_slo_s: float) -> tuple[float, float]:
+    """:func:`max_rate_at_slo`'s SLOs checked (each > 0, or ``math.inf``: none), in its order (TTFT first)."""
+    ttft = math.inf if ttft_slo_s == math.inf else check_number("ttft_slo_s", ttft_slo_s, minimum=0,
+                                                                 exclusive_minimum=True)
+    # math.inf: no TPOT SLO (a one-token route has no gap between tokens), as math.inf is no TTFT SLO
+    tpot = math.inf if tpot_slo_s == math.inf else check_number("tpot_slo_s", tpot_slo_s, minimum=0,
+                                                                 exclusive_minimum=True)
+    return ttft, tpot
+
+
+def _rate_at_slo(s: _Setup, ttft_slo_s: float, tpot_slo_s: float,
+                 memo: dict[float, sch.State] | None = None) -> float:
+    """:func:`max_rate_at_slo` of the replica ``s`` at checked SLOs, the states of ``s.load`` through ``memo``
+    (:func:`planner.serving.schedule.solved`)."""
+    peak = sch.max_throughput(s.load, memo=memo)
 
     def meets(st: sch.State) -> bool:
         return st.ttft_s <= ttft_slo_s and st.tpot_s <= tpot_slo_s
 
     if peak.valid and meets(peak):
         return peak.requests_per_s * s.pp
-    best = sch._bisect(s.load, meets, peak.decode_batch)
+    best = sch._bisect(s.load, meets, peak.decode_batch, memo=memo)
     if not (best.valid and meets(best)):
         return 0.0
     return best.requests_per_s * s.pp
@@ -580,11 +754,7 @@ def max_rate_at_slo(
     ...                      output_tokens=60) < 28
     True
     """
-    ttft = math.inf if ttft_slo_s == math.inf else check_number("ttft_slo_s", ttft_slo_s, minimum=0,
-                                                                 exclusive_minimum=True)
-    # math.inf: no TPOT SLO (a one-token route has no gap between tokens), as math.inf is no TTFT SLO
-    tpot = math.inf if tpot_slo_s == math.inf else check_number("tpot_slo_s", tpot_slo_s, minimum=0,
-                                                                 exclusive_minimum=True)
+    ttft, tpot = _slo_limits(ttft_slo_s, tpot_slo_s)
     s = _setup(model, gpu, tp=tp, pp=pp, engine=engine, engine_version=engine_version, weight_dtype=weight_dtype,
                kv_cache_dtype=kv_cache_dtype, input_tokens=input_tokens, output_tokens=output_tokens,
                cache_hit_rate=cache_hit_rate, max_num_batched_tokens=max_num_batched_tokens,

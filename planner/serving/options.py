@@ -155,12 +155,11 @@ def _candidate_setup(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, 
     """One candidate replica's setup (:func:`planner.serving.api._setup`, the search's fixed engine settings),
     memoised: None where the setup is refused (it does not fit, or the shape is refused). The search's bound
     (:func:`_gpus_at_least`), the aggregated rate and the pools (PP 1) all start from it."""
-    from planner.serving.api import _setup
+    from planner.serving.api import setup_simple
 
-    try:
-        return _setup(spec, card, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=wd,
-                      kv_cache_dtype=kd, input_tokens=i, output_tokens=o, cache_hit_rate=hit,
-                      max_num_batched_tokens=None, max_num_seqs=None, calibration=cal)
+    try:  # _setup's answer, from the fleet's part kept (setup_simple; None: a refusal)
+        return setup_simple(spec, card, tp=tp, pp=pp, engine=engine, weight_dtype=wd, kv_cache_dtype=kd,
+                            input_tokens=i, output_tokens=o, cache_hit_rate=hit, calibration=cal, or_none=True)
     except PlannerError:
         return None
 
@@ -247,14 +246,15 @@ def _candidate_room(spec: ModelSpec, card: GpuSpec, tp: int, pp: int, wd: str, k
     three depends on the mix: the schedule and the KV room come from the engine, GPU and dtypes alone, and the
     floor's terms (dense weight bytes, launch layers, overheads) from the model and shape; ``tests/test_speed15.py``
     compares them with setups of random mixes."""
-    from planner.serving.api import _setup
+    from planner.serving.api import setup_simple
     from planner.serving.step import step_floor_s
 
-    try:
-        s = _setup(spec, card, tp=tp, pp=pp, engine=engine, engine_version=None, weight_dtype=wd, kv_cache_dtype=kd,
-                   input_tokens=1.0, output_tokens=1.0, cache_hit_rate=0.0, max_num_batched_tokens=None,
-                   max_num_seqs=None, calibration=cal)
+    try:  # _setup's answer, from the fleet's part kept (setup_simple; None: a refusal)
+        s = setup_simple(spec, card, tp=tp, pp=pp, engine=engine, weight_dtype=wd, kv_cache_dtype=kd,
+                         input_tokens=1.0, output_tokens=1.0, cache_hit_rate=0.0, calibration=cal, or_none=True)
     except PlannerError:
+        return None
+    if s is None:
         return None
     load = s.load
     return (float(load.schedule.max_num_seqs) / pp, float(load.kv_tokens or 0.0),

@@ -376,17 +376,54 @@ def _state(**fields: Any) -> State:
     return st
 
 
-def _bisect(load: Load, below, hi: float, *, lo: float = 0.0, rel: float = 2e-3) -> State:
+MEMO_STATES = 128
+"""States a memo of :func:`solved` holds before it starts over: a plan's setups keep about 25 states each, the one whose
+forecast months bisect it at 12 rates about 100."""
+
+
+def solved(load: Load, *, d: float, memo: dict[float, State] | None) -> State:
+    """``state(load, d=d)``, kept in ``memo`` (the caller's, for this ``load`` only: keyed on ``d`` alone) when one
+    is given: the same object for the same batch, so a second solve of the load (another rate, the offline maximum
+    after an open loop, the SLO bisection after the maximum) computes only the batches the first did not. A ``d``
+    that is not a ``float`` is not kept (``1`` and ``1.0`` give states shown apart). At most :data:`MEMO_STATES`
+    entries (emptied when full).
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> from planner.serving.step import build_replica
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=1024, input_tokens=1000,
+    ...                   calibration=DERIVED)
+    >>> s = engine_schedule("vllm", gpu_big=True, gpu_gib=79.6, max_position=131072)
+    >>> load = Load(replica=r, calibration=DERIVED, schedule=s, input_tokens=1000, output_tokens=100, max_running=1024)
+    >>> memo: dict = {}
+    >>> st = solved(load, d=8.0, memo=memo)
+    >>> st is solved(load, d=8.0, memo=memo), st == state(load, d=8.0)
+    (True, True)
+    """
+    if memo is None or type(d) is not float:
+        return state(load, d=d)
+    st = memo.get(d)
+    if st is None:
+        st = state(load, d=d)
+        if len(memo) >= MEMO_STATES:
+            memo.clear()
+        memo[d] = st
+    return st
+
+
+def _bisect(load: Load, below, hi: float, *, lo: float = 0.0, rel: float = 2e-3,
+            memo: dict[float, State] | None = None) -> State:
     """The largest valid state with ``below(state)`` true, bisecting ``d`` in ``[lo, hi]`` (``below`` false for
-    invalid states; assumed monotone) until the bracket is within ``rel`` of its top."""
+    invalid states; assumed monotone) until the bracket is within ``rel`` of its top; states through ``memo``
+    (:func:`solved`)."""
     lo_state = None
     top = hi
-    st_hi = state(load, d=top)
+    st_hi = solved(load, d=top, memo=memo)
     if st_hi.valid and below(st_hi):
         return st_hi
     for _ in range(BISECTION_STEPS):
         mid = 0.5 * (lo + top)
-        st = state(load, d=mid)
+        st = solved(load, d=mid, memo=memo)
         if st.valid and below(st):
             lo, lo_state = mid, st
         else:
@@ -396,7 +433,7 @@ def _bisect(load: Load, below, hi: float, *, lo: float = 0.0, rel: float = 2e-3)
         # 1-token output (prefill only) at 0.12 req/s offline on an H100 where 2 tokens reached 49
         if top - lo <= rel * top:
             break
-    return lo_state if lo_state is not None else state(load, d=lo)
+    return lo_state if lo_state is not None else solved(load, d=lo, memo=memo)
 
 
 def upper_batch(load: Load) -> float:
@@ -407,48 +444,50 @@ def upper_batch(load: Load) -> float:
     return max(hi, 0.0)
 
 
-def max_throughput(load: Load) -> State:
+def max_throughput(load: Load, *, memo: dict[float, State] | None = None) -> State:
     """The valid state with the most requests per second (offline maximum; the open loop's saturation rate).
 
     ``X(d)`` rises with ``d`` until prompts no longer fit (``ρ → 1``) or the running cap; a 10-point scan then a
-    local refinement finds the peak.
+    local refinement finds the peak. States through ``memo`` (:func:`solved`).
     """
     hi = upper_batch(load)
-    edge = _bisect(load, lambda st: True, hi)  # the largest admissible batch
+    edge = _bisect(load, lambda st: True, hi, memo=memo)  # the largest admissible batch
     best = edge
     top = max(edge.decode_batch, 1e-6)
     grid = [top * (i / 10.0) ** 2 for i in range(1, 10)]
     for d in grid:
-        st = state(load, d=d)
+        st = solved(load, d=d, memo=memo)
         if st.valid and st.requests_per_s > best.requests_per_s:
             best = st
     if best is not edge:  # golden refinement around the grid maximum
         a, b = best.decode_batch * 0.8, min(best.decode_batch * 1.25, top)
         for _ in range(10):
             m1, m2 = a + 0.382 * (b - a), a + 0.618 * (b - a)
-            s1, s2 = state(load, d=m1), state(load, d=m2)
+            s1, s2 = solved(load, d=m1, memo=memo), solved(load, d=m2, memo=memo)
             if (s1.requests_per_s if s1.valid else 0) >= (s2.requests_per_s if s2.valid else 0):
                 b = m2
             else:
                 a = m1
-        st = state(load, d=0.5 * (a + b))
+        st = solved(load, d=0.5 * (a + b), memo=memo)
         if st.valid and st.requests_per_s > best.requests_per_s:
             best = st
     return best
 
 
-def open_loop(load: Load, *, rate: float, peak: State | None = None) -> State | None:
+def open_loop(load: Load, *, rate: float, peak: State | None = None,
+              memo: dict[float, State] | None = None) -> State | None:
     """The steady state at ``rate`` requests/s (Q5), ``None`` when the engine cannot sustain it (saturated).
 
     Bisects ``X(d) = rate`` over the admissible batches; only when that ends short of the rate is the maximum
-    (:func:`max_throughput`) consulted, so an unsaturated load costs one bisection."""
-    st = _bisect(load, lambda s: s.requests_per_s <= rate, upper_batch(load))
+    (:func:`max_throughput`) consulted, so an unsaturated load costs one bisection. States through ``memo``
+    (:func:`solved`)."""
+    st = _bisect(load, lambda s: s.requests_per_s <= rate, upper_batch(load), memo=memo)
     if st.valid and st.requests_per_s >= rate * (1 - 1e-3):
         return st
-    peak = peak or max_throughput(load)
+    peak = peak or max_throughput(load, memo=memo)
     if rate >= peak.requests_per_s * (1 - 1e-9):
         return None
-    return _bisect(load, lambda s: s.requests_per_s <= rate, peak.decode_batch)
+    return _bisect(load, lambda s: s.requests_per_s <= rate, peak.decode_batch, memo=memo)
 
 
 def closed_loop(load: Load, *, clients: float) -> tuple[State, float]:

@@ -837,6 +837,59 @@ def moe_allgather_input_bytes(model: ModelSpec, gpu: GpuSpec, weight_dtype: str)
     return ACT_BYTES
 
 
+def mix_terms(model: ModelSpec, *, tp: int, dp: int, kv_cache_dtype: str, context_tokens: float,
+              input_tokens: float, cached_tokens: float) -> tuple[float, float, float]:
+    """The three per-step constants of :func:`build_replica` that the request mix sets, per GPU of an attention
+    group (``tp/dp`` GPUs): ``(kv_read_bytes_per_seq, attn_flops_per_seq, attn_flops_per_prefill_token)``, the KV
+    bytes one decoding sequence of ``context_tokens`` reads (:func:`planner.memory.kv_bytes_read_per_step`), its
+    decode attention FLOPs, and the prefill attention FLOPs per uncached prompt token
+    (:func:`planner.latency.attention_flops` of ``max(I − cached, 1)`` new tokens after ``cached``). Every other field
+    of a replica depends on the model, GPU, shape, dtypes, engine and calibration alone (:func:`with_mix`).
+
+    >>> from planner.catalog import get_model
+    >>> kv, dec, pre = mix_terms(get_model("llama-3.1-8b"), tp=1, dp=1, kv_cache_dtype="auto", context_tokens=1024,
+    ...                          input_tokens=512, cached_tokens=0.0)
+    >>> kv / 2**20
+    128.0
+    """
+    tp_attn = max(tp // dp, 1)
+    kv_seq = memory.kv_bytes_read_per_step(model, context_tokens=context_tokens, tp=tp_attn,
+                                           kv_cache_dtype=kv_cache_dtype)
+    attn_dec = latency.attention_flops(model, new_tokens=1, cached_tokens=max(context_tokens - 1, 0.0),
+                                       phase="decode") / tp_attn
+    new = max(input_tokens - cached_tokens, 1.0)
+    attn_pre = latency.attention_flops(model, new_tokens=new, cached_tokens=cached_tokens) / new / tp_attn
+    return kv_seq, attn_dec, attn_pre
+
+
+def with_mix(fields: dict[str, object], *, model: ModelSpec, tp: int, dp: int, kv_cache_dtype: str,
+             context_tokens: float, input_tokens: float, cached_tokens: float) -> Replica:
+    """The replica whose fields are ``fields`` (those of a :func:`build_replica` result for the same model, GPU,
+    shape, dtypes, engine, calibration and flags, at any mix) with the three :func:`mix_terms` of this mix: what
+    ``build_replica`` gives for it, field for field (equal, hashed and shown alike, still frozen), without building
+    again what the mix does not change (the fleet's setups, :func:`planner.serving.api.setup_simple`).
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> m, g = get_model("llama-3.1-8b"), get_gpu("h100-sxm")
+    >>> a = build_replica(m, g, context_tokens=1024, input_tokens=512, calibration=DERIVED)
+    >>> b = build_replica(m, g, context_tokens=3000, input_tokens=2000, cached_tokens=500.0, calibration=DERIVED)
+    >>> with_mix(dict(a.__dict__), model=m, tp=1, dp=1, kv_cache_dtype="auto", context_tokens=3000, input_tokens=2000,
+    ...          cached_tokens=500.0) == b
+    True
+    """
+    kv_seq, attn_dec, attn_pre = mix_terms(model, tp=tp, dp=dp, kv_cache_dtype=kv_cache_dtype,
+                                           context_tokens=context_tokens, input_tokens=input_tokens,
+                                           cached_tokens=cached_tokens)
+    out = dict(fields)
+    out["kv_read_bytes_per_seq"] = kv_seq
+    out["attn_flops_per_seq"] = attn_dec
+    out["attn_flops_per_prefill_token"] = attn_pre
+    r = object.__new__(Replica)
+    object.__setattr__(r, "__dict__", out)
+    return r
+
+
 def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, ep: int = 1, dp: int = 1,
                   weight_dtype: str = "auto", kv_cache_dtype: str = "auto", context_tokens: float,
                   input_tokens: float, cached_tokens: float = 0.0, engine: str = "vllm",
@@ -893,13 +946,9 @@ def build_replica(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, pp: int = 1, e
     body = max(model.params_active - 2 * head - experts_active, 0.3 * model.params_active)
     expert_bytes = total_bytes * per_expert / model.params_total if moe else 0.0
     dense_bytes = (total_bytes - e * expert_bytes) * dp
-    tp_attn = max(tp // dp, 1)
-    kv_seq = memory.kv_bytes_read_per_step(model, context_tokens=context_tokens, tp=tp_attn,
-                                           kv_cache_dtype=kv_cache_dtype)
-    attn_dec = latency.attention_flops(model, new_tokens=1, cached_tokens=max(context_tokens - 1, 0.0),
-                                       phase="decode") / tp_attn
-    new = max(input_tokens - cached_tokens, 1.0)
-    attn_pre = latency.attention_flops(model, new_tokens=new, cached_tokens=cached_tokens) / new / tp_attn
+    kv_seq, attn_dec, attn_pre = mix_terms(model, tp=tp, dp=dp, kv_cache_dtype=kv_cache_dtype,
+                                           context_tokens=context_tokens, input_tokens=input_tokens,
+                                           cached_tokens=cached_tokens)
     link, pcie = link_bytes_per_s_bidir(gpu)
     if dtype not in ("bf16", "fp16", "fp32", "fp8", "w8a8", "int8", "w8a16", *_W4, *_FP4):
         raise ArgumentError("weight_dtype", weight_dtype, "bf16, fp16, fp8, int8 (w8a8), w8a16, int4/awq/gptq, nvfp4 "

@@ -5,12 +5,27 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 from planner import serving
 from planner.errors import ArgumentError
 from planner.registry import Arg, sheet_function
+from planner.serving import api
 from planner.serving.api import performance
-from planner.sheet.memory import ENGINE, GPU, KV_DTYPE, MODEL, PP_OPT, TP, WEIGHT_DTYPE, _kept, _kv_dtype, _unkey
+from planner.sheet.memory import (
+    ENGINE,
+    GPU,
+    KV_DTYPE,
+    MODEL,
+    PP_OPT,
+    TP,
+    WEIGHT_DTYPE,
+    _kept,
+    _key,
+    _kv_dtype,
+    _named,
+    _unkey,
+)
 
 INPUT = Arg(name="avg_input_tokens", unit="tokens", help="Average input (prompt) tokens per request")
 OUTPUT = Arg(name="avg_output_tokens", unit="tokens", help="Average output tokens per request")
@@ -65,8 +80,56 @@ def _performance(model, gpu, **kwargs):
 def _perf_kept(model, gpu, key):
     """:func:`_performance` with the fitted constants, kept per distinct arguments through
     :func:`planner.sheet.memory._kept` (arguments compared with their types, only for a model that names its spec):
-    a pure function with a frozen result. A call that raises (a refusal) is not kept."""
-    return _performance(model, gpu, **_unkey(key))
+    a pure function with a frozen result. A call that raises (a refusal) is not kept.
+
+    Computed as :func:`planner.serving.api.performance` does (its setup, then the load's solve), from the replica's
+    setup kept per setup (:func:`_setup_kept`), and an open loop's or the offline maximum's steady states through
+    that setup's memo of states (:func:`planner.serving.schedule.solved`)."""
+    kwargs = _unkey(key)
+    concurrency, rate = kwargs.pop("concurrency"), kwargs.pop("request_rate")
+    if concurrency is not None and rate is not None:  # performance's own first check (_perf gives one of them)
+        return _performance(model, gpu, concurrency=concurrency, request_rate=rate, **kwargs)
+    s, memo = _kv_dtype(_setup_kept, model, gpu, _setup_key(kwargs))
+    return _kv_dtype(api._perform, s, concurrency=concurrency, request_rate=rate,
+                     memo=memo if concurrency is None else None)
+
+
+SETUP_CACHE_SIZE = 32
+"""Replica setups kept per process (:func:`_setup_kept`): a 20-route plan asks the serving model about 14 distinct
+(model, GPU, TP, PP, engine, dtypes, request mix) setups in about 43 calls (its routes' TTFT and TPOT at their rate,
+the offline and SLO rates of each mix, the forecast's months, and the tornado's scaled mixes), each with a memo of at
+most :data:`planner.serving.schedule.MEMO_STATES` states (about 25, 100 for the forecast's; 550 bytes a state): about
+0.25 MB a plan, at most 2.3 MB. Distinct plans share none, so two plans' worth is kept."""
+
+
+def _setup_key(kwargs: dict[str, Any]) -> tuple:
+    """:func:`planner.sheet.memory._key` of a setup's arguments, with a ``tp`` or ``pp`` that is a whole float from 1
+    to 2^53 taken as the int :func:`planner.serving.api._setup` makes of it (``int(check_number(...))``, before any
+    other use): the forecast passes a fleet's TP as ``4.0`` where the fleet functions pass ``4``, and both get the
+    same setup. Anything else keeps its type in the key.
+
+    >>> _setup_key({"tp": 4.0, "pp": 1.5}) == _key({"tp": 4, "pp": 1.5})
+    True
+    """
+    for name in ("tp", "pp"):
+        v = kwargs.get(name)
+        if type(v) is float and v.is_integer() and 1.0 <= v <= 2.0 ** 53:
+            kwargs[name] = int(v)
+    return _key(kwargs)
+
+
+@lru_cache(maxsize=SETUP_CACHE_SIZE, typed=True)
+def _setup_kept(model, gpu, key):
+    """``(setup, memo)``: :func:`planner.serving.api._setup` of ``model`` and ``gpu`` with the fitted constants and
+    the arguments ``key`` holds (:func:`planner.sheet.memory._key` of ``tp``, ``pp``, ``engine``, ``weight_dtype``,
+    ``kv_cache_dtype``, ``input_tokens``, ``output_tokens`` and ``cache_hit_rate``: compared with their types), and an
+    empty memo of its load's steady states (:func:`planner.serving.schedule.solved`, at most
+    :data:`planner.serving.schedule.MEMO_STATES` states), which every solve of this setup shares: the same states
+    for the same batches, so the same floats as solving afresh. Key: the model and GPU (tokens that name their
+    specs: the caller checks, :func:`planner.sheet.memory._named`) and ``key``; at most :data:`SETUP_CACHE_SIZE`
+    entries (least recently used first out). A setup that raises (a refusal) is not kept."""
+    memo: dict[float, Any] = {}
+    return api.setup_simple(model, gpu, calibration=None, **_unkey(key)), memo
 
 
 _PERF_ARGS = (MODEL, GPU, TP, INPUT, OUTPUT, CLIENTS, RATE, ENGINE, WEIGHT_DTYPE, KV_DTYPE, HIT, PP_OPT,
@@ -123,6 +186,18 @@ def _rate(model, gpu, tp, avg_input_tokens, avg_output_tokens, ttft_slo_s, tpot_
           engine, weight_dtype, pp, calibration):
     ttft = float(ttft_slo_s) if ttft_slo_s else math.inf
     tpot = float(tpot_slo_s) if tpot_slo_s else math.inf  # 0: no TPOT SLO (a one-token route)
+    if not calibration:  # the fitted constants: the setup and its states kept (_setup_kept), as max_rate_at_slo runs
+        kwargs = dict(tp=tp, pp=pp, engine=engine, weight_dtype=weight_dtype, kv_cache_dtype=kv_dtype,
+                      input_tokens=avg_input_tokens, output_tokens=avg_output_tokens, cache_hit_rate=cache_hit_rate)
+        try:
+            key = _setup_key(kwargs)
+            hash((model, gpu, key))
+        except TypeError:
+            key = None
+        if key is not None and _named(model):
+            limits = api._slo_limits(ttft, tpot)
+            s, memo = _kv_dtype(_setup_kept, model, gpu, key)
+            return api._rate_at_slo(s, *limits, memo=memo)
     return _kv_dtype(serving.max_rate_at_slo, model, gpu, ttft_slo_s=ttft, tpot_slo_s=tpot,
                      input_tokens=avg_input_tokens, output_tokens=avg_output_tokens, tp=tp, pp=pp, engine=engine,
                      weight_dtype=weight_dtype, kv_cache_dtype=kv_dtype, cache_hit_rate=cache_hit_rate,
