@@ -75,14 +75,38 @@ def _unkey(key: tuple) -> dict[str, Any]:
     return {k: float(v) if type(v) is str and t is float else v for k, t, v in key}
 
 
+BUDGET_CACHE_SIZE = 256
+"""Replica budgets (:func:`planner.selfhosted.replica_budget`) :func:`_replica_kv_kept` keeps, keyed on the model
+and GPU names and every argument but the context (:func:`_key`'s entries, types kept): the budget does not depend
+on the request's context (``reads_context`` false; a budget that does, vLLM V0's, is not kept). A plan asks about
+70 distinct (replica, context) pairs of 2-6 replicas: the tornado's bars repeat each fleet's replica with other
+token counts. Emptied when full (an entry is a few numbers and the model's spec, which the catalog holds anyway)."""
+
+_BUDGETS: dict[tuple, selfhosted.ReplicaBudget] = {}
+
+
 @lru_cache(maxsize=REPLICA_CACHE_SIZE, typed=True)
 def _replica_kv_kept(model, gpu, key):
-    return selfhosted.replica_kv(model, gpu, **_unkey(key))
+    """:func:`planner.selfhosted.replica_kv` of ``model`` and ``gpu`` (named: :func:`_named`) at :func:`_unkey`'s
+    arguments, the budget from :data:`_BUDGETS` when kept: :func:`~planner.selfhosted.replica_kv_at` checks the
+    context first, as :func:`~planner.selfhosted.replica_budget` does before the budget, so a bad context gives the
+    same error whether the budget was kept or not (the model and GPU of a kept budget resolved before)."""
+    kwargs = _unkey(key)
+    budget_key = (model, gpu, tuple(e for e in key if e[0] != "context_tokens"))
+    budget = _BUDGETS.get(budget_key)
+    if budget is None:
+        budget = selfhosted.replica_budget(model, gpu, **kwargs)
+        if not budget.reads_context:
+            if len(_BUDGETS) >= BUDGET_CACHE_SIZE:
+                _BUDGETS.clear()
+            _BUDGETS[budget_key] = budget
+    return selfhosted.replica_kv_at(budget, context_tokens=kwargs["context_tokens"])
 
 
 @lru_cache(maxsize=REPLICA_CACHE_SIZE, typed=True)
 def _prefix_bytes_kept(model, gpu, key):
-    return selfhosted.prefix_retention_bytes(model, gpu, **_unkey(key))
+    """:func:`planner.selfhosted.prefix_retention_bytes` with the replica's KV from :func:`_replica_kv` (kept)."""
+    return selfhosted.prefix_bytes_with(_replica_kv, model, gpu, **_unkey(key))
 
 
 def _kept(call, kept, model, gpu, kwargs):
