@@ -197,10 +197,12 @@ def prefix_retention_bytes(
     kv_cache_dtype: str = "auto",
     weight_dtype: str = "auto",
     engine: str = "vllm",
+    replica: Callable[..., ReplicaKv] = replica_kv,
 ) -> float:
     """KV bytes per GPU that keep a route's shared prefixes warm on one replica (M10):
     ``n_prefixes · KV_held(P)``, ``KV_held`` the blocks a prefix of ``P`` tokens occupies in the engine's cache
-    (:func:`replica_kv`; sliding-window layers keep only their window).
+    (:func:`replica_kv`; sliding-window layers keep only their window). ``replica`` answers as :func:`replica_kv`
+    does (the spreadsheet passes its kept copy, :mod:`planner.sheet.memory`).
 
     M10 counts shared prefix blocks once, because the engines reference-count them (vLLM automatic prefix caching,
     SGLang's radix cache): ``KV_total ≈ n_prefixes·P·kv_tok + C·kv_tok·(I_unique + O/2)``, so the in-flight part is
@@ -215,37 +217,12 @@ def prefix_retention_bytes(
     >>> prefix_retention_bytes("llama-3.1-8b", "h100-sxm", prefix_tokens=4096, distinct_prefixes=10) / 2**30
     5.0
     """
-    return prefix_bytes_with(replica_kv, model, gpu, prefix_tokens=prefix_tokens, distinct_prefixes=distinct_prefixes,
-                             tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_cache_dtype,
-                             weight_dtype=weight_dtype, engine=engine)
-
-
-def prefix_bytes_with(
-    replica: Callable[..., ReplicaKv],
-    model: ModelSpec | str,
-    gpu: GpuSpec | str,
-    *,
-    prefix_tokens: float,
-    distinct_prefixes: float = 1,
-    tp: int = 1,
-    pp: int = 1,
-    gpu_memory_utilization: float | None = None,
-    kv_cache_dtype: str = "auto",
-    weight_dtype: str = "auto",
-    engine: str = "vllm",
-) -> float:
-    """:func:`prefix_retention_bytes` (M10) with the replica's KV at the prefix's context from ``replica``, a
-    function answering as :func:`replica_kv` does (the spreadsheet's kept copy, :mod:`planner.sheet.memory`).
-
-    >>> prefix_bytes_with(replica_kv, "llama-3.1-8b", "h100-sxm", prefix_tokens=4096, distinct_prefixes=10) / 2**30
-    5.0
-    """
     p = check_number("prefix_tokens", prefix_tokens, minimum=0)
     n = check_number("distinct_prefixes", distinct_prefixes, minimum=0)
     if p == 0 or n == 0:
         return 0.0
     kv = replica(model, gpu, context_tokens=p, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization,
-                 kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype, engine=engine)
+                 kv_cache_dtype=kv_cache_dtype, engine=engine, weight_dtype=weight_dtype)
     return n * kv.kv_bytes_held_per_request
 
 
