@@ -112,6 +112,7 @@ def _empty() -> None:
     plan._FLEETS.clear()
     plan._PROVIDERS.clear()
     plan._TEMPLATES.clear()
+    plan._PREFIX_FITS.clear()
 
 
 def test_split_replica_kv_answers_as_the_replaced_body() -> None:
@@ -399,3 +400,24 @@ def test_kept_tables_are_bounded() -> None:
         sm._replica_kv("llama-3.1-8b", "h100-sxm", context_tokens=100, gpu_memory_utilization=0.5 + i / 10_000)
     assert len(sm._BUDGETS) <= sm.BUDGET_CACHE_SIZE
     assert math.isfinite(len(sm._NAMED))
+
+
+def test_prefix_fits_kept_per_row_and_numbers() -> None:
+    """The kept prefix shares: two fleets one TP apart, prefixes one token or one type apart, asked in turn."""
+    fleets = SharedRows([FLEET_HEAD, ["a", 1, 1, 2, 0.9, "auto", "auto", "vllm", 0.4],
+                         ["b", 2, 1, 2, 0.9, "auto", "auto", "vllm", 0.4]])
+    specs = SharedRows([SPEC_HEAD, ["a", "llama-3.1-8b", "h100-sxm"], ["b", "llama-3.1-8b", "h100-sxm"]])
+    rng = random.Random(9)
+    asked = [(rng.choice("ab"), rng.choice((4096, 4097, 4096.5, 512, 2.0**60)), rng.choice((1, 2, 2.5, 10)))
+             for _ in range(200)]
+    for fleet, p, n in asked:
+        tp = 1 if fleet == "a" else 2
+        want = _long("PREFIX_KV_FIT", "llama-3.1-8b", "h100-sxm", p, n, tp, 0.9, "auto", "vllm", "auto", 1)
+        assert _outcome(plan.FLEET_PREFIX_KV_FIT, fleet, fleets, specs, p, n) == want
+        assert _outcome(plan._prefix_kv_fit, plan._fleet(fleet, fleets, specs), p, n) == want
+    assert 0 < len(plan._PREFIX_FITS) <= 2 * 5 * 4
+    # a refusal is not kept; zero and non-numbers are not kept
+    for p, n in ((-1, 1), (0, 1), (4096, 0), (-0.0, 1), ("4096", 1)):
+        want = _long("PREFIX_KV_FIT", "llama-3.1-8b", "h100-sxm", p, n, 1, 0.9, "auto", "vllm", "auto", 1)
+        assert _outcome(plan.FLEET_PREFIX_KV_FIT, "a", fleets, specs, p, n) == want
+        assert not any(k[2] == p and type(k[2]) is type(p) and k[4] == n for k in plan._PREFIX_FITS)

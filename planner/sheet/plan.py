@@ -318,11 +318,32 @@ def FLEET_KV_FIT(fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, 
     return in_flight + _prefix_kv_fit(f, prefix_tokens, distinct_prefixes)
 
 
+_PREFIX_FITS: dict[tuple[Any, ...], tuple[dict[str, Any], Any]] = {}
+PREFIX_FITS_KEPT = 1024
+"""Answers :func:`_prefix_kv_fit` keeps (about 60 asked a plan, half of them again: the tornado's bars repeat a
+route's prefix on its fleet with other token counts), emptied when full."""
+
+
 def _prefix_kv_fit(f: dict[str, Any], prefix_tokens: Any, distinct_prefixes: Any) -> Any:
-    """FLEET_PREFIX_KV_FIT of the fleet whose rows :func:`_fleet` gave as ``f``."""
-    return _call_row("FLEET_PREFIX_KV_FIT", f, "PREFIX_KV_FIT", (
+    """FLEET_PREFIX_KV_FIT of the fleet whose rows :func:`_fleet` gave as ``f``. Its answer for nonzero int or float
+    ``prefix_tokens`` and ``distinct_prefixes`` is kept (:data:`_PREFIX_FITS`, keyed on ``f``'s ``id``, which it
+    holds, and both numbers with their types; a refusal is not kept): PREFIX_KV_FIT is a function of the fleet's row
+    and these two."""
+    key = None
+    if (type(prefix_tokens) is int or type(prefix_tokens) is float) and prefix_tokens and (
+            type(distinct_prefixes) is int or type(distinct_prefixes) is float) and distinct_prefixes:
+        key = (id(f), type(prefix_tokens), prefix_tokens, type(distinct_prefixes), distinct_prefixes)
+        hit = _PREFIX_FITS.get(key)
+        if hit is not None and hit[0] is f:
+            return hit[1]
+    out = _call_row("FLEET_PREFIX_KV_FIT", f, "PREFIX_KV_FIT", (
         f["model"], f["gpu"], prefix_tokens, distinct_prefixes, f["tp"], f["gpu_memory_utilization"], f["kv_dtype"],
         f["engine"], f["weight_dtype"], f["pp"]), (2, 3))
+    if key is not None:
+        if len(_PREFIX_FITS) >= PREFIX_FITS_KEPT:
+            _PREFIX_FITS.clear()
+        _PREFIX_FITS[key] = (f, out)
+    return out
 
 
 @sheet_function(
