@@ -19,11 +19,12 @@ Method for a fleet (C7 constraints):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from planner import latency, memory
 from planner.defaults import DEFAULT_MBU, DEFAULT_MFU
-from planner.engines import held_sliding_tokens, kv_capacity
+from planner.engines import budget_reads_max_model_len, held_sliding_tokens, kv_capacity
 from planner.engines.vllm import padded_layers
 from planner.errors import check_fraction, check_number
 from planner.specs import GIB, GpuSpec, ModelSpec
@@ -78,9 +79,62 @@ def replica_kv(
     on sliding layers (M4). ``kv_bytes_held_per_request`` is what a decoding request holds in the engine's steady
     state (M4a, :func:`planner.engines.held_sliding_tokens`), the size ``KV_FIT`` charges in-flight requests.
 
+    The two steps: :func:`replica_budget` (the engine's budget, which only vLLM V0's profile batch lets the context
+    change) and :func:`replica_kv_at` (the request at ``context_tokens`` against it).
+
     >>> r = replica_kv("llama-3.1-8b", "h100-sxm", context_tokens=4096)
     >>> r.kv_bytes_per_request / 2**30, r.max_concurrency
     (0.5, 102)
+    """
+    budget = replica_budget(model, gpu, context_tokens=context_tokens, tp=tp, pp=pp,
+                            gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_cache_dtype,
+                            weight_dtype=weight_dtype, engine=engine, block_size=block_size)
+    return replica_kv_at(budget, context_tokens=context_tokens)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplicaBudget:
+    """What :func:`replica_kv` reads of :func:`planner.engines.kv_capacity` for one replica, with the model and the
+    arguments the request's bytes need (``tp``, ``pp``, ``kv_cache_dtype`` as given); ``sliding_batch`` is vLLM V1's
+    profile batch (its sliding-window admission, M4), None for the other engines. ``reads_context``: whether
+    the context it was computed at (its ``max_model_len``) can change it
+    (:func:`planner.engines.budget_reads_max_model_len`: vLLM V0's profile batch); when false it is the budget at
+    every valid context."""
+
+    model: ModelSpec
+    tp: int
+    pp: int
+    kv_cache_dtype: str
+    engine: str
+    block_size: int
+    sliding_batch: int | None
+    weights_gib: float
+    kv_budget_bytes: float
+    cached_layers: tuple[int, int] | None
+    reads_context: bool
+
+
+def replica_budget(
+    model: ModelSpec | str,
+    gpu: GpuSpec | str,
+    *,
+    context_tokens: float,
+    tp: int = 1,
+    pp: int = 1,
+    gpu_memory_utilization: float | None = None,
+    kv_cache_dtype: str = "auto",
+    weight_dtype: str = "auto",
+    engine: str = "vllm",
+    block_size: int | None = None,
+) -> ReplicaBudget:
+    """The KV budget of one replica serving requests of ``context_tokens`` (validated first, then
+    ``max_model_len = max(1, ceil(context))``): ``kv_capacity``'s available bytes, weights, engine, block and
+    profile batch, and the layers vLLM V1 caches per request (its padded hybrid groups,
+    :func:`planner.engines.vllm.padded_layers`). M9.
+
+    >>> b = replica_budget("llama-3.1-8b", "h100-sxm", context_tokens=4096)
+    >>> round(b.kv_budget_bytes / 2**30, 2), b.block_size, b.reads_context
+    (51.32, 16, False)
     """
     spec, card = _specs(model, gpu)
     ctx = memory.blocks(context_tokens, block_size=1)  # validates; whole tokens
@@ -88,26 +142,45 @@ def replica_kv(
         spec, card, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization, kv_cache_dtype=kv_cache_dtype,
         weight_dtype=weight_dtype, engine=engine, max_model_len=max(1, ctx), block_size=block_size,
     )
-    budget = cap.available_kv_gib * GIB
     full, swa = memory.layer_split(spec, pp=pp)
-    layers = padded_layers(full, swa=swa) if cap.engine == "vllm" else None
+    return ReplicaBudget(
+        model=spec, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, engine=cap.engine, block_size=cap.block_size,
+        sliding_batch=cap.max_num_batched_tokens if cap.engine == "vllm" else None, weights_gib=cap.weights_gib,
+        kv_budget_bytes=cap.available_kv_gib * GIB,
+        cached_layers=padded_layers(full, swa=swa) if cap.engine == "vllm" else None,
+        reads_context=budget_reads_max_model_len(cap.engine),
+    )
+
+
+def replica_kv_at(budget: ReplicaBudget, *, context_tokens: float) -> ReplicaKv:
+    """One replica's KV cache at ``context_tokens`` against its :func:`replica_budget` (M7-M8, M4a, M11): the
+    request's bytes in the engine's blocks and ``C_max = floor(budget / KV_req)``. ``context_tokens`` is checked
+    first (:func:`planner.memory.kv_bytes_per_request`, the error :func:`replica_budget` gives for it).
+
+    >>> r = replica_kv_at(replica_budget("llama-3.1-8b", "h100-sxm", context_tokens=1), context_tokens=4096)
+    >>> r.kv_bytes_per_request / 2**30, r.max_concurrency
+    (0.5, 102)
+    """
+    spec, layers, tp, pp, dtype = budget.model, budget.cached_layers, budget.tp, budget.pp, budget.kv_cache_dtype
     # vLLM V1 admits a sliding-window request at W - 1 + its batch budget, which depends on the GPU (M4)
-    batch = {"max_num_batched_tokens": cap.max_num_batched_tokens} if cap.engine == "vllm" else {}
+    batch = {"max_num_batched_tokens": budget.sliding_batch} if budget.sliding_batch is not None else {}
     per_request = memory.kv_bytes_per_request(
-        spec, context_tokens=context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
+        spec, context_tokens=context_tokens, tp=tp, pp=pp, kv_cache_dtype=dtype, block_size=budget.block_size,
         cached_layers=layers, **batch,
     )
     held = per_request
     if spec.sliding_window:  # decoding requests hold the engine's steady state on sliding layers (M4a)
         held = memory.kv_bytes_per_request(
-            spec, context_tokens=context_tokens, tp=tp, pp=pp, kv_cache_dtype=kv_cache_dtype, block_size=cap.block_size,
+            spec, context_tokens=context_tokens, tp=tp, pp=pp, kv_cache_dtype=dtype, block_size=budget.block_size,
             cached_layers=layers,
-            sliding_tokens=held_sliding_tokens(spec.sliding_window, engine=cap.engine, block_size=cap.block_size),
+            sliding_tokens=held_sliding_tokens(spec.sliding_window, engine=budget.engine,
+                                               block_size=budget.block_size),
         )
-    conc = memory.max_concurrency(budget, kv_request_bytes=per_request) if per_request > 0 else 0
+    budget_bytes = budget.kv_budget_bytes
+    conc = memory.max_concurrency(budget_bytes, kv_request_bytes=per_request) if per_request > 0 else 0
     return ReplicaKv(
-        engine=cap.engine, context_tokens=float(context_tokens), block_size=cap.block_size,
-        weights_gib=cap.weights_gib, kv_budget_bytes=budget, kv_bytes_per_request=per_request,
+        engine=budget.engine, context_tokens=float(context_tokens), block_size=budget.block_size,
+        weights_gib=budget.weights_gib, kv_budget_bytes=budget_bytes, kv_bytes_per_request=per_request,
         kv_bytes_held_per_request=held, max_concurrency=conc,
     )
 
@@ -124,10 +197,12 @@ def prefix_retention_bytes(
     kv_cache_dtype: str = "auto",
     weight_dtype: str = "auto",
     engine: str = "vllm",
+    replica: Callable[..., ReplicaKv] = replica_kv,
 ) -> float:
     """KV bytes per GPU that keep a route's shared prefixes warm on one replica (M10):
     ``n_prefixes · KV_held(P)``, ``KV_held`` the blocks a prefix of ``P`` tokens occupies in the engine's cache
-    (:func:`replica_kv`; sliding-window layers keep only their window).
+    (:func:`replica_kv`; sliding-window layers keep only their window). ``replica`` answers as :func:`replica_kv`
+    does (the spreadsheet passes its kept copy, :mod:`planner.sheet.memory`).
 
     M10 counts shared prefix blocks once, because the engines reference-count them (vLLM automatic prefix caching,
     SGLang's radix cache): ``KV_total ≈ n_prefixes·P·kv_tok + C·kv_tok·(I_unique + O/2)``, so the in-flight part is
@@ -146,8 +221,8 @@ def prefix_retention_bytes(
     n = check_number("distinct_prefixes", distinct_prefixes, minimum=0)
     if p == 0 or n == 0:
         return 0.0
-    kv = replica_kv(model, gpu, context_tokens=p, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization,
-                    kv_cache_dtype=kv_cache_dtype, weight_dtype=weight_dtype, engine=engine)
+    kv = replica(model, gpu, context_tokens=p, tp=tp, pp=pp, gpu_memory_utilization=gpu_memory_utilization,
+                 kv_cache_dtype=kv_cache_dtype, engine=engine, weight_dtype=weight_dtype)
     return n * kv.kv_bytes_held_per_request
 
 

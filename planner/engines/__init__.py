@@ -38,8 +38,8 @@ from planner.memory import (
 )
 from planner.specs import GIB, GpuSpec, ModelSpec
 
-__all__ = ["ENGINES", "ENGINE_DEFAULTS", "EngineDefaults", "KvCapacity", "held_sliding_tokens", "kv_capacity",
-           "normalize_engine"]
+__all__ = ["ENGINES", "ENGINE_DEFAULTS", "EngineDefaults", "KvCapacity", "budget_reads_max_model_len",
+           "held_sliding_tokens", "kv_capacity", "normalize_engine"]
 
 ENGINE_DEFAULTS = {m.DEFAULTS.engine: m.DEFAULTS for m in (vllm, vllm_v0, sglang, trtllm)}
 """Each engine's pinned defaults, by engine key."""
@@ -276,6 +276,25 @@ A 20-route plan's KV fits ask :func:`kv_capacity` about 70 times (each route's c
 for a handful of (model, GPU, TP, engine) setups; at 512 a batch's memory stays flat (an entry is a few floats)."""
 
 _stage_parts_kept = lru_cache(maxsize=STAGE_PARTS_CACHE_SIZE, typed=True)(_stage_parts)
+
+def budget_reads_max_model_len(engine: str, *, max_num_batched_tokens: int | None = None) -> bool:
+    """Whether :func:`kv_capacity`'s budget for ``engine`` (``available_kv_gib``, ``weights_gib``, ``reserve_gib``,
+    ``num_blocks``, ``kv_cache_tokens``, ``block_size``, the binding stage) can change with ``max_model_len`` when
+    ``max_num_batched_tokens`` is as given: only through the profile batch, which is derived from ``max_model_len``
+    when none is given and the engine pins none (:func:`vllm_v0_profile_tokens`: V0 and SGLang), and only where the
+    reserve reads that batch (vLLM V0's activation; SGLang's reserve is its non-torch memory). The profile batch
+    itself (``max_num_batched_tokens`` of V0 and SGLang), ``max_model_len``, ``blocks_per_request`` and
+    ``max_concurrency`` may change with it.
+
+    >>> [budget_reads_max_model_len(e) for e in ("vllm", "vllm-v0", "sglang", "trtllm")]
+    [False, True, False, False]
+    >>> budget_reads_max_model_len("vllm-v0", max_num_batched_tokens=4096)
+    False
+    """
+    key = normalize_engine(engine)
+    return max_num_batched_tokens is None and key not in ("vllm", "sglang") and not ENGINE_DEFAULTS[
+        key].max_num_batched_tokens
+
 
 def held_sliding_tokens(window: int, *, engine: str = "vllm", block_size: int | None = None) -> float:
     """Tokens a sliding-window layer holds for one decoding request in ``engine``'s steady state (M4a): the rule of

@@ -54,35 +54,88 @@ REPLICA_CACHE_SIZE = 1024
 process (:func:`_replica_kv`); a 20-route plan asks about 70 distinct ones, in about 235 calls with its tornado bars."""
 
 
+NAMED_CACHE_SIZE = 256
+_NAMED: dict[str, bool] = {}
+
+
 def _named(model: Any) -> bool:
     """``model`` names its spec by itself: a Models-sheet token (``MODEL_SPEC``) or a catalog name, not a path of a
-    ``config.json`` (whose file may change between calls)."""
+    ``config.json`` (whose file may change between calls). The answer for a text is kept (:data:`_NAMED`, keyed on
+    the text, at most :data:`NAMED_CACHE_SIZE` texts, emptied when full): it depends on the text and the bundled
+    catalog only."""
+    if type(model) is str:
+        hit = _NAMED.get(model)
+        if hit is not None:
+            return hit
     from planner import catalog, catalog_sheet
 
-    if catalog_sheet.is_token(model):
-        return True
-    return isinstance(model, str) and catalog.normalize_name(model) in catalog._models()[1]
+    named = catalog_sheet.is_token(model) or (
+        isinstance(model, str) and catalog.normalize_name(model) in catalog._models()[1])
+    if type(model) is str:
+        if len(_NAMED) >= NAMED_CACHE_SIZE:
+            _NAMED.clear()
+        _NAMED[model] = named
+    return named
 
 
 def _key(kwargs: dict[str, Any]) -> tuple:
-    """The keyword arguments with each value's type (``1`` and ``1.0``, ``True`` and ``1`` kept apart; ``-0.0`` and
-    ``0.0`` by their text)."""
-    return tuple((k, type(v), repr(v) if v == 0 and type(v) is float else v) for k, v in sorted(kwargs.items()))
+    """The keyword arguments as ``(names, values, types)`` in the order given, each value's type kept (``1`` and
+    ``1.0``, ``True`` and ``1`` kept apart; ``-0.0`` and ``0.0`` by their text). The same arguments given in another
+    order make another key (a second entry, never a wrong answer): the call sites give them in one order."""
+    values = tuple(kwargs.values())
+    types = tuple(map(type, values))
+    if 0 in values:  # a float zero: its sign kept by its text (-0.0 == 0.0 and they hash alike)
+        values = tuple(repr(v) if v == 0 and type(v) is float else v for v in values)
+    return tuple(kwargs), values, types
 
 
 def _unkey(key: tuple) -> dict[str, Any]:
     """The keyword arguments :func:`_key` made ``key`` of."""
-    return {k: float(v) if type(v) is str and t is float else v for k, t, v in key}
+    names, values, types = key
+    return {k: float(v) if type(v) is str and t is float else v for k, v, t in zip(names, values, types)}
+
+
+def _without(key: tuple, name: str) -> tuple:
+    """``key`` (:func:`_key`) without the argument ``name``."""
+    names, values, types = key
+    if name not in names:
+        return key
+    i = names.index(name)
+    return names[:i] + names[i + 1:], values[:i] + values[i + 1:], types[:i] + types[i + 1:]
+
+
+BUDGET_CACHE_SIZE = 256
+"""Replica budgets (:func:`planner.selfhosted.replica_budget`) :func:`_replica_kv_kept` keeps, keyed on the model
+and GPU names and every argument but the context (:func:`_key`'s entries, types kept): the budget does not depend
+on the request's context (``reads_context`` false; a budget that does, vLLM V0's, is not kept). A plan asks about
+70 distinct (replica, context) pairs of 2-6 replicas: the tornado's bars repeat each fleet's replica with other
+token counts. Emptied when full (an entry is a few numbers and the model's spec, which the catalog holds anyway)."""
+
+_BUDGETS: dict[tuple, selfhosted.ReplicaBudget] = {}
 
 
 @lru_cache(maxsize=REPLICA_CACHE_SIZE, typed=True)
 def _replica_kv_kept(model, gpu, key):
-    return selfhosted.replica_kv(model, gpu, **_unkey(key))
+    """:func:`planner.selfhosted.replica_kv` of ``model`` and ``gpu`` (named: :func:`_named`) at :func:`_unkey`'s
+    arguments, the budget from :data:`_BUDGETS` when kept: :func:`~planner.selfhosted.replica_kv_at` checks the
+    context first, as :func:`~planner.selfhosted.replica_budget` does before the budget, so a bad context gives the
+    same error whether the budget was kept or not (the model and GPU of a kept budget resolved before)."""
+    kwargs = _unkey(key)
+    budget_key = (model, gpu, _without(key, "context_tokens"))
+    budget = _BUDGETS.get(budget_key)
+    if budget is None:
+        budget = selfhosted.replica_budget(model, gpu, **kwargs)
+        if not budget.reads_context:
+            if len(_BUDGETS) >= BUDGET_CACHE_SIZE:
+                _BUDGETS.clear()
+            _BUDGETS[budget_key] = budget
+    return selfhosted.replica_kv_at(budget, context_tokens=kwargs["context_tokens"])
 
 
 @lru_cache(maxsize=REPLICA_CACHE_SIZE, typed=True)
 def _prefix_bytes_kept(model, gpu, key):
-    return selfhosted.prefix_retention_bytes(model, gpu, **_unkey(key))
+    """:func:`planner.selfhosted.prefix_retention_bytes` with the replica's KV from :func:`_replica_kv` (kept)."""
+    return selfhosted.prefix_retention_bytes(model, gpu, replica=_replica_kv, **_unkey(key))
 
 
 def _kept(call, kept, model, gpu, kwargs):

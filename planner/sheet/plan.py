@@ -218,9 +218,30 @@ def _row(name: Any, table: Any, what: str, headers: dict[str, str]) -> dict[str,
     return out
 
 
+_FLEETS: dict[tuple[Any, ...], tuple[Any, Any, dict[str, Any]]] = {}
+
+
 def _fleet(fleet: Any, fleets: Any, specs: Any) -> dict[str, Any]:
+    """The fleet's Fleet and Specs rows (:func:`_row`) in one dictionary, by argument. **Read it, never change it**:
+    for tables handed over as a plan's shared rows (:class:`planner.coerce.SharedRows`) the dictionary is kept
+    (:data:`_FLEETS`, keyed on the two tables' ``id``s, which it holds, and the fleet's name with its type; at most
+    :data:`ROWS_KEPT` entries, emptied when full) and every caller gets the same one: a plan's fleet functions ask
+    for the same few fleets about 200 times."""
+    key = None
+    if type(fleets) is SharedRows and type(specs) is SharedRows:
+        try:
+            key = (id(fleets), id(specs), type(fleet), fleet)
+            hit = _FLEETS.get(key)
+        except TypeError:  # an unhashable name: read, not kept
+            key = hit = None
+        if hit is not None and hit[0] is fleets and hit[1] is specs:
+            return hit[2]
     f = _row(fleet, fleets, "fleet", FLEET_HEADERS)
     f.update(_row(fleet, specs, "fleet", SPEC_HEADERS))
+    if key is not None:
+        if len(_FLEETS) >= ROWS_KEPT:
+            _FLEETS.clear()
+        _FLEETS[key] = (fleets, specs, f)
     return f
 
 
@@ -229,6 +250,44 @@ def _call(name: str, *raw: Any) -> Any:
     of an Excel error or of an upstream message), so reading a row changes nothing but the formula's length."""
     spec = REGISTRY[name]
     return spec.impl(*prepare_args(spec, raw))
+
+
+_WHOLE = 2**53
+"""Whole floats below this are coerced to ints (:func:`planner.coerce._number`)."""
+_TEMPLATES: dict[tuple[str, int], tuple[Any, Any, list[Any]]] = {}
+
+
+def _call_row(site: str, row: dict[str, Any], name: str, raw: tuple[Any, ...], free: tuple[int, ...]) -> Any:
+    """``_call(name, *raw)`` for a call site (``site``: one per call of this function) whose arguments are ``row``'s
+    cells (:func:`_fleet`, :func:`_provider`) except at the positions ``free``, each a number the calling function's
+    own coercion made (an int, or a float that is not a whole number below 2^53). Each argument is coerced alone
+    (:func:`planner.coerce.prepare_args`: an Excel error or a refusal is found in argument order, then each argument
+    coerced in turn), and such a number is neither an error nor changed by it: so the call's coerced arguments are
+    the row's, coerced once with any number in the free places and kept (:data:`_TEMPLATES`, keyed on the site and
+    the row's ``id``, the row held; at most :data:`ROWS_KEPT` entries, emptied when full), with this call's numbers
+    in the free places, and the error a row's cells raise is raised again (nothing kept). A free argument that is
+    not an int or float (a blank, a text, TRUE) goes the long way, as does every free position whose argument is not
+    a number (none: the template's functions are written so)."""
+    for i in free:
+        t = type(raw[i])
+        if t is not float and t is not int:
+            return _call(name, *raw)
+    key = (site, id(row))
+    hit = _TEMPLATES.get(key)
+    if hit is None or hit[0] is not row:
+        spec = REGISTRY[name]
+        if any(i >= len(spec.args) or spec.args[i].kind != "number" for i in free):  # pragma: no cover  (a misuse)
+            return _call(name, *raw)
+        # the row's cells coerced, 0 in the free places (replaced below); raises what the call would
+        hit = (row, spec, prepare_args(spec, [0 if i in free else v for i, v in enumerate(raw)]))
+        if len(_TEMPLATES) >= ROWS_KEPT:
+            _TEMPLATES.clear()
+        _TEMPLATES[key] = hit
+    args = hit[2].copy()
+    for i in free:
+        v = raw[i]
+        args[i] = int(v) if type(v) is float and v.is_integer() and abs(v) < _WHOLE else v  # coerce._number's rule
+    return hit[1].impl(*args)
 
 
 _FLEET_EXAMPLE = ('{"Backend [name]","TP [GPUs]","Replicas [count]","GPU mem util [fraction]","KV dtype";'
@@ -251,11 +310,40 @@ _FLEET_EXAMPLE = ('{"Backend [name]","TP [GPUs]","Replicas [count]","GPU mem uti
 )
 def FLEET_KV_FIT(fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, prefix_tokens=0, distinct_prefixes=1):
     f = _fleet(fleet, fleets, specs)
-    in_flight = _call("KV_FIT", f["model"], f["gpu"], peak_qps, latency_s, avg_context_tokens, f["replicas"], f["tp"],
-                      f["gpu_memory_utilization"], f["kv_dtype"], f["engine"], f["weight_dtype"], f["pp"])
+    in_flight = _call_row("FLEET_KV_FIT", f, "KV_FIT", (
+        f["model"], f["gpu"], peak_qps, latency_s, avg_context_tokens, f["replicas"], f["tp"],
+        f["gpu_memory_utilization"], f["kv_dtype"], f["engine"], f["weight_dtype"], f["pp"]), (2, 3, 4))
     if prefix_tokens <= 0 or distinct_prefixes <= 0:
         return in_flight
-    return in_flight + FLEET_PREFIX_KV_FIT(fleet, fleets, specs, prefix_tokens, distinct_prefixes)
+    return in_flight + _prefix_kv_fit(f, prefix_tokens, distinct_prefixes)
+
+
+_PREFIX_FITS: dict[tuple[Any, ...], tuple[dict[str, Any], Any]] = {}
+PREFIX_FITS_KEPT = 1024
+"""Answers :func:`_prefix_kv_fit` keeps (about 60 asked a plan, half of them again: the tornado's bars repeat a
+route's prefix on its fleet with other token counts), emptied when full."""
+
+
+def _prefix_kv_fit(f: dict[str, Any], prefix_tokens: Any, distinct_prefixes: Any) -> Any:
+    """FLEET_PREFIX_KV_FIT of the fleet whose rows :func:`_fleet` gave as ``f``. Its answer for nonzero int or float
+    ``prefix_tokens`` and ``distinct_prefixes`` is kept (:data:`_PREFIX_FITS`, keyed on ``f``'s ``id``, which it
+    holds, and both numbers with their types; a refusal is not kept): PREFIX_KV_FIT is a function of the fleet's row
+    and these two."""
+    key = None
+    if (type(prefix_tokens) is int or type(prefix_tokens) is float) and prefix_tokens and (
+            type(distinct_prefixes) is int or type(distinct_prefixes) is float) and distinct_prefixes:
+        key = (id(f), type(prefix_tokens), prefix_tokens, type(distinct_prefixes), distinct_prefixes)
+        hit = _PREFIX_FITS.get(key)
+        if hit is not None and hit[0] is f:
+            return hit[1]
+    out = _call_row("FLEET_PREFIX_KV_FIT", f, "PREFIX_KV_FIT", (
+        f["model"], f["gpu"], prefix_tokens, distinct_prefixes, f["tp"], f["gpu_memory_utilization"], f["kv_dtype"],
+        f["engine"], f["weight_dtype"], f["pp"]), (2, 3))
+    if key is not None:
+        if len(_PREFIX_FITS) >= PREFIX_FITS_KEPT:
+            _PREFIX_FITS.clear()
+        _PREFIX_FITS[key] = (f, out)
+    return out
 
 
 @sheet_function(
@@ -270,9 +358,7 @@ def FLEET_KV_FIT(fleet, fleets, specs, peak_qps, latency_s, avg_context_tokens, 
     formula_ids=("M10", "M11"),
 )
 def FLEET_PREFIX_KV_FIT(fleet, fleets, specs, prefix_tokens, distinct_prefixes=1):
-    f = _fleet(fleet, fleets, specs)
-    return _call("PREFIX_KV_FIT", f["model"], f["gpu"], prefix_tokens, distinct_prefixes, f["tp"],
-                 f["gpu_memory_utilization"], f["kv_dtype"], f["engine"], f["weight_dtype"], f["pp"])
+    return _prefix_kv_fit(_fleet(fleet, fleets, specs), prefix_tokens, distinct_prefixes)
 
 
 @sheet_function(
@@ -290,8 +376,9 @@ def FLEET_PREFIX_KV_FIT(fleet, fleets, specs, prefix_tokens, distinct_prefixes=1
 def FLEET_COMPUTE_UTILIZATION(fleet, fleets, specs, peak_qps, avg_input_tokens, avg_output_tokens,
                               cache_hit_rate=0.0):
     f = _fleet(fleet, fleets, specs)
-    return _call("COMPUTE_UTILIZATION", f["model"], f["gpu"], peak_qps, avg_input_tokens, avg_output_tokens,
-                 f["replicas"], f["tp"], cache_hit_rate, f["mfu"], f["weight_dtype"], f["pp"])
+    return _call_row("FLEET_COMPUTE_UTILIZATION", f, "COMPUTE_UTILIZATION", (
+        f["model"], f["gpu"], peak_qps, avg_input_tokens, avg_output_tokens, f["replicas"], f["tp"], cache_hit_rate,
+        f["mfu"], f["weight_dtype"], f["pp"]), (2, 3, 4, 7))
 
 
 _MIX = (Arg(name="avg_input_tokens", unit="tokens", help="Input tokens per request of the fleet's mix"),
@@ -389,6 +476,35 @@ _PROVIDER_EXAMPLE = ('{"Backend [name]","Keys [count]","Limit scope","TPM limit 
                      '"p",2,"key",400000}')
 
 
+_PROVIDERS: dict[tuple[Any, ...], tuple[Any, dict[str, Any]]] = {}
+
+
+def _provider(provider: Any, providers: Any) -> dict[str, Any]:
+    """The provider's Providers row (:func:`_row`) by argument. **Read it, never change it**: for a table handed over
+    as a plan's shared rows the dictionary is kept (:data:`_PROVIDERS`, keyed on the table's ``id``, which it holds,
+    and the provider's name with its type; at most :data:`ROWS_KEPT` entries, emptied when full) and every caller
+    gets the same one (a plan's provider functions ask about 170 times for a few providers)."""
+    key = None
+    if type(providers) is SharedRows:
+        try:
+            key = (id(providers), type(provider), provider)
+            hit = _PROVIDERS.get(key)
+        except TypeError:  # an unhashable name: read, not kept
+            key = hit = None
+        if hit is not None and hit[0] is providers:
+            return hit[1]
+    p = _row(provider, providers, "provider", PROVIDER_HEADERS)
+    if key is not None:
+        if len(_PROVIDERS) >= ROWS_KEPT:
+            _PROVIDERS.clear()
+        _PROVIDERS[key] = (providers, p)
+    return p
+
+
+_LIMIT_SITES = {k: f"PROVIDER_LIMIT_UTILIZATION {k}" for k in ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd")}
+"""One :func:`_call_row` site per limit (each reads its own column of the row)."""
+
+
 @sheet_function(
     summary="A provider limit's utilization from its Providers row: demand / (limit x keys) where the limit's scope "
     "lets keys multiply it, demand / limit where not; 0 where the provider has no such limit.",
@@ -403,10 +519,10 @@ def PROVIDER_LIMIT_UTILIZATION(provider, providers, limit, demand):
     key = str(limit).strip().lower()
     if key not in ("rpm", "tpm", "itpm", "otpm", "rpd", "tpd"):
         raise ArgumentError("limit", limit, "one of rpm, tpm, itpm, otpm, rpd, tpd")
-    p = _row(provider, providers, "provider", PROVIDER_HEADERS)
+    p = _provider(provider, providers)
     if _blank_or_zero(p[key]):
         return 0
-    return _call("LIMIT_UTILIZATION", demand, p[key], p["keys"], p["scope"])
+    return _call_row(_LIMIT_SITES[key], p, "LIMIT_UTILIZATION", (demand, p[key], p["keys"], p["scope"]), (0,))
 
 
 @sheet_function(
@@ -445,10 +561,10 @@ def PROVIDER_BURST_UTILIZATION(provider, providers, per_min_demand, burst_factor
 )
 def PROVIDER_API_COST_MONTHLY(provider, providers, avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate=0.0,
                               cache_write_tokens=0.0):
-    p = _row(provider, providers, "provider", PROVIDER_HEADERS)
-    return _call("API_COST_MONTHLY", avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens,
-                 p["usd_per_mtok_input"], p["usd_per_mtok_cached_input"], p["usd_per_mtok_cache_write"],
-                 p["usd_per_mtok_output"])
+    p = _provider(provider, providers)
+    return _call_row("PROVIDER_API_COST_MONTHLY", p, "API_COST_MONTHLY", (
+        avg_qps, avg_input_tokens, avg_output_tokens, cache_hit_rate, cache_write_tokens, p["usd_per_mtok_input"],
+        p["usd_per_mtok_cached_input"], p["usd_per_mtok_cache_write"], p["usd_per_mtok_output"]), (0, 1, 2, 3, 4))
 
 
 def _blank_or_zero(value: Any) -> bool:
