@@ -7,6 +7,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from planner.coerce import SharedRows
 from planner.errors import ArgumentError, PlannerError, Refusal, check_number, is_refusal_text, read_row
 from planner.excel.expr import HashedTuple
 from planner.excel.values import ERROR_VALUES
@@ -187,6 +188,18 @@ def _num(v: Any, default: float | None = None) -> float | None:
     return float(check_number("value", v))
 
 
+def _whole(v: float | None) -> float | int | None:
+    """A whole float below 2^53 as the int a sheet cell's number argument is coerced to (``coerce``'s rule), else
+    ``v``: the backend table's TP and PP (coerced as floats) then key the serving model's answers as the fleet
+    functions' own calls do, so the month at the plan's rate finds their answer (the serving model takes
+    ``int(tp)`` of either: the same figures).
+
+    >>> _whole(4.0), _whole(1.5), _whole(None), _whole(1)
+    (4, 1.5, None, 1)
+    """
+    return int(v) if type(v) is float and v.is_integer() and abs(v) < 2**53 else v
+
+
 def _latency(specs: dict[str, tuple]) -> fmonth.LatencyFn:
     """TTFT and TPOT of a fleet's replica at a rate, for the backend's request mix (month 1's, or the month's where
     its routes grow apart)."""
@@ -269,8 +282,8 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
             mix_cache_hit_rate=_num(r["mix_cache_hit_rate"], 0.0) or 0.0)
         out.append(b)
         if b.kind == "fleet":
-            specs[b.name] = (r["model_spec"], r["gpu_spec"], _num(r["tp"], 1), r["engine"], r["weight_dtype"],
-                             r["kv_dtype"], _num(r["pp"], 1))
+            specs[b.name] = (r["model_spec"], r["gpu_spec"], _whole(_num(r["tp"], 1)), r["engine"],
+                             r["weight_dtype"], r["kv_dtype"], _whole(_num(r["pp"], 1)))
     return out, specs, broken
 
 
@@ -665,11 +678,70 @@ def BACKEND_MONTHS_TO_BREACH(backend, routes, monthly_growth, utilization):
 
     g = float(check_number("monthly_growth", monthly_growth, minimum=-1, exclusive_minimum=True))
     key = str(backend).strip().lower()
-    mine = _share_rows(routes, backend=key)
-    rates = _route_growths([r["growth"] for r in mine], plan_growth=g)
+    error, growths = _breach_growths(routes).get(key, _NO_ROUTES)
+    if error is not None:  # _share_rows' refusal: the first of this backend's rows with an error
+        raise Refusal(error)
+    rates = _route_growths(growths, plan_growth=g)
     if len(set(rates)) <= 1:  # one growth rate: C7's closed form on Results' month-1 utilization
         return decision.months_to_breach(utilization, monthly_growth_rate=rates[0] if rates else g)
-    return _backend_breach(mine, rates)
+    return _backend_breach(_share_rows(routes, backend=key), rates)
+
+
+_NO_ROUTES: tuple[str | None, tuple[Any, ...]] = (None, ())
+_BREACH_AT = tuple(ROUTE_KEYS.index(k) for k in ("route", "backend", "growth"))
+_SHARES_AT = tuple(ROUTE_KEYS.index(k) for k in SHARE_KEYS)
+_BREACH_KEPT: dict[int, tuple[Any, dict[str, tuple[str | None, tuple[Any, ...]]]]] = {}
+BREACH_KEPT = 64
+"""Route tables :func:`_breach_growths` keeps before it starts over (a 20-route plan hands it about 7: the Forecast
+route table and the tornado's bar ends' tables)."""
+
+
+def _breach_growths(routes: Sequence[Sequence[Any]]) -> dict[str, tuple[str | None, tuple[Any, ...]]]:
+    """What :func:`_share_rows` finds of each backend (lower case) of a route table, in one pass: the first of its
+    rows' errors in row order (``_share_rows`` raises it), else its rows' growth cells in row order (None: no error).
+    A backend without such rows is not in it. The width is checked first (its ``ArgumentError`` is raised, nothing
+    kept).
+
+    A table handed over as the shared rows of a block (:class:`planner.coerce.SharedRows`: one object per block, never
+    changed) is read once: kept by its ``id`` with the table held (so the ``id`` is not reused), up to
+    :data:`BREACH_KEPT` tables, then emptied; a plan's BACKEND_MONTHS_TO_BREACH calls (about 20, most from the
+    tornado's bar ends) read about 7 tables, each for about 3 backends. Callers only read it.
+
+    >>> blank = [None] * len(ROUTE_KEYS)
+    >>> def row(route, backend, growth, share=0.1):
+    ...     r = list(blank); r[0], r[12], r[13], r[22] = route, backend, growth, share
+    ...     return r
+    >>> _breach_growths([list(ROUTE_KEYS), row("r1", "A", None), row("r2", " a ", 0.1), row("r3", "b", None, "#N/A"),
+    ...                  row(None, "c", 0.2)])
+    {'a': (None, (None, 0.1)), 'b': ('#N/A', ())}
+    """
+    shared = type(routes) is SharedRows
+    if shared:
+        kept = _BREACH_KEPT.get(id(routes))
+        if kept is not None and kept[0] is routes:
+            return kept[1]
+    rows = _rows(routes, "routes", len(ROUTE_KEYS))
+    i_route, i_backend, i_growth = _BREACH_AT
+    found: dict[str, tuple[str | None, list[Any]]] = {}
+    for r in rows:
+        name = r[i_backend]
+        if _blank(r[i_route]) or _blank(name) or _row_error([name]):
+            continue
+        key = str(name).strip().lower()
+        error, growths = found.setdefault(key, (None, []))
+        if error is not None:
+            continue  # _share_rows raises at this backend's first row with an error: the later rows are not read
+        error = _row_error([r[i_growth], *(r[i] for i in _SHARES_AT)])
+        if error is not None:
+            found[key] = (error, [])
+        else:
+            growths.append(r[i_growth])
+    out = {k: (e, tuple(g)) for k, (e, g) in found.items()}
+    if shared:
+        if len(_BREACH_KEPT) >= BREACH_KEPT:
+            _BREACH_KEPT.clear()
+        _BREACH_KEPT[id(routes)] = (routes, out)
+    return out
 
 
 def _share_rows(routes: Sequence[Sequence[Any]], *, backend: str | None = None) -> list[dict[str, Any]]:
