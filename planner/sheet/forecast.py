@@ -353,6 +353,25 @@ def _parts(table: tuple | None, month_number: Any, x: float, index: tuple | None
 def _month_inputs(field: Any, *, fields: tuple[str, ...], multiplier: Any, threshold: Any
                   ) -> tuple[str, float, float]:
     """A forecast function's field (one of ``fields``), the month's demand multiple and the policy threshold."""
+    if multiplier == 0 or threshold == 0:  # 0.0 and -0.0 are one key and two answers: read, not kept
+        return _read_month_inputs(field, fields, multiplier, threshold)
+    try:
+        return _month_inputs_kept(field, fields, multiplier, threshold)
+    except TypeError:  # an unhashable argument: read, not kept
+        return _read_month_inputs(field, fields, multiplier, threshold)
+
+
+@lru_cache(maxsize=1024, typed=True)
+def _month_inputs_kept(field: Any, fields: tuple[str, ...], multiplier: Any, threshold: Any
+                       ) -> tuple[str, float, float]:
+    """:func:`_read_month_inputs`, kept per arguments with their types (``1`` and ``1.0``, ``True`` and ``1`` apart):
+    a 20-route plan's 444 forecast calls ask about 40 distinct ones (a month's fields and routes share its multiple
+    and threshold). 1,024 entries; a refusal is not kept (raised again)."""
+    return _read_month_inputs(field, fields, multiplier, threshold)
+
+
+def _read_month_inputs(field: Any, fields: tuple[str, ...], multiplier: Any, threshold: Any
+                       ) -> tuple[str, float, float]:
     f = str(field).strip().lower()
     if f not in fields:
         raise ArgumentError("field", field, f"one of {', '.join(fields)}")
@@ -617,29 +636,72 @@ def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_nu
     f, x, t = _month_inputs(field, fields=ROUTE_FIELDS, multiplier=multiplier, threshold=threshold)
     m = int(check_number("month_number", month_number, minimum=1, integer=True))
     key = str(route).strip().lower()
-    table, plan, index = _hashable(routes), _hashable(backends), _hashable(route_demand)
-    rows = _route_rows(table)
-    multiples = _multiples(table, index, m, x)
-    at = _route_at(table).get(key)  # the first row of that name
-    if at is None or _blank(rows[at]["backend"]):
+    ctx = _route_month(x, t, _hashable(backends), m, _hashable(routes), _hashable(route_demand))
+    at = ctx.route_at.get(key)  # the first row of that name
+    if at is None or _blank(ctx.rows[at]["backend"]):
         raise ArgumentError("route", route, "a route of the Forecast sheet's route table with a backend")
-    mine = rows[at]
+    mine = ctx.rows[at]
     backend = str(mine["backend"]).strip()
-    month, broken = _month(x, t, plan, m, table, index)
-    error = broken.get(backend.lower()) or broken.get("?")
+    month, broken, plan_at = ctx.month()
+    low = backend.lower()
+    error = broken.get(low) or broken.get("?")
     if error is not None:
         raise Refusal(error)
-    own = multiples[at]
-    plan_b = _plan_backend_at(plan).get(backend.lower())
+    own = ctx.multiples[at]
+    plan_b = plan_at.get(low)
     if plan_b is None or plan_b.kind != "fleet":  # an API route: its month-1 bill by class at its multiple
-        return _month1_bill(table, at) * own
+        return _month1_bill(ctx.table, at) * own
     # a fleet's route: its compute share of the month's fleet (routes growing apart move the shares)
-    share = _fleet_share(table, index, m, x, backend.lower())
+    share = ctx.fleet_share(low)
     if share <= 0:
         return 0.0
     step = month.backend(backend)
     cost = plan_b.step_usd * plan_b.units + (step.action_usd if step is not None else 0.0)
     return cost * (_num(mine["compute_share"], 0.0) or 0.0) * own / share
+
+
+class _RouteMonth:
+    """What every route's bill in one forecast month reads (:func:`FORECAST_ROUTE_MONTH`, a 20-route plan's 12
+    months: 240 calls, 20 a month), found once a month instead of once a call: the route table's rows, the month's
+    multiples and the routes' rows by name (read when it is built, in the order the function read them, so the
+    first error is the same one); the month, its broken backends and the plan's backends by name (:meth:`month`,
+    read on the first call that gets past the route look-up, kept once read); each fleet's share sum
+    (:meth:`fleet_share`, kept per backend). A raised read is not kept (it raises again on the next call)."""
+
+    __slots__ = ("args", "table", "rows", "multiples", "route_at", "_month", "_shares")
+
+    def __init__(self, x: float, t: float, plan: tuple, m: int, table: tuple, index: tuple | None) -> None:
+        self.args = (x, t, plan, m, table, index)
+        self.table = table
+        self.rows = _route_rows(table)
+        self.multiples = _multiples(table, index, m, x)
+        self.route_at = _route_at(table)
+        self._month: tuple[fmonth.Month, dict[str, str], dict[str, fmonth.Backend]] | None = None
+        self._shares: dict[str, float] = {}
+
+    def month(self) -> tuple[fmonth.Month, dict[str, str], dict[str, fmonth.Backend]]:
+        """``_month(...)``'s month and broken backends, and ``_plan_backend_at(plan)``."""
+        if self._month is None:
+            x, t, plan, m, table, index = self.args
+            month, broken = _month(x, t, plan, m, table, index)
+            self._month = (month, broken, _plan_backend_at(plan))
+        return self._month
+
+    def fleet_share(self, backend: str) -> float:
+        """:func:`_fleet_share` of ``backend`` (lower case) in the month."""
+        share = self._shares.get(backend)
+        if share is None:
+            x, _t, _plan, m, table, index = self.args
+            share = self._shares[backend] = _fleet_share(table, index, m, x, backend)
+        return share
+
+
+@lru_cache(maxsize=256)
+def _route_month(x: float, t: float, plan: tuple, m: int, table: tuple, index: tuple | None) -> _RouteMonth:
+    """The month's :class:`_RouteMonth`, kept per (multiple, threshold, backend table, month, route table, demand
+    table): the arguments of :func:`_month` (the tables are tuples of row tuples); 256 months (a 20-route plan has
+    12)."""
+    return _RouteMonth(x, t, plan, m, table, index)
 
 
 def _route_growths(growths: Sequence[Any], *, plan_growth: float) -> list[float]:
