@@ -54,7 +54,14 @@ def _utilizations(utilizations: Sequence[float | None], argument: str = "utiliza
 
 
 def _present(utilizations: Sequence[float | None], argument: str = "utilizations") -> list[float]:
-    values = [u for u in _utilizations(utilizations, argument) if u is not None]
+    values = []
+    for u in utilizations:  # _utilizations' checks in its order, the blanks left out
+        if u is None:
+            continue
+        if type(u) is float and 0.0 <= u < math.inf:  # check_number's answer for it (NaN fails the test): u
+            values.append(u)
+        else:
+            values.append(check_number(argument, u, minimum=0))
     if not values:
         raise ArgumentError(argument, list(utilizations), "at least one utilization")
     return values

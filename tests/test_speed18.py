@@ -116,7 +116,7 @@ def test_breach_kept_per_table_object() -> None:
 
 def _reference_route_month(field: Any, multiplier: Any, threshold: Any, backends: Any, route: Any,
                            month_number: Any, routes: Any, route_demand: Any = None) -> float:
-    """FORECAST_ROUTE_MONTH as it was before speed18."""
+    """FORECAST_ROUTE_MONTH as it was before speed18 (its fleet share sum as _fleet_share's loop was)."""
     f, x, t = sf._month_inputs(field, fields=sf.ROUTE_FIELDS, multiplier=multiplier, threshold=threshold)
     m = int(check_number("month_number", month_number, minimum=1, integer=True))
     key = str(route).strip().lower()
@@ -136,7 +136,8 @@ def _reference_route_month(field: Any, multiplier: Any, threshold: Any, backends
     plan_b = sf._plan_backend_at(plan).get(backend.lower())
     if plan_b is None or plan_b.kind != "fleet":
         return sf._month1_bill(table, at) * own
-    share = sf._fleet_share(table, index, m, x, backend.lower())
+    share = sum((sf._num(r["compute_share"], 0.0) or 0.0) * multiple for r, multiple in zip(rows, multiples)
+                if not sf._blank(r["backend"]) and str(r["backend"]).strip().lower() == backend.lower())
     if share <= 0:
         return 0.0
     step = month.backend(backend)
@@ -163,10 +164,10 @@ def _plan_backends(rng: random.Random) -> tuple:
 def _route_cells(rng: random.Random, name: Any, backend: Any) -> tuple:
     cells = {k: 0.0 for k in sf.ROUTE_KEYS}
     cells.update(route=name, backend=backend, kind="interactive", linear_binding="ITPM", limit_binding="ITPM",
-                 growth=rng.choice((None, None, 0.05, 0.2, "#N/A")),
+                 growth=rng.choice((None, None, None, None, 0.05, 0.2, "#N/A")),
                  input_usd=rng.choice((100.0, 3.5, None, "#VALUE!")), cache_read_usd=rng.uniform(0, 5),
                  cache_write_usd=rng.uniform(0, 2), output_usd=rng.uniform(0, 60),
-                 compute_share=rng.choice((0.0, 0.1, 0.35, None)), itpm_share=rng.uniform(0, 0.3),
+                 compute_share=rng.choice((0.0, 0.1, 0.35, -0.0, None, "x")), itpm_share=rng.uniform(0, 0.3),
                  qps=rng.uniform(0, 2))
     return tuple(cells[k] for k in sf.ROUTE_KEYS)
 
@@ -178,10 +179,13 @@ def test_route_month_as_before_on_random_plans() -> None:
     rng = random.Random(20)
     for n in range(120):
         backends = _plan_backends(rng)
-        names = [rng.choice(("chat", "rag", "batch", "Chat ", "code", None)) for _ in range(rng.randint(1, 6))]
-        table = (tuple(sf.ROUTE_KEYS), *(_route_cells(rng, name, rng.choice(("api", " API", "fleet", "nope", None)))
+        names = [rng.choice(("chat", "rag", "batch", "Chat ", "code", "a", "b", None))
+                 for _ in range(rng.randint(1, 8))]
+        table = (tuple(sf.ROUTE_KEYS), *(_route_cells(rng, name, rng.choice(("api", " API", "fleet", "Fleet ", "fleet",
+                                                                             "nope", None)))
                                          for name in names))
-        for route, month, x in itertools.product(("chat", "rag", "batch", "code", "none"), (1, 2, 9), (1.0, 1.35)):
+        for route, month, x in itertools.product(("chat", "rag", "batch", "code", "a", "b", "none"), (1, 2, 9),
+                                                 (1.0, 1.35)):
             want = _outcome(_reference_route_month, "usd", x, 0.8, backends, route, month, table)
             for _ in range(2):
                 got = _outcome(sf.FORECAST_ROUTE_MONTH, "usd", x, 0.8, backends, route, month, table)
@@ -377,3 +381,25 @@ def test_burst_with_the_kept_month_one_factor() -> None:
                                        / poisson_burst_factor(rpm, window_s=window))
             assert repr(fm._burst(b, x)) == repr(want)
             assert repr(fm._burst(b, x)) == repr(want)
+
+
+def _ref_present(utilizations: Any, argument: str = "utilizations") -> list[float]:
+    values = [u for u in [None if u is None else check_number(argument, u, minimum=0) for u in list(utilizations)]
+              if u is not None]
+    if not values:
+        raise ArgumentError(argument, list(utilizations), "at least one utilization")
+    return values
+
+
+def test_max_utilization_as_before_on_random_columns() -> None:
+    """MAX_UTILIZATION's and HEADROOM_MULTIPLE's utilizations (floats, -0.0, ints, booleans, NaN, infinities,
+    negatives, texts, blanks) read as before: the same list (types and ``repr``) or error, 5,000 random columns."""
+    rng = random.Random(2)
+    cells = (0.0, -0.0, 0.5, 1.25, 1e9, 3, 0, True, float("nan"), float("inf"), -0.1, -2, "0.5", None, None)
+    for _ in range(5000):
+        column = [rng.choice(cells) if rng.random() < 0.3 else rng.random() for _ in range(rng.randint(0, 8))]
+        want = _outcome(_ref_present, column)
+        assert _outcome(decision._present, column) == want, column
+        if want[0] == "value":
+            assert [type(v) for v in decision._present(column)] == [type(v) for v in _ref_present(column)]
+        assert _outcome(decision.max_utilization, column) == _outcome(lambda c: max(_ref_present(c)), column)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from planner.coerce import SharedRows
@@ -600,10 +601,19 @@ def _fleet_share(table: tuple, index: tuple | None, month_number: int, x: float,
     (route table, demand table, month, multiple, backend) instead of once per route of that backend (a row's bad
     share raises as before: a raised call is not kept). Keyed on everything it reads; 1,024 entries (a 20-route
     plan asks about 36)."""
-    rows = _route_rows(table)
     multiples = _multiples(table, index, month_number, x)
-    return sum((_num(r["compute_share"], 0.0) or 0.0) * multiple for r, multiple in zip(rows, multiples)
-               if not _blank(r["backend"]) and str(r["backend"]).strip().lower() == backend)
+    # the backend's rows and shares in row order (read once per table and backend): the same products summed in
+    # the same order
+    return sum(share * multiples[i] for i, share in _fleet_rows(table, backend))
+
+
+@lru_cache(maxsize=256)
+def _fleet_rows(table: tuple, backend: str) -> tuple[tuple[int, float], ...]:
+    """The route rows of fleet ``backend`` (lower case) in a route table: each row's position and its compute share
+    (``_num(share, 0.0) or 0.0``), in row order; the first bad share raises (a raised call is not kept). Read once
+    per (table, backend) for :func:`_fleet_share`'s months; 256 entries (a 20-route plan asks about 2)."""
+    return tuple((i, _num(r["compute_share"], 0.0) or 0.0) for i, r in enumerate(_route_rows(table))
+                 if not _blank(r["backend"]) and str(r["backend"]).strip().lower() == backend)
 
 
 ROUTE_FIELDS = ("usd",)
@@ -751,7 +761,8 @@ def BACKEND_MONTHS_TO_BREACH(backend, routes, monthly_growth, utilization):
 
 _NO_ROUTES: tuple[str | None, tuple[Any, ...]] = (None, ())
 _BREACH_AT = tuple(ROUTE_KEYS.index(k) for k in ("route", "backend", "growth"))
-_SHARES_AT = tuple(ROUTE_KEYS.index(k) for k in SHARE_KEYS)
+_BREACH_CHECKED = itemgetter(*(ROUTE_KEYS.index(k) for k in ("growth", *SHARE_KEYS)))
+"""A route row's growth and ten shares, in _share_rows' order (the cells whose error is the backend's)."""
 _BREACH_KEPT: dict[int, tuple[Any, dict[str, tuple[str | None, tuple[Any, ...]]]]] = {}
 BREACH_KEPT = 64
 """Route tables :func:`_breach_growths` keeps before it starts over (a 20-route plan hands it about 7: the Forecast
@@ -793,7 +804,7 @@ def _breach_growths(routes: Sequence[Sequence[Any]]) -> dict[str, tuple[str | No
         error, growths = found.setdefault(key, (None, []))
         if error is not None:
             continue  # _share_rows raises at this backend's first row with an error: the later rows are not read
-        error = _row_error([r[i_growth], *(r[i] for i in _SHARES_AT)])
+        error = _row_error(_BREACH_CHECKED(r))
         if error is not None:
             found[key] = (error, [])
         else:
