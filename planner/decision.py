@@ -282,7 +282,8 @@ def backend_sum(backend: str, *, backends: Sequence[str | None], values: Sequenc
 
 
 BACKEND_ROWS_KEPT = 256
-"""Backend columns :func:`_backend_rows` keeps (a 20-route plan's per-backend sums read about 10 distinct ones)."""
+"""Backend columns :func:`_backend_rows` keeps (a 20-route plan's per-backend sums read one: the routes' backend
+column)."""
 
 
 @lru_cache(maxsize=BACKEND_ROWS_KEPT)
@@ -290,9 +291,9 @@ def _backend_rows(backends: tuple[str | None, ...]) -> dict[str, tuple[int, ...]
     """Each backend name of a column (stripped, lower case) -> the positions of its rows, in order; None cells
     skipped. None (no answer) when a cell is neither a text nor None: the callers then compare ``str(b)`` row by row
     as before (``1`` and ``1.0`` would be one key here and two texts there). Kept per column (the tuple of its cells:
-    only texts and None, so an equal key is the same column), :data:`BACKEND_ROWS_KEPT` columns; a plan's
-    BACKEND_SUM, BACKEND_MAX, BACKEND_ARGMAX and OUTAGE_SUM (about 150 calls) read about 10 distinct ones, each
-    scanned once instead of once a call. Callers only read it.
+    only texts and None, so an equal key is the same column), :data:`BACKEND_ROWS_KEPT` columns; a 20-route plan's
+    BACKEND_SUM, BACKEND_MAX, BACKEND_ARGMAX and OUTAGE_SUM (about 150 calls) read one column, scanned once instead
+    of once a call. Callers only read it.
 
     >>> _backend_rows(("a", None, " A", "b")), _backend_rows(("a", 1.0))
     ({'a': (0, 2), 'b': (3,)}, None)

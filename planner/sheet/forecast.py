@@ -366,8 +366,8 @@ def _month_inputs(field: Any, *, fields: tuple[str, ...], multiplier: Any, thres
 def _month_inputs_kept(field: Any, fields: tuple[str, ...], multiplier: Any, threshold: Any
                        ) -> tuple[str, float, float]:
     """:func:`_read_month_inputs`, kept per arguments with their types (``1`` and ``1.0``, ``True`` and ``1`` apart):
-    a 20-route plan's 444 forecast calls ask about 40 distinct ones (a month's fields and routes share its multiple
-    and threshold). 1,024 entries; a refusal is not kept (raised again)."""
+    a 20-route plan's 444 forecast calls ask about 165 distinct ones (each FORECAST_MONTH field once; a month's 20
+    routes and its backends' fields share theirs). 1,024 entries; a refusal is not kept (raised again)."""
     return _read_month_inputs(field, fields, multiplier, threshold)
 
 
@@ -611,7 +611,7 @@ def _fleet_share(table: tuple, index: tuple | None, month_number: int, x: float,
 def _fleet_rows(table: tuple, backend: str) -> tuple[tuple[int, float], ...]:
     """The route rows of fleet ``backend`` (lower case) in a route table: each row's position and its compute share
     (``_num(share, 0.0) or 0.0``), in row order; the first bad share raises (a raised call is not kept). Read once
-    per (table, backend) for :func:`_fleet_share`'s months; 256 entries (a 20-route plan asks about 2)."""
+    per (table, backend) for :func:`_fleet_share`'s months; 256 entries (a plan asks one per fleet)."""
     return tuple((i, _num(r["compute_share"], 0.0) or 0.0) for i, r in enumerate(_route_rows(table))
                  if not _blank(r["backend"]) and str(r["backend"]).strip().lower() == backend)
 
