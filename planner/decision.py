@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from planner.errors import ArgumentError, check_number, read_row
 
@@ -53,7 +54,14 @@ def _utilizations(utilizations: Sequence[float | None], argument: str = "utiliza
 
 
 def _present(utilizations: Sequence[float | None], argument: str = "utilizations") -> list[float]:
-    values = [u for u in _utilizations(utilizations, argument) if u is not None]
+    values = []
+    for u in utilizations:  # _utilizations' checks in its order, the blanks left out
+        if u is None:
+            continue
+        if type(u) is float and 0.0 <= u < math.inf:  # check_number's answer for it (NaN fails the test): u
+            values.append(u)
+        else:
+            values.append(check_number(argument, u, minimum=0))
     if not values:
         raise ArgumentError(argument, list(utilizations), "at least one utilization")
     return values
@@ -260,10 +268,54 @@ def backend_sum(backend: str, *, backends: Sequence[str | None], values: Sequenc
     if len(backends) != len(values):
         raise ArgumentError("values", len(values), f"one value per route ({len(backends)} backends)")
     total = 0.0
+    rows = _rows_on(backends, key)
+    if rows is not None:  # the same rows in the same order as the loop below: the same sum
+        for i in rows:
+            v = values[i]
+            if v is not None:
+                total += float(read_row(v))
+        return total
     for b, v in zip(backends, values):
         if b is not None and str(b).strip().lower() == key and v is not None:
             total += float(read_row(v))
     return total
+
+
+BACKEND_ROWS_KEPT = 256
+"""Backend columns :func:`_backend_rows` keeps (a 20-route plan's per-backend sums read one: the routes' backend
+column)."""
+
+
+@lru_cache(maxsize=BACKEND_ROWS_KEPT)
+def _backend_rows(backends: tuple[str | None, ...]) -> dict[str, tuple[int, ...]] | None:
+    """Each backend name of a column (stripped, lower case) -> the positions of its rows, in order; None cells
+    skipped. None (no answer) when a cell is neither a text nor None: the callers then compare ``str(b)`` row by row
+    as before (``1`` and ``1.0`` would be one key here and two texts there). Kept per column (the tuple of its cells:
+    only texts and None, so an equal key is the same column), :data:`BACKEND_ROWS_KEPT` columns; a 20-route plan's
+    BACKEND_SUM, BACKEND_MAX, BACKEND_ARGMAX and OUTAGE_SUM (about 150 calls) read one column, scanned once instead
+    of once a call. Callers only read it.
+
+    >>> _backend_rows(("a", None, " A", "b")), _backend_rows(("a", 1.0))
+    ({'a': (0, 2), 'b': (3,)}, None)
+    """
+    out: dict[str, list[int]] = {}
+    for i, b in enumerate(backends):
+        if b is None:
+            continue
+        if type(b) is not str:
+            return None
+        out.setdefault(b.strip().lower(), []).append(i)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _rows_on(backends: Sequence[str | None], key: str) -> tuple[int, ...] | None:
+    """The positions of the rows of ``backends`` whose name (stripped, lower case) is ``key``, in order, or None
+    where :func:`_backend_rows` gives no answer (the caller compares row by row)."""
+    try:
+        found = _backend_rows(tuple(backends))
+    except TypeError:  # an unhashable cell
+        return None
+    return None if found is None else found.get(key, ())
 
 
 def outage_sum(
@@ -290,6 +342,13 @@ def outage_sum(
     if not len(backends) == len(failovers) == len(values):
         raise ArgumentError("values", len(values), "one backend, failover and value per route")
     total = 0.0
+    rows = _rows_on(backends, f)
+    if rows is not None:  # the failed backend's rows in order, then the loop's other tests: the same sum
+        for i in rows:
+            fo, v = failovers[i], values[i]
+            if v is not None and fo is not None and str(fo).strip().lower() == r:
+                total += float(read_row(v))
+        return total
     for b, fo, v in zip(backends, failovers, values):
         if v is not None and b is not None and fo is not None and str(b).strip().lower() == f \
                 and str(fo).strip().lower() == r:
@@ -305,8 +364,13 @@ def backend_max(backend: str, *, backends: Sequence[str | None], values: Sequenc
     1.2
     """
     key = (backend or "").strip().lower()
-    found = [float(read_row(v)) for b, v in zip(backends, values)
-             if b is not None and v is not None and str(b).strip().lower() == key]
+    rows = _rows_on(backends, key)
+    if rows is not None:  # zip's rows: those of both sequences
+        n = min(len(backends), len(values))
+        found = [float(read_row(v)) for i in rows if i < n and (v := values[i]) is not None]
+    else:
+        found = [float(read_row(v)) for b, v in zip(backends, values)
+                 if b is not None and v is not None and str(b).strip().lower() == key]
     return max(found, default=0.0)
 
 
@@ -320,6 +384,20 @@ def backend_argmax(
     """
     key = (backend or "").strip().lower()
     best, label = None, ""
+    rows = _rows_on(backends, key)
+    if rows is not None:  # zip's rows of this backend, in order
+        n = min(len(backends), len(values), len(labels))
+        for i in rows:
+            if i >= n:
+                break
+            v = values[i]
+            if v is None:
+                continue
+            x = float(read_row(v))
+            if best is None or x > best:
+                lab = labels[i]
+                best, label = x, "" if lab is None else str(read_row(lab))
+        return label
     for b, v, lab in zip(backends, values, labels):
         if b is None or v is None or str(b).strip().lower() != key:
             continue

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from planner.decision import UTIL_INFINITE, scale_utilization
 from planner.forecast.growth import units_needed
@@ -118,8 +119,9 @@ class Month:
     backends: tuple[BackendMonth, ...] = ()  # each backend's own figures in the month (the per-route forecast)
 
     def backend(self, name: str) -> BackendMonth | None:
+        key = name.strip().lower()  # once, not once a backend
         for b in self.backends:
-            if b.name.strip().lower() == name.strip().lower():
+            if b.name.strip().lower() == key:
                 return b
         return None
 
@@ -144,7 +146,15 @@ def _burst(b: Backend, x: float) -> float:
     if x == 0:
         return 0.0
     return b.burst_util * x * (poisson_burst_factor(b.burst_rpm * x, window_s=b.window_s)
-                               / poisson_burst_factor(b.burst_rpm, window_s=b.window_s))
+                               / _base_burst_factor(b.burst_rpm, b.window_s))
+
+
+@lru_cache(maxsize=256, typed=True)
+def _base_burst_factor(per_min_rate: float, window_s: float) -> float:
+    """``poisson_burst_factor(per_min_rate, window_s=window_s)`` kept per (rate, window): a backend's month-1 factor,
+    the same in each of a plan's 15 months. 256 entries (a plan has one per bursty provider backend); a refusal is
+    not kept."""
+    return poisson_burst_factor(per_min_rate, window_s=window_s)
 
 
 def linear_util(b: Backend, x: float) -> tuple[float, str]:

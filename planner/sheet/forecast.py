@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
+from planner.coerce import SharedRows
 from planner.errors import ArgumentError, PlannerError, Refusal, check_number, is_refusal_text, read_row
 from planner.excel.expr import HashedTuple
 from planner.excel.values import ERROR_VALUES
@@ -187,6 +189,18 @@ def _num(v: Any, default: float | None = None) -> float | None:
     return float(check_number("value", v))
 
 
+def _whole(v: float | None) -> float | int | None:
+    """A whole float below 2^53 as the int a sheet cell's number argument is coerced to (``coerce``'s rule), else
+    ``v``: the backend table's TP and PP (coerced as floats) then key the serving model's answers as the fleet
+    functions' own calls do, so the month at the plan's rate finds their answer (the serving model takes
+    ``int(tp)`` of either: the same figures).
+
+    >>> _whole(4.0), _whole(1.5), _whole(None), _whole(1)
+    (4, 1.5, None, 1)
+    """
+    return int(v) if type(v) is float and v.is_integer() and abs(v) < 2**53 else v
+
+
 def _latency(specs: dict[str, tuple]) -> fmonth.LatencyFn:
     """TTFT and TPOT of a fleet's replica at a rate, for the backend's request mix (month 1's, or the month's where
     its routes grow apart)."""
@@ -269,8 +283,8 @@ def _backends(table: Sequence[Sequence[Any]]) -> tuple[list[fmonth.Backend], dic
             mix_cache_hit_rate=_num(r["mix_cache_hit_rate"], 0.0) or 0.0)
         out.append(b)
         if b.kind == "fleet":
-            specs[b.name] = (r["model_spec"], r["gpu_spec"], _num(r["tp"], 1), r["engine"], r["weight_dtype"],
-                             r["kv_dtype"], _num(r["pp"], 1))
+            specs[b.name] = (r["model_spec"], r["gpu_spec"], _whole(_num(r["tp"], 1)), r["engine"],
+                             r["weight_dtype"], r["kv_dtype"], _whole(_num(r["pp"], 1)))
     return out, specs, broken
 
 
@@ -340,6 +354,25 @@ def _parts(table: tuple | None, month_number: Any, x: float, index: tuple | None
 def _month_inputs(field: Any, *, fields: tuple[str, ...], multiplier: Any, threshold: Any
                   ) -> tuple[str, float, float]:
     """A forecast function's field (one of ``fields``), the month's demand multiple and the policy threshold."""
+    if multiplier == 0 or threshold == 0:  # 0.0 and -0.0 are one key and two answers: read, not kept
+        return _read_month_inputs(field, fields, multiplier, threshold)
+    try:
+        return _month_inputs_kept(field, fields, multiplier, threshold)
+    except TypeError:  # an unhashable argument: read, not kept
+        return _read_month_inputs(field, fields, multiplier, threshold)
+
+
+@lru_cache(maxsize=1024, typed=True)
+def _month_inputs_kept(field: Any, fields: tuple[str, ...], multiplier: Any, threshold: Any
+                       ) -> tuple[str, float, float]:
+    """:func:`_read_month_inputs`, kept per arguments with their types (``1`` and ``1.0``, ``True`` and ``1`` apart):
+    a 20-route plan's 444 forecast calls ask about 165 distinct ones (each FORECAST_MONTH field once; a month's 20
+    routes and its backends' fields share theirs). 1,024 entries; a refusal is not kept (raised again)."""
+    return _read_month_inputs(field, fields, multiplier, threshold)
+
+
+def _read_month_inputs(field: Any, fields: tuple[str, ...], multiplier: Any, threshold: Any
+                       ) -> tuple[str, float, float]:
     f = str(field).strip().lower()
     if f not in fields:
         raise ArgumentError("field", field, f"one of {', '.join(fields)}")
@@ -568,10 +601,19 @@ def _fleet_share(table: tuple, index: tuple | None, month_number: int, x: float,
     (route table, demand table, month, multiple, backend) instead of once per route of that backend (a row's bad
     share raises as before: a raised call is not kept). Keyed on everything it reads; 1,024 entries (a 20-route
     plan asks about 36)."""
-    rows = _route_rows(table)
     multiples = _multiples(table, index, month_number, x)
-    return sum((_num(r["compute_share"], 0.0) or 0.0) * multiple for r, multiple in zip(rows, multiples)
-               if not _blank(r["backend"]) and str(r["backend"]).strip().lower() == backend)
+    # the backend's rows and shares in row order (read once per table and backend): the same products summed in
+    # the same order
+    return sum(share * multiples[i] for i, share in _fleet_rows(table, backend))
+
+
+@lru_cache(maxsize=256)
+def _fleet_rows(table: tuple, backend: str) -> tuple[tuple[int, float], ...]:
+    """The route rows of fleet ``backend`` (lower case) in a route table: each row's position and its compute share
+    (``_num(share, 0.0) or 0.0``), in row order; the first bad share raises (a raised call is not kept). Read once
+    per (table, backend) for :func:`_fleet_share`'s months; 256 entries (a plan asks one per fleet)."""
+    return tuple((i, _num(r["compute_share"], 0.0) or 0.0) for i, r in enumerate(_route_rows(table))
+                 if not _blank(r["backend"]) and str(r["backend"]).strip().lower() == backend)
 
 
 ROUTE_FIELDS = ("usd",)
@@ -604,29 +646,72 @@ def FORECAST_ROUTE_MONTH(field, multiplier, threshold, backends, route, month_nu
     f, x, t = _month_inputs(field, fields=ROUTE_FIELDS, multiplier=multiplier, threshold=threshold)
     m = int(check_number("month_number", month_number, minimum=1, integer=True))
     key = str(route).strip().lower()
-    table, plan, index = _hashable(routes), _hashable(backends), _hashable(route_demand)
-    rows = _route_rows(table)
-    multiples = _multiples(table, index, m, x)
-    at = _route_at(table).get(key)  # the first row of that name
-    if at is None or _blank(rows[at]["backend"]):
+    ctx = _route_month(x, t, _hashable(backends), m, _hashable(routes), _hashable(route_demand))
+    at = ctx.route_at.get(key)  # the first row of that name
+    if at is None or _blank(ctx.rows[at]["backend"]):
         raise ArgumentError("route", route, "a route of the Forecast sheet's route table with a backend")
-    mine = rows[at]
+    mine = ctx.rows[at]
     backend = str(mine["backend"]).strip()
-    month, broken = _month(x, t, plan, m, table, index)
-    error = broken.get(backend.lower()) or broken.get("?")
+    month, broken, plan_at = ctx.month()
+    low = backend.lower()
+    error = broken.get(low) or broken.get("?")
     if error is not None:
         raise Refusal(error)
-    own = multiples[at]
-    plan_b = _plan_backend_at(plan).get(backend.lower())
+    own = ctx.multiples[at]
+    plan_b = plan_at.get(low)
     if plan_b is None or plan_b.kind != "fleet":  # an API route: its month-1 bill by class at its multiple
-        return _month1_bill(table, at) * own
+        return _month1_bill(ctx.table, at) * own
     # a fleet's route: its compute share of the month's fleet (routes growing apart move the shares)
-    share = _fleet_share(table, index, m, x, backend.lower())
+    share = ctx.fleet_share(low)
     if share <= 0:
         return 0.0
     step = month.backend(backend)
     cost = plan_b.step_usd * plan_b.units + (step.action_usd if step is not None else 0.0)
     return cost * (_num(mine["compute_share"], 0.0) or 0.0) * own / share
+
+
+class _RouteMonth:
+    """What every route's bill in one forecast month reads (:func:`FORECAST_ROUTE_MONTH`, a 20-route plan's 12
+    months: 240 calls, 20 a month), found once a month instead of once a call: the route table's rows, the month's
+    multiples and the routes' rows by name (read when it is built, in the order the function read them, so the
+    first error is the same one); the month, its broken backends and the plan's backends by name (:meth:`month`,
+    read on the first call that gets past the route look-up, kept once read); each fleet's share sum
+    (:meth:`fleet_share`, kept per backend). A raised read is not kept (it raises again on the next call)."""
+
+    __slots__ = ("args", "table", "rows", "multiples", "route_at", "_month", "_shares")
+
+    def __init__(self, x: float, t: float, plan: tuple, m: int, table: tuple, index: tuple | None) -> None:
+        self.args = (x, t, plan, m, table, index)
+        self.table = table
+        self.rows = _route_rows(table)
+        self.multiples = _multiples(table, index, m, x)
+        self.route_at = _route_at(table)
+        self._month: tuple[fmonth.Month, dict[str, str], dict[str, fmonth.Backend]] | None = None
+        self._shares: dict[str, float] = {}
+
+    def month(self) -> tuple[fmonth.Month, dict[str, str], dict[str, fmonth.Backend]]:
+        """``_month(...)``'s month and broken backends, and ``_plan_backend_at(plan)``."""
+        if self._month is None:
+            x, t, plan, m, table, index = self.args
+            month, broken = _month(x, t, plan, m, table, index)
+            self._month = (month, broken, _plan_backend_at(plan))
+        return self._month
+
+    def fleet_share(self, backend: str) -> float:
+        """:func:`_fleet_share` of ``backend`` (lower case) in the month."""
+        share = self._shares.get(backend)
+        if share is None:
+            x, _t, _plan, m, table, index = self.args
+            share = self._shares[backend] = _fleet_share(table, index, m, x, backend)
+        return share
+
+
+@lru_cache(maxsize=256)
+def _route_month(x: float, t: float, plan: tuple, m: int, table: tuple, index: tuple | None) -> _RouteMonth:
+    """The month's :class:`_RouteMonth`, kept per (multiple, threshold, backend table, month, route table, demand
+    table): the arguments of :func:`_month` (the tables are tuples of row tuples); 256 months (a 20-route plan has
+    12)."""
+    return _RouteMonth(x, t, plan, m, table, index)
 
 
 def _route_growths(growths: Sequence[Any], *, plan_growth: float) -> list[float]:
@@ -665,11 +750,71 @@ def BACKEND_MONTHS_TO_BREACH(backend, routes, monthly_growth, utilization):
 
     g = float(check_number("monthly_growth", monthly_growth, minimum=-1, exclusive_minimum=True))
     key = str(backend).strip().lower()
-    mine = _share_rows(routes, backend=key)
-    rates = _route_growths([r["growth"] for r in mine], plan_growth=g)
+    error, growths = _breach_growths(routes).get(key, _NO_ROUTES)
+    if error is not None:  # _share_rows' refusal: the first of this backend's rows with an error
+        raise Refusal(error)
+    rates = _route_growths(growths, plan_growth=g)
     if len(set(rates)) <= 1:  # one growth rate: C7's closed form on Results' month-1 utilization
         return decision.months_to_breach(utilization, monthly_growth_rate=rates[0] if rates else g)
-    return _backend_breach(mine, rates)
+    return _backend_breach(_share_rows(routes, backend=key), rates)
+
+
+_NO_ROUTES: tuple[str | None, tuple[Any, ...]] = (None, ())
+_BREACH_AT = tuple(ROUTE_KEYS.index(k) for k in ("route", "backend", "growth"))
+_BREACH_CHECKED = itemgetter(*(ROUTE_KEYS.index(k) for k in ("growth", *SHARE_KEYS)))
+"""A route row's growth and ten shares, in _share_rows' order (the cells whose error is the backend's)."""
+_BREACH_KEPT: dict[int, tuple[Any, dict[str, tuple[str | None, tuple[Any, ...]]]]] = {}
+BREACH_KEPT = 64
+"""Route tables :func:`_breach_growths` keeps before it starts over (a 20-route plan hands it about 7: the Forecast
+route table and the tornado's bar ends' tables)."""
+
+
+def _breach_growths(routes: Sequence[Sequence[Any]]) -> dict[str, tuple[str | None, tuple[Any, ...]]]:
+    """What :func:`_share_rows` finds of each backend (lower case) of a route table, in one pass: the first of its
+    rows' errors in row order (``_share_rows`` raises it), else its rows' growth cells in row order (None: no error).
+    A backend without such rows is not in it. The width is checked first (its ``ArgumentError`` is raised, nothing
+    kept).
+
+    A table handed over as the shared rows of a block (:class:`planner.coerce.SharedRows`: one object per block, never
+    changed) is read once: kept by its ``id`` with the table held (so the ``id`` is not reused), up to
+    :data:`BREACH_KEPT` tables, then emptied; a plan's BACKEND_MONTHS_TO_BREACH calls (about 20, most from the
+    tornado's bar ends) read about 7 tables, each for about 3 backends. Callers only read it.
+
+    >>> blank = [None] * len(ROUTE_KEYS)
+    >>> def row(route, backend, growth, share=0.1):
+    ...     r = list(blank); r[0], r[12], r[13], r[22] = route, backend, growth, share
+    ...     return r
+    >>> _breach_growths([list(ROUTE_KEYS), row("r1", "A", None), row("r2", " a ", 0.1), row("r3", "b", None, "#N/A"),
+    ...                  row(None, "c", 0.2)])
+    {'a': (None, (None, 0.1)), 'b': ('#N/A', ())}
+    """
+    shared = type(routes) is SharedRows
+    if shared:
+        kept = _BREACH_KEPT.get(id(routes))
+        if kept is not None and kept[0] is routes:
+            return kept[1]
+    rows = _rows(routes, "routes", len(ROUTE_KEYS))
+    i_route, i_backend, i_growth = _BREACH_AT
+    found: dict[str, tuple[str | None, list[Any]]] = {}
+    for r in rows:
+        name = r[i_backend]
+        if _blank(r[i_route]) or _blank(name) or _row_error([name]):
+            continue
+        key = str(name).strip().lower()
+        error, growths = found.setdefault(key, (None, []))
+        if error is not None:
+            continue  # _share_rows raises at this backend's first row with an error: the later rows are not read
+        error = _row_error(_BREACH_CHECKED(r))
+        if error is not None:
+            found[key] = (error, [])
+        else:
+            growths.append(r[i_growth])
+    out = {k: (e, tuple(g)) for k, (e, g) in found.items()}
+    if shared:
+        if len(_BREACH_KEPT) >= BREACH_KEPT:
+            _BREACH_KEPT.clear()
+        _BREACH_KEPT[id(routes)] = (routes, out)
+    return out
 
 
 def _share_rows(routes: Sequence[Sequence[Any]], *, backend: str | None = None) -> list[dict[str, Any]]:
