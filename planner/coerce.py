@@ -161,14 +161,22 @@ def coerce_scalar(kind: str, name: str, value: Any) -> Any:
     raise AssertionError(kind)
 
 
+_FLOAT_OR_BLANK = frozenset((float, type(None)))
+
+
 def coerce_sequence(kind: str, name: str, value: Any, *, row_errors: bool = False) -> list[Any]:
     """A whole range as a flat list; empty cells stay ``None`` (see :func:`prepare_args` for trailing blanks). With
     ``row_errors`` an error or refusal in a cell stays in place as a :class:`Refusal` (``Arg.row_errors``)."""
     scalar_kind = "number" if kind == "numbers" else "text"
+    cells = flatten(value)
+    if scalar_kind == "number" and _FLOAT_OR_BLANK.issuperset(map(type, cells)):
+        # floats and blanks only (a plan's computed columns): coerce_scalar's answer for each, without a call each
+        # (a whole float below 2**53 an int, :func:`_number`; any other float itself; a blank None)
+        return [None if v is None else int(v) if v.is_integer() and abs(v) < _WHOLE else v for v in cells]
     if not row_errors:
-        return [coerce_scalar(scalar_kind, name, v) for v in flatten(value)]
+        return [coerce_scalar(scalar_kind, name, v) for v in cells]
     out: list[Any] = []
-    for v in flatten(value):
+    for v in cells:
         try:
             out.append(coerce_scalar(scalar_kind, name, v))
         except Refusal as refusal:

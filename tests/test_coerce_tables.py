@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from planner.coerce import _table, coerce_table
+from planner.coerce import _table, coerce_scalar, coerce_sequence, coerce_table
 from planner.excel.expr import HashedTuple
 from planner.excel.values import ERROR_VALUES
 
@@ -91,3 +91,35 @@ def test_first_error_in_row_order() -> None:
         block = (("ok", " #REF! "), ("#N/A", 1.0))
         assert _table.__wrapped__(block)[0] == "#REF!"
         assert _table.__wrapped__(tuple(reversed(block)))[0] == "#N/A"
+
+
+NUMBER_CELLS = [1.0, 0.0, -0.0, 2.5, 3.0e15, 2.0**53, -(2.0**53) + 1, float("inf"), float("nan"), None]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_number_sequence_matches_each_cell(seed: int) -> None:
+    """A numbers range is each cell as coerce_scalar gives it (a whole float below 2**53 an int, any other float
+    itself, a blank None), also when the range holds only floats and blanks (converted in one comprehension)."""
+    rng = random.Random(seed)
+    cells = [rng.choice(NUMBER_CELLS + ([3, "4", " "] if seed % 3 == 0 else [])) for _ in range(rng.randint(0, 25))]
+    column = [[c] for c in cells]
+    want = [coerce_scalar("number", "values", c) for c in cells]
+    got = coerce_sequence("numbers", "values", column)
+    assert [(type(v), repr(v)) for v in got] == [(type(v), repr(v)) for v in want]
+    assert [(type(v), repr(v)) for v in coerce_sequence("numbers", "values", column, row_errors=True)] == \
+        [(type(v), repr(v)) for v in want]
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_block_error_is_the_first_in_row_order(seed: int) -> None:
+    """planner.excel.expr.block_error: the first Excel error of a block row by row (the cells' types are looked at
+    first, in C), None without one; a plain text that reads like an error is not an Excel error."""
+    from planner.excel.expr import Evaluator, block_error
+    from planner.excel.values import DIV0, NA, XlError
+
+    rng = random.Random(seed)
+    cells = [1.0, None, "x", "#N/A", True] + ([NA, DIV0] if seed % 2 else [])
+    block = tuple(tuple(rng.choice(cells) for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 5)))
+    want = next((x for r in block for x in r if isinstance(x, XlError)), None)
+    got = block_error(Evaluator({}, {}), block)
+    assert got is want

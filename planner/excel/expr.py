@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
 from typing import Any
 
 from planner.excel.tables import Table, sheet_ref
@@ -266,6 +267,21 @@ def block_key(t: Table) -> str:
 
 
 _BLOCK_ADDRESSES: dict[str, tuple[tuple[Any, ...], tuple[tuple[tuple[str, str], ...], ...]]] = {}
+
+
+def block_sheet(key: str) -> str | None:
+    """The sheet of the table whose blocks are kept under ``key`` (:func:`block_key`) by an evaluator that has read
+    one (None: no block of that key read in this process, or a table without a data row).
+
+    >>> from planner import template as ts
+    >>> _ = Block(ts.FLEET).evaluate(Evaluator({}, {}), 0)
+    >>> block_sheet(block_key(ts.FLEET))
+    'Fleet'
+    """
+    hit = _BLOCK_ADDRESSES.get(key)
+    if hit is None or not hit[1] or not hit[1][0]:
+        return None
+    return hit[1][0][0][0]
 
 
 def _block_addresses(t: Table, key: str) -> tuple[tuple[Any, ...], tuple[tuple[tuple[str, str], ...], ...]]:
@@ -552,7 +568,10 @@ def block_error(ev: Evaluator, block: tuple[tuple[Any, ...], ...]) -> XlError | 
     hit = seen.get(id(block))
     if hit is not None and hit[0] is block:
         return hit[1]
-    err = next((x for r in block for x in r if isinstance(x, XlError)), None)
+    # the cells' types first, found in C (a block is about 700 cells, and most hold no error): the cells looked
+    # at one by one only when one of them is an error
+    err = (next((x for r in block for x in r if isinstance(x, XlError)), None)
+           if any(issubclass(t, XlError) for t in set(map(type, chain.from_iterable(block)))) else None)
     seen[id(block)] = (block, err)
     return err
 

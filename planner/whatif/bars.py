@@ -30,7 +30,7 @@ from typing import Any
 from planner import template as ts
 from planner.decision import MONTHS_NEVER
 from planner.errors import ArgumentError
-from planner.excel.expr import ValueStore
+from planner.excel.expr import ValueStore, block_sheet
 from planner.registry import load as load_functions
 from planner.template.fast import MEMO, WHOLE_PLAN, FastEvaluator, compiled_cells, evaluator
 from planner.template.sensitivity import BAR_TABLES
@@ -176,7 +176,28 @@ def _end(base: _Lazy, edits: Mapping[tuple[str, str], Any],
     ev = FastEvaluator({}, load_functions(), memo=MEMO)
     ev.values = values  # (the base class would copy it)
     values.ev = weakref.ref(ev)
+    base_ev = base.ev()
+    if base_ev is not None:
+        _seed_blocks(ev, base_ev, _cone_sheets(changed) | {k[0] for k in edits})
     return values, ev
+
+
+def _seed_blocks(ev: FastEvaluator, base_ev: FastEvaluator, changed_sheets: frozenset[str | None]) -> None:
+    """Give a bar end's evaluator the table blocks its base's evaluator has read (each with its first error, as the
+    generated registry calls keep them) of the tables on sheets where the end changes nothing: no scaled cell and
+    no cell of the cone is on them (the Fleet, Specs and Providers tables), so the end's block would hold the same
+    cells, and every end would otherwise read them again (a Providers block is 243 cells)."""
+    for name in ("_blocks", "_block_args"):
+        kept = base_ev.__dict__.get(name)
+        if kept:
+            ev.__dict__[name] = {k: b for k, b in kept.items() if block_sheet(k) not in changed_sheets}
+
+
+@cache
+def _cone_sheets(changed: tuple[tuple[str, str], ...] | None) -> frozenset[str | None]:
+    """The sheets of :func:`_cone`'s cells for ``changed`` (and None, so that a block of no known sheet is never
+    taken as unchanged)."""
+    return frozenset({k[0] for k in _cone(changed)} | {None})
 
 
 @cache
