@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner import catalog_sheet, decision
-from planner.coerce import SharedRows, prepare_args
+from planner.coerce import SharedRows, _number, prepare_args
 from planner.errors import ArgumentError
 from planner.registry import REGISTRY, Arg, sheet_function
 
@@ -252,8 +252,6 @@ def _call(name: str, *raw: Any) -> Any:
     return spec.impl(*prepare_args(spec, raw))
 
 
-_WHOLE = 2**53
-"""Whole floats below this are coerced to ints (:func:`planner.coerce._number`)."""
 _TEMPLATES: dict[tuple[str, int], tuple[Any, Any, list[Any]]] = {}
 
 
@@ -286,7 +284,7 @@ def _call_row(site: str, row: dict[str, Any], name: str, raw: tuple[Any, ...], f
     args = hit[2].copy()
     for i in free:
         v = raw[i]
-        args[i] = int(v) if type(v) is float and v.is_integer() and abs(v) < _WHOLE else v  # coerce._number's rule
+        args[i] = _number(v)  # as prepare_args coerces a number
     return hit[1].impl(*args)
 
 
