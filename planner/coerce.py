@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, compress
 from typing import Any
 
 from planner.errors import ArgumentError, PlannerError, Refusal, is_refusal_text
@@ -236,6 +236,29 @@ class SharedRows(list):  # type: ignore[type-arg]
     __slots__ = ()
 
 
+_TABLES_BY_ID: dict[int, tuple[tuple[Any, ...], tuple[str | None, list[list[Any]]]]] = {}
+TABLES_BY_ID_KEPT = 64
+"""Blocks :func:`_table_kept` remembers by identity (then emptied): a plan hands its registry calls about a dozen."""
+
+
+def _table_kept(value: tuple[Any, ...]) -> tuple[str | None, list[list[Any]]]:
+    """:func:`_table`'s answer for a table block, found first by the block's identity: a plan's calls receive the
+    same few block objects (the Forecast route table three times a FORECAST_ROUTE_MONTH call, 240 calls a plan), and
+    the cache by value hashes its key anew on each look-up (a Python ``__hash__`` for a block,
+    :class:`planner.excel.expr.HashedTuple`). Kept: ``id(block) -> (block, answer)`` (the block held, so that its
+    ``id`` is not reused; a tuple of tuples of cells, never changed), :data:`TABLES_BY_ID_KEPT` entries, then
+    emptied. The answer is the object :func:`_table` gave for that block (equal to what it gives for any equal
+    block: the same error and the same rows)."""
+    hit = _TABLES_BY_ID.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    out = _table(value)  # raises TypeError for an unhashable block, as before (nothing kept)
+    if len(_TABLES_BY_ID) >= TABLES_BY_ID_KEPT:
+        _TABLES_BY_ID.clear()
+    _TABLES_BY_ID[id(value)] = (value, out)
+    return out
+
+
 @functools.lru_cache(maxsize=32)
 def _table(value: tuple[Any, ...]) -> tuple[str | None, list[list[Any]]]:
     """A table block's first Excel error (or None) and its coerced rows, computed once per distinct block: every
@@ -301,16 +324,20 @@ def _column_length(spec: SheetFunction, raw: Sequence[Any]) -> int | None:
 
 _ArgPlan = tuple[int, str, str, bool, bool, str, Any, bool]
 _PLANS: dict[str, tuple[SheetFunction, tuple[_ArgPlan, ...], bool]] = {}
-_ELEMENTWISE: dict[str, tuple[SheetFunction, tuple[int, ...]]] = {}
+_ELEMENTWISE: dict[str, tuple[SheetFunction, tuple[int, ...], tuple[bool, ...]]] = {}
+_SCALAR_ARGS = frozenset((float, str, int, bool, type(None)))
+"""The argument types :func:`_column_length` takes as a scalar without a look (:func:`is_range` is False for each)."""
 
 
 def _elementwise(spec: SheetFunction) -> tuple[int, ...]:
-    """Per function, once: the positions of its element-wise arguments (what :func:`_column_length` looks at)."""
+    """Per function, once: the positions of its element-wise arguments (what :func:`_column_length` looks at); kept
+    with a flag per argument (element-wise or not, for :func:`itertools.compress` in :func:`call_sheet_function`).
+    One entry per registry function name (the spec held: a redefined function gets its own)."""
     hit = _ELEMENTWISE.get(spec.name)
     if hit is not None and hit[0] is spec:
         return hit[1]
     out = tuple(i for i, a in enumerate(spec.args) if a.elementwise)
-    _ELEMENTWISE[spec.name] = (spec, out)
+    _ELEMENTWISE[spec.name] = (spec, out, tuple(a.elementwise for a in spec.args))
     return out
 
 
@@ -333,8 +360,9 @@ def _arg_plan(spec: SheetFunction) -> tuple[tuple[_ArgPlan, ...], bool]:
 def prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
     """Coerce one call's arguments (scalars only) and fill defaults; raise ArgumentError for a missing one.
 
-    A function without whole-range arguments is prepared by its own generated code (:func:`_prepared`: the steps
-    below for its argument kinds, unrolled); the rest by the steps below."""
+    Every function is prepared by its own generated code (:func:`_prepared`: the steps of :func:`_prepare_args`
+    for its argument kinds, unrolled); :func:`_prepare_args` is the general statement of those steps (and the path
+    of a function :func:`_prepared` cannot write)."""
     fast = _PREPARED.get(spec.name)
     if fast is None or fast[0] is not spec:
         fast = _PREPARED[spec.name] = (spec, _prepared(spec))
@@ -363,7 +391,7 @@ def _prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
             _raise_column_error(value)
             continue
         if isinstance(value, tuple) and plan[i][1] == "table":
-            read = _table(value)  # a plan's table block, read once per plan (hashable, so checked once)
+            read = _table_kept(value)  # a plan's table block, read once per plan (hashable, so checked once)
             if read[0] is not None:
                 raise Refusal(read[0])
             if tables is None:
@@ -405,7 +433,7 @@ def _prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
         elif kind == "table":
             read = tables.get(i) if tables is not None else None
             v = (read[1] if read is not None else None if value is None
-                 else _table(value)[1] if isinstance(value, tuple) else coerce_table(value))
+                 else _table_kept(value)[1] if isinstance(value, tuple) else coerce_table(value))
         else:
             cells = sequences.get(i, [])[:used]
             v = cells if any(c is not None for c in cells) else None
@@ -422,6 +450,8 @@ def _prepare_args(spec: SheetFunction, raw: Sequence[Any]) -> list[Any]:
 
 
 _PREPARED: dict[str, tuple[SheetFunction, Any]] = {}
+_NO_CELLS: list[Any] = []
+"""A range argument not given: no cells (never changed: a slice of it is a new list)."""
 
 
 def _raise_column_error(col: Column) -> None:
@@ -442,7 +472,7 @@ def _scan_other(value: Any, table: bool) -> tuple[str | None, list[list[Any]]] |
         _raise_column_error(value)
         return None
     if table and isinstance(value, tuple):
-        read = _table(value)  # a plan's table block, read once per plan (hashable, so checked once)
+        read = _table_kept(value)  # a plan's table block, read once per plan (hashable, so checked once)
         if read[0] is not None:
             raise Refusal(read[0])
         return read
@@ -454,15 +484,16 @@ def _scan_other(value: Any, table: bool) -> tuple[str | None, list[list[Any]]] |
 
 def _prepared(spec: SheetFunction) -> Any:
     """``f(raw)`` doing :func:`_prepare_args`' steps for ``spec``'s arguments, unrolled as generated code (each
-    argument's kind, name, default and blank rule known when generated), or None for a function with a whole-range
-    (``numbers``/``texts``) argument. The same values and the same errors, in the same order: every argument's Excel
-    error first (argument order), then each argument coerced in turn."""
-    plan, has_ranges = _arg_plan(spec)
-    if has_ranges:
-        return None
+    argument's kind, name, default and blank rule known when generated). The same values and the same errors, in
+    the same order: every argument's Excel error first (argument order), then each whole-range (``numbers`` /
+    ``texts``) argument given coerced in turn (:func:`_coerced_column`) and its used length, then each argument
+    coerced in turn (a range cut at the longest used length; None when nothing is left in it)."""
+    plan, _has_ranges = _arg_plan(spec)
     consts: list[Any] = [spec.name]
     reads: list[str] = []  # a table argument's read from the error scan, for its coercion
     scan: list[str] = []
+    ranges: list[str] = []  # the range arguments coerced, before any argument is (as _prepare_args does)
+    used: list[str] = []  # their used lengths
     body: list[str] = []
 
     def const(v: Any) -> str:
@@ -480,7 +511,7 @@ def _prepared(spec: SheetFunction) -> Any:
                      "    if t is str:",
                      "        if value.strip() in _ERRORS:",
                      "            raise Refusal(value.strip())",
-                     "    elif not (t is float or t is int or value is None):",
+                     "    elif not (t is float or t is int or t is bool or value is None):",
                      f"        {'r' + str(i) + ' = ' if is_table else ''}_scan_other(value, {is_table})"]
         body.append(f"value = raw[{i}] if n_raw > {i} else None")
         k, n = const(kind), const(name)
@@ -501,13 +532,26 @@ def _prepared(spec: SheetFunction) -> Any:
                          f"        raise Refusal(v{i})",
                          "else:",
                          f"    v{i} = coerce_scalar({k}, {n}, flatten(value)[0] if is_range(value) else value)"]
-            else:
+            elif kind == "flag":
+                body += ["if t is bool:  # coerce_scalar's answer for TRUE or FALSE: itself",
+                         f"    v{i} = value",
+                         "else:",
+                         f"    v{i} = coerce_scalar({k}, {n}, flatten(value)[0] if is_range(value) else value)"]
+            else:  # pragma: no cover  (the element-wise kinds are number, text and flag)
                 body.append(f"v{i} = coerce_scalar({k}, {n}, flatten(value)[0] if is_range(value) else value)")
         elif is_table:
-            body.append(f"v{i} = r{i}[1] if r{i} is not None else None if value is None else _table(value)[1] "
+            body.append(f"v{i} = r{i}[1] if r{i} is not None else None if value is None else _table_kept(value)[1] "
                         "if isinstance(value, tuple) else coerce_table(value)")
-        else:  # pragma: no cover  (a range kind: has_ranges above)
-            return None
+        else:  # a whole range: _coerce_column's cells cut at the longest used length, None if nothing is left
+            ranges += [f"if n_raw > {i} and raw[{i}] is not None:",
+                       f"    s{i}, u{i} = _coerced_column({k}, {n}, raw[{i}], {row_errors})",
+                       "else:",
+                       f"    s{i}, u{i} = _NO_CELLS, 0"]
+            used.append(f"u{i}")
+            # (count(None): the cells are numbers, texts, None or refusals, none of them equal to None)
+            body += [f"v{i} = s{i}[:used]",
+                     f"if v{i}.count(None) == len(v{i}):",
+                     f"    v{i} = None"]
         if blank and not optional:
             continue  # a documented meaning of an empty cell (Arg.blank): None reaches the implementation
         body.append(f"if v{i} is None:")
@@ -518,7 +562,9 @@ def _prepared(spec: SheetFunction) -> Any:
     lines = ["n_raw = len(raw)",
              f"if n_raw > {len(plan)}:",
              f"    raise ArgumentError(_k0, n_raw, 'at most {len(plan)} arguments')",
-             *reads, *scan, *body,
+             *reads, *scan, *ranges,
+             *([f"used = {used[0]}" if len(used) == 1 else f"used = max({', '.join(used)})"] if used else []),
+             *body,
              f"return [{', '.join(f'v{i}' for i in range(len(plan)))}]"]
     src = (f"def _factory({', '.join(f'_k{j}' for j in range(len(consts)))}):\n"
            "    def prepare(raw):\n"
@@ -537,6 +583,14 @@ def call_sheet_function(spec: SheetFunction, *raw: Any, errors_as_text: bool = T
     received a multi-cell range. With ``errors_as_text`` a :class:`PlannerError` becomes its message (the cell text);
     otherwise it propagates (the formulas adapter turns it into ``#VALUE!``).
     """
+    hit = _ELEMENTWISE.get(spec.name)
+    if hit is None or hit[0] is not spec:
+        _elementwise(spec)
+        hit = _ELEMENTWISE[spec.name]
+    if _SCALAR_ARGS.issuperset(map(type, compress(raw, hit[2]))):
+        # every element-wise argument given is a plain scalar: _column_length's answer (None) found in C, without
+        # its loop (most calls: a table block or a column goes only to a table or range argument)
+        return _call_one(spec, raw, errors_as_text)
     n = _column_length(spec, raw)
     if n is None:
         return _call_one(spec, raw, errors_as_text)

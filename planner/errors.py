@@ -104,6 +104,8 @@ def check_number(
     number: float
     if type(value) is float:  # the commonest argument: float(value) is value itself
         number = value
+    elif type(value) is int:  # the next commonest (a whole number, as coercion hands it): the branch below's float
+        number = float(value)
     else:
         if type(value) is bool or not isinstance(value, (int, float)):  # bool is final: the isinstance test
             raise ArgumentError(argument, value, "a number")

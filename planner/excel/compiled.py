@@ -388,6 +388,8 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
                   f"t = type({v})",
                   "if t is float or t is str:",  # an XlError is a str subclass: not here
                   f"    p{i} = {v}",
+                  "elif t is bool or t is _NoneType:",  # _arg's answer for them, without the call
+                  f"    p{i} = (t, {v})",
                   "else:",
                   f"    x = _arg(ev, spec, {i}, {v})",
                   "    if type(x) is not tuple:",
@@ -440,33 +442,36 @@ def _literal_part(a: Expr) -> Any:
 def _arg(ev: Evaluator, spec: Any, i: int, v: Any) -> Any:
     """One argument of a registry call that is neither a float nor a plain text: ``(value as the function receives
     it, its part of the memo key)``, or the Excel error that is the call's result (:func:`_udf`'s generated code
-    returns it). The steps of :meth:`Udf.evaluate` for that argument."""
-    if isinstance(v, XlError):
-        return v
-    if isinstance(v, list):
-        known = ev.__dict__.get("column_args")
-        column: list[Any] = v
-        hit = known.get(id(column)) if known is not None else None
-        if hit is column and known is not None:  # an input column kept but not prepared yet: prepared on
-            hit = known[id(column)] = column_arg(column)  # its first registry call
-        if hit is not None and hit[0] is v:  # an input column prepared once per plan (column_arg)
-            if hit[1] is not None and not row_errors(spec, i):
-                return hit[1]
-            return hit[3], hit[2]
-        for x in v:
-            if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
-                return x
-        return [[x] for x in v], (list, tuple(zip(map(type, v), v)))
-    if isinstance(v, tuple):  # a Block: rows of cells
-        err = block_error(ev, v)
-        if err is not None and not row_errors(spec, i):
-            return err
-    return v, (type(v), v)
+    returns it). The steps of :meth:`Udf.evaluate` for that argument. A plain list (a column, the commonest
+    argument here) is looked at first: it is never an error nor a tuple."""
+    if type(v) is not list:
+        if isinstance(v, XlError):
+            return v
+        if not isinstance(v, list):
+            if isinstance(v, tuple):  # a Block: rows of cells
+                err = block_error(ev, v)
+                if err is not None and not row_errors(spec, i):
+                    return err
+            return v, (type(v), v)
+    known = ev.__dict__.get("column_args")
+    column: list[Any] = v
+    hit = known.get(id(column)) if known is not None else None
+    if hit is column and known is not None:  # an input column kept but not prepared yet: prepared on
+        hit = known[id(column)] = column_arg(column)  # its first registry call
+    if hit is not None and hit[0] is v:  # an input column prepared once per plan (column_arg)
+        if hit[1] is not None and not row_errors(spec, i):
+            return hit[1]
+        return hit[3], hit[2]
+    for x in v:
+        if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
+            return x
+    return [[x] for x in v], (list, tuple(zip(map(type, v), v)))
 
 
 _UDF_FACTORIES: dict[str, Callable[..., Compiled]] = {}
 _UDF_HELPERS: dict[str, Any] = {"_NAME": NAME, "_MISSING": _MISSING, "_MEMO_LIMIT": MEMO_LIMIT, "_Udf": Udf,
-                                "_block_error": block_error, "_row_errors": row_errors, "_arg": _arg}
+                                "_block_error": block_error, "_row_errors": row_errors, "_arg": _arg,
+                                "_NoneType": type(None)}
 
 
 def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[list[Any]]]:

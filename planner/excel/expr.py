@@ -17,6 +17,7 @@ from functools import cached_property
 from itertools import chain
 from typing import Any
 
+from planner.coerce import call_sheet_function
 from planner.excel.tables import Table, sheet_ref
 from planner.excel.values import DIV0, NA, NAME, NUM, XlError, compare, equal_key, to_number, to_text, truthy
 
@@ -577,6 +578,8 @@ def block_error(ev: Evaluator, block: tuple[tuple[Any, ...], ...]) -> XlError | 
 
 
 _MISSING = object()
+_INF = math.inf
+_NEG_INF = -math.inf
 MEMO_LIMIT = 8_192
 """Entries an evaluator's memo of registry calls holds before it starts over (bounded memory in long batches)."""
 
@@ -633,9 +636,12 @@ class Udf(Expr):
 
     @staticmethod
     def _call(spec: Any, raw: list[Any]) -> Any:
-        from planner.coerce import call_sheet_function
-
         result = call_sheet_function(spec, *raw)
+        t = type(result)
+        if t is str:  # a text or a refusal's message: as it is (the tests below are False for it)
+            return result
+        if t is float:  # the commonest result: NaN or an infinity is #NUM!, as below
+            return result if _NEG_INF < result < _INF else NUM
         if isinstance(result, float) and (math.isnan(result) or math.isinf(result)):
             return NUM
         if isinstance(result, int) and not isinstance(result, bool):
