@@ -548,9 +548,10 @@ def _prepared(spec: SheetFunction) -> Any:
                        "else:",
                        f"    s{i}, u{i} = _NO_CELLS, 0"]
             used.append(f"u{i}")
-            # (count(None): the cells are numbers, texts, None or refusals, none of them equal to None)
+            # any cell not None, the first looked at first (count(None): the cells are numbers, texts, None or
+            # refusals, none of them equal to None)
             body += [f"v{i} = s{i}[:used]",
-                     f"if v{i}.count(None) == len(v{i}):",
+                     f"if not v{i} or (v{i}[0] is None and v{i}.count(None) == len(v{i})):",
                      f"    v{i} = None"]
         if blank and not optional:
             continue  # a documented meaning of an empty cell (Arg.blank): None reaches the implementation

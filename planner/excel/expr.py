@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from planner.coerce import call_sheet_function
@@ -226,7 +227,11 @@ class Block(Expr):
             header, addresses = _block_addresses(t, key)
             values = ev.values  # what Evaluator.get returns (a blank cell None), read in C
             rows = [header]
-            rows += [tuple([values[address] for address in row]) for row in addresses]
+            getters = _row_getters(key, addresses)
+            if getters is not None:  # each row's cells in one C call, left to right, each a subscript as below
+                rows += [get(values) for get in getters]
+            else:
+                rows += [tuple([values[address] for address in row]) for row in addresses]
             block = HashedTuple(rows)
             # the last evaluator's block of this table when its cells are the same (a tornado bar end's Fleet and
             # Specs are its plan's): equal memo keys then hold the same object, and a look-up compares it by
@@ -283,6 +288,24 @@ def block_sheet(key: str) -> str | None:
     if hit is None or not hit[1] or not hit[1][0]:
         return None
     return hit[1][0][0][0]
+
+
+_ROW_GETTERS: dict[str, tuple[Any, tuple[Callable[[Any], tuple[Any, ...]], ...] | None]] = {}
+
+
+def _row_getters(key: str, addresses: tuple[tuple[tuple[str, str], ...], ...]
+                 ) -> tuple[Callable[[Any], tuple[Any, ...]], ...] | None:
+    """One :func:`operator.itemgetter` per row of a table's ``addresses`` (:func:`_block_addresses`'s), made once per
+    process per table shape (``key``, the addresses object held and compared by identity): ``get(values)`` is the
+    row's cells as a tuple, read left to right, each ``values[address]`` (a store's ``__missing__`` answers a cell
+    not there, as the subscript does). None when a row has fewer than two cells (an itemgetter of one address
+    returns the value, not a 1-tuple): the caller reads cell by cell."""
+    hit = _ROW_GETTERS.get(key)
+    if hit is None or hit[0] is not addresses:
+        getters = (tuple(itemgetter(*row) for row in addresses)
+                   if all(len(row) > 1 for row in addresses) else None)
+        hit = _ROW_GETTERS[key] = (addresses, getters)
+    return hit[1]
 
 
 def _block_addresses(t: Table, key: str) -> tuple[tuple[Any, ...], tuple[tuple[tuple[str, str], ...], ...]]:

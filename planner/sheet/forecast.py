@@ -398,6 +398,10 @@ ROUTE_DEMAND_TABLE = Arg(name="route_demand", unit="table", kind="table", help="
                          blank="no route's own multiples", row_errors=True)
 
 
+_MONTH_AND_BILL_FIELDS = MONTH_FIELDS + BILL_FIELDS
+"""FORECAST_MONTH's fields, one tuple (built once: the kept month inputs hash it on every call)."""
+
+
 @sheet_function(
     summary="One field of a forecast month: the plan's backends with demand times the multiple; max_util, binding "
     "(backend and constraint), route, action (the steps to get back under the threshold), action_usd (their "
@@ -426,7 +430,7 @@ ROUTE_DEMAND_TABLE = Arg(name="route_demand", unit="table", kind="table", help="
     formula_ids=("C7",),
 )
 def FORECAST_MONTH(field, multiplier, threshold, backends, month_number=None, routes=None, route_demand=None):
-    f, x, t = _month_inputs(field, fields=MONTH_FIELDS + BILL_FIELDS, multiplier=multiplier, threshold=threshold)
+    f, x, t = _month_inputs(field, fields=_MONTH_AND_BILL_FIELDS, multiplier=multiplier, threshold=threshold)
     if f in BILL_FIELDS:  # the bill: each route at its own multiple (no backend's error is the bill's)
         if routes is None or _blank(month_number):
             raise ArgumentError("routes", None, f"the route table and the month number for {f}")
