@@ -126,7 +126,12 @@ def check_number(
 
 
 def check_fraction(argument: str, value: object, *, allow_zero: bool = True) -> float:
-    """Return ``value`` as a fraction in [0, 1] (or (0, 1] with ``allow_zero=False``)."""
+    """Return ``value`` as a fraction in [0, 1] (or (0, 1] with ``allow_zero=False``).
+
+    A float in the range is :func:`check_number`'s answer for it (itself: finite, within both bounds), returned
+    without the call; anything else goes through it."""
+    if type(value) is float and value <= 1.0 and (0.0 <= value if allow_zero else 0.0 < value):
+        return value
     return check_number(argument, value, minimum=0.0, maximum=1.0, exclusive_minimum=not allow_zero)
 
 

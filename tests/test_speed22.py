@@ -431,3 +431,72 @@ def test_table_kept_never_answers_for_a_freed_block() -> None:
                               for _ in range(2)))
         assert coerce._table_kept(b) == coerce._table.__wrapped__(b)
         del b
+
+
+# ---- a table block's rows read by itemgetters ---------------------------------------------------------------------
+
+
+def test_block_rows_read_as_cell_by_cell() -> None:
+    """Every template table read as a block (:meth:`planner.excel.expr.Block.evaluate`) from a store holding random
+    cells (numbers, texts, blanks, errors, TRUE; some cells missing: the store's answer for them) equals the
+    cell-by-cell read, types included; a store that computes a cell on its first read is asked in the same order."""
+    from planner import template as T
+    from planner.excel import expr
+    from planner.excel.expr import Block, Evaluator, Table
+
+    rnd = random.Random(21)
+    tables = [getattr(T, n) for n in dir(T) if isinstance(getattr(T, n), Table)]
+    assert len(tables) > 10
+    for t in tables:
+        key = expr.block_key(t)
+        header, addresses = expr._block_addresses(t, key)
+        cells = {a: rnd.choice([1.0, 0.0, "x", "", None, NA, True, 3]) for row in addresses for a in row
+                 if rnd.random() < 0.9}
+        ev = Evaluator(cells, {})
+        got = Block(t).evaluate(ev, 0)
+        want = (header, *(tuple(ev.values[a] for a in row) for row in addresses))
+        assert got == want and [tuple(map(type, r)) for r in got] == [tuple(map(type, r)) for r in want], t.name
+
+        order: list[Any] = []
+
+        class Store(dict):  # type: ignore[type-arg]
+            def __missing__(self, k: Any) -> Any:
+                order.append(k)
+                return 0.0
+
+        ev2 = Evaluator({}, {})
+        ev2.values = Store()
+        Block(t).evaluate(ev2, 0)
+        assert order == [a for row in addresses for a in row], t.name
+
+
+def test_row_getters_one_cell_rows_and_new_addresses() -> None:
+    from planner.excel import expr
+
+    one = ((("S", "A1"),), (("S", "A2"),))
+    assert expr._row_getters("test-one", one) is None  # an itemgetter of one address is not a 1-tuple
+    two = ((("S", "A1"), ("S", "B1")),)
+    g = expr._row_getters("test-two", two)
+    assert g is not None and g[0]({("S", "A1"): 1.0, ("S", "B1"): "b"}) == (1.0, "b")
+    other = ((("S", "A2"), ("S", "B2")),)  # the same key, other addresses (a changed table): made again
+    g2 = expr._row_getters("test-two", other)
+    assert g2 is not None and g2[0]({("S", "A2"): 2.0, ("S", "B2"): "c"}) == (2.0, "c")
+
+
+def test_check_fraction_is_check_number() -> None:
+    rnd = random.Random(4)
+    values: list[Any] = [0.0, -0.0, 1.0, 0.5, 1.0000000000000002, -1e-300, 5e-324, math.nan, math.inf, -math.inf,
+                         0, 1, 2, True, None, "0.5", np.float64(0.5), np.float64(1.5)]
+    values += [rnd.uniform(-0.5, 1.5) for _ in range(300)]
+    for v in values:
+        for allow_zero in (True, False):
+            try:
+                want: Any = ("ok", repr(check_number("x", v, minimum=0.0, maximum=1.0,
+                                                     exclusive_minimum=not allow_zero)))
+            except ArgumentError as exc:
+                want = ("error", str(exc))
+            try:
+                got: Any = ("ok", repr(check_fraction("x", v, allow_zero=allow_zero)))
+            except ArgumentError as exc:
+                got = ("error", str(exc))
+            assert got == want, (v, allow_zero)
