@@ -436,6 +436,18 @@ def test_table_kept_never_answers_for_a_freed_block() -> None:
 # ---- a table block's rows read by itemgetters ---------------------------------------------------------------------
 
 
+class _OrderStore(dict):  # type: ignore[type-arg]
+    """A store that answers every cell (0.0) on its first read and notes the order of the reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.order: list[Any] = []
+
+    def __missing__(self, k: Any) -> Any:
+        self.order.append(k)
+        return 0.0
+
+
 def test_block_rows_read_as_cell_by_cell() -> None:
     """Every template table read as a block (:meth:`planner.excel.expr.Block.evaluate`) from a store holding random
     cells (numbers, texts, blanks, errors, TRUE; some cells missing: the store's answer for them) equals the
@@ -457,17 +469,11 @@ def test_block_rows_read_as_cell_by_cell() -> None:
         want = (header, *(tuple(ev.values[a] for a in row) for row in addresses))
         assert got == want and [tuple(map(type, r)) for r in got] == [tuple(map(type, r)) for r in want], t.name
 
-        order: list[Any] = []
-
-        class Store(dict):  # type: ignore[type-arg]
-            def __missing__(self, k: Any) -> Any:
-                order.append(k)
-                return 0.0
-
         ev2 = Evaluator({}, {})
-        ev2.values = Store()
+        store = _OrderStore()
+        ev2.values = store
         Block(t).evaluate(ev2, 0)
-        assert order == [a for row in addresses for a in row], t.name
+        assert store.order == [a for row in addresses for a in row], t.name
 
 
 def test_row_getters_one_cell_rows_and_new_addresses() -> None:
