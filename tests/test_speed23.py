@@ -199,3 +199,20 @@ def test_nan_in_differ_is_a_difference_unless_the_same_object() -> None:
     assert not bars._differ({k[0]: x}, {k[0]: x}, k)
     assert bars._differ({k[0]: x}, {k[0]: y}, k)
     assert math.isnan(x)
+
+
+def test_column_cells_are_the_tables_cells() -> None:
+    from planner.whatif import levers
+
+    tables = [t for _name, t in BAR_TABLES] + [ts.RESULTS]
+    for t in tables:
+        for c in t.columns:
+            got = levers.column_cells(t, c.key)
+            assert got == tuple((t.sheet, t.cell(c.key, i)) for i in range(t.rows))
+            assert levers.column_cells(t, c.key) is got  # kept
+    twin = dataclasses.replace(ts.ROUTES, name="tblTwin", sheet="Twin")  # another table object: its own cells
+    assert levers.column_cells(twin, "name")[0] == ("Twin", "A4")
+    assert levers.column_cells(ts.ROUTES, "name")[0] == ("Routes", "A4")
+    assert len(levers._COLUMN_CELLS) <= 256
+    with pytest.raises(KeyError):
+        levers.column_cells(ts.ROUTES, "no such column")

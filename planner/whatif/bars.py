@@ -362,8 +362,8 @@ def _bar(key: tuple, group: str, factor: float) -> BarFigures:
             if k not in values:
                 values[k] = f(ev)
     total = next(expr for _label, k, expr, _fmt in ts.TOTALS if k == "max_util")
-    months = [m for i, _name in levers.route_rows(inputs)
-              for m in (values.get((ts.RESULTS.sheet, ts.RESULTS.cell("months_to_breach", i))),)
+    breach = levers.column_cells(ts.RESULTS, "months_to_breach")
+    months = [m for i, _name in levers.route_rows(inputs) for m in (values.get(breach[i]),)
               if isinstance(m, (int, float)) and not isinstance(m, bool) and m < MONTHS_NEVER]
     return BarFigures(max_util=total.evaluate(ev, 0), breach_months=min(months) if months else MONTHS_NEVER)
 
