@@ -8,6 +8,7 @@ interpreter's (:meth:`planner.excel.expr.Expr.evaluate`), bit for bit (tests/tes
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from functools import lru_cache
@@ -47,10 +48,45 @@ def compiled_cells() -> dict[Key, Compiled]:
     from planner.excel.compiled import compile_fast, register
     from planner.template.layout import PerRow, PlanValue
 
-    register(PerRow, lambda e, row: compile_fast(e.exprs[row], row))
+    register(PerRow, lambda e, row: compile_fast(_settings_as_cells(e.exprs[row]), row))
     register(PlanValue, lambda e, row: (lambda key: lambda ev: ev.values[key])(
         (ts.PLAN.sheet, ts.plan_value_cell(e.setting))))
-    return {(s, c): compile_fast(e, r) for s, c, e, r in ts.formula_cells()}
+    return {(s, c): compile_fast(_settings_as_cells(e), r) for s, c, e, r in ts.formula_cells()}
+
+
+def _settings_as_cells(e: Any) -> Any:
+    """``e`` with each Plan setting (:class:`~planner.template.layout.PlanValue`) written as the absolute reference
+    to its value cell it renders as (``At(PLAN, "value", i)``: ``Plan!$B$6``), which the generated code reads inline
+    (``_v[key]``) where a setting was a closure called per read (about 2,200 reads a plan, most of them the Forecast
+    sheet's). Both read ``ev.values[(PLAN.sheet, plan_value_cell(setting))]``: the same value. Other nodes are
+    rebuilt only when a child changed.
+
+    >>> from planner.template.layout import PlanValue
+    >>> _settings_as_cells(PlanValue("monthly_growth")).render(0) == PlanValue("monthly_growth").render(0)
+    True
+    """
+    from dataclasses import replace
+
+    from planner.excel.expr import At, Bin, Fn, Udf
+    from planner.template.layout import PlanValue
+
+    t = type(e)
+    if t is PlanValue:
+        return At(ts.PLAN, "value", _setting_row(e.setting))
+    if t is Bin:
+        a, b = _settings_as_cells(e.a), _settings_as_cells(e.b)
+        return e if a is e.a and b is e.b else replace(e, a=a, b=b)
+    if t is Fn or t is Udf:
+        args = tuple(map(_settings_as_cells, e.args))
+        return e if all(map(operator.is_, args, e.args)) else replace(e, args=args)
+    return e  # (a PerRow's row is rewritten when it is compiled)
+
+
+def _setting_row(setting: str) -> int:
+    for i, (name, *_rest) in enumerate(ts.PLAN_SETTINGS):
+        if name == setting:
+            return i
+    raise KeyError(setting)
 
 
 @lru_cache(maxsize=1)
@@ -97,6 +133,10 @@ class FastEvaluator(ts.Evaluator):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._inputs: dict[tuple[str, str], list[Any]] = {}
+        self._last: dict[str, tuple[ts.Table, list[Any]]] = {}
+        """The column kept in ``_inputs`` last read under each column key, with its table: the compiled cells pass
+        the template's own table objects, so a read is one look-up of a text (its hash kept in the object) and one
+        identity test, instead of a tuple built and hashed (about 5,000 reads a plan)."""
         self.column_args: dict[int, Any] = {}
         """Input columns as registry calls take them (:func:`planner.excel.compiled.column_arg`), by ``id``: the list
         itself until a registry call first receives it (many columns only reach INDEX, MATCH or SUMIFS), then what
@@ -106,8 +146,12 @@ class FastEvaluator(ts.Evaluator):
         return self.values[(sheet, cell)]
 
     def column(self, table: ts.Table, key: str) -> list[Any]:
+        last = self._last.get(key)
+        if last is not None and last[0] is table:
+            return last[1]
         cached = self._inputs.get((table.name, key))
         if cached is not None:
+            self._last[key] = (table, cached)
             return cached
         read = _COLUMN_CELLS.get((table.name, key))
         if read is None:
@@ -121,6 +165,7 @@ class FastEvaluator(ts.Evaluator):
             values = [("" if v == "" else v) for v in values]
         if table.sheet not in computed_sheets() or topological():  # callers only read the list
             self._inputs[(table.name, key)] = values
+            self._last[key] = (table, values)
             self.column_args[id(values)] = values  # prepared when a registry call first receives it
         return values
 
@@ -170,3 +215,52 @@ def evaluate_cells(inputs: Mapping[Key, Any], keys: Iterable[Key], functions: Ma
     for key in keys:
         values[key] = out[key] = code[key](ev)
     return out
+
+
+def reads(expr: Any, row: int) -> frozenset[Key] | None:
+    """Every cell ``expr`` (a template formula's expression, or part of one) may read when evaluated for data row
+    ``row``: a reference's cell, a range's or a whole column's cells, a table block's cells (header row included),
+    a Plan setting's value cell; ``None`` if a node of a kind not listed here is found (its reads are not known). A
+    superset of what one evaluation reads (both branches of an IF; every column of a block a function reads only
+    some of); for a template formula cell, the precedents of its rendered formula (tests/test_speed23.py).
+
+    >>> from planner.excel.expr import Ref, fn
+    >>> sorted(reads(fn("IF", Ref(ts.RESULTS, "route").eq(""), "", Ref(ts.ROUTES, "avg_input_tokens")), 0))
+    [('Results', 'A4'), ('Routes', 'D4')]
+    """
+    from planner.excel.expr import At, Bin, Block, Cells, Fn, Lit, Ref, Udf
+    from planner.template.layout import PerRow, PlanValue
+
+    out: set[Key] = set()
+    todo = [expr]
+    while todo:
+        e = todo.pop()
+        t = type(e)
+        if t is Lit:
+            continue
+        if t is Ref:
+            tb = e.table
+            out.add(e._addresses[row] if 0 <= row < tb.rows else (tb.sheet, tb.cell(e.key, row)))
+        elif t is At:
+            out.add((e.table.sheet, e.table.cell(e.key, e.row_index)))
+        elif t is Cells:
+            tb = e.table
+            if e.last is None:
+                out.update((tb.sheet, tb.cell(e.first, i)) for i in range(tb.rows))
+            else:
+                r = row if e.fixed_row is None else e.fixed_row
+                i, j = tb.index(e.first), tb.index(e.last)
+                out.update((tb.sheet, tb.cell(c.key, r)) for c in tb.columns[i : j + 1])
+        elif t is Block:
+            tb = e.table
+            out.update((tb.sheet, tb.cell(c.key, i)) for c in tb.columns for i in range(tb.rows))
+            out.update((tb.sheet, f"{tb.letter(c.key)}{tb.header_row}") for c in tb.columns)  # its header row
+        elif t is PlanValue:
+            out.add((ts.PLAN.sheet, ts.plan_value_cell(e.setting)))
+        elif t is PerRow:
+            todo.append(e.exprs[row])
+        elif t in (Bin, Fn, Udf):
+            todo.extend(e.children())
+        else:
+            return None
+    return frozenset(out)

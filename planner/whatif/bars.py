@@ -28,11 +28,12 @@ from functools import cache, lru_cache
 from typing import Any
 
 from planner import template as ts
+from planner.coerce import SharedRows
 from planner.decision import MONTHS_NEVER
 from planner.errors import ArgumentError
-from planner.excel.expr import ValueStore, block_sheet
+from planner.excel.expr import HashedTuple, ValueStore, block_sheet
 from planner.registry import load as load_functions
-from planner.template.fast import MEMO, WHOLE_PLAN, FastEvaluator, compiled_cells, evaluator
+from planner.template.fast import MEMO, WHOLE_PLAN, FastEvaluator, compiled_cells, evaluator, reads
 from planner.template.sensitivity import BAR_TABLES
 from planner.whatif import levers
 
@@ -116,12 +117,40 @@ def bar_figures(blocks: Mapping[str, Sequence[Sequence[Any]]], *, group: str, fa
 
 
 def _frozen(rows: Sequence[Sequence[Any]] | None) -> tuple | None:
-    """A block as a tuple of row tuples (the evaluation cache's key); one row given flat is that one row."""
-    if rows is None or isinstance(rows, tuple) and all(isinstance(r, tuple) for r in rows):
-        return rows  # type: ignore[return-value]
+    """A block as a tuple of row tuples (the evaluation cache's key, its hash computed once: a
+    :class:`~planner.excel.expr.HashedTuple`); one row given flat is that one row. The registry hands every
+    ``SENSITIVITY_BAR`` call of a plan the same :class:`~planner.coerce.SharedRows` of each table (coerced once,
+    never changed after): its tuple is kept by identity (:data:`_FROZEN`), so a plan's twelve bar cells convert
+    and hash each of the six tables once, and their cache keys hold the same objects (compared by identity)."""
+    if rows is None:
+        return None
+    if type(rows) is SharedRows:
+        hit = _FROZEN.get(id(rows))
+        if hit is not None and hit[0] is rows:
+            return hit[1]
+        out = _freeze(rows)
+        if len(_FROZEN) >= _FROZEN_SIZE:
+            del _FROZEN[next(iter(_FROZEN))]  # the oldest (a dict keeps insertion order)
+        _FROZEN[id(rows)] = (rows, out)
+        return out
+    return _freeze(rows)
+
+
+def _freeze(rows: Sequence[Sequence[Any]]) -> HashedTuple:
+    """``rows`` as a :class:`~planner.excel.expr.HashedTuple` of row tuples (equal to, and hashed like, the plain
+    tuple of row tuples). ``_freeze([[1.0, "a"]]) == ((1.0, "a"),)``; ``_freeze([1.0, "a"]) == ((1.0, "a"),)``."""
+    if type(rows) is HashedTuple and all(type(r) is tuple for r in rows):
+        return rows
     if rows and not isinstance(rows[0], (list, tuple)):
-        return (tuple(rows),)
-    return tuple(tuple(r) for r in rows)
+        return HashedTuple((tuple(rows),))
+    return HashedTuple(map(tuple, rows))
+
+
+_FROZEN: dict[int, tuple[Any, HashedTuple]] = {}
+""":func:`_frozen`'s tables by the ``id`` of the registry's rows, each entry holding the rows (so that the ``id`` is
+not reused while the entry lives) and their tuple. At most :data:`_FROZEN_SIZE` entries, the oldest dropped first."""
+_FROZEN_SIZE = 24
+"""Four plans' six tables (a batch evaluates one plan at a time: its twelve bar cells read the same six)."""
 
 
 class _Lazy(ValueStore):
@@ -214,7 +243,7 @@ def _base(key: tuple) -> tuple[dict[tuple[str, str], Any], _Lazy, FastEvaluator]
     """The plan's cells from its tables, and its own values of the cone, computed as its six bar ends read them
     (with the evaluator that computes them, which the store holds weakly)."""
     inputs = cells(dict(zip(TABLES, key)))
-    values = _Lazy()
+    values = _Lazy(_blanks())  # (the fixed cells and the inputs written over them: none of them is there)
     ev = evaluator(inputs, load_functions(), values=values)
     for k in _cone(None):  # computed: not a value the tables gave
         values.pop(k, None)
@@ -238,19 +267,28 @@ def _plan_cone_values(inputs: Mapping[tuple[str, str], Any]) -> dict[tuple[str, 
     if plan is None:
         return {}
     store, computed = plan
-    get = store.get
     settings, columns = _cone_inputs()
-    def differs(k: tuple[str, str]) -> bool:  # in value or only in type
-        a, b = get(k), inputs.get(k)
-        return a is not b and (type(a) is not type(b) or a != b)
-
-    if any(map(differs, settings)):
+    if _differ(store, inputs, settings):
         return {}  # a setting is read by every cell of the cone
-    differ = [column for column, keys in columns if any(map(differs, keys))]
+    differ = [column for column, keys in columns if _differ(store, inputs, keys)]
     if len(differ) > _MAX_DIFFERING_COLUMNS:
         return {}
     tainted = set(_cone(tuple(differ))) if differ else ()
     return {k: computed[k] for k in _cone(None) if k not in tainted and k in computed}
+
+
+def _differ(a: Mapping[tuple[str, str], Any], b: Mapping[tuple[str, str], Any],
+            keys: tuple[tuple[str, str], ...]) -> bool:
+    """Whether a cell of ``keys`` holds in ``a`` another value than in ``b``, or one of another type (a missing
+    cell reads as blank): the cells compared as lists, in C (a list's ``==`` takes the same object as equal
+    before comparing values), then their types.
+
+    >>> k = (("S", "A1"),)
+    >>> _differ({k[0]: 1.0}, {k[0]: True}, k), _differ({}, {k[0]: None}, k)
+    (True, False)
+    """
+    va, vb = list(map(a.get, keys)), list(map(b.get, keys))
+    return va != vb or list(map(type, va)) != list(map(type, vb))
 
 
 _MAX_DIFFERING_COLUMNS = 8
@@ -271,6 +309,31 @@ def _cone_inputs() -> tuple[tuple[tuple[str, str], ...],
         t = tables[name]  # a KeyError here: the cone reads a table the bar is not given (its values would be wrong)
         columns.append(((name, key), _addresses(t)[key]))
     return settings, tuple(columns)
+
+
+@lru_cache(maxsize=1)
+def _blanks() -> dict[tuple[str, str], None]:
+    """The cells the cone's formulas may read (:func:`planner.template.fast.reads`) that are neither cells of the
+    cone nor fixed cells, each blank (None): what a base reads for such a cell that its plan's tables do not give
+    (:class:`_Lazy`: outside the cone, no fallback), written into the base's store before the plan's inputs (which
+    replace the ones they give) instead of on first read through ``__missing__`` twice (a bar end, then its base):
+    about 650 reads a plan (the blank cells of the input tables, the columns of the Forecast route block that
+    BACKEND_MONTHS_TO_BREACH does not read)."""
+    cone = set(_cone(None))
+    code = _cell_exprs()
+    read: set[tuple[str, str]] = set()
+    for k in cone:
+        r = reads(*code[k])
+        assert r is not None  # (the template's own expressions: every node's reads are known)
+        read |= r
+    fixed = ts.fixed_cells()
+    return dict.fromkeys(sorted(k for k in read - cone if k not in fixed))
+
+
+@lru_cache(maxsize=1)
+def _cell_exprs() -> dict[tuple[str, str], tuple[Any, int]]:
+    """Each template formula cell's expression and data row."""
+    return {(s, c): (e, r) for s, c, e, r in ts.formula_cells()}
 
 
 @cache
@@ -299,8 +362,8 @@ def _bar(key: tuple, group: str, factor: float) -> BarFigures:
             if k not in values:
                 values[k] = f(ev)
     total = next(expr for _label, k, expr, _fmt in ts.TOTALS if k == "max_util")
-    months = [m for i, _name in levers.route_rows(inputs)
-              for m in (values.get((ts.RESULTS.sheet, ts.RESULTS.cell("months_to_breach", i))),)
+    breach = levers.column_cells(ts.RESULTS, "months_to_breach")
+    months = [m for i, _name in levers.route_rows(inputs) for m in (values.get(breach[i]),)
               if isinstance(m, (int, float)) and not isinstance(m, bool) and m < MONTHS_NEVER]
     return BarFigures(max_util=total.evaluate(ev, 0), breach_months=min(months) if months else MONTHS_NEVER)
 

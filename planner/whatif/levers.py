@@ -49,11 +49,34 @@ def _plain(v: Any) -> Any:
 def route_rows(inputs: Inputs) -> list[tuple[int, str]]:
     """``(row index, route name)`` of every route in use."""
     out = []
-    for i in range(ts.ROUTES.rows):
-        name = inputs.get((ts.ROUTES.sheet, ts.ROUTES.cell("name", i)))
+    for i, cell in enumerate(column_cells(ts.ROUTES, "name")):
+        name = inputs.get(cell)
         if isinstance(name, str) and name.strip():
             out.append((i, name))
     return out
+
+
+def column_cells(t: ts.Table, key: str) -> tuple[tuple[str, str], ...]:
+    """The ``(sheet, cell)`` of column ``key`` of ``t`` on each data row (``t.cell(key, i)``), computed once per
+    table object and column (the tornado's six bar ends a plan read about 700 of them: route names, scaled cells,
+    breach months). Kept in :data:`_COLUMN_CELLS` by ``(id(t), key)`` with the table held (its ``id`` is not
+    reused while the entry lives); emptied past 256 entries (the template has about 400 columns in all, a bar reads
+    a handful).
+
+    >>> column_cells(ts.ROUTES, "name")[:2]
+    (('Routes', 'A4'), ('Routes', 'A5'))
+    """
+    hit = _COLUMN_CELLS.get((id(t), key))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    cells = tuple((t.sheet, t.cell(key, i)) for i in range(t.rows))
+    if len(_COLUMN_CELLS) >= 256:
+        _COLUMN_CELLS.clear()
+    _COLUMN_CELLS[(id(t), key)] = (t, cells)
+    return cells
+
+
+_COLUMN_CELLS: dict[tuple[int, str], tuple[ts.Table, tuple[tuple[str, str], ...]]] = {}
 
 
 def _total(values: Values, label: str) -> Any:
@@ -122,8 +145,8 @@ def _tornado_hit_ceiling(inputs: Inputs, i: int) -> float:
     rest, and at least the last prompt token is computed (a hit rate of 1 is refused by the serving model: on
     samples/selfhost-kv the +20 % bar would read 0.85 x 1.2 = 1.02, clipped to 1, and give #VALUE!)."""
     t = ts.ROUTES
-    w = _num(inputs.get((t.sheet, t.cell("cache_write_tokens", i)))) or 0.0
-    n = _num(inputs.get((t.sheet, t.cell("avg_input_tokens", i))))
+    w = _num(inputs.get(column_cells(t, "cache_write_tokens")[i])) or 0.0
+    n = _num(inputs.get(column_cells(t, "avg_input_tokens")[i]))
     return 1.0 if not n else max(0.0, 1.0 - max(w, 1.0) / n)
 
 
@@ -308,9 +331,8 @@ def scaled_cells(inputs: Inputs, g: InputGroup, factor: float) -> dict[tuple[str
     {('Routes', 'D4'): 800.0}
     """
     def in_use(t: ts.Table, key: str) -> list[tuple[int, tuple[str, str]]]:
-        return [(i, (t.sheet, t.cell(key, i))) for i in range(t.rows)
-                if isinstance(inputs.get((t.sheet, t.cell("name", i))), str)
-                and inputs[(t.sheet, t.cell("name", i))].strip()]
+        return [(i, cell) for i, (cell, name) in enumerate(zip(column_cells(t, key), column_cells(t, "name")))
+                if isinstance(inputs.get(name), str) and inputs[name].strip()]
 
     edits: dict[tuple[str, str], Any] = {}
     if g.table == "Plan":
