@@ -1419,11 +1419,11 @@ def _numbers_from_texts(texts: tuple[str, ...]) -> list[float | int] | None:
         values: list[float | int] = list(map(float, texts))
     except ValueError:
         return None
-    # a number with no "." and no exponent is an int when whole: [+-]digits (the match above allows nothing else)
-    for i in compress(range(len(texts)), map(str.isdigit, map(_SIGNS, texts))):
-        f = values[i]
-        if f.is_integer():  # (not an overflowing inf)
-            values[i] = int(f)
+    # a number with no "." and no exponent is an int when whole: [+-]digits (the test above allows nothing else);
+    # the whole ones found first, in C (few of a plan's changed numbers are), their texts looked at after
+    for i in compress(range(len(texts)), map(float.is_integer, values)):  # (not an overflowing inf, nor a NaN)
+        if _SIGNS(texts[i]).isdigit():
+            values[i] = int(values[i])
     return values
 
 
