@@ -140,7 +140,7 @@ def _varying_rows(kinds: str, base: int = 0, *, bad: str = "") -> str:
         t, v = (' t="str"', f"x{i + base}") if k == "s" else ("", str(2 * i + base))
         rows.append(_VARYING[0].format(r=i, t=t, v=v))
     text = "".join(rows)
-    return text.replace("<v>x1", f"<v>{bad}x1", 1) if bad else text
+    return text.replace("<v>x", f"<v>{bad}x", 1) if bad else text
 
 
 def test_a_part_last_read_row_by_row(tmp_path: Path) -> None:
@@ -167,12 +167,18 @@ def test_a_part_last_read_row_by_row(tmp_path: Path) -> None:
 
 
 def _flat_sheet(ints: list[str], texts: list[str], numbers: list[str]) -> str:
-    """Row 1: constants; row 2: formulas caching ints; row 3: formulas caching texts (``t="str"``)."""
+    """Row 1: constants; row 2: formulas caching ints; row 3: formulas caching texts (``t="str"``); row 4:
+    formulas caching booleans and errors, which change with the constants' first (a boolean or an error for a
+    boolean or an error: no common change)."""
     row1 = "".join(f'<c r="{chr(65 + i)}1"><v>{t}</v></c>' for i, t in enumerate(numbers))
     row2 = "".join(f'<c r="{chr(65 + i)}2"><f>{chr(65 + i)}1*2</f><v>{t}</v></c>' for i, t in enumerate(ints))
     row3 = "".join(f'<c r="{chr(65 + i)}3" t="str"><f>"t"&amp;{chr(65 + i)}1</f><v>{t}</v></c>'
                    for i, t in enumerate(texts))
-    return f'<row r="1">{row1}</row><row r="2">{row2}</row><row r="3">{row3}</row>'
+    odd = len(numbers[0]) % 2
+    row4 = (f'<c r="A4" t="b"><f>A1&gt;1</f><v>{odd}</v></c><c r="B4" t="b"><f>B1&gt;1</f><v>{1 - odd}</v></c>'
+            f'<c r="C4" t="e"><f>1/0</f><v>{"#DIV/0!" if odd else "#N/A"}</v></c>'
+            f'<c r="D4" t="e"><f>NA()</f><v>{"#N/A" if odd else "#VALUE!"}</v></c>')
+    return f'<row r="1">{row1}</row><row r="2">{row2}</row><row r="3">{row3}</row><row r="4">{row4}</row>'
 
 
 FLAT = {
