@@ -13,8 +13,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import compress, repeat
-from operator import and_, attrgetter, is_, is_not, itemgetter, not_, or_
+from itertools import compress
+from operator import and_, attrgetter, is_, is_not, itemgetter, not_
 from typing import Any
 
 from planner import template as ts
@@ -197,37 +197,35 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
                 kept.keys, views, kept.views, kept.floats, kept.cell_formulas, kept.arrays):
             changed = list(compress(range(len(now)), map(is_not, now, old)))
             if len(changed) > 1:
-                # the common changes, for all of them at once, from what is kept of the views they replace (the
-                # same tests as below, in C): a value of the old one's type, the same formula and array range (in
-                # values before and after). A number (float or int) is flattened as a float and counted as before
-                # (:func:`_cell_bytes`); an int made a float only where it is one (the floats are the views' own
-                # objects, as below). A text (``str``, never None) is flattened as it is and counted by its size
-                # and the old one's (the old views read for those only)
+                # the common change (a new cached number of the old one's type, float or int, the same formula and
+                # array range: in values before and after, as a float, and counted as before, :func:`_cell_bytes`),
+                # for all of them at once, from what is kept of the views they replace (the same tests as below, in
+                # C); an int made a float only where it is one (the floats are the views' own objects, as below)
                 pick = itemgetter(*changed)
                 new_views = pick(now)
                 new_values = list(map(_VALUE, new_views))
                 new_types = list(map(type, new_values))
-                same = list(map(and_, map(is_, new_types, pick(old_floats)),
-                                map(and_, map(is_, map(_FORMULA, new_views), pick(old_formulas)),
-                                    map(is_, map(_ARRAY, new_views), pick(old_arrays)))))
-                common = list(map(and_, same, map(_NUMBER_TYPES.__contains__, new_types)))
-                is_text = list(map(and_, same, map(is_, new_types, repeat(str))))
-                keys = pick(sheet_keys)
-                values.update(zip(compress(keys, common), map(float, compress(new_values, common))))
-                if any(is_text):
-                    values.update(zip(compress(keys, is_text), compress(new_values, is_text)))
-                    size = sys.getsizeof
-                    delta += (sum(map(size, compress(new_values, is_text)))
-                              - sum(map(size, map(_VALUE, compress(pick(old), is_text)))))
-                changed = list(compress(changed, map(not_, map(or_, common, is_text))))
+                common = list(map(and_, map(and_, map(is_, new_types, pick(old_floats)),
+                                            map(_NUMBER_TYPES.__contains__, new_types)),
+                                  map(and_, map(is_, map(_FORMULA, new_views), pick(old_formulas)),
+                                      map(is_, map(_ARRAY, new_views), pick(old_arrays)))))
+                values.update(zip(compress(pick(sheet_keys), common), map(float, compress(new_values, common))))
+                changed = list(compress(changed, map(not_, common)))
+            size = sys.getsizeof
             for i in changed:
                 c, o = now[i], old[i]
                 v = c.value
                 tv = type(v)
-                if tv is old_floats[i] and (tv is float or tv is int) and c.formula is o.formula \
-                        and c.array_ref is o.array_ref:
-                    values[sheet_keys[i]] = float(v)  # (the common change, as above)
-                    continue
+                if tv is old_floats[i] and c.formula is o.formula and c.array_ref is o.array_ref:
+                    # the common changes, one at a time: a number as above; a text (``str``, never None) for a
+                    # text, flattened as it is and counted by its size instead of the old one's
+                    if tv is float or tv is int:
+                        values[sheet_keys[i]] = float(v)
+                        continue
+                    if tv is str:
+                        values[sheet_keys[i]] = v
+                        delta += size(v) - size(o.value)
+                        continue
                 old_floats[i] = tv
                 old_formulas[i] = c.formula
                 old_arrays[i] = c.array_ref
