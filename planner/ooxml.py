@@ -532,8 +532,7 @@ def _local(tag: str) -> str:
 def _rels(pkg: Package, part: str, memo: SheetMemo | None = None) -> dict[str, tuple[str, str]]:
     """Relationship id → (type suffix, absolute part name) for ``part``; ``memo``: the answer for these bytes of
     this part's relationships when read before."""
-    pp = PurePosixPath(part)
-    rel_name = str(pp.parent / "_rels" / (pp.name + ".rels"))
+    rel_name = _rels_name(part)
     if not pkg.has(rel_name):
         return {}
     data = pkg.read(rel_name)
@@ -542,6 +541,7 @@ def _rels(pkg: Package, part: str, memo: SheetMemo | None = None) -> dict[str, t
         known = memo.part(key)
         if known is not None:
             return dict(known)
+    pp = PurePosixPath(part)
     out = {}
     for _ev, el in _events(pkg, rel_name, data=data):
         if _local(el.tag) == "Relationship":
@@ -557,6 +557,15 @@ def _rels(pkg: Package, part: str, memo: SheetMemo | None = None) -> dict[str, t
     if memo is not None:
         memo.remember_part(key, dict(out))
     return out
+
+
+@lru_cache(maxsize=1024)
+def _rels_name(part: str) -> str:
+    """The name of ``part``'s relationships part: ``xl/worksheets/sheet1.xml`` gives
+    ``xl/worksheets/_rels/sheet1.xml.rels`` (kept for the last 1,024 names: a worker reads the same names plan after
+    plan, and the path arithmetic costs more than the memo's lookup)."""
+    pp = PurePosixPath(part)
+    return str(pp.parent / "_rels" / (pp.name + ".rels"))
 
 
 def _normpath(path: str) -> str:
@@ -941,7 +950,9 @@ counted): 27.6 MB counted after 100 plans, 1,571 of 1,600 sheets from the memo."
 @dataclass(slots=True, eq=False)
 class _Skeleton:
     """What a sheet's cells give, the texts of its slots (:data:`_SLOT`) apart (:class:`SheetMemo`): ``base`` maps
-    every cell in reading order to its view (None for a cell with a slot, built per workbook); ``slotted``: for each
+    every cell in reading order to its view (for a cell with a slot, built per workbook: the view the last sighting
+    built, which ``last_views`` holds too, or None before the first, after a refusal and for a shared string, so
+    that a sighting's cells are a copy of it with the cells it builds in place); ``slotted``: for each
     of those cells in order, ``(ref, type, formula, array_ref, formula_kind, index of its <v> slot or -1, index of
     its inline-text slot or -1)``. ``last_texts`` and ``last_views``: the slot texts of the last sighting and the
     views built from them, of every slotted cell but shared strings (whose value depends on the workbook's strings
@@ -1010,6 +1021,9 @@ class SheetMemo:
         self._entries: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
         self._missed: set[str] = set()
         """Names of parts whose skeleton was missed once (:meth:`cells`): at most 256, of at most 200 characters."""
+        self._by_rows: set[str] = set()
+        """Names of parts whose last read was row by row (:meth:`cells`): read so first next time. At most 256, of
+        at most 200 characters."""
         self._keys: dict[str, str] = {}
         """Part name -> the skeleton text of its last region kept (the key of an entry: held only while the entry
         is), whose hash is computed: a region with the same skeleton looks its entry up under that string, found
@@ -1057,7 +1071,23 @@ class SheetMemo:
         ``raw``: the region's bytes, from :func:`_split_part`, whose checks of the cells (:func:`_cells_text_ok`,
         against ``root_tag``) are made here, None where they fail: of the whole region on a miss; of the slot texts
         alone (joined by ``<``) on a hit, whose pieces are those of a region that passed them, less their prefixes,
-        checked against this ``root_tag``. Without ``raw`` the region is one :func:`_split_sheet_data` gave."""
+        checked against this ``root_tag``. Without ``raw`` the region is one :func:`_split_sheet_data` gave.
+
+        A part whose last read was row by row (its markup follows its values: the whole region's skeleton, kept
+        from its first sighting, is missed) is read row by row first, its whole region checked as on a miss, and
+        looked up whole only where that gives None: the whole region is not cut into slots for a lookup that
+        misses (its rows answer as the whole would, :meth:`_cells_by_rows`)."""
+        all_ascii = region.isascii()
+        rows_tried = False
+        if raw is not None and part in self._by_rows:
+            if not _cells_text_ok(raw, region, root_tag):
+                self.misses += 1
+                return None
+            found = self._cells_by_rows(region, strings, limits, all_ascii)  # (counts its own hit or miss)
+            if found is not None:
+                return found
+            self._by_rows.discard(part)
+            rows_tried = True
         parts = _SLOT.split(region)  # piece, start tag, text, piece, start tag, text, ..., piece
         texts = parts[2::3]
         del parts[2::3]
@@ -1066,7 +1096,6 @@ class SheetMemo:
         if last is not None and last == text:
             text = last  # the same characters, hashed before
         key = ("cells", text)
-        all_ascii = region.isascii()
         got = self._entries.get(key)
         if got is not None:
             if last is not text and len(part) <= 200:  # kept under this text from now on (one string held)
@@ -1075,7 +1104,7 @@ class SheetMemo:
                 if len(self._keys) >= 256:
                     self._keys.clear()
                 self._keys[part] = text
-            if raw is not None:
+            if raw is not None and not rows_tried:
                 joined = "<".join(texts)
                 if not (_cells_text_ok(joined.encode(), joined, root_tag)
                         and _prefixes_declared(got[0].prefixes, root_tag)):
@@ -1083,13 +1112,17 @@ class SheetMemo:
                     return None
             self.hits += 1
             return self._served(key, got, texts, strings, limits, all_ascii)
-        if raw is not None and not _cells_text_ok(raw, region, root_tag):
+        if raw is not None and not rows_tried and not _cells_text_ok(raw, region, root_tag):
             self.misses += 1
             return None
         if part in self._missed:
-            found = self._cells_by_rows(region, strings, limits, all_ascii)  # (counts its own hit or miss)
-            if found is not None:
-                return found
+            if not rows_tried:
+                found = self._cells_by_rows(region, strings, limits, all_ascii)  # (counts its own hit or miss)
+                if found is not None:
+                    if len(self._by_rows) >= 256:
+                        self._by_rows.clear()
+                    self._by_rows.add(part)  # (a name in _missed: at most 200 characters)
+                    return found
         elif len(part) <= 200:  # (a name is kept, bounded in number and length; counted in entry_bytes' 200s)
             if len(self._missed) >= 256:
                 self._missed.clear()
@@ -1110,6 +1143,7 @@ class SheetMemo:
         out = _cells_from_skeleton(skeleton, texts, strings, limits, all_ascii=all_ascii)
         if skeleton.last_texts is None:  # refused half-way: its views are of no one sighting, and not counted
             skeleton.last_views.clear()
+            skeleton.base.update(dict.fromkeys(map(itemgetter(0), skeleton.slotted)))  # (None: as before the first)
             skeleton.reuse_bytes = 0
         if skeleton.reuse_bytes != before:  # the views kept for the next sighting changed: the entry's size
             self._keep(key, skeleton, got[1] - before + skeleton.reuse_bytes)
@@ -1124,7 +1158,9 @@ class SheetMemo:
         if skeleton is not None:
             skeleton.prefixes = frozenset(_prefixes_used("<".join(parts)))
             _keep_views(skeleton, texts, found[0], all_ascii=all_ascii)
-            self._keep(key, skeleton, self.entry_bytes(key[1], skeleton))
+            n = self.entry_bytes(key[1], skeleton)  # (the views last_views holds: counted there, not in base)
+            skeleton.base.update(skeleton.last_views)
+            self._keep(key, skeleton, n)
 
     def _cells_by_rows(self, region: str, strings: list[str], limits: Limits,
                        all_ascii: bool) -> tuple[dict[str, CellView], int, int] | None:
@@ -1359,25 +1395,35 @@ def _kept(skeleton: _Skeleton, texts: list[str], *, all_ascii: bool = False) -> 
     skeleton.reuse_bytes = size(texts) + 3 * texts_bytes + size(views) + len(views) * (_VIEW_BYTES + 200)
 
 
-_NUMBERS = re.compile(r"(?:" + _NUMBER.pattern + r"<)*" + _NUMBER.pattern)
-"""Texts each :data:`_NUMBER`, joined by ``<`` (which no slot text holds, :data:`_SLOT`)."""
+_NUMBER_CHARS = b"0123456789+-.eE"
+"""The characters of a :data:`_NUMBER` text."""
 _SIGNS = methodcaller("lstrip", "+-")
 
 
 def _numbers_from_texts(texts: tuple[str, ...]) -> list[float | int] | None:
     """The values :func:`_cells_by_search` gives cells of type ``n`` with these ``<v>`` texts (at least two), each
-    converted as there: every text a number (:data:`_NUMBER`, all checked by one match over the texts joined by a
-    ``<``), a float, or an int where the text has no ``.`` nor exponent and the float is whole. None when a text is
-    not a number (an empty one, an entity, ...): the caller converts them one by one, as there (and refuses).
-    Worked example: ``("4", "4.5", "-2", "1e3")`` gives ``[4, 4.5, -2, 1000.0]``."""
-    if _NUMBERS.fullmatch("<".join(texts)) is None:
+    converted as there: every text a number (:data:`_NUMBER`), a float, or an int where the text has no ``.`` nor
+    exponent and the float is whole. None when a text is not a number (an empty one, an entity, ...): the caller
+    converts them one by one, as there (and refuses). Worked example: ``("4", "4.5", "-2", "1e3")`` gives
+    ``[4, 4.5, -2, 1000.0]``.
+
+    Every text a :data:`_NUMBER` is told without the pattern: the texts' bytes hold nothing but
+    :data:`_NUMBER_CHARS` (one ``bytes.translate`` over them all) and :func:`float` takes each. Over those
+    characters :func:`float`'s grammar (sign, digits with at most one ``.``, at least one digit, an optional
+    exponent of ``e`` or ``E``, a sign and digits; its other spellings need letters, ``_`` or blanks) is
+    :data:`_NUMBER`'s: ``"1e"``, ``"."``, ``"+-1"``, ``""`` fail both (tests/test_speed21.py compares the two over
+    random texts)."""
+    if "".join(texts).encode("utf-8", "replace").translate(None, _NUMBER_CHARS):
+        return None  # a character no number has (an entity's "&", a blank, a letter, a non-ASCII digit...)
+    try:
+        values: list[float | int] = list(map(float, texts))
+    except ValueError:
         return None
-    values: list[float | int] = list(map(float, texts))
-    # a number with no "." and no exponent is an int when whole: [+-]digits (the match above allows nothing else)
-    for i in compress(range(len(texts)), map(str.isdigit, map(_SIGNS, texts))):
-        f = values[i]
-        if f.is_integer():  # (not an overflowing inf)
-            values[i] = int(f)
+    # a number with no "." and no exponent is an int when whole: [+-]digits (the test above allows nothing else);
+    # the whole ones found first, in C (few of a plan's changed numbers are), their texts looked at after
+    for i in compress(range(len(texts)), map(float.is_integer, values)):  # (not an overflowing inf, nor a NaN)
+        if _SIGNS(texts[i]).isdigit():
+            values[i] = int(values[i])
     return values
 
 
@@ -1396,13 +1442,12 @@ def _cells_from_skeleton(
     base = skeleton.base
     if len(base) > limits.max_cells or skeleton.n_formulas > limits.max_formula_cells:
         return None
-    cells = base.copy()
+    cells = base.copy()  # (every cell but shared strings as last time: base holds the last sighting's views)
     slotted, views, last = skeleton.slotted, skeleton.last_views, skeleton.last_texts
     todo: Iterable[int]
     if last is not None and len(last) == len(texts):
-        cells.update(views)  # every cell but shared strings as last time (the keys are there: the order is base's)
         slot_cell = skeleton.slot_cell
-        todo = set(compress(slot_cell, map(str.__ne__, texts, last)))  # the cells of the slots whose text changed
+        todo = set(compress(slot_cell, map(ne, texts, last)))  # the cells of the slots whose text changed
         todo.update(skeleton.shared_strings)
     else:
         todo = range(len(slotted))
@@ -1425,7 +1470,7 @@ def _cells_from_skeleton(
                     d["formula"] = f_text
                     d["array_ref"] = array_ref
                     d["formula_kind"] = kind
-                    views[ref] = c
+                    views[ref] = base[ref] = c
     for i in todo:
         ref, t, f_text, array_ref, kind, v_k, t_k = slotted[i]
         v = texts[v_k] if v_k >= 0 else None
@@ -1465,7 +1510,7 @@ def _cells_from_skeleton(
         d["array_ref"] = array_ref
         d["formula_kind"] = kind
         if t != "s":
-            views[ref] = c
+            views[ref] = base[ref] = c
     _kept(skeleton, texts, all_ascii=all_ascii)
     return cells, skeleton.max_row, skeleton.max_col  # type: ignore[return-value]
 
@@ -2366,7 +2411,8 @@ def _wanted_kept(view: WorkbookView, values: Mapping[tuple[str, str], Any], memo
         g.views, g.values, g.holds = views, vs, answers
         n_bytes += (size(g.positions) + size(g.refs) + 5 * size(views) + len(views) * (_VIEW_BYTES + 200 + 32)
                     + g.value_bytes)
-        want = dict(compress(zip(g.refs, vs), map(not_, answers)))
+        # (a plan whose cached values are the computed ones, the common case, holds every value: nothing to pick)
+        want = {} if all(answers) else dict(compress(zip(g.refs, vs), map(not_, answers)))
         if want:
             by_part[sv.part] = want
             sheet_of_part[sv.part] = sv

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import compress, repeat
+from itertools import compress
 from operator import and_, attrgetter, is_, is_not, itemgetter, not_
 from typing import Any
 
@@ -114,9 +114,9 @@ class _Flat:
     values: dict[tuple[str, str], Any]
     formulas: dict[tuple[str, str], str]
     bytes: int = 0
-    floats: list[list[bool]] | None = None
-    """For each sheet and cell of ``views``: its value is a float (what the common change needs to know of the
-    view it replaces, without reading that view: :func:`_flat_kept`)."""
+    floats: list[list[type]] | None = None
+    """For each sheet and cell of ``views``: its value's type (what the common change, a float for a float or an int
+    for an int, needs to know of the view it replaces, without reading that view: :func:`_flat_kept`)."""
     cell_formulas: list[list[str | None]] | None = None
     """For each sheet and cell of ``views``: its view's ``formula`` (the same object)."""
     arrays: list[list[str | None]] | None = None
@@ -147,6 +147,9 @@ def _cell_bytes(c: CellView) -> int:
 
 
 _NUMBERS = frozenset({int, float, bool})
+_NUMBER_TYPES = frozenset({int, float})
+"""The value types of a cell's common change (:func:`_flat_kept`): flattened as a float, counted as
+:data:`_NUMBER_BYTES`."""
 _NUMBER_BYTES = sys.getsizeof(int(1.7976931348623157e308))
 """The largest number a cell's value can be (:func:`planner.ooxml._convert`: an int only from a float's value):
 164 bytes."""
@@ -164,7 +167,7 @@ def _flat_bytes(flat: _Flat) -> int:
     for refs, keys, views in zip(flat.refs, flat.keys, flat.views):
         n += (size(refs) + size(keys) + size(views) + len(views) * _FLAT_CELL_BYTES + sum(map(size, refs))
               + sum(map(_cell_bytes, views)))
-    for lists in (flat.floats, flat.cell_formulas, flat.arrays):  # (their items: the views' own, or booleans)
+    for lists in (flat.floats, flat.cell_formulas, flat.arrays):  # (their items: the views' own, or types)
         if lists is not None:
             n += size(lists) + sum(map(size, lists))
     return n
@@ -176,9 +179,9 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
     their entries, the others are flattened anew into them. A changed cell that would enter or leave ``values`` or
     ``formulas`` (a cached value that became empty, a formula that came or went) would move entries in the
     dictionaries' order: the book is then flattened anew, as is a book of other sheets or references. The common
-    change (a float replaced by a float, the same formula and array range) is found for a sheet's changed cells at
-    once from what the entry keeps of the views they replace (``floats``, ``cell_formulas``, ``arrays``: the old
-    views not read again) and written with one ``update``. The entry is
+    change (a float replaced by a float or an int by an int, the same formula and array range) is found for a
+    sheet's changed cells at once from what the entry keeps of the views they replace (``floats``, the values'
+    types; ``cell_formulas``, ``arrays``: the old views not read again) and written with one ``update``. The entry is
     taken out of the memo while it changes, in place, and kept again after (nothing half-changed stays there if
     this is interrupted or flattened anew); its count (:func:`_flat_bytes`) moves by the changed cells'
     :func:`_cell_bytes`."""
@@ -194,25 +197,36 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
                 kept.keys, views, kept.views, kept.floats, kept.cell_formulas, kept.arrays):
             changed = list(compress(range(len(now)), map(is_not, now, old)))
             if len(changed) > 1:
-                # the common change (a new cached number, the same formula and array range: in values before and
-                # after, and counted as before, :func:`_cell_bytes`), for all of them at once, from what is kept
-                # of the views they replace (the same tests as below, in C)
+                # the common change (a new cached number of the old one's type, float or int, the same formula and
+                # array range: in values before and after, as a float, and counted as before, :func:`_cell_bytes`),
+                # for all of them at once, from what is kept of the views they replace (the same tests as below, in
+                # C); an int made a float only where it is one (the floats are the views' own objects, as below)
                 pick = itemgetter(*changed)
                 new_views = pick(now)
                 new_values = list(map(_VALUE, new_views))
-                common = list(map(and_, map(and_, map(is_, map(type, new_values), repeat(float)), pick(old_floats)),
+                new_types = list(map(type, new_values))
+                common = list(map(and_, map(and_, map(is_, new_types, pick(old_floats)),
+                                            map(_NUMBER_TYPES.__contains__, new_types)),
                                   map(and_, map(is_, map(_FORMULA, new_views), pick(old_formulas)),
                                       map(is_, map(_ARRAY, new_views), pick(old_arrays)))))
-                values.update(compress(zip(pick(sheet_keys), new_values), common))
+                values.update(zip(compress(pick(sheet_keys), common), map(float, compress(new_values, common))))
                 changed = list(compress(changed, map(not_, common)))
+            size = sys.getsizeof
             for i in changed:
                 c, o = now[i], old[i]
                 v = c.value
-                if type(v) is float and type(o.value) is float and c.formula is o.formula \
-                        and c.array_ref is o.array_ref:
-                    values[sheet_keys[i]] = v  # (the common change, as above)
-                    continue
-                old_floats[i] = type(v) is float
+                tv = type(v)
+                if tv is old_floats[i] and c.formula is o.formula and c.array_ref is o.array_ref:
+                    # the common changes, one at a time: a number as above; a text (``str``, never None) for a
+                    # text, flattened as it is and counted by its size instead of the old one's
+                    if tv is float or tv is int:
+                        values[sheet_keys[i]] = float(v)
+                        continue
+                    if tv is str:
+                        values[sheet_keys[i]] = v
+                        delta += size(v) - size(o.value)
+                        continue
+                old_floats[i] = tv
                 old_formulas[i] = c.formula
                 old_arrays[i] = c.array_ref
                 delta += _cell_bytes(c) - _cell_bytes(o)
@@ -261,7 +275,7 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
     texts = _template_texts()
     formulas.update([(k, e) for k, t in formulas.items() if (e := texts.get(t)) is not None])
     flat = _Flat(names=names, refs=refs, keys=keys, views=views, values=values, formulas=formulas,
-                 floats=[[type(c.value) is float for c in sheet_views] for sheet_views in views],
+                 floats=[list(map(type, map(_VALUE, sheet_views))) for sheet_views in views],
                  cell_formulas=[list(map(_FORMULA, sheet_views)) for sheet_views in views],
                  arrays=[list(map(_ARRAY, sheet_views)) for sheet_views in views])
     flat.bytes = _flat_bytes(flat)
