@@ -126,3 +126,70 @@ def test_block_calls_share_keys_as_before() -> None:
         assert repr(e.evaluate(again, 0)) == repr(got)
         old_keys.add(((str, "f"), (type(block), block), (float, 1.0), (float, 2.0), (float, 3.0)))  # interpreter's
     assert len(memo) == len(old_keys) == 8
+
+
+def _old_aggregate(pick: Any, values: Any) -> Any:  # expr.aggregate before speed25
+    from planner.excel.values import XlError, to_number
+
+    nums = []
+    for v in values:
+        if isinstance(v, list):
+            for x in v:
+                if type(x) is float:
+                    nums.append(x)
+                    continue
+                if isinstance(x, XlError):
+                    return x
+                if isinstance(x, (int, float)) and not isinstance(x, bool):
+                    nums.append(float(x))
+        else:
+            n = to_number(v)
+            if isinstance(n, XlError):
+                return n
+            nums.append(n)
+    return pick(nums) if nums else 0.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_aggregate_is_the_old_loop(seed: int) -> None:
+    """MIN, MAX and SUM over random arguments (ranges of numbers only, mixed ranges with texts, blanks, booleans,
+    ints and errors, empty ranges, and scalars of every kind): the same answer (type and ``repr``) as the loop the
+    shortcuts skip, and the arguments consumed up to the same one."""
+    from planner.excel.values import DIV0, NA
+
+    rnd = random.Random(seed)
+    cells = (1.0, -0.0, 2.5, NAN, 3, True, False, None, "", "x", "2", NA, DIV0)
+    for _ in range(3000):
+        args: list[Any] = []
+        for _ in range(rnd.randint(0, 4)):
+            k = rnd.random()
+            if k < 0.4:
+                args.append([rnd.random() for _ in range(rnd.randint(0, 5))])
+            elif k < 0.7:
+                args.append([rnd.choice(cells) for _ in range(rnd.randint(0, 5))])
+            else:
+                args.append(rnd.choice(cells))
+        for pick in (min, max, sum):
+            got_seen: list[Any] = []
+            want_seen: list[Any] = []
+            got = ex.aggregate(pick, (got_seen.append(a) or a for a in args))
+            want = _old_aggregate(pick, (want_seen.append(a) or a for a in args))
+            assert type(got) is type(want) and repr(got) == repr(want), (args, pick)
+            assert len(got_seen) == len(want_seen)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_match_of_a_text_is_equal_key(seed: int) -> None:
+    """``MATCH(key, cells, 0)`` with random keys (texts in any case, "", numbers, TRUE, blanks, errors) over random
+    cells: the position of the first cell ``equal_key`` matches, else #N/A (the key's error for an error key)."""
+    from planner.excel.values import DIV0, NA, XlError, equal_key
+
+    rnd = random.Random(seed)
+    cells = ("a", "A", "b", "B ", "", None, 1.0, 2, True, "#N/A", NA, DIV0, "ä", "Ä", "1")
+    for _ in range(5000):
+        row = [rnd.choice(cells) for _ in range(rnd.randint(0, 6))]
+        key = rnd.choice(cells)
+        want = key if isinstance(key, XlError) else next(
+            (float(i + 1) for i, c in enumerate(row) if equal_key(c, key)), NA)
+        got = ex._match(key, row)
+        assert type(got) is type(want) and repr(got) == repr(want), (key, row)

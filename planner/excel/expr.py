@@ -450,14 +450,24 @@ def _fn_iferror(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
     return args[1].evaluate(ev, row) if isinstance(v, XlError) else v
 
 
+_ALL_FLOATS = frozenset((float,))
+
+
 def aggregate(pick: Callable[[list[float]], Any], values: Iterable[Any]) -> Any:
     """MIN, MAX or SUM (``pick``) over already-evaluated argument values, with Excel's rules: a range (a list)
     contributes its numbers only (text, booleans and empty cells ignored) and its first error; a scalar is coerced
     with :func:`to_number` (its error returned). No numbers gives 0. ``values`` may be a generator: it is consumed
     only up to the first error, so the interpreter and the compiled closures (both call this) evaluate the same
     arguments in the same order. Example: ``aggregate(max, [[1, "x", None], 2.5])`` is 2.5."""
-    nums = []
+    nums: list[float] = []
     for v in values:
+        t = type(v)
+        if t is float:  # the commonest scalar: to_number(v) is v itself
+            nums.append(v)
+            continue
+        if t is list and _ALL_FLOATS.issuperset(map(type, v)):  # a range of numbers only (found in C): each cell
+            nums += v  # is what the loop below appends, in order
+            continue
         if isinstance(v, list):  # ranges: numbers only, text and empty ignored
             for x in v:
                 if type(x) is float:  # the commonest cell: a number (float(x) is x itself)
@@ -496,6 +506,16 @@ def _fn_andor(want_all: bool) -> Callable[[Evaluator, int, Sequence[Expr]], Any]
 
 
 def _match(key: Any, cells: list[Any]) -> Any:
+    """``MATCH(key, cells, 0)``: the 1-based position of the first cell :func:`equal_key` to ``key``, else #N/A.
+    A plain text key (the commonest: a route, fleet or model name) is compared as ``equal_key`` compares it, written
+    out: a cell matches when it is a non-empty text (an error's text too) whose lower case is the key's, so the
+    key is lowered once instead of once per cell."""
+    if type(key) is str:
+        low = key.lower()
+        for i, c in enumerate(cells):
+            if isinstance(c, str) and c != "" and c.lower() == low:
+                return float(i + 1)
+        return NA
     if isinstance(key, XlError):
         return key
     for i, c in enumerate(cells):
