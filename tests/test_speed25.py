@@ -193,3 +193,21 @@ def test_match_of_a_text_is_equal_key(seed: int) -> None:
             (float(i + 1) for i, c in enumerate(row) if equal_key(c, key)), NA)
         got = ex._match(key, row)
         assert type(got) is type(want) and repr(got) == repr(want), (key, row)
+
+
+def test_a_column_not_kept_is_the_old_steps() -> None:
+    """:func:`planner.excel.compiled._arg` of a column no evaluator keeps, over random cells (errors, error-like
+    texts, ints, TRUE, blanks, NaN): the first error (for an argument without ``row_errors``) or the one-cell rows
+    and the part the old loop gave."""
+    from planner.excel.values import DIV0, NA, XlError
+
+    spec = load()["BACKEND_ARGMAX"]  # argument 2: row_errors; argument 1: not
+    rnd = random.Random(5)
+    cells = (1.0, NAN, 2, True, None, "", "x", "#N/A", NA, DIV0)
+    for _ in range(3000):
+        v = [rnd.choice(cells) for _ in range(rnd.randint(0, 6))]
+        for i in (1, 2):
+            err = next((x for x in v if isinstance(x, XlError)), None)
+            want = err if err is not None and i == 1 else ([[x] for x in v], (list, tuple(zip(map(type, v), v))))
+            got = compiled._arg(Evaluator({}, {}), spec, i, v)
+            assert repr(got) == repr(want) and type(got) is type(want), (i, v)

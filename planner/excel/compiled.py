@@ -469,10 +469,16 @@ def _arg(ev: Evaluator, spec: Any, i: int, v: Any) -> Any:
         if hit[1] is not None and not row_errors(spec, i):
             return hit[1]
         return hit[3], hit[2]
-    for x in v:
-        if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
-            return x
-    return [[x] for x in v], (list, tuple(zip(map(type, v), v)))
+    types = tuple(map(type, v))
+    if not _PLAIN_CELLS.issuperset(types):  # (found in C: most columns hold numbers, texts and blanks only)
+        for x in v:
+            if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
+                return x
+    return [[x] for x in v], (list, tuple(zip(types, v)))
+
+
+_PLAIN_CELLS = frozenset((float, str, int, bool, type(None)))
+"""Cell types that are never an Excel error (an :class:`XlError` is a ``str`` subclass, its type not ``str``)."""
 
 
 _UDF_FACTORIES: dict[str, Callable[..., Compiled]] = {}
