@@ -28,7 +28,6 @@ from planner.excel.expr import (
     Evaluator,
     Expr,
     Fn,
-    HashedTuple,
     Lit,
     Ref,
     Udf,
@@ -39,6 +38,7 @@ from planner.excel.expr import (
     block_error,
     block_key,
     row_errors,
+    value_token,
 )
 from planner.excel.values import (
     _COMPARISONS,
@@ -335,8 +335,11 @@ def _udf(e: Udf, row: int) -> Compiled:
 
     The memo key is ``(name, part, part, ...)``: a float or plain text argument is its own part (the commonest;
     a float never equals a text, nor a tuple), any other value ``(type, value)`` as :meth:`Udf.evaluate` keys it
-    (``TRUE``, ``1`` and ``1.0`` stay apart), a column its cells with their types (:func:`column_arg`). Two calls
-    share a key exactly when :meth:`Udf.evaluate`'s keys are equal."""
+    (``TRUE``, ``1`` and ``1.0`` stay apart), a block the :func:`~planner.excel.expr.value_token` of its
+    ``(type, value)`` (made once per evaluator and block, kept with it), a column the token of its cells with their
+    types (:func:`column_arg`): a token is hashed in C, where the part it stands for was hashed again (a block's by
+    a Python ``__hash__`` call) on every look-up. Two calls share a key exactly when :meth:`Udf.evaluate`'s keys are
+    equal."""
     src, consts = _udf_source(e, row, inline=True)
     if src is None:  # an argument too large to write inline: each argument its closure
         src, consts = _udf_source(e, row, inline=False)
@@ -376,12 +379,13 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
             key = g.const(block_key(t))
             lines += [f"h = _blocks.get({key})",
                       "if h is None:",  # the block and its first error (block_error), kept for the evaluator
-                      f"    h = _blocks[{key}] = ((b := {g.const(compile_fast(a, row))}(ev)), _block_error(ev, b))",
-                      f"{v}, err = h",
+                      f"    h = _blocks[{key}] = ((b := {g.const(compile_fast(a, row))}(ev)), _block_error(ev, b),",
+                      "                           _value_token((type(b), b)))",
+                      f"{v}, err, p{i} = h",
                       f"if err is not None and not _row_errors(spec, {i}):",
                       "    return err"]
             raw.append(v)
-            parts.append(f"(type({v}), {v})")
+            parts.append(f"p{i}")
             continue
         code = g.expr(a, row) if inline else f"{g.const(compile_fast(a, row))}(ev)"
         lines += [f"{v} = {code}",
@@ -394,7 +398,10 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
                   f"    x = _arg(ev, spec, {i}, {v})",
                   "    if type(x) is not tuple:",
                   "        return x",
-                  f"    {v}, p{i} = x"]
+                  f"    {v}, p{i} = x",
+                  # a column or a tuple not kept by the evaluator: its part (list or tuple type, cells) as a token
+                  f"    if type(p{i}) is tuple and isinstance(p{i}[1], tuple):",
+                  f"        p{i} = _value_token(p{i})"]
         raw.append(v)
         parts.append(f"p{i}")
     if inline and g.nodes > GENERATED_MAX_NODES:
@@ -462,16 +469,22 @@ def _arg(ev: Evaluator, spec: Any, i: int, v: Any) -> Any:
         if hit[1] is not None and not row_errors(spec, i):
             return hit[1]
         return hit[3], hit[2]
-    for x in v:
-        if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
-            return x
-    return [[x] for x in v], (list, tuple(zip(map(type, v), v)))
+    types = tuple(map(type, v))
+    if not _PLAIN_CELLS.issuperset(types):  # (found in C: most columns hold numbers, texts and blanks only)
+        for x in v:
+            if isinstance(x, XlError) and not row_errors(spec, i):  # an error in a range is the result
+                return x
+    return [[x] for x in v], (list, tuple(zip(types, v)))
+
+
+_PLAIN_CELLS = frozenset((float, str, int, bool, type(None)))
+"""Cell types that are never an Excel error (an :class:`XlError` is a ``str`` subclass, its type not ``str``)."""
 
 
 _UDF_FACTORIES: dict[str, Callable[..., Compiled]] = {}
 _UDF_HELPERS: dict[str, Any] = {"_NAME": NAME, "_MISSING": _MISSING, "_MEMO_LIMIT": MEMO_LIMIT, "_Udf": Udf,
                                 "_block_error": block_error, "_row_errors": row_errors, "_arg": _arg,
-                                "_NoneType": type(None)}
+                                "_NoneType": type(None), "_value_token": value_token}
 
 
 def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[list[Any]]]:
@@ -482,8 +495,9 @@ def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[l
     reused) and every call reading that column skips the scan, the key and the copy: a plan's per-route
     ``BACKEND_SUM`` and ``OUTAGE_SUM`` cells read the same 20-cell columns hundreds of times.
 
-    >>> column_arg([1.0, "x"])
-    ([1.0, 'x'], None, (<class 'list'>, ((<class 'float'>, 1.0), (<class 'str'>, 'x'))), [[1.0], ['x']])
+    >>> cells, error, part, rows = column_arg([1.0, "x"])
+    >>> cells, error, rows, part is value_token((list, ((float, 1.0), (str, "x"))))
+    ([1.0, 'x'], None, [[1.0], ['x']], True)
     >>> type(column_arg([1.0])[3]).__name__
     'Column'
     >>> column_arg([1.0, DIV0])[1]
@@ -492,7 +506,7 @@ def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[l
     error = next((x for x in cells if isinstance(x, XlError)), None)
     # the key part and the rows even with an error: an Arg.row_errors argument reads the column past it; the rows
     # as a Column, which keeps its coerced cells for every call that receives it (planner.coerce.prepare_args)
-    return cells, error, (list, HashedTuple(zip(map(type, cells), cells))), Column(cells)
+    return cells, error, value_token((list, tuple(zip(map(type, cells), cells)))), Column(cells)
 
 
 _COMPILERS: dict[type, Callable[[Any, int], Compiled]] = {

@@ -337,6 +337,47 @@ class HashedTuple(tuple):
         return self._hash
 
 
+class ValueToken:
+    """One object per distinct memo-key part of a column or block argument (:func:`value_token`): compared by
+    identity and hashed by ``id`` in C, where the part itself (a tuple holding a
+    :class:`HashedTuple`, or a column's cells with their types) costs a Python ``__hash__`` call or a hash of every
+    cell each time a key holding it is looked up."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<ValueToken {id(self):#x}>"
+
+
+VALUE_TOKENS_LIMIT = 8_192
+"""Parts :func:`value_token` keeps before it starts over (the memo's :data:`MEMO_LIMIT`)."""
+_TOKENS: dict[Any, ValueToken] = {}
+
+
+def value_token(part: Any) -> Any:
+    """The registry-call memo key's part for a column or block argument: one :class:`ValueToken` per distinct
+    ``part`` (``(type, value)`` of a block, ``(list, cells with their types)`` of a column, as :meth:`Udf.evaluate`
+    keyed them before), kept in ``_TOKENS`` (key: ``part``; at most :data:`VALUE_TOKENS_LIMIT` entries, then emptied).
+    Two arguments get the same token exactly when their parts are equal while the table is not emptied; after it is,
+    an equal part gets a new token (a memo miss where there was a hit: the call is made again, same value); a token
+    is never reused (every memo key holding it holds it). An unhashable part is returned as it is (the memo's look-up
+    then raises ``TypeError``: computed, not remembered, as before).
+
+    >>> a = value_token((list, ((float, 1.0),)))
+    >>> a is value_token((list, ((float, 1.0),))), a is value_token((list, ((int, 1),)))
+    (True, False)
+    """
+    try:
+        tok = _TOKENS.get(part)
+    except TypeError:
+        return part
+    if tok is None:
+        if len(_TOKENS) >= VALUE_TOKENS_LIMIT:
+            _TOKENS.clear()
+        tok = _TOKENS[part] = ValueToken()
+    return tok
+
+
 @dataclass(frozen=True)
 class Bin(Expr):
     op: str
@@ -409,14 +450,24 @@ def _fn_iferror(ev: Evaluator, row: int, args: Sequence[Expr]) -> Any:
     return args[1].evaluate(ev, row) if isinstance(v, XlError) else v
 
 
+_ALL_FLOATS = frozenset((float,))
+
+
 def aggregate(pick: Callable[[list[float]], Any], values: Iterable[Any]) -> Any:
     """MIN, MAX or SUM (``pick``) over already-evaluated argument values, with Excel's rules: a range (a list)
     contributes its numbers only (text, booleans and empty cells ignored) and its first error; a scalar is coerced
     with :func:`to_number` (its error returned). No numbers gives 0. ``values`` may be a generator: it is consumed
     only up to the first error, so the interpreter and the compiled closures (both call this) evaluate the same
     arguments in the same order. Example: ``aggregate(max, [[1, "x", None], 2.5])`` is 2.5."""
-    nums = []
+    nums: list[float] = []
     for v in values:
+        t = type(v)
+        if t is float:  # the commonest scalar: to_number(v) is v itself
+            nums.append(v)
+            continue
+        if t is list and _ALL_FLOATS.issuperset(map(type, v)):  # a range of numbers only (found in C): each cell
+            nums += v  # is what the loop below appends, in order
+            continue
         if isinstance(v, list):  # ranges: numbers only, text and empty ignored
             for x in v:
                 if type(x) is float:  # the commonest cell: a number (float(x) is x itself)
@@ -455,6 +506,16 @@ def _fn_andor(want_all: bool) -> Callable[[Evaluator, int, Sequence[Expr]], Any]
 
 
 def _match(key: Any, cells: list[Any]) -> Any:
+    """``MATCH(key, cells, 0)``: the 1-based position of the first cell :func:`equal_key` to ``key``, else #N/A.
+    A plain text key (the commonest: a route, fleet or model name) is compared as ``equal_key`` compares it, written
+    out: a cell matches when it is a non-empty text (an error's text too) whose lower case is the key's, so the
+    key is lowered once instead of once per cell."""
+    if type(key) is str:
+        low = key.lower()
+        for i, c in enumerate(cells):
+            if isinstance(c, str) and c != "" and c.lower() == low:
+                return float(i + 1)
+        return NA
     if isinstance(key, XlError):
         return key
     for i, c in enumerate(cells):
@@ -641,7 +702,9 @@ class Udf(Expr):
         if memo is not None:
             # the type too: TRUE == 1 == 1.0 in Python; a column (list of one-cell rows) by its cells' values, so the
             # many cells that total one backend's column (BACKEND_SUM, OUTAGE_SUM per route) compute it once
-            key = (self.name, *((list, tuple((type(r[0]), r[0]) for r in v)) if isinstance(v, list) else (type(v), v)
+            # (a column or block by its value_token: equal parts, the same token)
+            key = (self.name, *(value_token((list, tuple((type(r[0]), r[0]) for r in v))) if isinstance(v, list)
+                                else value_token((type(v), v)) if isinstance(v, tuple) else (type(v), v)
                                 for v in raw))
             try:
                 hit = memo.get(key, _MISSING)
