@@ -21,10 +21,11 @@ import random
 from pathlib import Path
 
 import pytest
+from test_bars_speed import _blocks  # the tables SENSITIVITY_BAR receives (tests/test_bars_speed.py)
 
 from planner import template as ts
 from planner.coerce import SharedRows
-from planner.excel.expr import Block, Evaluator, HashedTuple
+from planner.excel.expr import Evaluator, HashedTuple
 from planner.template import fast
 from planner.template.layout import PerRow, PlanValue
 from planner.template.sensitivity import BAR_TABLES
@@ -34,11 +35,6 @@ from planner.whatif.source import load_inputs
 ROOT = Path(__file__).resolve().parents[1]
 ENDS = tuple((g, f) for g in ("input_tokens", "output_tokens", "cache_hit_rate") for f in (0.8, 1.2))
 CELLS = (1.0, 0.0, -0.0, 2.5, True, False, 1, "a", "A", "", " ", None, "#N/A", float("nan"))
-
-
-def _blocks(inputs: dict) -> dict:
-    ev = Evaluator({**ts.fixed_cells(), **inputs, **ts.evaluate_plan(inputs)}, {})
-    return {name: Block(t).evaluate(ev, 0) for name, t in BAR_TABLES}
 
 
 def _clear() -> None:
