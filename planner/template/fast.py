@@ -68,11 +68,11 @@ def _settings_as_cells(e: Any) -> Any:
     from dataclasses import replace
 
     from planner.excel.expr import At, Bin, Fn, Udf
-    from planner.template.layout import PlanValue
+    from planner.template.layout import PlanValue, plan_setting_row
 
     t = type(e)
     if t is PlanValue:
-        return At(ts.PLAN, "value", _setting_row(e.setting))
+        return At(ts.PLAN, "value", plan_setting_row(e.setting))
     if t is Bin:
         a, b = _settings_as_cells(e.a), _settings_as_cells(e.b)
         return e if a is e.a and b is e.b else replace(e, a=a, b=b)
@@ -80,13 +80,6 @@ def _settings_as_cells(e: Any) -> Any:
         args = tuple(map(_settings_as_cells, e.args))
         return e if all(map(operator.is_, args, e.args)) else replace(e, args=args)
     return e  # (a PerRow's row is rewritten when it is compiled)
-
-
-def _setting_row(setting: str) -> int:
-    for i, (name, *_rest) in enumerate(ts.PLAN_SETTINGS):
-        if name == setting:
-            return i
-    raise KeyError(setting)
 
 
 @lru_cache(maxsize=1)

@@ -88,11 +88,16 @@ PLAN_SETTINGS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
 )
 
 
-def plan_value_cell(setting: str) -> str:
+def plan_setting_row(setting: str) -> int:
+    """The Plan table's data row of ``setting`` (its position in :data:`PLAN_SETTINGS`); KeyError if none."""
     for i, (name, *_rest) in enumerate(PLAN_SETTINGS):
         if name == setting:
-            return PLAN.cell("value", i)
+            return i
     raise KeyError(setting)
+
+
+def plan_value_cell(setting: str) -> str:
+    return PLAN.cell("value", plan_setting_row(setting))
 
 
 @dataclass(frozen=True)
