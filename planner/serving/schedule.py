@@ -40,11 +40,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from planner.serving.calibration import Calibration
-from planner.serving.step import Replica, step_time_s
+from planner.serving.step import Replica, step_time_s, step_timer
 
 BISECTION_STEPS = 36
 """Bisection steps over the decode batch (resolution ``2^-36`` of the range)."""
@@ -275,44 +276,86 @@ def state(load: Load, *, d: float) -> State:
     ...                 max_running=1024), d=8)
     >>> round(st.requests_per_s, 2), round(st.tpot_s * 1e3, 2)
     (9.54, 8.47)
+
+    Solved by the load's :func:`_solver` (kept for :data:`SOLVERS_KEPT` loads): the states of one load share the
+    work of reading its fields and its replica's step constants.
     """
+    hit = _SOLVERS.get(id(load))
+    if hit is None or hit[0] is not load:
+        hit = (load, _solver(load))
+        if len(_SOLVERS) >= SOLVERS_KEPT:
+            _SOLVERS.clear()
+        _SOLVERS[id(load)] = hit
+    return hit[1](d)
+
+
+SOLVERS_KEPT = 64
+"""Loads whose :func:`_solver` :func:`state` keeps (:data:`_SOLVERS`, keyed on the load's ``id``, the load held so
+the ``id`` stays its own; emptied when full). A plan solves about 26 loads (one a setup and request mix), about 21
+states each; a kept solver holds its load and a few dozen floats."""
+
+_SOLVERS: dict[int, tuple[Load, Callable[[float], State]]] = {}
+
+
+def _solver(load: Load) -> Callable[[float], State]:
+    """:func:`state` of ``load`` as a function of ``d``: Q1-Q4 with the load's fields read once, and its steps timed
+    by :func:`planner.serving.step.step_timer` (the same floats as :func:`planner.serving.step.step_time_s`); the
+    operations on ``d`` are :func:`state`'s, in its order (``tests/test_speed26.py`` compares it with the body
+    :func:`state` had before, kept in the test, over random loads and batches)."""
     r, cal, sched = load.replica, load.calibration, load.schedule
     iu, o1 = load.input_tokens, max(load.output_tokens - 1.0, 1e-3)
     mixed, others = sched.mixed, load.others
-    t_d = step_time_s(r, cal, decode_seqs=max(d, 1.0)) if d > 0 else 0.0
-    room = sched.budget_tokens - (d if mixed else 0.0)
-    if room <= 0:
-        return State(decode_batch=d, requests_per_s=0.0, tpot_s=math.inf, ttft_s=math.inf, ttft_service_s=math.inf,
-                     prefill_share=1.0, decode_step_s=t_d, mixed_step_s=math.inf, running=d, valid=False)
-    p_m = min(room, iu)
-    # rule W: whole prompts only
-    p_top = whole_prompt_room(room, prompt_tokens=iu, dp=r.dp) if sched.whole_prompts else room
-    x = 0.0
-    t_m = tau = t_d
-    for _ in range(3):  # p_m depends on the arrivals during a mixed step
-        t_m = step_time_s(r, cal, decode_seqs=d if mixed else 0.0, prefill_tokens=p_m, prefill_seqs=p_m / iu)
-        extra = t_m - t_d if mixed else t_m
-        tau = t_d + others * d * iu * extra / (o1 * p_m)
-        if mixed and d * iu / (o1 * p_m) > 1.0:  # every step carries prompts
-            tau = max(tau, t_m)
-        x = d / (o1 * tau) if tau > 0 else 0.0
-        grown = min(p_top, max(iu, x * iu * t_m))
-        if abs(grown - p_m) <= 1e-6 * p_m:
-            break
-        p_m = grown
-    rho = x * iu * t_m / p_m
-    service = math.ceil(iu / room - 1e-9) * t_m
-    valid = rho < 1.0 and d <= load.max_running
-    if valid:
-        wait = load.others * rho * (t_m * iu / p_m) / (2.0 * (1.0 - rho))
-        in_flight = 1.5 if sched.async_scheduling else 0.5  # async: the rest of the step in flight and the next
-        ttft = (load.replica.ttft_fixed_s + load.others * in_flight * t_d * min(d, 1.0) + wait + service
-                + first_token_delay_s(r, decode_seqs=load.others * d + 1.0))
-    else:
-        ttft = math.inf
-    running = d + x * service
-    return _state(decode_batch=d, requests_per_s=x, tpot_s=tau, ttft_s=ttft, ttft_service_s=service,
-                  prefill_share=min(rho, 1.0), decode_step_s=t_d, mixed_step_s=t_m, running=running, valid=valid)
+    budget, whole, dp, max_running = sched.budget_tokens, sched.whole_prompts, r.dp, load.max_running
+    in_flight = 1.5 if sched.async_scheduling else 0.5  # async: the rest of the step in flight and the next
+    ttft_fixed = load.replica.ttft_fixed_s
+    deferred = r.engine in DEFERRED_FIRST_TOKEN  # first_token_delay_s, inline
+    fixed_s, seq_s = r.fixed_s, r.seq_s
+    step = step_timer(r, cal)
+
+    def solve(d: float) -> State:
+        t_d = step(1.0 if 1.0 > d else d, 0.0, 0.0) if d > 0 else 0.0  # max(d, 1.0)
+        room = budget - (d if mixed else 0.0)
+        if room <= 0:
+            return State(decode_batch=d, requests_per_s=0.0, tpot_s=math.inf, ttft_s=math.inf,
+                         ttft_service_s=math.inf, prefill_share=1.0, decode_step_s=t_d, mixed_step_s=math.inf,
+                         running=d, valid=False)
+        p_m = iu if iu < room else room  # min(room, iu): room unless iu is less
+        # rule W: whole prompts only
+        p_top = whole_prompt_room(room, prompt_tokens=iu, dp=dp) if whole else room
+        x = 0.0
+        t_m = tau = t_d
+        d_mixed = d if mixed else 0.0
+        for _ in range(3):  # p_m depends on the arrivals during a mixed step
+            t_m = step(d_mixed, p_m, p_m / iu)
+            extra = t_m - t_d if mixed else t_m
+            tau = t_d + others * d * iu * extra / (o1 * p_m)
+            if mixed and d * iu / (o1 * p_m) > 1.0 and t_m > tau:  # every step carries prompts: max(tau, t_m)
+                tau = t_m
+            x = d / (o1 * tau) if tau > 0 else 0.0
+            grown = x * iu * t_m
+            if not grown > iu:  # max(iu, grown): iu unless grown is greater
+                grown = iu
+            grown = grown if grown < p_top else p_top  # min(p_top, grown): p_top unless grown is less
+            if abs(grown - p_m) <= 1e-6 * p_m:
+                break
+            p_m = grown
+        rho = x * iu * t_m / p_m
+        service = math.ceil(iu / room - 1e-9) * t_m
+        valid = rho < 1.0 and d <= max_running
+        if valid:
+            wait = others * rho * (t_m * iu / p_m) / (2.0 * (1.0 - rho))
+            served = others * d + 1.0
+            delay = (fixed_s + seq_s * (1.0 if 1.0 > served else served)) if deferred else 0.0
+            ttft = ttft_fixed + others * in_flight * t_d * (1.0 if 1.0 < d else d) + wait + service + delay  # min(d, 1)
+        else:
+            ttft = math.inf
+        running = d + x * service
+        st = _new(State)
+        _set(st, "__dict__", {"decode_batch": d, "requests_per_s": x, "tpot_s": tau, "ttft_s": ttft,
+                              "ttft_service_s": service, "prefill_share": 1.0 if 1.0 < rho else rho,
+                              "decode_step_s": t_d, "mixed_step_s": t_m, "running": running, "valid": valid})
+        return st
+    return solve
 
 
 RATE_BOUND_SLACK = 1e-9
@@ -364,7 +407,7 @@ _set = object.__setattr__
 def _state(**fields: Any) -> State:
     """``State(**fields)`` for every field of :class:`State` given: the same class and attributes (equal, hashed and
     shown alike), built without the frozen dataclass's ``__init__`` (one ``object.__setattr__`` a field: 1.6 against
-    0.5 µs, and the solves build about a thousand states a plan). Only :func:`state` calls it, with every field.
+    0.5 µs, and the solves build about a thousand states a plan). :func:`_solver` builds its states the same way.
 
     >>> kw = dict(decode_batch=2.0, requests_per_s=1.0, tpot_s=0.02, ttft_s=0.1, ttft_service_s=0.05,
     ...           prefill_share=0.1, decode_step_s=0.02, mixed_step_s=0.03, running=2.1, valid=True)

@@ -34,6 +34,7 @@ Pipeline stages run in sequence for one micro-batch, so a step covers all ``L`` 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from planner import latency, memory
@@ -1168,6 +1169,92 @@ def step_parts(r: Replica, cal: Calibration, *, decode_seqs: float, prefill_toke
     if r.overlap_seq:  # S2'': the previous step's output processing runs while the GPU computes
         return r.fixed_s + max(host - (body + comm), 0.0), body, comm
     return r.fixed_s + host, body, comm
+
+
+def step_timer(r: Replica, cal: Calibration) -> Callable[[float, float, float], float]:
+    """:func:`step_time_s` of ``r`` and ``cal`` as a function of ``(decode_seqs, prefill_tokens, prefill_seqs)``,
+    with what does not change from step to step worked out once: ``t(d, p, n_p) == step_time_s(r, cal,
+    decode_seqs=d, prefill_tokens=p, prefill_seqs=n_p)``, the same floats from the same operations in the same
+    order (:func:`planner.serving.schedule.state` times two to four steps a state, and a plan solves about 560
+    states on about 26 replicas).
+
+    What is worked out once is a product, quotient or choice of ``r``'s and ``cal``'s fields alone, formed as
+    :func:`step_parts` forms it: the weights' bandwidth ``B·e_w``, the weight read ``W / (B·e_w)``, the KV read's
+    ``B·e_kv``, attention's ``peak16·e_attn·vendor``, the all-reduce factor ``2(tp−1)/tp``, the launch floor and its
+    eager form; ``max(x, y)`` is written ``y if y > x else x`` (what ``max`` returns: the first unless the second is
+    greater). Only the replicas most plans run take this form: a dense model (no experts, no MoE or per-layer
+    activation passes, no dequantised copy), one attention group, no CUDA-graph padding and no host overlap (S2'',
+    rule O); :func:`step_parts`' own rules that a module switch turns (rule L, :data:`COMM_UNDER_LAUNCH_FLOOR`) are
+    read at each call, and with rule L on the step goes the long way. Any other replica gets
+    ``step_time_s`` itself (``tests/test_speed26.py`` compares both with it over random replicas and steps).
+
+    Worked example: :func:`step_time_s`'s (Llama-3.1-8B bf16 on one H100 SXM, 32 sequences at 1,024 tokens): 9.05 ms.
+
+    >>> from planner.catalog import get_gpu, get_model
+    >>> from planner.serving.calibration import DERIVED
+    >>> r = build_replica(get_model("llama-3.1-8b"), get_gpu("h100-sxm"), context_tokens=1024, input_tokens=512,
+    ...                   calibration=DERIVED)
+    >>> t = step_timer(r, DERIVED)
+    >>> round(t(32, 0.0, 0.0) * 1e3, 2), t(32, 0.0, 0.0) == step_time_s(r, DERIVED, decode_seqs=32)
+    (9.05, True)
+    """
+    if (r.num_experts or r.dequant_bytes or r.moe_act_bytes or r.layer_act_passes or r.graph_sizes or r.dp != 1
+            or r.overlap_host or r.overlap_seq or r.moe_comm_layers):
+        def long(d: float, p: float, n_p: float) -> float:
+            return step_time_s(r, cal, decode_seqs=d, prefill_tokens=p, prefill_seqs=n_p)
+        return long
+    bw = r.mem_bw_bytes_per_s
+    weight_bw = bw * cal.weight_bw_eff
+    gemm_read = r.dense_bytes / weight_bw  # no experts, no ExLlama copy: the read is the dense weights'
+    gemm_half, gemm_eff, quant_eff, vendor = cal.gemm_half_tokens, cal.gemm_eff, r.quant_kernel_eff, r.vendor_eff
+    body_flops, head_flops, peak = r.body_flops_per_token, r.head_flops_per_token, r.peak_flops_per_s
+    g = float(r.dp)  # 1.0, divided by as step_parts does
+    kv_seq, kv_bw = r.kv_read_bytes_per_seq, bw * cal.kv_bw_eff
+    attn_seq, attn_token = r.attn_flops_per_seq, r.attn_flops_per_prefill_token
+    attn_peak = r.peak16_flops_per_s * (cal.attn_eff if r.attn_eff is None else r.attn_eff) * r.vendor_eff
+    tp, pp = r.tp, r.pp
+    comm_any = tp > 1 or pp > 1 or r.ep > 1
+    alpha = cal.pcie_allreduce_latency_s if r.link_is_pcie else cal.allreduce_latency_s
+    hidden, n_layers, link = r.hidden, r.layers, r.link_bytes_per_s
+    tp_attn = tp // r.dp
+    attn_share = 2 * (tp_attn - 1) / tp_attn if tp_attn > 1 else 0.0
+    mlp_share = 2 * (tp - 1) / tp if tp > 1 else 0.0
+    layers = launch_layers(r)
+    floor = layers * cal.layer_floor_s
+    eager_layer = layers * cal.eager_layer_floor_s
+    floor_eager = eager_layer if eager_layer > floor else floor  # max(floor, layers·f_eager)
+    eager_always, eager_prefill = r.eager, r.eager_prefill
+    seq_s, fixed_s = r.seq_s, r.fixed_s
+
+    def fast(d: float, p: float, n_p: float) -> float:
+        m = d + p
+        if m <= 0:
+            return 0.0
+        if COMM_UNDER_LAUNCH_FLOOR:
+            return step_time_s(r, cal, decode_seqs=d, prefill_tokens=p, prefill_seqs=n_p)
+        sampled = d + n_p
+        host = seq_s * sampled  # host_sequences: every sequence (one attention group)
+        eff = gemm_eff * m / (m + gemm_half) * quant_eff
+        compute = (body_flops * m + head_flops * sampled) / (peak * eff * vendor)
+        gemm = compute if compute > gemm_read else gemm_read
+        kv = d / g * kv_seq / kv_bw
+        flops = (d * attn_seq + p * attn_token) / g / attn_peak
+        attn = flops if flops > kv else kv
+        comm = 0.0
+        if comm_any:
+            msg = m * hidden * ACT_BYTES
+            if tp_attn > 1:
+                comm += n_layers * (alpha + attn_share * msg / g / link)
+            if tp > 1:
+                comm += n_layers * (alpha + mlp_share * msg / link)
+            if pp > 1:
+                comm += (pp - 1) * (alpha + msg / link)
+        lower = floor_eager if eager_always or (p > 0 and eager_prefill) else floor
+        body = gemm + attn
+        if lower > body:
+            body = lower
+        return fixed_s + host + body + comm
+    return fast
 
 
 FLOOR_ROUNDING = 1e-9
