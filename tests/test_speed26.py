@@ -107,7 +107,7 @@ def _random_calibration(rng: random.Random) -> Calibration:
     if rng.random() < 0.3:
         return DERIVED
     floats = [f.name for f in dataclasses.fields(Calibration) if isinstance(getattr(DERIVED, f.name), float)]
-    return dataclasses.replace(DERIVED, **{n: getattr(DERIVED, n) * rng.choice([0.3, 0.77, 1.0, 1.9])
+    return dataclasses.replace(DERIVED, **{n: getattr(DERIVED, n) * rng.choice([0.01, 0.3, 0.77, 1.0, 1.9, 40.0])
                                            for n in rng.sample(floats, rng.randint(1, len(floats)))})
 
 
