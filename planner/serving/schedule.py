@@ -311,14 +311,14 @@ def _solver(load: Load) -> Callable[[float], State]:
     deferred = r.engine in DEFERRED_FIRST_TOKEN  # first_token_delay_s, inline
     fixed_s, seq_s = r.fixed_s, r.seq_s
     step = step_timer(r, cal)
+    ceil, inf, new, put, cls = math.ceil, math.inf, _new, _set, State  # read once, not once a state
 
     def solve(d: float) -> State:
         t_d = step(1.0 if 1.0 > d else d, 0.0, 0.0) if d > 0 else 0.0  # max(d, 1.0)
         room = budget - (d if mixed else 0.0)
         if room <= 0:
-            return State(decode_batch=d, requests_per_s=0.0, tpot_s=math.inf, ttft_s=math.inf,
-                         ttft_service_s=math.inf, prefill_share=1.0, decode_step_s=t_d, mixed_step_s=math.inf,
-                         running=d, valid=False)
+            return State(decode_batch=d, requests_per_s=0.0, tpot_s=inf, ttft_s=inf, ttft_service_s=inf,
+                         prefill_share=1.0, decode_step_s=t_d, mixed_step_s=inf, running=d, valid=False)
         p_m = iu if iu < room else room  # min(room, iu): room unless iu is less
         # rule W: whole prompts only
         p_top = whole_prompt_room(room, prompt_tokens=iu, dp=dp) if whole else room
@@ -340,7 +340,7 @@ def _solver(load: Load) -> Callable[[float], State]:
                 break
             p_m = grown
         rho = x * iu * t_m / p_m
-        service = math.ceil(iu / room - 1e-9) * t_m
+        service = ceil(iu / room - 1e-9) * t_m
         valid = rho < 1.0 and d <= max_running
         if valid:
             wait = others * rho * (t_m * iu / p_m) / (2.0 * (1.0 - rho))
@@ -348,12 +348,12 @@ def _solver(load: Load) -> Callable[[float], State]:
             delay = (fixed_s + seq_s * (1.0 if 1.0 > served else served)) if deferred else 0.0
             ttft = ttft_fixed + others * in_flight * t_d * (1.0 if 1.0 < d else d) + wait + service + delay  # min(d, 1)
         else:
-            ttft = math.inf
+            ttft = inf
         running = d + x * service
-        st = _new(State)
-        _set(st, "__dict__", {"decode_batch": d, "requests_per_s": x, "tpot_s": tau, "ttft_s": ttft,
-                              "ttft_service_s": service, "prefill_share": 1.0 if 1.0 < rho else rho,
-                              "decode_step_s": t_d, "mixed_step_s": t_m, "running": running, "valid": valid})
+        st = new(cls)
+        put(st, "__dict__", {"decode_batch": d, "requests_per_s": x, "tpot_s": tau, "ttft_s": ttft,
+                             "ttft_service_s": service, "prefill_share": 1.0 if 1.0 < rho else rho,
+                             "decode_step_s": t_d, "mixed_step_s": t_m, "running": running, "valid": valid})
         return st
     return solve
 

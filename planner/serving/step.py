@@ -1216,9 +1216,9 @@ def step_timer(r: Replica, cal: Calibration) -> Callable[[float, float, float], 
     comm_any = tp > 1 or pp > 1 or r.ep > 1
     alpha = cal.pcie_allreduce_latency_s if r.link_is_pcie else cal.allreduce_latency_s
     hidden, n_layers, link = r.hidden, r.layers, r.link_bytes_per_s
-    tp_attn = tp // r.dp
-    attn_share = 2 * (tp_attn - 1) / tp_attn if tp_attn > 1 else 0.0
-    mlp_share = 2 * (tp - 1) / tp if tp > 1 else 0.0
+    # one attention group (dp 1): the attention output's all-reduce (over tp // dp = tp GPUs, its message divided
+    # by dp = 1.0, which leaves a float as it is) and the MLP's are the same term, formed once and added twice
+    share = 2 * (tp - 1) / tp if tp > 1 else 0.0
     layers = launch_layers(r)
     floor = layers * cal.layer_floor_s
     eager_layer = layers * cal.eager_layer_floor_s
@@ -1243,10 +1243,10 @@ def step_timer(r: Replica, cal: Calibration) -> Callable[[float, float, float], 
         comm = 0.0
         if comm_any:
             msg = m * hidden * ACT_BYTES
-            if tp_attn > 1:
-                comm += n_layers * (alpha + attn_share * msg / g / link)
             if tp > 1:
-                comm += n_layers * (alpha + mlp_share * msg / link)
+                reduce = n_layers * (alpha + share * msg / link)
+                comm += reduce  # the attention output's
+                comm += reduce  # the MLP's
             if pp > 1:
                 comm += (pp - 1) * (alpha + msg / link)
         lower = floor_eager if eager_always or (p > 0 and eager_prefill) else floor
