@@ -327,9 +327,7 @@ def _mixed(f: _Fleet, i: float, o: float, h: float, *, enforce_eager=False, quan
     per_request = math.ceil((i + o) / block) * block
     kv_running = kv_tokens / per_request
     cached = i * h
-    from planner.serving.step import v0_decode_eager
-
-    eager = enforce_eager or v0_decode_eager(key, context_tokens=i + o / 2.0,
+    eager = enforce_eager or step.v0_decode_eager(key, context_tokens=i + o / 2.0,
                                              max_seq_len_to_capture=max_seq_len_to_capture)
     graphs: tuple[int, ...] = ()
     if cuda_graph_batch_sizes:  # rule CG: one rank's limits (attention DP splits the replica's over dp ranks)

@@ -4,8 +4,10 @@ SLOs over its routes, and one field of its n-th cheapest fleet (:mod:`planner.se
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from planner import catalog_sheet
+from planner.coerce import SharedRows
 from planner.errors import ArgumentError, PlannerError
 from planner.registry import Arg, sheet_function
 from planner.serving import options as opt
@@ -53,6 +55,43 @@ def _cards(gpus: tuple[tuple, ...]) -> tuple:
     return tuple(out)
 
 
+_CARDS_BY_ID: dict[int, tuple[Any, tuple, dict[str, str]]] = {}
+CARDS_KEPT = 64
+"""GPUs tables :func:`_cards_named` keeps by identity (then emptied): a plan hands every FLEET_OPTION call one GPUs
+block (the base's and its bar ends' share it), asked about 8 times a plan."""
+
+
+def _cards_named(gpus: Any) -> tuple[tuple, dict[str, str]]:
+    """:func:`_cards` of a GPUs range and each priced GPU's name and display name (stripped of nothing, lower case) ->
+    the name of the first card (in the sheet's order) that has it, as FLEET_OPTION's ``priced`` finds it. A range
+    handed over as a plan's shared rows (:class:`planner.coerce.SharedRows`: one object per block, never changed)
+    is kept by its ``id`` (the range held, so the ``id`` is not reused; :data:`CARDS_KEPT` entries, then emptied);
+    any other range is converted and looked up in :func:`_cards` each time, as before."""
+    shared = type(gpus) is SharedRows
+    if shared:
+        hit = _CARDS_BY_ID.get(id(gpus))
+        if hit is not None and hit[0] is gpus:
+            return hit[1], hit[2]
+    cards = _cards(tuple(tuple(r) for r in gpus))
+    names = _names(cards)
+    if shared:
+        if len(_CARDS_BY_ID) >= CARDS_KEPT:
+            _CARDS_BY_ID.clear()
+        _CARDS_BY_ID[id(gpus)] = (gpus, cards, names)
+    return cards, names
+
+
+def _names(cards: tuple) -> dict[str, str]:
+    """Each card's name and display name in lower case -> the name of the first card (in ``cards``' order) that has
+    it: ``names.get(key)`` is the first of ``[c.name for c in cards if key in (c.name.lower(),
+    c.display_name.lower())]``, None where that list is empty."""
+    names: dict[str, str] = {}
+    for c in cards:  # the first card with the name wins, as the list of matches' first
+        names.setdefault(c.name.lower(), c.name)
+        names.setdefault(c.display_name.lower(), c.name)
+    return names
+
+
 @sheet_function(
     summary="The sum of a per-route column over the routes a fleet's options are sized for: its primary routes, or "
     "for a standby fleet the routes that fail over to it.",
@@ -85,9 +124,27 @@ def FLEET_SLO_S(fleet, backends, failovers, kinds, slos):
     return opt.fleet_slo_s(fleet, backends=backends, failovers=failovers, kinds=kinds, slos=slos)
 
 
+_TOKENS: dict[int, tuple[opt.FleetChoice, str]] = {}
+TOKENS_KEPT = 256
+"""Options :func:`option_token` keeps by identity (then emptied): the search's memo hands FLEET_OPTION the same
+choice objects on every call that asks for them again (about 8 calls a plan)."""
+
+
 def option_token(c: opt.FleetChoice) -> str:
     """One option as the text an Options cell holds: ``field=value`` pairs separated by ``|``, numbers to 15
-    significant digits (read back the same from a file as from the evaluator)."""
+    significant digits (read back the same from a file as from the evaluator). Kept per choice object
+    (:data:`_TOKENS`, the choice held, so its ``id`` is not reused: a frozen dataclass, so the same text)."""
+    hit = _TOKENS.get(id(c))
+    if hit is not None and hit[0] is c:
+        return hit[1]
+    out = _option_token(c)
+    if len(_TOKENS) >= TOKENS_KEPT:
+        _TOKENS.clear()
+    _TOKENS[id(c)] = (c, out)
+    return out
+
+
+def _option_token(c: opt.FleetChoice) -> str:
     values = {"gpu": c.gpu, "tp": c.tp, "pp": c.pp, "weight_dtype": c.weight_dtype,
               "kv_cache_dtype": c.kv_cache_dtype, "mode": "disaggregated" if c.disaggregated else "aggregated",
               "replicas": c.replicas, "gpus": c.gpus, "usd_per_gpu_hour": c.usd_per_gpu_hour,
@@ -133,16 +190,15 @@ def FLEET_OPTION(model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit
     k = int(rank)
     if k < 1 or k != float(rank):
         raise ArgumentError("rank", rank, "an integer >= 1")
-    cards = _cards(tuple(tuple(r) for r in gpus))
+    cards, names = _cards_named(gpus)
     if not cards:
         raise ArgumentError("gpus", "(no priced GPU)", "a GPUs sheet with at least one priced GPU")
 
     def priced(name: str, arg: str) -> str:
-        key = str(name).strip().lower()
-        found = [c.name for c in cards if key in (c.name.lower(), c.display_name.lower())]
-        if not found:
+        found = names.get(str(name).strip().lower())  # the first card whose name or display name it is
+        if found is None:
             raise ArgumentError(arg, name, "a priced GPU of the GPUs sheet")
-        return found[0]
+        return found
 
     keep = priced(own_gpu, "own_gpu") if own_gpu else None
     only = priced(only_gpu, "only_gpu") if only_gpu else None
@@ -175,14 +231,39 @@ def FLEET_OPTION(model, peak_qps, avg_input_tokens, avg_output_tokens, cache_hit
 def OPTION_FIELD(option_token, field):
     if field not in FIELDS:
         raise ArgumentError("field", field, "one of " + ", ".join(FIELDS))
-    for part in str(option_token).split("|"):
-        key, sep, value = part.partition("=")
-        if sep and key == field:
-            if field in ("gpu", "weight_dtype", "kv_cache_dtype", "mode", "binding"):
-                return value
-            try:
-                return float(value)
-            except ValueError:
-                raise ArgumentError("option_token", option_token, "an option token as FLEET_OPTION writes it"
-                                    ) from None
+    value = _token_fields(str(option_token)).get(field)  # the first "field=value" part of the token
+    if value is not None:
+        if field in ("gpu", "weight_dtype", "kv_cache_dtype", "mode", "binding"):
+            return value
+        try:
+            return float(value)
+        except ValueError:
+            raise ArgumentError("option_token", option_token, "an option token as FLEET_OPTION writes it") from None
     raise ArgumentError("option_token", option_token, f"an option token with {field}= (as FLEET_OPTION writes it)")
+
+
+_FIELDS_OF: dict[str, dict[str, str]] = {}
+FIELDS_OF_KEPT = 256
+"""Option tokens :func:`_token_fields` keeps (then emptied): a plan's Options sheet reads about 8 tokens, each for
+about 8 fields (OPTION_FIELD, 68 calls a plan)."""
+
+
+def _token_fields(token: str) -> dict[str, str]:
+    """An option token's ``key=value`` parts (split at ``|``, each at its first ``=``; parts without one skipped) as
+    key -> value, the first part of a key kept: what OPTION_FIELD's scan of the parts finds first for each field.
+    Kept per token text (:data:`_FIELDS_OF`); callers only read it.
+
+    >>> _token_fields("gpu=h100-sxm|tp=2|odd|gpus=4|tp=3|x=a=b")
+    {'gpu': 'h100-sxm', 'tp': '2', 'gpus': '4', 'x': 'a=b'}
+    """
+    out = _FIELDS_OF.get(token)
+    if out is None:
+        out = {}
+        for part in token.split("|"):
+            key, sep, value = part.partition("=")
+            if sep:
+                out.setdefault(key, value)
+        if len(_FIELDS_OF) >= FIELDS_OF_KEPT:
+            _FIELDS_OF.clear()
+        _FIELDS_OF[token] = out
+    return out
