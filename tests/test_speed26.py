@@ -20,9 +20,12 @@ from typing import Any
 
 import pytest
 
-from planner.catalog import get_gpu, get_model
+from planner import coerce
+from planner.catalog import get_gpu, get_model, gpus
+from planner.coerce import SharedRows
+from planner.forecast import month as fmonth
+from planner.serving import api, options, step
 from planner.serving import schedule as sch
-from planner.serving import step
 from planner.serving.calibration import DERIVED, Calibration
 from planner.serving.schedule import (
     DEFERRED_FIRST_TOKEN,
@@ -33,6 +36,7 @@ from planner.serving.schedule import (
     whole_prompt_room,
 )
 from planner.serving.step import build_replica, step_time_s
+from planner.sheet import options as sheet_options
 
 
 def _shown(x: Any) -> Any:
@@ -225,3 +229,274 @@ def test_deferred_first_token_engines_exercised() -> None:
         if st.valid:
             seen.add(load.replica.engine in DEFERRED_FIRST_TOKEN)
     assert seen == {True, False}
+
+
+# ---- the fleet options search: the same candidates in the same order, the same sizes, the same answers ----
+
+def _order_before(spec: Any, cards: tuple, shapes: tuple, rate: float, i: float, o: float, hit: float) -> list:
+    """:func:`planner.serving.options._search_args`' order before session 22 (one bound per candidate)."""
+    return sorted((options._lower_bound_gpus(spec, card, tp, pp, rate, i, o, hit) * (card.usd_per_gpu_hour or 0.0), n,
+                   m) for n, card in enumerate(cards) if (card.usd_per_gpu_hour or 0) > 0
+                  for m, (tp, pp, wd, kd) in enumerate(shapes))
+
+
+_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "qwen3-30b-a3b", "mixtral-8x7b")
+
+
+def _random_cards(rng: random.Random) -> tuple:
+    cards = [c for c in gpus() if c.usd_per_gpu_hour]
+    picked = rng.sample(cards, rng.randint(1, len(cards)))
+    if rng.random() < 0.3:  # an unpriced card, and a card listed twice
+        picked.append(dataclasses.replace(picked[0], usd_per_gpu_hour=None))
+        picked.insert(0, picked[-2])
+    return tuple(picked)
+
+
+def test_search_order_is_the_order_before() -> None:
+    rng = random.Random(2601)
+    for _ in range(150):
+        spec, cards = get_model(rng.choice(_MODELS)), _random_cards(rng)
+        rate = rng.choice([0.0, 0.05, 1.34, 40.0, 3000.0])
+        i, o, hit = rng.uniform(1, 9000), rng.choice([1.0, 2.0, rng.uniform(2, 4000)]), rng.choice([0.0, 0.61, 1.0])
+        tps = tuple(rng.sample((1, 2, 4, 8), rng.randint(1, 4)))
+        args, order = options._search_args(spec, cards, rate, 1.0, 0.05, i, o, hit, "vllm", False, True, tps,
+                                           ((8, 2),), ("auto", "fp8"), ("auto",), DERIVED)
+        assert order == _order_before(spec, cards, args.shapes, rate, i, o, hit)
+        assert [type(x) for c in order for x in c] == [type(x) for c in _order_before(
+            spec, cards, args.shapes, rate, i, o, hit) for x in c]
+
+
+def _aggregated_before(s: Any, *, ttft_slo_s: float, tpot_slo_s: float, throughput: bool) -> tuple[float, str]:
+    """:func:`planner.serving.options._aggregated` before session 22 (its solves without a memo)."""
+    peak = sch.max_throughput(s.load)
+    if throughput:
+        return (peak.requests_per_s * s.pp, options._peak_binding(s, peak)) if peak.valid else (0.0, "")
+
+    def meets(st: State) -> bool:
+        return st.ttft_s <= ttft_slo_s and st.tpot_s <= tpot_slo_s
+
+    if peak.valid and meets(peak):
+        return peak.requests_per_s * s.pp, options._peak_binding(s, peak)
+    best = sch._bisect(s.load, meets, peak.decode_batch)
+    if not (best.valid and meets(best)):
+        return 0.0, ""
+    binding = "TTFT" if best.ttft_s / ttft_slo_s >= best.tpot_s / tpot_slo_s else "TPOT"
+    return best.requests_per_s * s.pp, binding
+
+
+def test_aggregated_rate_is_the_rate_before() -> None:
+    rng = random.Random(2602)
+    slo_bound = 0
+    for _ in range(120):
+        s = api.setup_simple(rng.choice(_MODELS), rng.choice(["h100-sxm", "a100-80gb-sxm", "l40s", "h200-sxm"]),
+                             tp=rng.choice([1, 2, 4, 8]), pp=1, engine=rng.choice(["vllm", "sglang", "trtllm"]),
+                             weight_dtype=rng.choice(["auto", "fp8"]), kv_cache_dtype="auto",
+                             input_tokens=rng.uniform(50, 6000), output_tokens=rng.choice([2.0, rng.uniform(2, 1500)]),
+                             cache_hit_rate=rng.choice([0.0, 0.5]), calibration=None, or_none=True)
+        if s is None:
+            continue
+        kw = dict(ttft_slo_s=rng.choice([0.05, 0.3, 1.0, 8.0]), tpot_slo_s=rng.choice([0.01, 0.03, 0.1, 0.4]),
+                  throughput=rng.random() < 0.2)
+        got = options._aggregated(s, **kw)
+        assert _shown(got) == _shown(_aggregated_before(s, **kw))
+        slo_bound += got[1] in ("TTFT", "TPOT")
+    assert slo_bound > 10
+
+
+_SETUP_BASE = dict(spec=get_model("llama-3.1-70b"), card=get_gpu("h100-sxm"), tp=4, pp=1, wd="auto", kd="auto",
+                   i=2500.0, o=900.0, hit=0.5, engine="vllm", cal=DERIVED)
+_SETUP_OTHER = dict(spec=get_model("llama-3.1-8b"), card=get_gpu("h200-sxm"), tp=2, pp=2, wd="fp8", kd="fp8",
+                    i=2400.0, o=800.0, hit=0.25, engine="sglang", cal=api.load_calibration(None))
+
+
+@pytest.mark.parametrize("field", list(_SETUP_BASE))
+def test_identity_fronts_keyed_on_every_argument(field: str) -> None:
+    """Two candidates one argument apart, asked one after the other and again: each gets its cache's answer."""
+    room_args = ("spec", "card", "tp", "pp", "wd", "kd", "engine", "cal")
+    for kw in (_SETUP_BASE, {**_SETUP_BASE, field: _SETUP_OTHER[field]}) * 2:
+        assert options._setup_kept(*kw.values()) is options._candidate_setup(*kw.values()), field
+        room = [kw[k] for k in room_args]
+        assert options._room_kept(*room) is options._candidate_room(*room), field
+
+
+def test_identity_fronts_answer_as_their_caches() -> None:
+    rng = random.Random(2603)
+    cal = api.load_calibration(None)
+    for _ in range(60):
+        spec, card = get_model(rng.choice(_MODELS)), rng.choice([c for c in gpus() if c.usd_per_gpu_hour])
+        tp, wd = rng.choice([1, 2, 4, 8]), rng.choice(["auto", "fp8"])
+        i, o, hit = rng.choice([100.0, 2652.5]), rng.choice([2.0, 924.6]), rng.choice([0.0, 0.61])
+        for kd in ("auto", "fp8", "auto"):
+            assert options._room_kept(spec, card, tp, 1, wd, kd, "vllm", cal) is options._candidate_room(
+                spec, card, tp, 1, wd, kd, "vllm", cal)
+            assert options._setup_kept(spec, card, tp, 1, wd, kd, i, o, hit, "vllm", cal) is options._candidate_setup(
+                spec, card, tp, 1, wd, kd, i, o, hit, "vllm", cal)
+    # an equal model that is another object: its own entry, the same answer
+    spec = get_model("llama-3.1-8b")
+    twin = dataclasses.replace(spec)
+    card = get_gpu("h100-sxm")
+    a = options._setup_kept(spec, card, 1, 1, "auto", "auto", 1000.0, 200.0, 0.0, "vllm", cal)
+    b = options._setup_kept(twin, card, 1, 1, "auto", "auto", 1000.0, 200.0, 0.0, "vllm", cal)
+    assert a == b and options._SETUPS[(id(twin), id(card), 1, 1, "auto", "auto", 1000.0, 200.0, 0.0, "vllm",
+                                      id(cal))][0] is twin
+    # each argument of the key
+    other = options._setup_kept(spec, card, 1, 1, "auto", "fp8", 1000.0, 200.0, 0.0, "vllm", cal)
+    assert other == api.setup_simple(spec, card, tp=1, pp=1, engine="vllm", weight_dtype="auto", kv_cache_dtype="fp8",
+                                     input_tokens=1000.0, output_tokens=200.0, cache_hit_rate=0.0, calibration=cal)
+    assert other != a
+    # the caches' cache_clear empties the fronts
+    options._candidate_setup.cache_clear()
+    options._candidate_room.cache_clear()
+    options._search.cache_clear()
+    assert not options._SETUPS and not options._ROOMS and not options._SEARCHES
+
+
+def test_fleet_choices_through_the_front_are_the_searchs() -> None:
+    rng = random.Random(2604)
+    cards = tuple(c for c in gpus() if c.usd_per_gpu_hour)
+    for _ in range(6):
+        args = dict(request_rate=rng.choice([0.5, 1.34, 30.0]), ttft_slo_s=rng.choice([0.0, 2.0]),
+                    tpot_slo_s=rng.choice([0.0, 0.1]), input_tokens=rng.uniform(100, 4000),
+                    output_tokens=rng.uniform(2, 900), cache_hit_rate=rng.choice([0.0, 0.5]))
+        keep = rng.choice(cards)
+        first = options.fleet_choices("llama-3.1-70b", **args, gpus=cards, top=3, keep_gpu=keep)
+        again = options.fleet_choices("llama-3.1-70b", **args, gpus=tuple(cards), top=3, keep_gpu=keep)
+        other = options.fleet_choices("llama-3.1-70b", **args, gpus=cards, top=5, keep_gpu=keep)
+        options._search.cache_clear()
+        assert again is first and first == options.fleet_choices("llama-3.1-70b", **args, gpus=cards, top=3,
+                                                                 keep_gpu=keep)
+        assert other[:3] == first[:3]
+
+
+_SEARCH_BASE = dict(spec=get_model("llama-3.1-70b"), cards=tuple(get_gpu(g) for g in ("h100-sxm", "l40s", "h200-sxm")),
+                    rate=1.34, ttft=2.0, tpot=0.1, i=2652.5, o=924.6, hit=0.61, engine="vllm", throughput=False,
+                    disaggregation=True, tps=(1, 2, 4, 8), pps=((8, 2),), wds=("auto", "fp8"), kds=("auto", "fp8"),
+                    cal=api.load_calibration(None), top=3, keep="h100-sxm")
+_SEARCH_OTHER = dict(spec=get_model("llama-3.1-8b"), cards=tuple(get_gpu(g) for g in ("h100-sxm", "a100-80gb-sxm")),
+                     rate=30.0, ttft=0.5, tpot=0.03, i=900.0, o=200.0, hit=0.2, engine="sglang", throughput=True,
+                     disaggregation=False, tps=(1, 2), pps=(), wds=("auto",), kds=("fp8",), cal=DERIVED, top=5,
+                     keep="l40s")
+
+
+@pytest.mark.parametrize("field", list(_SEARCH_BASE))
+def test_search_front_keyed_on_every_argument(field: str) -> None:
+    for kw in (_SEARCH_BASE, {**_SEARCH_BASE, field: _SEARCH_OTHER[field]}) * 2:
+        assert options._search_kept(*kw.values()) is options._search(*kw.values()), field
+
+
+# ---- the sheet: FLEET_OPTION's GPUs, _call_row's numbers, a month's backends ----
+
+def _priced_before(cards: tuple, name: Any) -> str | None:
+    key = str(name).strip().lower()
+    found = [c.name for c in cards if key in (c.name.lower(), c.display_name.lower())]
+    return found[0] if found else None
+
+
+def test_gpu_names_found_as_before() -> None:
+    rng = random.Random(2605)
+    for _ in range(200):
+        cards = _random_cards(rng)
+        if rng.random() < 0.3:  # a card whose display name is another card's name
+            cards = (dataclasses.replace(cards[-1], display_name=cards[0].name.upper()), *cards)
+        if rng.random() < 0.5:  # two cards of one display name
+            cards = (*cards, dataclasses.replace(cards[-1], name=cards[-1].name + "-b",
+                                                 display_name=cards[0].display_name.upper()))
+        cards = tuple(c for c in cards if c.usd_per_gpu_hour)
+        names = sheet_options._names(cards)
+        for c in cards:
+            for asked in (c.name, c.display_name, f"  {c.name.upper()} ", c.display_name.lower() + "x",
+                          f" {cards[0].display_name.upper()}"):
+                assert names.get(str(asked).strip().lower()) == _priced_before(cards, asked)
+
+
+def test_cards_named_kept_by_the_block_itself() -> None:
+    head = ["GPU [name]"]
+    block = SharedRows([head, ["h100-sxm"], ["l40s"]])
+    cards, names = sheet_options._cards_named(block)
+    assert [c.name for c in cards] == [c.name for c in sheet_options._cards(tuple(tuple(r) for r in block))]
+    assert sheet_options._cards_named(block)[0] is cards
+    other = SharedRows([head, ["a100-80gb-sxm"]])
+    assert [c.name for c in sheet_options._cards_named(other)[0]] == ["a100-80gb-sxm"]
+    plain = [head, ["h100-sxm"]]  # not shared rows: read each time
+    assert [c.name for c in sheet_options._cards_named(plain)[0]] == ["h100-sxm"]
+    assert id(plain) not in sheet_options._CARDS_BY_ID
+
+
+def test_option_token_kept_per_choice() -> None:
+    choices = options.fleet_choices("llama-3.1-8b", request_rate=5.0, ttft_slo_s=1.0, tpot_slo_s=0.05,
+                                    input_tokens=1000, output_tokens=200, gpus=("h100-sxm", "l40s"))
+    for c in choices:
+        assert sheet_options.option_token(c) == sheet_options._option_token(c)
+        assert sheet_options.option_token(dataclasses.replace(c, gpus=c.gpus + 1)) == sheet_options._option_token(
+            dataclasses.replace(c, gpus=c.gpus + 1))
+
+
+def test_call_row_numbers_as_coerce_gives_them() -> None:
+    rng = random.Random(2606)
+    values = [0, 1, -3, 2**60, 0.0, -0.0, 1.0, 3.0, -7.0, 2.5, 1e-300, 2.0**53, 2.0**53 - 1, -(2.0**53), 1e300,
+              math.nan, math.inf, -math.inf] + [rng.uniform(-1e6, 1e6) for _ in range(200)] + [
+              float(rng.randint(-10**6, 10**6)) for _ in range(200)]
+    for v in values:
+        inline = int(v) if type(v) is float and v.is_integer() and abs(v) < 2**53 else v
+        assert _shown(inline) == _shown(coerce._number(v)), v
+
+
+def _backend_before(month: Any, name: str) -> Any:
+    key = name.strip().lower()
+    for b in month.backends:
+        if b.name.strip().lower() == key:
+            return b
+    return None
+
+
+def test_month_backend_by_name_as_before() -> None:
+    rng = random.Random(2607)
+    for _ in range(200):
+        names = [rng.choice(["a", "A", " a ", "gpu-1", "GPU-1 ", "api", "x"]) + rng.choice(["", "", "2"])
+                 for _ in range(rng.randint(0, 8))]
+        month = fmonth.Month(max_util=0.5, binding="", route="", action="none", action_usd=0.0, util_after=0.5,
+                             backends=tuple(fmonth.BackendMonth(name=n, max_util=k / 10, binding="KV", action="none",
+                                                                action_usd=0.0) for k, n in enumerate(names)))
+        for asked in ["a", " A", "gpu-1", "api2", "x", "none", "A2 "]:
+            assert month.backend(asked) is _backend_before(month, asked)
+    assert len(fmonth._BY_NAME) <= fmonth.BY_NAME_KEPT
+
+
+def _option_field_before(option_token: Any, field: Any) -> Any:
+    """OPTION_FIELD's body before session 22 (a scan of the token's parts on every call)."""
+    from planner.errors import ArgumentError
+
+    if field not in sheet_options.FIELDS:
+        raise ArgumentError("field", field, "one of " + ", ".join(sheet_options.FIELDS))
+    for part in str(option_token).split("|"):
+        key, sep, value = part.partition("=")
+        if sep and key == field:
+            if field in ("gpu", "weight_dtype", "kv_cache_dtype", "mode", "binding"):
+                return value
+            try:
+                return float(value)
+            except ValueError:
+                raise ArgumentError("option_token", option_token, "an option token as FLEET_OPTION writes it"
+                                    ) from None
+    raise ArgumentError("option_token", option_token, f"an option token with {field}= (as FLEET_OPTION writes it)")
+
+
+def _raised(f: Any, *args: Any) -> Any:
+    try:
+        return _shown(f(*args))
+    except Exception as e:  # noqa: BLE001  (any refusal, compared by type and text)
+        return "raised", type(e).__name__, str(e)
+
+
+def test_option_field_as_before() -> None:
+    rng = random.Random(2608)
+    fields = list(sheet_options.FIELDS) + ["nope", "GPU", "", " gpu", "binding "]
+    values = ["h100-sxm", "2", "2.5", "", "x", "1e309", "nan", "-0", "a=b", " 3 ", " a100 "]
+    for _ in range(3000):
+        parts = [f"{rng.choice(fields)}{rng.choice(['=', '=', '', '=='])}{rng.choice(values)}"
+                 for _ in range(rng.randint(0, 6))]
+        token: Any = "|".join(parts) if rng.random() < 0.95 else rng.choice([None, 3.5, 7])
+        for _ in range(2):  # the second from the kept parts
+            field = rng.choice(fields)
+            assert _raised(sheet_options.OPTION_FIELD, token, field) == _raised(_option_field_before, token, field)
+    assert len(sheet_options._FIELDS_OF) <= sheet_options.FIELDS_OF_KEPT

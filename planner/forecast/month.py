@@ -119,11 +119,31 @@ class Month:
     backends: tuple[BackendMonth, ...] = ()  # each backend's own figures in the month (the per-route forecast)
 
     def backend(self, name: str) -> BackendMonth | None:
-        key = name.strip().lower()  # once, not once a backend
-        for b in self.backends:
-            if b.name.strip().lower() == key:
-                return b
-        return None
+        """The first of :attr:`backends` whose name, stripped and in lower case, is ``name``'s (None: none is), by
+        :func:`_backends_by_name` (a month's names lowered once, not once a call)."""
+        return _backends_by_name(self).get(name.strip().lower())
+
+
+_BY_NAME: dict[int, tuple[Month, dict[str, BackendMonth]]] = {}
+BY_NAME_KEPT = 256
+"""Months :func:`_backends_by_name` keeps (then emptied): a 20-route plan has about 15 months, each asked about 20
+times (FORECAST_BACKEND_MONTH, FORECAST_ROUTE_MONTH)."""
+
+
+def _backends_by_name(month: Month) -> dict[str, BackendMonth]:
+    """``month``'s backends by name (stripped, lower case), the first of a name in :attr:`Month.backends`' order,
+    kept per month object (:data:`_BY_NAME`, the month held, so its ``id`` is not reused; a frozen dataclass whose
+    backends are a tuple, so the same answer). Callers only read it."""
+    hit = _BY_NAME.get(id(month))
+    if hit is not None and hit[0] is month:
+        return hit[1]
+    out: dict[str, BackendMonth] = {}
+    for b in month.backends:
+        out.setdefault(b.name.strip().lower(), b)
+    if len(_BY_NAME) >= BY_NAME_KEPT:
+        _BY_NAME.clear()
+    _BY_NAME[id(month)] = (month, out)
+    return out
 
 
 @dataclass(frozen=True, kw_only=True)
