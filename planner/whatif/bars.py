@@ -222,6 +222,24 @@ def _seed_blocks(ev: FastEvaluator, base_ev: FastEvaluator, changed_sheets: froz
             ev.__dict__[name] = {k: b for k, b in kept.items() if block_sheet(k) not in changed_sheets}
 
 
+def _keep_blocks(ev: FastEvaluator, base_ev: FastEvaluator | None, changed_sheets: frozenset[str | None]) -> None:
+    """Give the base's evaluator the blocks a bar end's evaluator has read (with their first errors and tokens, as
+    the generated registry calls keep them) of the tables on sheets where the end changes nothing, which the base
+    has not read itself: such a block holds the base's own cells (:func:`_seed_blocks`), so the plan's next bar ends
+    are given it instead of each reading it again (the Fleet and Providers blocks, 100 and 243 cells, read by every
+    fleet and provider call; the base, seeded with the whole plan's values, reads none). Kept with the base (a few
+    plans, :func:`_base`'s cache)."""
+    if base_ev is None:
+        return
+    for name in ("_blocks", "_block_args"):
+        read = ev.__dict__.get(name)
+        if read:
+            kept = base_ev.__dict__.setdefault(name, {})
+            for k, b in read.items():
+                if k not in kept and block_sheet(k) not in changed_sheets:
+                    kept[k] = b
+
+
 @cache
 def _cone_sheets(changed: tuple[tuple[str, str], ...] | None) -> frozenset[str | None]:
     """The sheets of :func:`_cone`'s cells for ``changed`` (and None, so that a block of no known sheet is never
@@ -353,6 +371,14 @@ def _bar(key: tuple, group: str, factor: float) -> BarFigures:
     table = {"Routes": ts.ROUTES, "Fleet": ts.FLEET}.get(g.table)
     changed = ((table.name, g.key),) if table is not None and not g.routes_key else None
     values, ev = _end(base, edits, changed)
+    figures = _figures(inputs, values, ev, changed)
+    _keep_blocks(ev, base.ev(), _cone_sheets(changed) | {k[0] for k in edits})
+    return figures
+
+
+def _figures(inputs: Mapping[tuple[str, str], Any], values: _Lazy, ev: FastEvaluator,
+             changed: tuple[tuple[str, str], ...] | None) -> BarFigures:
+    """A bar end's figures from its store and evaluator (:func:`_end`), computing the cells its targets read."""
     if changed is not None:
         # the column's cone computed in the template's order (each cell after its precedents) rather than on first
         # read: the same values for every cell the targets read, and no lookup and call per cell through the
