@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -98,6 +99,7 @@ def test_row_range_site_is_the_interpreter(seed: int, monkeypatch: pytest.Monkey
     key (the token table not emptied during the test)."""
     monkeypatch.setattr(ex, "VALUE_TOKENS_LIMIT", 100_000)
     monkeypatch.setattr(ex, "_TOKENS", {})
+    monkeypatch.setattr(ex, "_COLUMN_TOKENS", {})
     received: list[str] = []
     base = load()["MAX_UTILIZATION"]
 
@@ -142,6 +144,7 @@ def test_kept_columns_in_a_site_are_the_interpreter(name: str, monkeypatch: pyte
     keys are the old ones; the token table not emptied during the test)."""
     monkeypatch.setattr(ex, "VALUE_TOKENS_LIMIT", 100_000)
     monkeypatch.setattr(ex, "_TOKENS", {})
+    monkeypatch.setattr(ex, "_COLUMN_TOKENS", {})
     received: list[str] = []
     base = load()[name]
 
@@ -175,3 +178,56 @@ def test_kept_columns_in_a_site_are_the_interpreter(name: str, monkeypatch: pyte
                 assert repr(got) == repr(want) and type(got) is type(want), (backends, values)
                 assert all(a == want_args[0] for a in received), (backends, values)
     assert 1 < len(memo) == len(interp_memo)
+
+
+@pytest.mark.parametrize("limit", [5, 1_000_000])
+def test_column_token_is_value_token(limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """:func:`planner.excel.expr.column_token` over 6,000 random columns (14 kinds of cells, 0-4 of them, so that
+    equal columns come back), with the tables emptied every 5 parts or never: always :func:`value_token`'s token of
+    the old part (also right after either table was emptied), and neither table above its limit."""
+    monkeypatch.setattr(ex, "VALUE_TOKENS_LIMIT", limit)
+    monkeypatch.setattr(ex, "_TOKENS", {})
+    monkeypatch.setattr(ex, "_COLUMN_TOKENS", {})
+    rnd = random.Random(limit)
+    for _ in range(6000):
+        cells = [rnd.choice(CELLS) for _ in range(rnd.randint(0, 4))]
+        types = tuple(map(type, cells))
+        if rnd.random() < 0.5:  # the part made first elsewhere (a kept column's, column_arg)
+            value_token(_old_part(cells))
+        tok = ex.column_token(types, cells)
+        assert tok is value_token(_old_part(cells)), cells
+        assert len(ex._TOKENS) <= limit and len(ex._COLUMN_TOKENS) <= limit
+    assert ex.column_token((list,), [[1.0]]) == (list, ((list, [1.0]),))  # unhashable: the part as it is
+
+
+def test_bar_ends_kept_blocks_do_not_change_them() -> None:
+    """A plan's bar ends after one that scales the Fleet table (``mfu``, whose Fleet block is not the plan's), in
+    two orders, each end the same as computed alone from empty caches (:func:`planner.whatif.bars._keep_blocks`
+    gives the base only blocks of sheets the end did not change); the base then holds the Fleet block, and no
+    block of a sheet every end computes again."""
+    from planner.excel.expr import Block, block_key
+    from planner.template.sensitivity import BAR_TABLES
+    from planner.whatif import bars
+    from planner.whatif.source import load_inputs
+
+    inputs = load_inputs(Path(__file__).resolve().parents[1] / "samples" / "seed.toml")
+    ev = Evaluator({**ts.fixed_cells(), **inputs, **ts.evaluate_plan(inputs)}, {})
+    blocks = {name: Block(t).evaluate(ev, 0) for name, t in BAR_TABLES}
+    ends = [(g, f) for g in ("mfu", "input_tokens", "output_tokens", "cache_hit_rate") for f in (0.8, 1.2)]
+
+    def clear() -> None:
+        bars._bar.cache_clear()
+        bars._base.cache_clear()
+
+    alone = {}
+    for g, f in ends:
+        clear()
+        alone[(g, f)] = repr(bars.bar_figures(blocks, group=g, factor=f))
+    for order in (ends, ends[::-1]):
+        clear()
+        got = {(g, f): repr(bars.bar_figures(blocks, group=g, factor=f)) for g, f in order}
+        assert got == alone
+    base_ev = bars._base(tuple(bars._frozen(blocks.get(name)) for name in bars.TABLES))[2]
+    kept = base_ev.__dict__.get("_block_args", {})
+    assert block_key(ts.FLEET) in kept  # (the Fleet block of an end that did not scale it)
+    assert all(bars.block_sheet(k) in ("Fleet", "Specs", "Providers") for k in kept), list(kept)

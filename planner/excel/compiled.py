@@ -38,6 +38,7 @@ from planner.excel.expr import (
     aggregate,
     block_error,
     block_key,
+    column_token,
     row_errors,
     value_token,
 )
@@ -509,7 +510,7 @@ def _arg_key(ev: Evaluator, spec: Any, i: int, v: Any) -> Any:
                 for x in v:
                     if isinstance(x, XlError) and not row_errors(spec, i):
                         return x
-            return v, value_token((list, tuple(zip(types, v))))
+            return v, column_token(types, v)
     x = _arg(ev, spec, i, v)
     if type(x) is tuple:
         p = x[1]
