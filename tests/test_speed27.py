@@ -231,3 +231,37 @@ def test_bar_ends_kept_blocks_do_not_change_them() -> None:
     kept = base_ev.__dict__.get("_block_args", {})
     assert block_key(ts.FLEET) in kept  # (the Fleet block of an end that did not scale it)
     assert all(bars.block_sheet(k) in ("Fleet", "Specs", "Providers") for k in kept), list(kept)
+
+
+def _old_differing(a: Any, b: Any) -> list[Any]:
+    from planner.whatif import bars
+
+    return [column for column, keys in bars._cone_inputs()[1] if bars._differ(a, b, keys)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_differing_columns_are_the_old_loop(seed: int) -> None:
+    """:func:`planner.whatif.bars._differing_columns` against the old per-column :func:`~planner.whatif.bars._differ`
+    loop, over 300 random pairs of cell mappings (a few cells changed in value, in type only: 1.0 and TRUE, "" and a
+    blank, or missing), the same columns in the same order; and :func:`~planner.whatif.bars._untainted` the cone's
+    cells outside the cone of those columns, in the cone's order."""
+    from planner.whatif import bars
+
+    every, _bounds = bars._cone_input_cells()
+    rnd = random.Random(seed)
+    for _ in range(300):
+        a = {k: rnd.choice((1.0, 2.0, "x", "", None)) for k in every if rnd.random() < 0.9}
+        b = dict(a)
+        for _ in range(rnd.choice((0, 0, 1, 2, 3))):
+            k = rnd.choice(every)
+            v = a.get(k)
+            b[k] = {1.0: True, "": None, None: ""}.get(v, 1.0) if rnd.random() < 0.5 else rnd.choice((2.0, "y"))
+            if rnd.random() < 0.2:
+                b.pop(k)
+        got = bars._differing_columns(a, b)
+        assert list(got) == _old_differing(a, b)
+    for differ in ((), (("tblSpecs", "fleet"),), tuple(c for c, _k in bars._cone_inputs()[1][:2])):
+        tainted = set(bars._cone(differ)) if differ else ()
+        keys, getter = bars._untainted(differ)
+        assert keys == tuple(k for k in bars._cone(None) if k not in tainted)
+        assert getter is not None and getter({k: k for k in keys}) == keys

@@ -25,6 +25,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from operator import itemgetter
 from typing import Any
 
 from planner import template as ts
@@ -288,11 +289,49 @@ def _plan_cone_values(inputs: Mapping[tuple[str, str], Any]) -> dict[tuple[str, 
     settings, columns = _cone_inputs()
     if _differ(store, inputs, settings):
         return {}  # a setting is read by every cell of the cone
-    differ = [column for column, keys in columns if _differ(store, inputs, keys)]
+    differ = _differing_columns(store, inputs)
     if len(differ) > _MAX_DIFFERING_COLUMNS:
         return {}
-    tainted = set(_cone(tuple(differ))) if differ else ()
-    return {k: computed[k] for k in _cone(None) if k not in tainted and k in computed}
+    keys, getter = _untainted(differ)
+    if getter is not None:
+        try:  # every cell computed (the What-if sheet comes after the cone's sheets): read in one C call
+            return dict(zip(keys, getter(computed)))
+        except KeyError:
+            pass
+    return {k: computed[k] for k in keys if k in computed}
+
+
+def _differing_columns(a: Mapping[tuple[str, str], Any], b: Mapping[tuple[str, str], Any]) -> tuple[Any, ...]:
+    """The columns of :func:`_cone_inputs` whose cells :func:`_differ` between ``a`` and ``b``, in its order: every
+    column's cells read from each mapping once, in C, and compared a column's slice at a time (the same lists
+    :func:`_differ` compares), where a call per column built its four lists (85 columns, once per plan)."""
+    _settings, columns = _cone_inputs()
+    every, bounds = _cone_input_cells()
+    va, vb = list(map(a.get, every)), list(map(b.get, every))
+    ta, tb = list(map(type, va)), list(map(type, vb))
+    if va == vb and ta == tb:
+        return ()
+    return tuple(c for (c, _keys), (i, j) in zip(columns, bounds) if va[i:j] != vb[i:j] or ta[i:j] != tb[i:j])
+
+
+@lru_cache(maxsize=1)
+def _cone_input_cells() -> tuple[tuple[tuple[str, str], ...], tuple[tuple[int, int], ...]]:
+    """The cells of :func:`_cone_inputs`' columns one after the other, and each column's ``(start, end)`` in them."""
+    every: list[tuple[str, str]] = []
+    bounds = []
+    for _column, keys in _cone_inputs()[1]:
+        bounds.append((len(every), len(every) + len(keys)))
+        every.extend(keys)
+    return tuple(every), tuple(bounds)
+
+
+@lru_cache(maxsize=16)  # one per set of differing columns: a plan's computed Specs give one, a handful at most
+def _untainted(differ: tuple[Any, ...]) -> tuple[tuple[tuple[str, str], ...], Any]:
+    """The cells of the whole cone, in its order, outside the cone of the columns ``differ`` (none: all of them),
+    and a getter reading them from a mapping in one C call (None for fewer than two cells)."""
+    tainted = set(_cone(differ)) if differ else set()
+    keys = tuple(k for k in _cone(None) if k not in tainted)
+    return keys, (itemgetter(*keys) if len(keys) > 1 else None)
 
 
 def _differ(a: Mapping[tuple[str, str], Any], b: Mapping[tuple[str, str], Any],
