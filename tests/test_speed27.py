@@ -95,17 +95,23 @@ def test_arg_key_then_rows_is_arg(seed: int) -> None:
 def test_row_range_site_is_the_interpreter(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """``MAX_UTILIZATION($AG4:$AR4)`` (a row's range, no evaluator keeps it) compiled and interpreted in turn
     through one memo, over 400 random rows with few distinct values: each answer the memo-less interpreter's, the
-    function receiving the interpreter's one-cell rows on every call it makes, one memo entry per distinct old
+    registry receiving the interpreter's one-cell rows on every call the site makes, one memo entry per distinct old
     key (the token table not emptied during the test)."""
     monkeypatch.setattr(ex, "VALUE_TOKENS_LIMIT", 100_000)
     monkeypatch.setattr(ex, "_TOKENS", {})
     monkeypatch.setattr(ex, "_COLUMN_TOKENS", {})
     received: list[str] = []
     base = load()["MAX_UTILIZATION"]
+    call = Udf._call
 
     def impl(*args: Any) -> Any:
-        received.append(repr(args))
         return base.impl(*args)
+
+    def recorded(spec: Any, raw: list[Any]) -> Any:  # what the site hands the registry: one-cell rows, as Udf's
+        received.append(repr(raw) + repr([type(v) for v in raw]))
+        return call(spec, raw)
+
+    monkeypatch.setattr(Udf, "_call", staticmethod(recorded))
 
     spec = dataclasses.replace(base, impl=impl)
     functions = {"MAX_UTILIZATION": spec}
@@ -265,3 +271,39 @@ def test_differing_columns_are_the_old_loop(seed: int) -> None:
         keys, getter = bars._untainted(differ)
         assert keys == tuple(k for k in bars._cone(None) if k not in tainted)
         assert getter is not None and getter({k: k for k in keys}) == keys
+
+
+def test_column_arg_is_the_old_steps() -> None:
+    """:func:`planner.excel.compiled.column_arg` over 3,000 random columns (14 kinds of cells, errors among them):
+    the cells, the first error, :func:`value_token`'s token of the old part, and the one-cell rows."""
+    rnd = random.Random(11)
+    for _ in range(3000):
+        cells = [rnd.choice(CELLS) for _ in range(rnd.randint(0, 8))]
+        got = compiled.column_arg(cells)
+        error = next((x for x in cells if isinstance(x, XlError)), None)
+        assert got[0] is cells and got[1] is error, cells
+        assert got[2] is value_token(_old_part(cells)), cells
+        assert type(got[3]) is Column and repr(got[3]) == repr([[x] for x in cells]), cells
+
+
+def test_check_number_refuses_what_it_refused() -> None:
+    """:func:`planner.errors.check_number`'s finiteness test (one chained comparison) against the old one (``x != x
+    or x in (inf, -inf)``) over NaNs, both infinities, the largest and smallest floats, zeros and random floats."""
+    import math
+    import sys
+
+    from planner.errors import ArgumentError, check_number
+
+    rnd = random.Random(3)
+    values = [math.nan, -math.nan, math.inf, -math.inf, sys.float_info.max, -sys.float_info.max, sys.float_info.min,
+              5e-324, 0.0, -0.0, 1e308 * 10, -1e308 * 10]
+    values += [rnd.uniform(-1e6, 1e6) for _ in range(500)] + [rnd.choice((1, -1)) * 10.0 ** rnd.randint(-320, 308)
+                                                              for _ in range(500)]
+    for v in values:
+        refused = v != v or v in (math.inf, -math.inf)
+        try:
+            got = check_number("x", v)
+        except ArgumentError:
+            assert refused, v
+        else:
+            assert not refused and got is v, v

@@ -363,6 +363,7 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
     g = _Gen()
     name = g.const(e.name)
     blocks = False  # whether a table block is an argument (the evaluator's blocks read once a call)
+    general = False  # whether an argument may be a column not kept (its cells, made rows at the call: _cells)
     lines: list[str] = []
     raw: list[str] = []
     parts: list[str] = []
@@ -409,8 +410,11 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
                   f"        x = _arg_key(ev, spec, {i}, {v})",
                   "        if type(x) is not tuple:",
                   "            return x",
-                  f"        {v}, p{i} = x"]
-        raw.append(f"_rows({v})")
+                  f"        {v}, p{i} = x",
+                  f"        if type({v}) is list:",  # (only a column not kept is a plain list here: see _rows)
+                  "            _cells = True"]
+        general = True
+        raw.append(v)
         parts.append(f"p{i}")
     if inline and g.nodes > GENERATED_MAX_NODES:
         return None, []
@@ -424,6 +428,7 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
            + ("        _blocks = ev.__dict__.get('_block_args')\n"
               "        if _blocks is None:\n"
               "            _blocks = ev.__dict__['_block_args'] = {}\n" if blocks else "")
+           + ("        _cells = False\n" if general else "")
            + (body + "\n" if body else "")
            + f"        key = ({name}, {''.join(p + ', ' for p in parts)})\n"
            "        memo = ev.memo\n"
@@ -434,8 +439,9 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
            "                hit, key = _MISSING, None\n"
            "            if hit is not _MISSING:\n"
            "                return hit\n"
-           f"        result = _Udf._call(spec, [{', '.join(raw)}])\n"
-           "        if key is not None and memo is not None and not isinstance(result, list):\n"
+           + (f"        result = _Udf._call(spec, [_rows(a) for a in ({''.join(r + ', ' for r in raw)})] if _cells"
+              f" else [{', '.join(raw)}])\n" if general else f"        result = _Udf._call(spec, [{', '.join(raw)}])\n")
+           + "        if key is not None and memo is not None and not isinstance(result, list):\n"
            "            if len(memo) > _MEMO_LIMIT:\n"
            "                memo.clear()\n"
            "            memo[key] = result\n"
@@ -557,10 +563,13 @@ def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[l
     >>> column_arg([1.0, DIV0])[1]
     '#DIV/0!'
     """
-    error = next((x for x in cells if isinstance(x, XlError)), None)
+    types = tuple(map(type, cells))
+    # (the scan only when a cell's type may be an error's: found in C, as _arg's)
+    error = (None if _PLAIN_CELLS.issuperset(types) else next((x for x in cells if isinstance(x, XlError)), None))
     # the key part and the rows even with an error: an Arg.row_errors argument reads the column past it; the rows
-    # as a Column, which keeps its coerced cells for every call that receives it (planner.coerce.prepare_args)
-    return cells, error, value_token((list, tuple(zip(map(type, cells), cells)))), Column(cells)
+    # as a Column, which keeps its coerced cells for every call that receives it (planner.coerce.prepare_args); the
+    # part's token found by the cells and their types (column_token: value_token's token)
+    return cells, error, column_token(types, cells), Column(cells)
 
 
 _COMPILERS: dict[type, Callable[[Any, int], Compiled]] = {
