@@ -86,6 +86,7 @@ class UnknownNameError(ArgumentError):
 
 
 _INFINITIES = (float("inf"), float("-inf"))
+_INF, _NEG_INF = _INFINITIES
 
 
 def check_number(
@@ -110,7 +111,7 @@ def check_number(
         if type(value) is bool or not isinstance(value, (int, float)):  # bool is final: the isinstance test
             raise ArgumentError(argument, value, "a number")
         number = float(value)
-    if number != number or number in _INFINITIES:
+    if not _NEG_INF < number < _INF:  # NaN (no comparison holds) or an infinity: one chained test, in C
         raise ArgumentError(argument, value, "a finite number")
     if integer and number != int(number):
         raise ArgumentError(argument, value, "a whole number")

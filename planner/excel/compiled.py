@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import itemgetter
+from types import MappingProxyType
 from typing import Any
 
 from planner.coerce import Column
@@ -37,6 +38,7 @@ from planner.excel.expr import (
     aggregate,
     block_error,
     block_key,
+    column_token,
     row_errors,
     value_token,
 )
@@ -339,7 +341,9 @@ def _udf(e: Udf, row: int) -> Compiled:
     ``(type, value)`` (made once per evaluator and block, kept with it), a column the token of its cells with their
     types (:func:`column_arg`): a token is hashed in C, where the part it stands for was hashed again (a block's by
     a Python ``__hash__`` call) on every look-up. Two calls share a key exactly when :meth:`Udf.evaluate`'s keys are
-    equal."""
+    equal. A column no evaluator keeps (a row's range, read anew by each call) is keyed from its cells
+    (:func:`_arg_key`) and made the one-cell rows the function receives only when the call is made (:func:`_rows`,
+    on a memo miss)."""
     src, consts = _udf_source(e, row, inline=True)
     if src is None:  # an argument too large to write inline: each argument its closure
         src, consts = _udf_source(e, row, inline=False)
@@ -359,6 +363,7 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
     g = _Gen()
     name = g.const(e.name)
     blocks = False  # whether a table block is an argument (the evaluator's blocks read once a call)
+    general = False  # whether an argument may be a column not kept (its cells, made rows at the call: _cells)
     lines: list[str] = []
     raw: list[str] = []
     parts: list[str] = []
@@ -395,13 +400,20 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
                   "elif t is bool or t is _NoneType:",  # _arg's answer for them, without the call
                   f"    p{i} = (t, {v})",
                   "else:",
-                  f"    x = _arg(ev, spec, {i}, {v})",
-                  "    if type(x) is not tuple:",
-                  "        return x",
-                  f"    {v}, p{i} = x",
-                  # a column or a tuple not kept by the evaluator: its part (list or tuple type, cells) as a token
-                  f"    if type(p{i}) is tuple and isinstance(p{i}[1], tuple):",
-                  f"        p{i} = _value_token(p{i})"]
+                  # a column the evaluator keeps, prepared and without an error (most column arguments: a per-route
+                  # BACKEND_SUM's two): column_arg's rows and part, as _arg answers, without the call
+                  f"    h = ev.__dict__.get('column_args', _NO_COLUMNS).get(id({v}))",
+                  f"    if type(h) is tuple and h[0] is {v} and h[1] is None:",
+                  f"        {v}, p{i} = h[3], h[2]",
+                  "    else:",
+                  # (a column not kept stays its cells here: its one-cell rows are built at the call, on a miss)
+                  f"        x = _arg_key(ev, spec, {i}, {v})",
+                  "        if type(x) is not tuple:",
+                  "            return x",
+                  f"        {v}, p{i} = x",
+                  f"        if type({v}) is list:",  # (only a column not kept is a plain list here: see _rows)
+                  "            _cells = True"]
+        general = True
         raw.append(v)
         parts.append(f"p{i}")
     if inline and g.nodes > GENERATED_MAX_NODES:
@@ -416,6 +428,7 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
            + ("        _blocks = ev.__dict__.get('_block_args')\n"
               "        if _blocks is None:\n"
               "            _blocks = ev.__dict__['_block_args'] = {}\n" if blocks else "")
+           + ("        _cells = False\n" if general else "")
            + (body + "\n" if body else "")
            + f"        key = ({name}, {''.join(p + ', ' for p in parts)})\n"
            "        memo = ev.memo\n"
@@ -426,8 +439,9 @@ def _udf_source(e: Udf, row: int, *, inline: bool) -> tuple[str | None, list[Any
            "                hit, key = _MISSING, None\n"
            "            if hit is not _MISSING:\n"
            "                return hit\n"
-           f"        result = _Udf._call(spec, [{', '.join(raw)}])\n"
-           "        if key is not None and memo is not None and not isinstance(result, list):\n"
+           + (f"        result = _Udf._call(spec, [_rows(a) for a in ({''.join(r + ', ' for r in raw)})] if _cells"
+              f" else [{', '.join(raw)}])\n" if general else f"        result = _Udf._call(spec, [{', '.join(raw)}])\n")
+           + "        if key is not None and memo is not None and not isinstance(result, list):\n"
            "            if len(memo) > _MEMO_LIMIT:\n"
            "                memo.clear()\n"
            "            memo[key] = result\n"
@@ -477,13 +491,59 @@ def _arg(ev: Evaluator, spec: Any, i: int, v: Any) -> Any:
     return [[x] for x in v], (list, tuple(zip(types, v)))
 
 
+def _arg_key(ev: Evaluator, spec: Any, i: int, v: Any) -> Any:
+    """:func:`_arg` as a generated call site uses it: ``(value, its part of the memo key)`` or the Excel error that is
+    the call's result, where a column no evaluator keeps (a plain list of cells: a row's range such as
+    ``$AG4:$AR4``, read anew by every call) stays its cells and its part is already the token of ``(list, cells
+    with their types)``; :func:`_rows` turns the cells into :func:`_arg`'s one-cell rows when the call is made (a
+    memo miss). A memo hit, most such calls (the tornado's bar ends' ``MAX_UTILIZATION`` and ``HEADROOM_MULTIPLE``
+    cells), then builds no rows. Any other argument: :func:`_arg`'s answer, a tuple's or a column's part as its
+    token. ``(_rows(x[0]), x[1])`` of the answer ``x`` is :func:`_arg`'s answer with its part tokenized
+    (tests/test_speed27.py).
+
+    >>> cells, part = _arg_key(Evaluator({}, {}), None, 0, [1.0, "x"])
+    >>> cells, _rows(cells), part is value_token((list, ((float, 1.0), (str, "x"))))
+    ([1.0, 'x'], [[1.0], ['x']], True)
+    """
+    if isinstance(v, list):
+        known = ev.__dict__.get("column_args")
+        # a kept column's id is in known (which holds it, so no other live list has that id): _arg's steps
+        if known is None or id(v) not in known:
+            if type(v) is not list:  # a list's subclass (a Column): its cells as a plain list, whose rows _arg gives
+                v = list(v)
+            types = tuple(map(type, v))
+            if not _PLAIN_CELLS.issuperset(types):  # _arg's error scan, in its order
+                for x in v:
+                    if isinstance(x, XlError) and not row_errors(spec, i):
+                        return x
+            return v, column_token(types, v)
+    x = _arg(ev, spec, i, v)
+    if type(x) is tuple:
+        p = x[1]
+        if type(p) is tuple and isinstance(p[1], tuple):  # a tuple's part (type, cells) as its token
+            return x[0], value_token(p)
+    return x
+
+
+def _rows(v: Any) -> Any:
+    """An argument as the registry function receives it, from :func:`_arg_key`'s value: a plain list (a column no
+    evaluator keeps, as its cells) as one-cell rows, as :func:`_arg` gives it; anything else (a float, a text, a
+    kept column's :class:`~planner.coerce.Column`, a block) as it is.
+
+    >>> _rows([1.0, None]), _rows(2.0)
+    ([[1.0], [None]], 2.0)
+    """
+    return [[x] for x in v] if type(v) is list else v
+
+
 _PLAIN_CELLS = frozenset((float, str, int, bool, type(None)))
 """Cell types that are never an Excel error (an :class:`XlError` is a ``str`` subclass, its type not ``str``)."""
 
 
 _UDF_FACTORIES: dict[str, Callable[..., Compiled]] = {}
 _UDF_HELPERS: dict[str, Any] = {"_NAME": NAME, "_MISSING": _MISSING, "_MEMO_LIMIT": MEMO_LIMIT, "_Udf": Udf,
-                                "_block_error": block_error, "_row_errors": row_errors, "_arg": _arg,
+                                "_block_error": block_error, "_row_errors": row_errors, "_arg_key": _arg_key,
+                                "_rows": _rows, "_NO_COLUMNS": MappingProxyType({}),
                                 "_NoneType": type(None), "_value_token": value_token}
 
 
@@ -503,10 +563,13 @@ def column_arg(cells: list[Any]) -> tuple[list[Any], XlError | None, Any, list[l
     >>> column_arg([1.0, DIV0])[1]
     '#DIV/0!'
     """
-    error = next((x for x in cells if isinstance(x, XlError)), None)
+    types = tuple(map(type, cells))
+    # (the scan only when a cell's type may be an error's: found in C, as _arg's)
+    error = (None if _PLAIN_CELLS.issuperset(types) else next((x for x in cells if isinstance(x, XlError)), None))
     # the key part and the rows even with an error: an Arg.row_errors argument reads the column past it; the rows
-    # as a Column, which keeps its coerced cells for every call that receives it (planner.coerce.prepare_args)
-    return cells, error, value_token((list, tuple(zip(map(type, cells), cells)))), Column(cells)
+    # as a Column, which keeps its coerced cells for every call that receives it (planner.coerce.prepare_args); the
+    # part's token found by the cells and their types (column_token: value_token's token)
+    return cells, error, column_token(types, cells), Column(cells)
 
 
 _COMPILERS: dict[type, Callable[[Any, int], Compiled]] = {

@@ -25,6 +25,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from operator import itemgetter
 from typing import Any
 
 from planner import template as ts
@@ -222,6 +223,24 @@ def _seed_blocks(ev: FastEvaluator, base_ev: FastEvaluator, changed_sheets: froz
             ev.__dict__[name] = {k: b for k, b in kept.items() if block_sheet(k) not in changed_sheets}
 
 
+def _keep_blocks(ev: FastEvaluator, base_ev: FastEvaluator | None, changed_sheets: frozenset[str | None]) -> None:
+    """Give the base's evaluator the blocks a bar end's evaluator has read (with their first errors and tokens, as
+    the generated registry calls keep them) of the tables on sheets where the end changes nothing, which the base
+    has not read itself: such a block holds the base's own cells (:func:`_seed_blocks`), so the plan's next bar ends
+    are given it instead of each reading it again (the Fleet and Providers blocks, 100 and 243 cells, read by every
+    fleet and provider call; the base, seeded with the whole plan's values, reads none). Kept with the base (a few
+    plans, :func:`_base`'s cache)."""
+    if base_ev is None:
+        return
+    for name in ("_blocks", "_block_args"):
+        read = ev.__dict__.get(name)
+        if read:
+            kept = base_ev.__dict__.setdefault(name, {})
+            for k, b in read.items():
+                if k not in kept and block_sheet(k) not in changed_sheets:
+                    kept[k] = b
+
+
 @cache
 def _cone_sheets(changed: tuple[tuple[str, str], ...] | None) -> frozenset[str | None]:
     """The sheets of :func:`_cone`'s cells for ``changed`` (and None, so that a block of no known sheet is never
@@ -270,11 +289,49 @@ def _plan_cone_values(inputs: Mapping[tuple[str, str], Any]) -> dict[tuple[str, 
     settings, columns = _cone_inputs()
     if _differ(store, inputs, settings):
         return {}  # a setting is read by every cell of the cone
-    differ = [column for column, keys in columns if _differ(store, inputs, keys)]
+    differ = _differing_columns(store, inputs)
     if len(differ) > _MAX_DIFFERING_COLUMNS:
         return {}
-    tainted = set(_cone(tuple(differ))) if differ else ()
-    return {k: computed[k] for k in _cone(None) if k not in tainted and k in computed}
+    keys, getter = _untainted(differ)
+    if getter is not None:
+        try:  # every cell computed (the What-if sheet comes after the cone's sheets): read in one C call
+            return dict(zip(keys, getter(computed)))
+        except KeyError:
+            pass
+    return {k: computed[k] for k in keys if k in computed}
+
+
+def _differing_columns(a: Mapping[tuple[str, str], Any], b: Mapping[tuple[str, str], Any]) -> tuple[Any, ...]:
+    """The columns of :func:`_cone_inputs` whose cells :func:`_differ` between ``a`` and ``b``, in its order: every
+    column's cells read from each mapping once, in C, and compared a column's slice at a time (the same lists
+    :func:`_differ` compares), where a call per column built its four lists (85 columns, once per plan)."""
+    _settings, columns = _cone_inputs()
+    every, bounds = _cone_input_cells()
+    va, vb = list(map(a.get, every)), list(map(b.get, every))
+    ta, tb = list(map(type, va)), list(map(type, vb))
+    if va == vb and ta == tb:
+        return ()
+    return tuple(c for (c, _keys), (i, j) in zip(columns, bounds) if va[i:j] != vb[i:j] or ta[i:j] != tb[i:j])
+
+
+@lru_cache(maxsize=1)
+def _cone_input_cells() -> tuple[tuple[tuple[str, str], ...], tuple[tuple[int, int], ...]]:
+    """The cells of :func:`_cone_inputs`' columns one after the other, and each column's ``(start, end)`` in them."""
+    every: list[tuple[str, str]] = []
+    bounds = []
+    for _column, keys in _cone_inputs()[1]:
+        bounds.append((len(every), len(every) + len(keys)))
+        every.extend(keys)
+    return tuple(every), tuple(bounds)
+
+
+@lru_cache(maxsize=16)  # one per set of differing columns: a plan's computed Specs give one, a handful at most
+def _untainted(differ: tuple[Any, ...]) -> tuple[tuple[tuple[str, str], ...], Any]:
+    """The cells of the whole cone, in its order, outside the cone of the columns ``differ`` (none: all of them),
+    and a getter reading them from a mapping in one C call (None for fewer than two cells)."""
+    tainted = set(_cone(differ)) if differ else set()
+    keys = tuple(k for k in _cone(None) if k not in tainted)
+    return keys, (itemgetter(*keys) if len(keys) > 1 else None)
 
 
 def _differ(a: Mapping[tuple[str, str], Any], b: Mapping[tuple[str, str], Any],
@@ -353,6 +410,14 @@ def _bar(key: tuple, group: str, factor: float) -> BarFigures:
     table = {"Routes": ts.ROUTES, "Fleet": ts.FLEET}.get(g.table)
     changed = ((table.name, g.key),) if table is not None and not g.routes_key else None
     values, ev = _end(base, edits, changed)
+    figures = _figures(inputs, values, ev, changed)
+    _keep_blocks(ev, base.ev(), _cone_sheets(changed) | {k[0] for k in edits})
+    return figures
+
+
+def _figures(inputs: Mapping[tuple[str, str], Any], values: _Lazy, ev: FastEvaluator,
+             changed: tuple[tuple[str, str], ...] | None) -> BarFigures:
+    """A bar end's figures from its store and evaluator (:func:`_end`), computing the cells its targets read."""
     if changed is not None:
         # the column's cone computed in the template's order (each cell after its precedents) rather than on first
         # read: the same values for every cell the targets read, and no lookup and call per cell through the
