@@ -196,9 +196,14 @@ class WorkbookView:
 class Package:
     """An opened, size-checked zip package. Use :func:`open_package`."""
 
-    def __init__(self, path: Path, zf: zipfile.ZipFile, limits: Limits, *, memo: SheetMemo | None = None) -> None:
+    def __init__(self, path: Path, zf: zipfile.ZipFile, limits: Limits, *, memo: SheetMemo | None = None,
+                 data: bytes | None = None) -> None:
         self.path = path
         self.zf = zf
+        self.data = data
+        """The file's bytes when ``zf`` reads them from memory (:func:`open_package` with a memo), else None."""
+        self._shared = False
+        """``zf`` is kept in :attr:`memo` (:meth:`keep_reads`) for the next package of the same bytes: not closed."""
         self.limits = limits
         self.names = [i.filename for i in zf.infolist()]
         self._total_read = 0
@@ -208,7 +213,8 @@ class Package:
         """The parts read, kept in :attr:`memo` by :meth:`keep_reads` once the caller's read succeeded."""
 
     def close(self) -> None:
-        self.zf.close()
+        if not self._shared:
+            self.zf.close()
 
     def __enter__(self) -> Package:
         return self
@@ -264,6 +270,9 @@ class Package:
         if self.memo is not None:
             for name, value in self._read:
                 self.memo.remember_stored(name, value)
+            if self.data is not None:
+                self.memo.remember_package(self.data, self.zf, self.limits)
+                self._shared = True
         self._read.clear()
 
     def _known(self, info: zipfile.ZipInfo, stored: tuple[bytes, bytes]
@@ -297,6 +306,19 @@ class Package:
         """The entry ``info`` as the file stores it: its local header with the name and extra field after it, and
         its compressed bytes (what :mod:`zipfile` reads to inflate it); None when they cannot be read so (the caller
         then reads the part as :meth:`read` does, which reports why)."""
+        data = self.data
+        if data is not None:  # the same bytes as the file's reads below give (an offset in 0..len: open_package)
+            o = info.header_offset
+            head = data[o:o + _LOCAL_HEADER.size]
+            if len(head) != _LOCAL_HEADER.size or head[:4] != b"PK\x03\x04":
+                return None
+            name_len, extra_len = struct.unpack("<HH", head[26:30])
+            end = o + _LOCAL_HEADER.size + name_len + extra_len
+            local = data[o:end]
+            raw = data[end:end + info.compress_size]
+            if len(local) != _LOCAL_HEADER.size + name_len + extra_len or len(raw) != info.compress_size:
+                return None
+            return local, raw
         fh = self.zf.fp
         if fh is None:
             return None
@@ -357,8 +379,20 @@ def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS, *, memo: She
         raise WorkbookError(
             p, f"file is {size} bytes, above the limit of {limits.max_file_bytes} (max_file_bytes)", kind="limit"
         )
+    data = zf_memory = None
+    if memo is not None:
+        data = _file_bytes(p, limits.max_file_bytes)
+        if data is not None:
+            kept = memo.take_package()
+            if kept is not None and kept[0] == data and kept[2] == limits:
+                # the last package's bytes, every byte compared, and limits: its zip directory parsed from them and
+                # the checks below passed for them (a recalculation's write of the plan its read just read)
+                return Package(p, kept[1], limits, memo=memo, data=data)
+            zf_memory = _zip_in_memory(data)
+            if zf_memory is None:
+                data = None  # (read from the file below: whatever it reports, as without a memo)
     try:
-        zf = zipfile.ZipFile(p)
+        zf = zf_memory if zf_memory is not None else zipfile.ZipFile(p)
     except zipfile.BadZipFile:
         raise WorkbookError(
             p, "not a workbook: not a zip file (an .xlsx/.xlsm is a zip package)", kind="not-a-workbook"
@@ -407,7 +441,39 @@ def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS, *, memo: She
         raise WorkbookError(
             p, "not a workbook: the zip has no xl/workbook.xml (not an Excel .xlsx/.xlsm)", kind="not-a-workbook"
         )
-    return Package(p, zf, limits, memo=memo)
+    return Package(p, zf, limits, memo=memo, data=data)
+
+
+KEEP_PACKAGE_BYTES = 1024 * 1024
+"""The largest file a :class:`SheetMemo` keeps as its last package (:meth:`SheetMemo.remember_package`): a template
+plan's is about 216 KB."""
+
+
+def _file_bytes(p: Path, max_bytes: int) -> bytes | None:
+    """The bytes of the file ``p`` when at most ``max_bytes``, or None when it cannot be read so (the caller opens it
+    as a zip file then, which reports why). The caller checked its size first (a file that grew since: None)."""
+    try:
+        with open(p, "rb") as fh:
+            data = fh.read()  # (sized by the file's length: read(max_bytes + 1) would allocate max_bytes first)
+    except (OSError, ValueError):
+        return None
+    return data if len(data) <= max_bytes else None
+
+
+def _zip_in_memory(data: bytes) -> zipfile.ZipFile | None:
+    """``data`` opened as a zip file in memory, when :mod:`zipfile` opens it without an error and every entry's
+    local header offset is within ``data`` (so that every seek of a read is one a file allows too, and every read
+    gives what the file's would); else None (the caller opens the file: whatever it reports, as without a memo).
+    The same directory as the file's: :mod:`zipfile` parses the same bytes."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except Exception:  # noqa: BLE001  (the file's open reports it, with the same message as without a memo)
+        return None
+    n = len(data)
+    if not all(0 <= i.header_offset <= n for i in zf.infolist()):
+        zf.close()
+        return None
+    return zf
 
 
 # Reader hardening: checks that refuse what spreadsheet programs would read differently from us.
@@ -1024,6 +1090,9 @@ class SheetMemo:
         self._by_rows: set[str] = set()
         """Names of parts whose last read was row by row (:meth:`cells`): read so first next time. At most 256, of
         at most 200 characters."""
+        self._package: tuple[bytes, zipfile.ZipFile, Limits] | None = None
+        """The last package read or written through this memo (:meth:`remember_package`): one, of at most
+        :data:`KEEP_PACKAGE_BYTES` file bytes."""
         self._keys: dict[str, str] = {}
         """Part name -> the skeleton text of its last region kept (the key of an entry: held only while the entry
         is), whose hash is computed: a region with the same skeleton looks its entry up under that string, found
@@ -1036,6 +1105,7 @@ class SheetMemo:
         """Drop every entry (a worker that ran out of memory)."""
         self._entries.clear()
         self._keys.clear()
+        self._package = None
         self.bytes = 0
 
     def _keep(self, key: tuple[Any, ...], value: Any, size: int, *, evict: bool = True) -> None:
@@ -1253,6 +1323,20 @@ class SheetMemo:
         self._keep(("stored", name), value,
                    size(name) + size(value[0]) + sum(map(size, value[0])) + size(value[1]) + size(value[2])
                    + (size(value[4]) if value[4] is not None else 0) + 200, evict=False)
+
+    def take_package(self) -> tuple[bytes, zipfile.ZipFile, Limits] | None:
+        """Take the package :meth:`remember_package` kept (None when none is): the slot is empty after."""
+        got, self._package = self._package, None
+        return got
+
+    def remember_package(self, data: bytes, zf: zipfile.ZipFile, limits: Limits) -> None:
+        """Keep the last package read or written (:func:`open_package`) in this memo's one package slot: the file's
+        ``data``, the zip file ``zf`` reading them from memory, and the ``limits`` its checks passed under, for the
+        next :func:`open_package` through this memo (a recalculation's write of the plan its read just read: the zip
+        directory not parsed again). Only a file of at most :data:`KEEP_PACKAGE_BYTES`: the slot holds at most that
+        and the zip file's entry records (about 400 bytes an entry with their strings: 31 KB for a template plan's
+        77), outside ``max_bytes`` (the budget's entries never make room for it, nor it for them)."""
+        self._package = (data, zf, limits) if len(data) <= KEEP_PACKAGE_BYTES else None
 
     def part(self, key: tuple[Any, ...]) -> Any:
         """What :func:`_rels` or :func:`_read_table` gave for ``key`` (kind, part name, sheet, the part's bytes)
