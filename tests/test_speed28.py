@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import shutil
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -304,3 +305,88 @@ def test_table_headers_rebuilt_for_other_tables() -> None:
     other = checks._table_headers(ts.TABLES[:2])
     assert len(other) == 2 and other[0] == mine[0]
     assert checks._table_headers(ts.TABLES) == mine
+
+
+# the writer's views picked by position for a sheet of the same order
+
+
+def test_sheets_of_one_skeleton_share_an_order(tmp_path: Path) -> None:
+    """Two reads of plans with the same markup (values apart) through one memo: each sheet has the same order
+    token, the views compare equal to a read without a memo (the token is not compared), and a sheet read without
+    a memo, or by search, has none."""
+    a = book(tmp_path, "a.xlsx")
+    b = book(tmp_path, "b.xlsx", ROWS.replace("<v>4</v>", "<v>5</v>", 1))
+    memo = SheetMemo()
+    read_workbook(a, memo=memo)  # (first sighting: read by search, kept)
+    va, vb = read_workbook(a, memo=memo), read_workbook(b, memo=memo)
+    assert [s.order for s in va.sheets] == [s.order for s in vb.sheets]
+    assert all(s.order is not None for s in va.sheets)
+    assert all(list(x.cells) == list(y.cells) for x, y in zip(va.sheets, vb.sheets))
+    alone_view = read_workbook(a)
+    assert alone_view.sheets == va.sheets and all(s.order is None for s in alone_view.sheets)
+
+
+EXTRA_CELL = ROWS.replace('<c r="E1" t="b"><v>1</v></c></row>', '<c r="E1" t="b"><v>1</v></c><c r="F1"><v>3</v></c>'
+                          '</row>', 1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_views_picked_by_position_only_for_the_same_order(tmp_path: Path, seed: int) -> None:
+    """Plans of two markups (the second has one more cell, early: every later cell's position moves) and values
+    changed at random, written in turn through one memo: every output is the write alone; the writer picked views
+    by position (pick kept) for some."""
+    rng = random.Random(seed)
+    plans = [book(tmp_path, "x.xlsx"), book(tmp_path, "x2.xlsx", ROWS.replace("<v>4</v>", "<v>5</v>", 1)),
+             book(tmp_path, "y.xlsx", EXTRA_CELL)]
+    memo = SheetMemo()
+    picked = 0
+    for _ in range(40):
+        path = rng.choice(plans)
+        values = dict(BASE)
+        for _ in range(rng.randint(0, 2)):
+            k, v = rng.choice(VARIANTS)
+            values[k] = v
+        assert written(path, values, tmp_path / "memo.xlsx", memo) == alone(path, values, tmp_path)
+        kept = memo._entries.get(ooxml._WRITE_KEY)
+        if kept is not None:
+            picked += sum(g.pick is not None for g in kept[0][1])
+    assert picked
+
+
+def test_positions_are_the_process_own_ints() -> None:
+    ints = ooxml._positions(5000)
+    assert ints is not None and ints[:5000] == list(range(5000))
+    assert ooxml._positions(10) is ints
+    assert ooxml._positions(ooxml._MAX_POSITIONS + 1) is None
+
+
+def _with_comment(path: Path) -> Path:
+    """``path`` with a comment after the cells of its second sheet (that part read by the parser: no memo's
+    cells asked, no order)."""
+    with zipfile.ZipFile(path) as z:
+        parts = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in parts:
+            if name == "xl/worksheets/sheet2.xml":
+                data = data.replace(b"</sheetData>", b"</sheetData><!-- c -->", 1)
+            z.writestr(name, data)
+    return path
+
+
+def test_a_sheet_read_by_the_parser_has_no_order(tmp_path: Path) -> None:
+    """Sheet T read by the parser (a comment after its cells), in two markups whose cells sit at other positions,
+    after sheet S, a kept skeleton: every output through one memo is the write alone (T never takes S's order and
+    is not picked by position), and T has no order."""
+    t1 = '<row r="1"><c r="A1"><v>1</v></c><c r="B1" t="inlineStr"><is><t>t</t></is></c></row>'
+    t2 = '<row r="1"><c r="C1"><v>7</v></c><c r="A1"><v>1</v></c><c r="B1" t="inlineStr"><is><t>t</t></is></c></row>'
+    plans = [_with_comment(book(tmp_path, "p1.xlsx", other=t1)), _with_comment(book(tmp_path, "p2.xlsx", other=t2))]
+    memo = SheetMemo()
+    rng = random.Random(1)
+    for step in range(30):
+        path = plans[step % 2] if step < 6 else rng.choice(plans)
+        values = dict(BASE)
+        k, v = rng.choice([x for x in VARIANTS if x[0][0] == "T"])
+        values[k] = v
+        assert written(path, values, tmp_path / "memo.xlsx", memo) == alone(path, values, tmp_path), step
+        view = read_workbook(path, memo=memo)
+        assert view.sheets[0].order is not None and view.sheets[1].order is None
