@@ -150,6 +150,10 @@ class SheetView:
     of cells in the common form (``r`` first, on the grid, each once), with no comment, CDATA or processing
     instruction in the part. The writer then finds a cell by its start tag alone (:func:`_patch_cells_by_jump`).
     How the part was read, not what it holds: not compared."""
+    order: object | None = field(default=None, compare=False, repr=False)
+    """A token shared by the sheets whose ``cells`` have the same references in the same order (read through a
+    :class:`SheetMemo` from one kept skeleton: :attr:`_Skeleton.order`), or None. How the part was read: not
+    compared. The writer picks such a sheet's cells by position (:func:`_wanted_kept`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -196,9 +200,14 @@ class WorkbookView:
 class Package:
     """An opened, size-checked zip package. Use :func:`open_package`."""
 
-    def __init__(self, path: Path, zf: zipfile.ZipFile, limits: Limits, *, memo: SheetMemo | None = None) -> None:
+    def __init__(self, path: Path, zf: zipfile.ZipFile, limits: Limits, *, memo: SheetMemo | None = None,
+                 data: bytes | None = None) -> None:
         self.path = path
         self.zf = zf
+        self.data = data
+        """The file's bytes when ``zf`` reads them from memory (:func:`open_package` with a memo), else None."""
+        self._shared = False
+        """``zf`` is kept in :attr:`memo` (:meth:`keep_reads`) for the next package of the same bytes: not closed."""
         self.limits = limits
         self.names = [i.filename for i in zf.infolist()]
         self._total_read = 0
@@ -208,7 +217,8 @@ class Package:
         """The parts read, kept in :attr:`memo` by :meth:`keep_reads` once the caller's read succeeded."""
 
     def close(self) -> None:
-        self.zf.close()
+        if not self._shared:
+            self.zf.close()
 
     def __enter__(self) -> Package:
         return self
@@ -264,6 +274,9 @@ class Package:
         if self.memo is not None:
             for name, value in self._read:
                 self.memo.remember_stored(name, value)
+            if self.data is not None:
+                self.memo.remember_package(self.data, self.zf, self.limits)
+                self._shared = True
         self._read.clear()
 
     def _known(self, info: zipfile.ZipInfo, stored: tuple[bytes, bytes]
@@ -297,6 +310,19 @@ class Package:
         """The entry ``info`` as the file stores it: its local header with the name and extra field after it, and
         its compressed bytes (what :mod:`zipfile` reads to inflate it); None when they cannot be read so (the caller
         then reads the part as :meth:`read` does, which reports why)."""
+        data = self.data
+        if data is not None:  # the same bytes as the file's reads below give (an offset in 0..len: open_package)
+            o = info.header_offset
+            head = data[o:o + _LOCAL_HEADER.size]
+            if len(head) != _LOCAL_HEADER.size or head[:4] != b"PK\x03\x04":
+                return None
+            name_len, extra_len = struct.unpack("<HH", head[26:30])
+            end = o + _LOCAL_HEADER.size + name_len + extra_len
+            local = data[o:end]
+            raw = data[end:end + info.compress_size]
+            if len(local) != _LOCAL_HEADER.size + name_len + extra_len or len(raw) != info.compress_size:
+                return None
+            return local, raw
         fh = self.zf.fp
         if fh is None:
             return None
@@ -357,8 +383,20 @@ def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS, *, memo: She
         raise WorkbookError(
             p, f"file is {size} bytes, above the limit of {limits.max_file_bytes} (max_file_bytes)", kind="limit"
         )
+    data = zf_memory = None
+    if memo is not None:
+        data = _file_bytes(p, limits.max_file_bytes)
+        if data is not None:
+            kept = memo.take_package()
+            if kept is not None and kept[0] == data and kept[2] == limits:
+                # the last package's bytes, every byte compared, and limits: its zip directory parsed from them and
+                # the checks below passed for them (a recalculation's write of the plan its read just read)
+                return Package(p, kept[1], limits, memo=memo, data=data)
+            zf_memory = _zip_in_memory(data)
+            if zf_memory is None:
+                data = None  # (read from the file below: whatever it reports, as without a memo)
     try:
-        zf = zipfile.ZipFile(p)
+        zf = zf_memory if zf_memory is not None else zipfile.ZipFile(p)
     except zipfile.BadZipFile:
         raise WorkbookError(
             p, "not a workbook: not a zip file (an .xlsx/.xlsm is a zip package)", kind="not-a-workbook"
@@ -407,7 +445,39 @@ def open_package(path: str | Path, limits: Limits = DEFAULT_LIMITS, *, memo: She
         raise WorkbookError(
             p, "not a workbook: the zip has no xl/workbook.xml (not an Excel .xlsx/.xlsm)", kind="not-a-workbook"
         )
-    return Package(p, zf, limits, memo=memo)
+    return Package(p, zf, limits, memo=memo, data=data)
+
+
+KEEP_PACKAGE_BYTES = 1024 * 1024
+"""The largest file a :class:`SheetMemo` keeps as its last package (:meth:`SheetMemo.remember_package`): a template
+plan's is about 216 KB."""
+
+
+def _file_bytes(p: Path, max_bytes: int) -> bytes | None:
+    """The bytes of the file ``p`` when at most ``max_bytes``, or None when it cannot be read so (the caller opens it
+    as a zip file then, which reports why). The caller checked its size first (a file that grew since: None)."""
+    try:
+        with open(p, "rb") as fh:
+            data = fh.read()  # (sized by the file's length: read(max_bytes + 1) would allocate max_bytes first)
+    except (OSError, ValueError):
+        return None
+    return data if len(data) <= max_bytes else None
+
+
+def _zip_in_memory(data: bytes) -> zipfile.ZipFile | None:
+    """``data`` opened as a zip file in memory, when :mod:`zipfile` opens it without an error and every entry's
+    local header offset is within ``data`` (so that every seek of a read is one a file allows too, and every read
+    gives what the file's would); else None (the caller opens the file: whatever it reports, as without a memo).
+    The same directory as the file's: :mod:`zipfile` parses the same bytes."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except Exception:  # noqa: BLE001  (the file's open reports it, with the same message as without a memo)
+        return None
+    n = len(data)
+    if not all(0 <= i.header_offset <= n for i in zf.infolist()):
+        zf.close()
+        return None
+    return zf
 
 
 # Reader hardening: checks that refuse what spreadsheet programs would read differently from us.
@@ -976,6 +1046,9 @@ class _Skeleton:
     plan's commonest change: a cached number), converted together (:func:`_numbers_from_texts`)."""
     v_slots: tuple[int, ...] = ()
     """For each cell in ``slotted``, the index of its ``<v>`` slot or -1."""
+    order: object = field(default_factory=object)
+    """This skeleton's token (:attr:`SheetView.order`): ``base`` never gains, loses or reorders a key, so every
+    ``cells`` served from it (``base.copy()``) has its references in its order."""
     prefixes: frozenset[str] = frozenset()
     """The attribute prefixes the skeleton's pieces use (:func:`_prefixes_used`): each must be declared in the root
     element of a part served from it (:meth:`SheetMemo.cells`)."""
@@ -1024,6 +1097,11 @@ class SheetMemo:
         self._by_rows: set[str] = set()
         """Names of parts whose last read was row by row (:meth:`cells`): read so first next time. At most 256, of
         at most 200 characters."""
+        self._package: tuple[bytes, zipfile.ZipFile, Limits] | None = None
+        self.last_order: object | None = None
+        """The :attr:`_Skeleton.order` of the cells the last :meth:`cells` gave whole from one skeleton, else None."""
+        """The last package read or written through this memo (:meth:`remember_package`): one, of at most
+        :data:`KEEP_PACKAGE_BYTES` file bytes."""
         self._keys: dict[str, str] = {}
         """Part name -> the skeleton text of its last region kept (the key of an entry: held only while the entry
         is), whose hash is computed: a region with the same skeleton looks its entry up under that string, found
@@ -1036,6 +1114,7 @@ class SheetMemo:
         """Drop every entry (a worker that ran out of memory)."""
         self._entries.clear()
         self._keys.clear()
+        self._package = None
         self.bytes = 0
 
     def _keep(self, key: tuple[Any, ...], value: Any, size: int, *, evict: bool = True) -> None:
@@ -1079,6 +1158,7 @@ class SheetMemo:
         misses (its rows answer as the whole would, :meth:`_cells_by_rows`)."""
         all_ascii = region.isascii()
         rows_tried = False
+        self.last_order = None
         if raw is not None and part in self._by_rows:
             if not _cells_text_ok(raw, region, root_tag):
                 self.misses += 1
@@ -1111,7 +1191,10 @@ class SheetMemo:
                     self.misses += 1
                     return None
             self.hits += 1
-            return self._served(key, got, texts, strings, limits, all_ascii)
+            out = self._served(key, got, texts, strings, limits, all_ascii)
+            if out is not None:
+                self.last_order = got[0].order  # (base.copy(): the skeleton's references in its order)
+            return out
         if raw is not None and not rows_tried and not _cells_text_ok(raw, region, root_tag):
             self.misses += 1
             return None
@@ -1253,6 +1336,20 @@ class SheetMemo:
         self._keep(("stored", name), value,
                    size(name) + size(value[0]) + sum(map(size, value[0])) + size(value[1]) + size(value[2])
                    + (size(value[4]) if value[4] is not None else 0) + 200, evict=False)
+
+    def take_package(self) -> tuple[bytes, zipfile.ZipFile, Limits] | None:
+        """Take the package :meth:`remember_package` kept (None when none is): the slot is empty after."""
+        got, self._package = self._package, None
+        return got
+
+    def remember_package(self, data: bytes, zf: zipfile.ZipFile, limits: Limits) -> None:
+        """Keep the last package read or written (:func:`open_package`) in this memo's one package slot: the file's
+        ``data``, the zip file ``zf`` reading them from memory, and the ``limits`` its checks passed under, for the
+        next :func:`open_package` through this memo (a recalculation's write of the plan its read just read: the zip
+        directory not parsed again). Only a file of at most :data:`KEEP_PACKAGE_BYTES`: the slot holds at most that
+        and the zip file's entry records (about 400 bytes an entry with their strings: 31 KB for a template plan's
+        77), outside ``max_bytes`` (the budget's entries never make room for it, nor it for them)."""
+        self._package = (data, zf, limits) if len(data) <= KEEP_PACKAGE_BYTES else None
 
     def part(self, key: tuple[Any, ...]) -> Any:
         """What :func:`_rels` or :func:`_read_table` gave for ``key`` (kind, part name, sheet, the part's bytes)
@@ -1720,6 +1817,8 @@ def read_workbook(
             try:
                 rules: list[tuple[str, str]] = []
                 cells, dim, n_dv, mr, mc, plain = _read_sheet(pkg, part, strings, limits, rules, memo)
+                # (plain with a memo: the cells are what memo.cells gave, its last call for this part)
+                order = memo.last_order if memo is not None and plain else None
             except WorkbookError as exc:
                 exc.sheet = name
                 raise
@@ -1743,6 +1842,7 @@ def read_workbook(
                     max_col=mc,
                     rule_formulas=tuple(rules),
                     plain=plain,
+                    order=order,
                 )
             )
         pkg.keep_reads()
@@ -2324,10 +2424,33 @@ class _WriteGroup:
     value_bytes: int = 0
     """The values' :func:`sys.getsizeof` (an equal value of the same type takes as many bytes: only the changed
     ones are counted again)."""
+    order: object | None = None
+    """The :attr:`SheetView.order` of the sheet ``pick`` was built for (None: no ``pick``)."""
+    pick: Any = None
+    """An ``itemgetter`` of the positions of ``refs`` among the references of a sheet of that order, its ints
+    :func:`_positions`' (a sheet of the same order has the same references in the same order: the cells picked
+    from its list of views are those ``refs`` look up)."""
 
 
 _ERROR_TEXTS = frozenset(ERROR_VALUES)
 _REF_OF = attrgetter("ref")
+
+_POSITIONS: list[int] = []
+"""``list(range(n))`` for the largest ``n`` :func:`_positions` gave (at most :data:`_MAX_POSITIONS`): one list of
+the process, at most 590 KB."""
+_MAX_POSITIONS = 16_384
+
+
+def _positions(n: int) -> list[int] | None:
+    """The positions ``0 .. n - 1`` (or more) as the process's own int objects (:data:`_POSITIONS`), or None above
+    :data:`_MAX_POSITIONS`: a writer's pick of a sheet's cells by position (:attr:`_WriteGroup.pick`) then holds
+    pointers to these ints, not ints of its own (a position above 256 is an object: 28 bytes a cell). Worked
+    example: ``_positions(3)[:3] == [0, 1, 2]``."""
+    if n > _MAX_POSITIONS:
+        return None
+    if len(_POSITIONS) < n:
+        _POSITIONS[:] = range(max(n, 4096))
+    return _POSITIONS
 
 _WRITE_KEY = ("write",)
 """The :class:`SheetMemo` key of the last write's :class:`_WriteGroup` list (one a memo), with its values' keys."""
@@ -2378,10 +2501,22 @@ def _wanted_kept(view: WorkbookView, values: Mapping[tuple[str, str], Any], memo
         if sv.part in parts:
             return None  # two spellings of one sheet's name
         parts.add(sv.part)
-        try:
-            views = list(itemgetter(*g.refs)(sv.cells)) if len(g.refs) > 1 else [sv.cells[g.refs[0]]]
-        except KeyError:
-            return None  # a reference not found as given
+        cells = sv.cells
+        if g.pick is not None and sv.order is not None and sv.order is g.order:
+            # the same references in the same order as the sheet pick was built for: the views at their positions
+            # (a list's items, not 8,395 lookups of cold keys in a dictionary: 1.0 against 0.6 ms a plan)
+            views = list(g.pick(list(cells.values())))
+        else:
+            try:
+                views = list(itemgetter(*g.refs)(cells)) if len(g.refs) > 1 else [cells[g.refs[0]]]
+            except KeyError:
+                return None  # a reference not found as given
+            g.order = g.pick = None
+            ints = _positions(len(cells)) if sv.order is not None and len(g.refs) > 1 else None
+            if ints is not None:
+                where = dict(zip(cells, ints))  # (each reference once: a dictionary's keys)
+                g.pick = itemgetter(*map(where.__getitem__, g.refs))
+                g.order = sv.order
         vs = list(itemgetter(*g.positions)(vals)) if len(g.positions) > 1 else [vals[g.positions[0]]]
         types = list(map(type, vs))
         if g.types is not None and g.types == types:
@@ -2417,7 +2552,7 @@ def _wanted_kept(view: WorkbookView, values: Mapping[tuple[str, str], Any], memo
                 g.refs = refs
         g.views, g.values, g.holds = views, vs, answers
         n_bytes += (size(g.positions) + size(g.refs) + 5 * size(views) + len(views) * (_VIEW_BYTES + 200 + 32)
-                    + g.value_bytes)
+                    + g.value_bytes + (size(views) + 100 if g.pick is not None else 0))  # (pick: its tuple)
         # (a plan whose cached values are the computed ones, the common case, holds every value: nothing to pick)
         want = {} if all(answers) else dict(compress(zip(g.refs, vs), map(not_, answers)))
         if want:
