@@ -1098,10 +1098,10 @@ class SheetMemo:
         """Names of parts whose last read was row by row (:meth:`cells`): read so first next time. At most 256, of
         at most 200 characters."""
         self._package: tuple[bytes, zipfile.ZipFile, Limits] | None = None
-        self.last_order: object | None = None
-        """The :attr:`_Skeleton.order` of the cells the last :meth:`cells` gave whole from one skeleton, else None."""
         """The last package read or written through this memo (:meth:`remember_package`): one, of at most
         :data:`KEEP_PACKAGE_BYTES` file bytes."""
+        self.last_order: object | None = None
+        """The :attr:`_Skeleton.order` of the cells the last :meth:`cells` gave whole from one skeleton, else None."""
         self._keys: dict[str, str] = {}
         """Part name -> the skeleton text of its last region kept (the key of an entry: held only while the entry
         is), whose hash is computed: a region with the same skeleton looks its entry up under that string, found
