@@ -51,7 +51,7 @@ def _children_cpu() -> float:
 
 
 WORKER = """
-import resource, sys, tempfile
+import sys, tempfile
 from pathlib import Path
 from planner.ooxml import SheetMemo
 from planner.recalc import recalc_file
@@ -64,14 +64,18 @@ marks = {m for m in (25, 50, 100, 200, 500, 1000) if m < len(paths)} | {len(path
 for i, p in enumerate(paths, 1):
     recalc_file(p, out, memo=memo)
     if i in marks:
-        print(i, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, memo.bytes, flush=True)
+        print(i, peak_kib(), memo.bytes, flush=True)
 """
 
 
 def worker_memory(paths: list[Path]) -> dict[str, dict[str, float]]:
     """Peak RSS (MiB) and the memo's counted MiB of a fresh process recalculating ``paths`` in order with one
-    :class:`planner.ooxml.SheetMemo` (:data:`WORKER`), by the number of plans done."""
-    out = subprocess.run([sys.executable, "-c", WORKER, *map(str, paths)], capture_output=True, text=True,
+    :class:`planner.ooxml.SheetMemo` (:data:`WORKER`), by the number of plans done. The peak is the worker's own
+    (``VmHWM`` on Linux): ``ru_maxrss`` would start at this process's size when it forked the worker (until session
+    22 it was used, so a large parent, one that had just generated plans, showed as the worker's peak)."""
+    from bench_validate import PEAK_KIB
+
+    out = subprocess.run([sys.executable, "-c", PEAK_KIB + WORKER, *map(str, paths)], capture_output=True, text=True,
                          check=True, cwd=ROOT)
     return {i: {"peak_rss_mib": round(int(rss) / 1024, 1), "memo_mib": round(int(b) / 2**20, 1)}
             for i, rss, b in (line.split() for line in out.stdout.splitlines() if line)}

@@ -110,11 +110,31 @@ def time_fast(paths: list[Path], jobs: int) -> tuple[float, int]:
     return elapsed, len(result.reports)
 
 
+PEAK_KIB = """
+import resource
+
+
+def peak_kib():
+    # this process's own peak RSS in KiB (VmHWM: its memory since exec); ru_maxrss also counts the memory of the
+    # parent that forked it (Linux keeps the larger across exec), which is the bench's, not the measured process's
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+"""
+"""Source of ``peak_kib()`` for the measured processes' code (until session 22 they read ``ru_maxrss``, so a large
+bench process, one that had just generated plans, showed as their peak)."""
+
+
 def peak_rss_mib(paths: list[Path]) -> float:
     """Peak RSS of a fresh process validating ``paths`` in-process (no workers), MiB."""
-    code = ("import sys, resource; from planner.validate.batch import validate_paths; "
-            "validate_paths(sys.argv[1:], isolate=False); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    code = (PEAK_KIB + "import sys; from planner.validate.batch import validate_paths\n"
+            "validate_paths(sys.argv[1:], isolate=False)\n"
+            "print(peak_kib())\n")
     out = subprocess.run([sys.executable, "-c", code, *map(str, paths)], capture_output=True, text=True, check=True,
                          cwd=ROOT)
     return int(out.stdout.strip()) / 1024
@@ -124,13 +144,13 @@ def peak_rss_checkpoints(paths: list[Path], marks: list[int]) -> dict[str, float
     """Peak RSS (MiB) of one fresh process validating ``paths`` one by one in-process (no workers), read after the
     first ``m`` plans for each ``m`` in ``marks``: flat memory means the figures stay put as plans go by. The
     collector is set up as in a batch worker (``fastpath.settle_gc``, where it exists)."""
-    code = ("import sys, resource; from planner.validate.batch import validate_paths\n"
+    code = (PEAK_KIB + "import sys; from planner.validate.batch import validate_paths\n"
             "from planner.validate import fastpath\n"
             "getattr(fastpath, 'settle_gc', lambda: None)()  # as a batch worker does (where it exists)\n"
             "marks = set(int(m) for m in sys.argv[1].split(','))\n"
             "for i, p in enumerate(sys.argv[2:], 1):\n"
             "    validate_paths([p], isolate=False)\n"
-            "    if i in marks: print(i, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, flush=True)\n")
+            "    if i in marks: print(i, peak_kib(), flush=True)\n")
     out = subprocess.run([sys.executable, "-c", code, ",".join(map(str, marks)), *map(str, paths)],
                          capture_output=True, text=True, check=True, cwd=ROOT)
     return {k: round(int(v) / 1024, 1) for k, v in (line.split() for line in out.stdout.split("\n") if line)}
