@@ -207,7 +207,7 @@ def test_books_flattened_ints_and_texts_at_once(tmp_path: Path, seed: int) -> No
         assert flat(got) == book_alone(paths[name]), name
         kept = memo._entries[("flat",)][0]
         assert kept.bytes == _flat_bytes(kept), name
-        assert kept.floats == [[type(c.value) for c in s] for s in kept.views]
+        assert kept.types == [[type(c.value) for c in s] for s in kept.views]
 
 
 def test_written_only_where_a_value_is_not_held(tmp_path: Path) -> None:

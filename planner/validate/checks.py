@@ -114,7 +114,7 @@ class _Flat:
     values: dict[tuple[str, str], Any]
     formulas: dict[tuple[str, str], str]
     bytes: int = 0
-    floats: list[list[type]] | None = None
+    types: list[list[type]] | None = None
     """For each sheet and cell of ``views``: its value's type (what the common change, a float for a float or an int
     for an int, needs to know of the view it replaces, without reading that view: :func:`_flat_kept`)."""
     cell_formulas: list[list[str | None]] | None = None
@@ -167,7 +167,7 @@ def _flat_bytes(flat: _Flat) -> int:
     for refs, keys, views in zip(flat.refs, flat.keys, flat.views):
         n += (size(refs) + size(keys) + size(views) + len(views) * _FLAT_CELL_BYTES + sum(map(size, refs))
               + sum(map(_cell_bytes, views)))
-    for lists in (flat.floats, flat.cell_formulas, flat.arrays):  # (their items: the views' own, or types)
+    for lists in (flat.types, flat.cell_formulas, flat.arrays):  # (their items: the views' own, or types)
         if lists is not None:
             n += size(lists) + sum(map(size, lists))
     return n
@@ -180,7 +180,7 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
     ``formulas`` (a cached value that became empty, a formula that came or went) would move entries in the
     dictionaries' order: the book is then flattened anew, as is a book of other sheets or references. The common
     change (a float replaced by a float or an int by an int, the same formula and array range) is found for a
-    sheet's changed cells at once from what the entry keeps of the views they replace (``floats``, the values'
+    sheet's changed cells at once from what the entry keeps of the views they replace (``types``, the values'
     types; ``cell_formulas``, ``arrays``: the old views not read again) and written with one ``update``. The entry is
     taken out of the memo while it changes, in place, and kept again after (nothing half-changed stays there if
     this is interrupted or flattened anew); its count (:func:`_flat_bytes`) moves by the changed cells'
@@ -189,12 +189,12 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
     refs = [list(s.cells) for s in view.sheets]
     views = [list(s.cells.values()) for s in view.sheets]
     kept: _Flat | None = memo.take(_FLAT_KEY)
-    if kept is not None and kept.names == names and kept.refs == refs and kept.floats is not None \
+    if kept is not None and kept.names == names and kept.refs == refs and kept.types is not None \
             and kept.cell_formulas is not None and kept.arrays is not None:
         values, formulas = kept.values, kept.formulas
         delta = 0
-        for sheet_keys, now, old, old_floats, old_formulas, old_arrays in zip(
-                kept.keys, views, kept.views, kept.floats, kept.cell_formulas, kept.arrays):
+        for sheet_keys, now, old, old_types, old_formulas, old_arrays in zip(
+                kept.keys, views, kept.views, kept.types, kept.cell_formulas, kept.arrays):
             changed = list(compress(range(len(now)), map(is_not, now, old)))
             if len(changed) > 1:
                 # the common change (a new cached number of the old one's type, float or int, the same formula and
@@ -205,7 +205,7 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
                 new_views = pick(now)
                 new_values = list(map(_VALUE, new_views))
                 new_types = list(map(type, new_values))
-                common = list(map(and_, map(and_, map(is_, new_types, pick(old_floats)),
+                common = list(map(and_, map(and_, map(is_, new_types, pick(old_types)),
                                             map(_NUMBER_TYPES.__contains__, new_types)),
                                   map(and_, map(is_, map(_FORMULA, new_views), pick(old_formulas)),
                                       map(is_, map(_ARRAY, new_views), pick(old_arrays)))))
@@ -216,7 +216,7 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
                 c, o = now[i], old[i]
                 v = c.value
                 tv = type(v)
-                if tv is old_floats[i] and c.formula is o.formula and c.array_ref is o.array_ref:
+                if tv is old_types[i] and c.formula is o.formula and c.array_ref is o.array_ref:
                     # the common changes, one at a time: a number as above; a text (``str``, never None) for a
                     # text, flattened as it is and counted by its size instead of the old one's
                     if tv is float or tv is int:
@@ -226,7 +226,7 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
                         values[sheet_keys[i]] = v
                         delta += size(v) - size(o.value)
                         continue
-                old_floats[i] = tv
+                old_types[i] = tv
                 old_formulas[i] = c.formula
                 old_arrays[i] = c.array_ref
                 delta += _cell_bytes(c) - _cell_bytes(o)
@@ -275,7 +275,7 @@ def _flat_kept(view: WorkbookView, memo: SheetMemo) -> _Flat:
     texts = _template_texts()
     formulas.update([(k, e) for k, t in formulas.items() if (e := texts.get(t)) is not None])
     flat = _Flat(names=names, refs=refs, keys=keys, views=views, values=values, formulas=formulas,
-                 floats=[list(map(type, map(_VALUE, sheet_views))) for sheet_views in views],
+                 types=[list(map(type, map(_VALUE, sheet_views))) for sheet_views in views],
                  cell_formulas=[list(map(_FORMULA, sheet_views)) for sheet_views in views],
                  arrays=[list(map(_ARRAY, sheet_views)) for sheet_views in views])
     flat.bytes = _flat_bytes(flat)
