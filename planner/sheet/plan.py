@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner import catalog_sheet, decision
-from planner.coerce import SharedRows, prepare_args
+from planner.coerce import SharedRows, _number, prepare_args
 from planner.errors import ArgumentError
 from planner.registry import REGISTRY, Arg, sheet_function
 
@@ -284,8 +284,7 @@ def _call_row(site: str, row: dict[str, Any], name: str, raw: tuple[Any, ...], f
     args = hit[2].copy()
     for i in free:
         v = raw[i]
-        # as prepare_args coerces a number (coerce._number, inline: an int or float here, checked above)
-        args[i] = int(v) if type(v) is float and v.is_integer() and abs(v) < 2**53 else v
+        args[i] = _number(v)  # as prepare_args coerces a number
     return hit[1].impl(*args)
 
 

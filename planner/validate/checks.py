@@ -524,14 +524,13 @@ def check_structure(book: Book) -> Iterator[Finding]:
         # finding below (equal there, so not ``!=``: a header is a str, the values' texts str or XlError)
         if list(map(get, keys)) == headers:
             continue
-        for j, col in enumerate(t.columns):
-            cell = f"{ts.col_letter(t.first_col + j)}{t.header_row}"
-            got = book.values.get((t.sheet, cell))
+        for j, ((sheet, cell), header) in enumerate(zip(keys, headers)):
+            got = get((sheet, cell))
             if got is None:  # no header cell: the table's own column list
                 got = raw.columns[j] if j < len(raw.columns) else None
-            if got != col.header:
+            if got != header:
                 yield Finding.of("missing-column", note=f"of {t.name}",
-                              sheet=t.sheet, cell=cell, expected=col.header, actual=got)
+                              sheet=sheet, cell=cell, expected=header, actual=got)
 
 
 def _is_number(v: Any) -> bool:
