@@ -1128,9 +1128,15 @@ def run_key(point_id: str) -> str:
     return "/".join(parts[:2]) if parts[0] == "accelmark" else "/".join(parts[:-1])
 
 
-def fitted_objective(rows: list[Row], *, per_run: bool = False) -> float:
-    """The fit's loss: mean over metrics of the mean ``|ln(pred/meas)|`` of the rows (saturated or missing
-    predictions of a measured metric count as a miss of ``ln 4``).
+LOSS_CAP = math.log(4.0)
+"""The published fit's cap on one prediction's loss: a miss beyond 4x (or a saturated or missing prediction) costs
+``ln 4`` and pulls no constant further."""
+
+
+def fitted_objective(rows: list[Row], *, per_run: bool = False, cap: float = LOSS_CAP) -> float:
+    """The fit's loss: mean over metrics of the mean ``min(|ln(pred/meas)|, cap)`` of the rows (saturated or missing
+    predictions of a measured metric count as a miss of ``cap``; :data:`LOSS_CAP` = ``ln 4`` unless a fit says
+    otherwise: session 23's rule T tried lower caps, docs/serving.md).
 
     ``per_run``: each benchmark run (:func:`run_key`) weighs as much in a metric's mean as any other, whatever its
     number of points. The points of one run share its host (CPU, drivers, software build): published runs of the
@@ -1145,9 +1151,9 @@ def fitted_objective(rows: list[Row], *, per_run: bool = False) -> float:
                 continue
             pred = r.predicted.get(metric)
             if pred is None or not math.isfinite(pred) or pred <= 0:
-                loss = math.log(4.0)
+                loss = cap
             else:
-                loss = min(abs(math.log(pred / r.measured[metric])), math.log(4.0))
+                loss = min(abs(math.log(pred / r.measured[metric])), cap)
             losses.append((loss, run_key(r.id) if per_run else r.id))
         if not losses:
             continue
