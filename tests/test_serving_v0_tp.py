@@ -24,14 +24,15 @@ def _replica(cal, *, tp: int, engine: str = "vllm-v0"):
 
 
 def test_v0_fixed_step_at_tp8_is_the_engine_cost_plus_three_doublings():
-    """latency13's form with session 16's refitted constants (latency37): V0's fixed step parts at TP8 are ``o_engine +
-    o_tp·log2 8`` = 4.047715 ms + 3 x 1.799492 ms = 9.446191 ms (the calibration file's o_engine, session 15's 4.552395
-    ms divided by the fit's step 1.6^(1/4) = 1.1246827, and o_tp, 1.60 ms times that step in session 15, unchanged
-    since); its per-sequence cost is ``o_seq`` alone (112.47 us, unchanged by either refit), since ``o_tp_seq`` is 0."""
+    """latency13's form with session 23's trimmed refit (rule T): V0's fixed step parts at TP8 are ``o_engine +
+    o_tp·log2 8`` = 4.552395 ms + 3 x 0.702927 ms = 6.661175 ms (the calibration file's o_engine, session 16's
+    4.047715 ms times the fit's step 1.6^(1/4) = 1.1246827, and o_tp, session 16's 1.799492 ms divided by 1.6^2);
+    its per-sequence cost is ``o_seq`` alone (session 16's 112.47 us / 1.6^(1/2) = 88.91 us), since ``o_tp_seq`` is
+    0."""
     r = _replica(default_calibration(), tp=8)
-    assert r.fixed_s == pytest.approx(0.004047715 + 3 * 0.001799492, rel=1e-6)
-    assert r.fixed_s * 1e3 == pytest.approx(9.446, abs=0.001)
-    assert r.seq_s == pytest.approx(112.468e-6, rel=1e-4)
+    assert r.fixed_s == pytest.approx(0.004552395 + 3 * 0.000702927, rel=1e-6)
+    assert r.fixed_s * 1e3 == pytest.approx(6.661, abs=0.001)
+    assert r.seq_s == pytest.approx(88.914e-6, rel=1e-4)
 
 
 def test_v0_per_sequence_multi_gpu_term_as_tried():

@@ -1934,6 +1934,26 @@ CHANGES_NEXT = (
     "not kept): TPOT 12.2%, TTFT 27.8% and output tok/s 15.06% unchanged, ±25% share 64.4% to 64.1%; training loss "
     "0.2535207 to 0.2399354. Still missed: TTFT (25%) by 2.8 points, output tok/s (15%) by 0.06, the ±25% share "
     "(70%) by 5.9.",
+    "- **Session 23, rule T: the fit's loss trimmed at ln 1.5, kept** (`PUBLISHED_FIT_CAP_RATIO`, `tools/serving_fit "
+    "--loss-cap`; docs/serving.md). Under the ln 4 cap every miss up to 4x pulled its constants as hard as a near "
+    "miss, so the runs no constant can fit (AccelMark's slow suite-C H200 host, vLLM 0.20's knees on the A100, "
+    "dstack's two MI300X builds) set the level for the rest; a lower cap trims them. No new constant, no mechanism. "
+    "Rule written before any fit ran: three caps (ln 1.25, ln 1.5, ln 2), two warm runs of three rounds each; a cap "
+    "qualifies if the hinge is 0, the training share within ±25% rises by at least 1 point, no training median rises "
+    "by more than 0.5 points and the acceptance tests pass; the highest share wins. ln 1.25: 68.29% (fails); ln 1.5: "
+    "67.99% to 69.36%, TPOT 12.49% to 12.03%, TTFT 22.39% to 18.07%, output tok/s 13.12% unchanged (kept); ln 2: "
+    "69.05%. Moved: the ROCm efficiencies (SGLang 0.27 to 0.70, vLLM V1 0.27 to 0.19, V0 0.15 to 0.14), vLLM V0's "
+    "first-token overhead 8.3 to 3.7 ms and multi-GPU step term 1.80 to 0.70 ms, small per-sequence and fixed-step "
+    "terms. Held out, read after the decision: TPOT 12.2% to 13.3%, TTFT 27.8% to 30.7%, output tok/s 15.06% to "
+    "13.6%, ±25% share 64.1% to 67.3% (182 to 191 of 284 point-metrics). `planner calibrate-bench` keeps ln 4.",
+    "- **Session 23, rule S: the mechanisms not kept, judged again under the trimmed loss; none kept.** Seventeen "
+    "switch settings (every mechanism left off by an earlier rule), each alone with rule T's constants, against a "
+    "bar of 0.5% below the trimmed training loss (0.1648560) with the hinge 0 and no worse share or median: the best, "
+    "rule K's KV room from the run's own settings, lowered it by 0.31%; the S8 family raised the share to 70.0-70.1% "
+    "but broke the acceptance case (hinge 0.14-0.80). Every switch stays off; no held-out figure of any was computed.",
+    "- Net effect of session 23 on the held-out split (rule T kept, rule S keeping nothing): TPOT 12.2% to 13.3%, "
+    "TTFT 27.8% to 30.7%, output tok/s 15.06% to 13.6%, ±25% share 64.1% to 67.3%. Output tok/s now meets its 15% "
+    "target and TPOT its own; still missed: TTFT (25%) by 5.7 points and the ±25% share (70%) by 2.75.",
 )
 """What changed after 2.2.0 (the 2.2.0 figures are the published ones, a record, not recomputed)."""
 
