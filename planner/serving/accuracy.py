@@ -1129,8 +1129,9 @@ def run_key(point_id: str) -> str:
 
 
 LOSS_CAP = math.log(4.0)
-"""The published fit's cap on one prediction's loss: a miss beyond 4x (or a saturated or missing prediction) costs
-``ln 4`` and pulls no constant further. ``planner calibrate-bench`` fits a user's own benchmark under it."""
+""":func:`fitted_objective`'s default cap on one prediction's loss: a miss beyond 4x (or a saturated or missing
+prediction) costs ``ln 4`` and pulls no constant further. ``planner calibrate-bench`` fits a user's own benchmark
+under it; the published constants were fitted under it until session 23 (:data:`PUBLISHED_FIT_CAP_RATIO`)."""
 
 PUBLISHED_FIT_CAP_RATIO = 1.5
 """The published constants' fit caps one prediction's loss at ``ln 1.5`` instead (session 23, rule T, variant B,
