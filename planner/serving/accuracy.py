@@ -1143,8 +1143,8 @@ tok/s 13.12 % unchanged)."""
 
 def fitted_objective(rows: list[Row], *, per_run: bool = False, cap: float = LOSS_CAP) -> float:
     """The fit's loss: mean over metrics of the mean ``min(|ln(pred/meas)|, cap)`` of the rows (saturated or missing
-    predictions of a measured metric count as a miss of ``cap``; :data:`LOSS_CAP` = ``ln 4`` unless a fit says
-    otherwise: session 23's rule T tried lower caps, docs/serving.md).
+    predictions of a measured metric count as a miss of ``cap``). ``cap`` defaults to :data:`LOSS_CAP` (``ln 4``,
+    what ``planner calibrate-bench`` uses); ``tools/serving_fit`` passes ``ln`` :data:`PUBLISHED_FIT_CAP_RATIO`.
 
     ``per_run``: each benchmark run (:func:`run_key`) weighs as much in a metric's mean as any other, whatever its
     number of points. The points of one run share its host (CPU, drivers, software build): published runs of the
